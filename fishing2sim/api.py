@@ -1,0 +1,337 @@
+"""The Python API: play one game with its full event log, or many games into a DataFrame.
+
+    from fishing2sim.api import play_game, play_games
+    g = play_game(players=4, seed=7)            # GameRecord, g.events is the log
+    df = play_games(10_000, players=4, seed=1)  # one row per game
+
+Public functions validate their input (a ValueError names the problem), allocate the
+outputs, derive seeds, call the kernels and wrap the results.
+"""
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from .cards import Deck, load_deck
+from .engine import constants as K
+from .engine.batch import (
+    G_END, G_END_ROUND, G_ERR_CHOICE, G_ERR_CODE, G_ERR_KIND, G_ERR_SEAT, G_FIRST_LEADER,
+    G_PLAYS, G_ROUNDS, G_TRICKS, G_WINNERS, N_G, play_batch,
+)
+from .engine.core import ERR_EVENT_OVERFLOW, ERR_ILLEGAL_CHOICE, ERR_INVARIANT, run_game, setup_game
+from .engine.rng import game_seed
+from .engine.state import new_state, S_END, S_END_ROUND, S_ERR_CODE, S_EVN, S_ROUND, A_POINTS
+from .strategies import build_lineup, observe_mask
+
+try:  # numba warns once per process that first-class functions are experimental
+    from numba.core.errors import NumbaExperimentalFeatureWarning
+
+    warnings.filterwarnings("ignore", category=NumbaExperimentalFeatureWarning)
+except ImportError:  # pragma: no cover
+    pass
+
+RULESET_NAMES = tuple(K.RULESETS)
+END_NAMES = {K.END_COMPLETED: "completed", K.END_OVERFISHED: "overfished", K.END_ERROR: "error"}
+SHADE_NAMES = {K.C_LIGHT: "light", K.C_DARK: "dark", K.C_NONE: None}
+EVENT_CAPACITY = 16384
+
+
+class StrategyFailure(RuntimeError):
+    """A strategy returned a choice that is not one of its options."""
+
+
+def check_players(players) -> int:
+    if isinstance(players, bool) or not isinstance(players, (int, np.integer)):
+        raise ValueError(f"players must be a whole number 3, 4 or 5, got {players!r}")
+    if not 3 <= int(players) <= 5:
+        raise ValueError(f"players must be 3, 4 or 5, got {players}")
+    return int(players)
+
+
+def check_seed(seed) -> int:
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
+        raise ValueError(f"seed must be a whole number from 0 to 2**63-1, got {seed!r}")
+    if not 0 <= int(seed) < 2**63:
+        raise ValueError(f"seed must be from 0 to 2**63-1, got {seed}")
+    return int(seed)
+
+
+def check_ruleset(ruleset) -> str:
+    if ruleset not in K.RULESETS:
+        raise ValueError(f"unknown ruleset {ruleset!r}: choose {' or '.join(RULESET_NAMES)}")
+    if ruleset == "fishing":
+        raise ValueError("ruleset 'fishing' (the original Fishing) is not implemented yet")
+    return ruleset
+
+
+def resolve_deck(ruleset: str, deck) -> Deck:
+    if isinstance(deck, Deck):
+        return deck
+    return load_deck(deck, ruleset=ruleset)
+
+
+def check_first_leader(first_leader, players: int) -> int:
+    if first_leader is None:
+        return -1
+    if isinstance(first_leader, bool) or not isinstance(first_leader, (int, np.integer)) \
+            or not 0 <= first_leader < players:
+        raise ValueError(f"first_leader must be a seat 0..{players - 1}, got {first_leader!r}")
+    return int(first_leader)
+
+
+@dataclass
+class GameRecord:
+    """One finished game."""
+
+    players: int
+    seed: int
+    points: list[int]
+    winners: list[int]
+    end_reason: str  # "completed" or "overfished"
+    end_round: int
+    rounds_played: int
+    ocean_after_draws: dict[int, int]  # round -> cards left in the ocean after its draws
+    trump_choices: dict[int, str]  # round -> "light" / "dark"
+    events: list[dict] = field(default_factory=list)
+    state: tuple | None = None  # (st, rng) at the end, for tests
+
+
+def _strategy_error(strats, seat, kind, choice, deck: Deck) -> StrategyFailure:
+    name = strats[seat].name if seat < len(strats) else "?"
+    what = K.DECISION_NAMES[kind] if 0 <= kind < len(K.DECISION_NAMES) else str(kind)
+    shown = choice
+    if kind in (K.D_TRUMP_CHOICE, K.D_DETERMINE_TRUMP):
+        shown = SHADE_NAMES.get(choice, choice)
+    elif 0 <= choice < deck.n_cards:
+        shown = deck.name(choice)
+    return StrategyFailure(
+        f"strategy '{name}' (seat {seat}) made an illegal {what} decision: {shown!r} "
+        "is not one of its options"
+    )
+
+
+def _raise_kernel_error(code, seat, kind, choice, strats, deck):
+    if code == ERR_ILLEGAL_CHOICE:
+        raise _strategy_error(strats, seat, kind, choice, deck)
+    if code == ERR_INVARIANT:
+        raise RuntimeError("engine invariant broken (a bug): run with check=True to find it")
+    if code == ERR_EVENT_OVERFLOW:
+        raise RuntimeError("event log overflow")
+    raise RuntimeError(f"engine error code {code}")
+
+
+def play_game(players: int = 4, seed: int = 0, ruleset: str = "fishing2", strategies=None,
+              params=None, log: bool = True, first_leader=None, deck=None, game: int = 0,
+              check: bool = False) -> GameRecord:
+    """Play one game: game number ``game`` of the experiment seeded ``seed``.
+
+    ``strategies`` is a strategy name / file for every seat or a list, one per seat
+    (default: the reference random strategy). The same (seed, game) is the same game.
+    """
+    players = check_players(players)
+    seed = check_seed(seed)
+    ruleset = check_ruleset(ruleset)
+    deck = resolve_deck(ruleset, deck)
+    first_leader = check_first_leader(first_leader, players)
+    funcs, ptable, strats = build_lineup(strategies, players, params)
+    st, rng = new_state()
+    ev = np.zeros((EVENT_CAPACITY if log else 1, K.EV_FIELDS), np.int64)
+    obs = np.zeros(K.OBS_SIZE, np.int64)
+    arrays = np.ascontiguousarray(deck.arrays)
+    setup_game(st, rng, ev, arrays, players, K.RULESETS[ruleset],
+               np.ascontiguousarray(deck.hand_sizes[players]), deck.n_rounds, first_leader,
+               np.uint64(game_seed(seed, game)), int(log), int(check),
+               observe_mask(strats))
+    run_game(st, rng, ev, arrays, obs, funcs, ptable, False)
+    if st[S_ERR_CODE] != 0:
+        from .engine.state import S_ERR_CHOICE, S_ERR_KIND, S_ERR_SEAT
+
+        _raise_kernel_error(st[S_ERR_CODE], st[S_ERR_SEAT], st[S_ERR_KIND],
+                            st[S_ERR_CHOICE], strats, deck)
+    from .engine.state import R_OCEAN, R_TRUMP
+
+    pts = [int(st[A_POINTS + p]) for p in range(players)]
+    best = max(pts)
+    rounds_played = int(st[S_ROUND])
+    events = decode_events(ev[: st[S_EVN]], deck, seed, game) if log else []
+    return GameRecord(
+        players=players,
+        seed=seed,
+        points=pts,
+        winners=[p for p in range(players) if pts[p] == best],
+        end_reason=END_NAMES[int(st[S_END])],
+        end_round=int(st[S_END_ROUND]),
+        rounds_played=rounds_played,
+        ocean_after_draws={r: int(st[R_OCEAN + r]) for r in range(1, rounds_played + 1)},
+        trump_choices={r: SHADE_NAMES[int(st[R_TRUMP + r])] for r in range(2, rounds_played + 1)},
+        events=events,
+        state=(st, rng),
+    )
+
+
+def decode_events(rows: np.ndarray, deck: Deck, seed: int, game: int) -> list[dict]:
+    """The kernel's integer event rows as the dicts of docs/events.md."""
+    name = deck.name
+    out: list[dict] = []
+    shade = SHADE_NAMES.get
+    for code, a, b, c, d, e in rows.tolist():
+        if code == K.EV_SETUP:
+            out.append({"event": "setup", "ruleset": RULESET_NAMES[b], "players": a,
+                        "seed": seed, "game": game, "first_leader": None if c < 0 else c,
+                        "rounds": d,
+                        "hand_sizes": [int(x) for x in deck.hand_sizes[a][:d]]})
+        elif code == K.EV_DEAL:
+            out.append({"event": "deal", "player": a, "card": name(b)})
+        elif code == K.EV_OCEAN:
+            out.append({"event": "ocean", "position": a, "card": name(b)})
+        elif code == K.EV_ROUND_START:
+            out.append({"event": "round_start", "round": a, "hand_size": b})
+        elif code == K.EV_DRAW:
+            out.append({"event": "draw", "player": a, "card": name(b),
+                        "source": "ocean" if c else "boat",
+                        "cause": "draw-1-card" if d else "round"})
+        elif code == K.EV_LEADER:
+            out.append({"event": "leader", "round": a, "player": b})
+        elif code == K.EV_TRUMP_CHOICE:
+            out.append({"event": "trump_choice", "round": a, "player": b, "shade": shade(c)})
+        elif code == K.EV_TRICK_START:
+            out.append({"event": "trick_start", "round": a, "trick": b, "leader": c,
+                        "trump": shade(d)})
+        elif code == K.EV_PLAY:
+            out.append({"event": "play", "player": a, "card": name(b)})
+        elif code == K.EV_BONUS:
+            out.append({"event": "bonus", "player": a, "points": b})
+        elif code == K.EV_TRICK_RESULT:
+            out.append({"event": "trick_result", "highest_player": a,
+                        "highest_card": name(b) if b >= 0 else None,
+                        "weakest_player": c if c >= 0 else None,
+                        "weakest_card": name(d) if d >= 0 else None})
+        elif code == K.EV_CATCH_1_OTHER:
+            out.append({"event": "catch_1_other", "player": a, "card": name(b)})
+        elif code == K.EV_DETERMINE_TRUMP:
+            out.append({"event": "determine_trump", "player": a,
+                        "shade": shade(b) if b >= 0 else None})
+        elif code == K.EV_DRAW_1_CARD:
+            out.append({"event": "draw_1_card", "player": a})
+        elif code == K.EV_CATCH_1_CARD:
+            out.append({"event": "catch_1_card", "player": a, "card": name(b)})
+        elif code == K.EV_EXCHANGE:
+            out.append({"event": "exchange_1_card", "player": a, "taken": name(b),
+                        "given": name(c)})
+        elif code == K.EV_CAUGHT:
+            out.append({"event": "caught", "player": a, "card": name(b),
+                        "by": "highest" if c else "weakest"})
+        elif code == K.EV_TRUMP:
+            out.append({"event": "trump", "shade": shade(a)})
+        elif code == K.EV_ROUND_SCORE:
+            out.append({"event": "round_score", "player": a, "caught": b, "points": c})
+        elif code == K.EV_BOAT:
+            out.append({"event": "boat", "player": a, "card": name(b)})
+        elif code == K.EV_OVERFISHED:
+            out.append({"event": "overfished", "needed": a, "ocean": b,
+                        "cause": "draw-1-card" if c else "round"})
+        elif code == K.EV_GAME_END:
+            # points are re-derived by the reader from the log; the kernel gives the mask
+            out.append({"event": "game_end", "reason": END_NAMES[a], "round": b,
+                        "winners": [p for p in range(K.MAX_PLAYERS) if c >> p & 1]})
+        else:  # pragma: no cover
+            raise RuntimeError(f"unknown event code {code}")
+    _fill_game_end_points(out)
+    return out
+
+
+def _fill_game_end_points(events: list[dict]) -> None:
+    if not events or events[0]["event"] != "setup":
+        return
+    players = events[0]["players"]
+    pts = [0] * players
+    for e in events:
+        if e["event"] == "bonus":
+            pts[e["player"]] += e["points"]
+        elif e["event"] == "round_score":
+            pts[e["player"]] = e["points"]
+        elif e["event"] == "game_end":
+            e["points"] = list(pts)
+
+
+def play_games(n: int, players: int = 4, seed: int = 0, ruleset: str = "fishing2",
+               strategies=None, params=None, first_leader=None, deck=None, start: int = 0,
+               check: bool = False) -> pd.DataFrame:
+    """Play games start .. start+n-1 of the experiment seeded ``seed``; one row per game.
+
+    Columns: game, points_0.., winners (list of seats), n_winners, end_reason, end_round,
+    rounds_played, first_leader, plays, tricks, ocean_r1.. (cards left after each round's
+    draws, NaN for rounds not reached), ocean_end_r1.., trump_r2.. ("light" / "dark").
+    """
+    arrays = run_games(n, players, seed, ruleset, strategies, params, first_leader, deck,
+                       start, check)
+    return games_frame(arrays, players, start)
+
+
+def run_games(n, players=4, seed=0, ruleset="fishing2", strategies=None, params=None,
+              first_leader=None, deck=None, start=0, check=False) -> dict:
+    """The raw per-game arrays of play_games (no DataFrame)."""
+    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 0:
+        raise ValueError(f"the number of games must be a whole number >= 0, got {n!r}")
+    players = check_players(players)
+    seed = check_seed(seed)
+    ruleset = check_ruleset(ruleset)
+    deck = resolve_deck(ruleset, deck)
+    first_leader = check_first_leader(first_leader, players)
+    funcs, ptable, strats = build_lineup(strategies, players, params)
+    R = K.MAX_ROUNDS + 1
+    out_int = np.zeros((n, N_G), np.int64)
+    out_points = np.zeros((n, K.MAX_PLAYERS), np.int64)
+    out_ocean = np.zeros((n, 2 * R), np.int64)
+    out_trump = np.zeros((n, 2 * R), np.int64)
+    out_round_points = np.zeros((n, R, K.MAX_PLAYERS), np.int64)
+    done = play_batch(np.ascontiguousarray(deck.arrays), players, K.RULESETS[ruleset],
+                      np.ascontiguousarray(deck.hand_sizes[players]), deck.n_rounds,
+                      first_leader, seed, start, n, funcs, ptable, int(check),
+                      observe_mask(strats), out_int,
+                      out_points, out_ocean, out_trump, out_round_points)
+    if done and out_int[done - 1, G_ERR_CODE] != 0:
+        row = out_int[done - 1]
+        _raise_kernel_error(row[G_ERR_CODE], row[G_ERR_SEAT], row[G_ERR_KIND],
+                            row[G_ERR_CHOICE], strats, deck)
+    return {"int": out_int, "points": out_points, "ocean": out_ocean, "trump": out_trump,
+            "round_points": out_round_points, "n_rounds": deck.n_rounds}
+
+
+def games_frame(a: dict, players: int, start: int = 0) -> pd.DataFrame:
+    out_int, n_rounds = a["int"], a["n_rounds"]
+    n = out_int.shape[0]
+    R = K.MAX_ROUNDS + 1
+    cols: dict[str, object] = {"game": np.arange(start, start + n)}
+    for p in range(players):
+        cols[f"points_{p}"] = a["points"][:, p]
+    masks = out_int[:, G_WINNERS]
+    cols["winners"] = [[p for p in range(players) if m >> p & 1] for m in masks.tolist()]
+    cols["n_winners"] = np.array([bin(m).count("1") for m in masks.tolist()], np.int64)
+    cols["end_reason"] = pd.Categorical.from_codes(
+        (out_int[:, G_END] == K.END_OVERFISHED).astype(np.int8), ["completed", "overfished"])
+    cols["end_round"] = out_int[:, G_END_ROUND]
+    cols["rounds_played"] = out_int[:, G_ROUNDS]
+    cols["first_leader"] = out_int[:, G_FIRST_LEADER]
+    cols["plays"] = out_int[:, G_PLAYS]
+    cols["tricks"] = out_int[:, G_TRICKS]
+    played = out_int[:, G_ROUNDS][:, None]
+    rounds = np.arange(1, n_rounds + 1)[None, :]
+    reached = rounds <= played
+    ocean = np.where(reached, a["ocean"][:, 1:n_rounds + 1], -1).astype(float)
+    ocean[~reached] = np.nan
+    ocean_end = np.where(reached, a["ocean"][:, R + 1:R + n_rounds + 1], -1).astype(float)
+    ocean_end[~reached] = np.nan
+    for r in range(1, n_rounds + 1):
+        cols[f"ocean_r{r}"] = ocean[:, r - 1]
+    for r in range(1, n_rounds + 1):
+        cols[f"ocean_end_r{r}"] = ocean_end[:, r - 1]
+    trump = a["trump"][:, :R]
+    for r in range(2, n_rounds + 1):
+        t = trump[:, r]
+        cols[f"trump_r{r}"] = pd.Categorical.from_codes(
+            np.where(reached[:, r - 1], (t == K.C_DARK).astype(np.int8), -1), ["light", "dark"])
+    return pd.DataFrame(cols)

@@ -1,0 +1,407 @@
+"""Deck files: load, validate and index the card tables of both rulesets.
+
+A deck is two CSV files in ``fishing2sim/data/decks/`` (or a user's own pair):
+
+- ``<name>.csv``: one row per card, columns ``id,name,kind,colour,value,effect,tier,min_players``
+  (RULES.md A1 / B1, tiers and "4+" marks from D1 / D2);
+- ``<name>_hands.csv``: the hand size at the start of each round per player count,
+  columns ``players,round_1,...,round_N`` (RULES.md A3; N = number of rounds).
+
+``load_deck`` turns them into a :class:`Deck` whose ``arrays`` is the int64 table the kernels
+use (columns in the ``F_*`` order of :mod:`fishing2sim.engine.constants`). Every problem in a
+file is reported as one :class:`DeckError` naming the file, the row and the column.
+"""
+
+from __future__ import annotations
+
+import csv
+import difflib
+import functools
+import hashlib
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from fishing2sim.engine.constants import (
+    COLOURS,
+    EFFECTS,
+    F_COLOUR,
+    F_EFFECT,
+    F_KIND,
+    F_MIN_PLAYERS,
+    F_TIER,
+    F_VALUE,
+    KINDS,
+    MAX_CARDS,
+    MAX_HAND,
+    MAX_PLAYERS,
+    MAX_ROUNDS,
+    N_FIELDS,
+    RULESETS,
+)
+
+__all__ = [
+    "DECK_COLUMNS",
+    "DECKS_DIR",
+    "DEFAULT_DECKS",
+    "EXPECTED_CARDS",
+    "SUPPORTED_PLAYERS",
+    "Deck",
+    "DeckError",
+    "deck_for",
+    "load_deck",
+]
+
+DECKS_DIR = Path(__file__).resolve().parent / "data" / "decks"
+DECK_COLUMNS = ("id", "name", "kind", "colour", "value", "effect", "tier", "min_players")
+DEFAULT_DECKS = {"fishing2": DECKS_DIR / "fishing2.csv", "fishing": DECKS_DIR / "fishing.csv"}
+
+# ---- ruleset checks (RULES.md A1 / B1) --------------------------------------------------
+EXPECTED_CARDS = {"fishing2": 99, "fishing": 100}
+SUPPORTED_PLAYERS = (3, 4, 5)
+# what each ruleset's engine understands
+RULESET_KINDS = {
+    "fishing2": ("colour", "green", "blowfish", "buoy"),
+    "fishing": ("colour", "green", "buoy"),
+}
+RULESET_COLOURS = {
+    "fishing2": ("none", "blue", "yellow", "red", "light", "dark", "both"),
+    "fishing": ("none", "blue", "yellow", "purple", "red", "green"),
+}
+RULESET_EFFECTS = {
+    "fishing2": ("none", "catch-1-other", "+3-points", "determine-trump", "draw-1-card",
+                 "catch-1-card", "exchange-1-card"),
+    "fishing": ("none", "zero", "pass-1-left", "minus-3", "catch-all-others", "play-first",
+                "determine-colour", "lowest-wins"),
+}
+# effects a non-buoy card may carry (Fishing's zeros)
+CARD_EFFECTS = ("none", "zero")
+MAX_TIER = 5
+
+
+class DeckError(ValueError):
+    """A deck or hand-size file is malformed; the message names file, row and column."""
+
+
+def _check_ruleset(ruleset: str) -> str:
+    if ruleset not in RULESETS:
+        raise ValueError(f"unknown ruleset {ruleset!r}: choose fishing2 or fishing")
+    return ruleset
+
+
+@dataclass(frozen=True, eq=False)
+class Deck:
+    """A validated deck. Card ids are row indices of ``arrays`` and of ``names``.
+
+    ``arrays`` and ``hand_sizes`` are read-only (decks are cached and shared); copy them
+    if you need to modify them.
+    """
+
+    ruleset: str
+    path: Path
+    hands_path: Path
+    table: pd.DataFrame
+    arrays: np.ndarray  # int64 [n_cards, N_FIELDS], F_* column order
+    names: tuple[str, ...]
+    hand_sizes: np.ndarray  # int64 [MAX_PLAYERS + 1, n_rounds]; row p = p players
+    n_rounds: int
+    sha256: str
+
+    @property
+    def n_cards(self) -> int:
+        return len(self.names)
+
+    @property
+    def ruleset_code(self) -> int:
+        return RULESETS[self.ruleset]
+
+    def card(self, name: str) -> int:
+        """The id of the card called ``name`` (exact, else case/space-insensitive)."""
+        index = _name_index(self)
+        if name in index:
+            return index[name]
+        key = " ".join(str(name).split()).lower()
+        for n, i in index.items():
+            if n.lower() == key:
+                return i
+        close = difflib.get_close_matches(str(name), self.names, n=5, cutoff=0.5)
+        hint = f"; close matches: {', '.join(repr(c) for c in close)}" if close else ""
+        raise ValueError(f"no card named {name!r} in the {self.ruleset} deck ({self.path}){hint}")
+
+    def name(self, card_id: int) -> str:
+        """The name of card ``card_id``."""
+        cid = int(card_id)
+        if not 0 <= cid < len(self.names):
+            raise ValueError(f"card id {card_id} out of range 0..{len(self.names) - 1}")
+        return self.names[cid]
+
+    def __repr__(self) -> str:
+        return (f"Deck(ruleset={self.ruleset!r}, path={str(self.path)!r}, "
+                f"n_cards={self.n_cards}, n_rounds={self.n_rounds}, sha256={self.sha256[:12]}...)")
+
+
+@functools.lru_cache(maxsize=None)
+def _name_index_cached(names: tuple[str, ...]) -> dict[str, int]:
+    return {n: i for i, n in enumerate(names)}
+
+
+def _name_index(deck: Deck) -> dict[str, int]:
+    return _name_index_cached(deck.names)
+
+
+# ---- reading ------------------------------------------------------------------------------
+def _read_rows(path: Path, what: str) -> tuple[list[str], list[tuple[int, list[str]]]]:
+    """Header and (1-based data row number, cells) of a CSV file; blank lines are skipped."""
+    try:
+        text = path.read_text(encoding="utf-8-sig")
+    except FileNotFoundError:
+        raise DeckError(f"{path}: {what} file not found") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise DeckError(f"{path}: cannot read {what} file: {exc}") from None
+    try:
+        raw = [r for r in csv.reader(text.splitlines()) if any(c.strip() for c in r)]
+    except csv.Error as exc:
+        raise DeckError(f"{path}: not a valid CSV file: {exc}") from None
+    if not raw:
+        raise DeckError(f"{path}: {what} file is empty (no header row)")
+    header = [c.strip() for c in raw[0]]
+    rows = []
+    for n, r in enumerate(raw[1:], start=1):
+        cells = [c.strip() for c in r]
+        if len(cells) != len(header):
+            ident = f" (id {cells[0]})" if cells and header and header[0] == "id" else ""
+            raise DeckError(f"{path}: row {n}{ident}: has {len(cells)} fields but the header has "
+                            f"{len(header)} ({', '.join(header)})")
+        rows.append((n, cells))
+    return header, rows
+
+
+def _check_header(path: Path, header: list[str], expected: list[str] | tuple[str, ...]) -> None:
+    dup = sorted({c for c in header if header.count(c) > 1})
+    if dup:
+        raise DeckError(f"{path}: header row: column {dup[0]!r} appears more than once")
+    missing = [c for c in expected if c not in header]
+    extra = [c for c in header if c not in expected]
+    if missing:
+        raise DeckError(f"{path}: header row: column {missing[0]!r} is missing "
+                        f"(expected columns: {', '.join(expected)})")
+    if extra:
+        raise DeckError(f"{path}: header row: unexpected column {extra[0]!r} "
+                        f"(expected columns: {', '.join(expected)})")
+
+
+def _where(path: Path, n: int, ident: str | None, col: str) -> str:
+    idpart = f" (id {ident})" if ident not in (None, "") else ""
+    return f"{path}: row {n}{idpart}, column {col!r}"
+
+
+def _int(path: Path, n: int, ident: str | None, col: str, s: str) -> int:
+    try:
+        return int(s)
+    except ValueError:
+        raise DeckError(f"{_where(path, n, ident, col)}: {s!r} is not an integer") from None
+
+
+def _parse_cards(path: Path, ruleset: str) -> tuple[pd.DataFrame, np.ndarray, tuple[str, ...]]:
+    header, rows = _read_rows(path, "deck")
+    _check_header(path, header, DECK_COLUMNS)
+    col = {c: header.index(c) for c in DECK_COLUMNS}
+    expected = EXPECTED_CARDS[ruleset]
+    if len(rows) != expected:
+        raise DeckError(f"{path}: a {ruleset} deck must have {expected} cards (data rows), "
+                        f"this file has {len(rows)}")
+    if len(rows) > MAX_CARDS:
+        raise DeckError(f"{path}: at most {MAX_CARDS} cards allowed, this file has {len(rows)}")
+
+    kinds_ok = RULESET_KINDS[ruleset]
+    colours_ok = RULESET_COLOURS[ruleset]
+    effects_ok = RULESET_EFFECTS[ruleset]
+    arrays = np.zeros((len(rows), N_FIELDS), dtype=np.int64)
+    names: list[str] = []
+    seen_ids: dict[int, int] = {}
+    seen_names: dict[str, int] = {}
+    records = []
+    for n, cells in rows:
+        get = {c: cells[col[c]] for c in DECK_COLUMNS}
+        ident = get["id"]
+        cid = _int(path, n, None, "id", ident)
+        if cid in seen_ids:
+            raise DeckError(f"{_where(path, n, ident, 'id')}: duplicate id {cid} "
+                            f"(already used in row {seen_ids[cid]})")
+        seen_ids[cid] = n
+        if cid != n - 1:
+            raise DeckError(f"{_where(path, n, ident, 'id')}: ids must be 0..n-1 in row order; "
+                            f"expected {n - 1}, found {cid}")
+        name = get["name"]
+        if not name:
+            raise DeckError(f"{_where(path, n, ident, 'name')}: empty name")
+        if name in seen_names:
+            raise DeckError(f"{_where(path, n, ident, 'name')}: duplicate name {name!r} "
+                            f"(already used in row {seen_names[name]})")
+        seen_names[name] = n
+
+        def choice(c: str, allowed: tuple[str, ...]) -> str:
+            v = get[c]
+            if v not in allowed:
+                raise DeckError(f"{_where(path, n, ident, c)}: unknown {c} {v!r} for ruleset "
+                                f"{ruleset} (allowed: {', '.join(allowed)})")
+            return v
+
+        kind = choice("kind", kinds_ok)
+        colour = choice("colour", colours_ok)
+        effect = choice("effect", effects_ok)
+        tier = _int(path, n, ident, "tier", get["tier"])
+        min_players = _int(path, n, ident, "min_players", get["min_players"])
+        if kind == "buoy":
+            if get["value"] != "":
+                raise DeckError(f"{_where(path, n, ident, 'value')}: a buoy has no value "
+                                f"(leave it empty), found {get['value']!r}")
+            value = -1
+            if effect == "none":
+                raise DeckError(f"{_where(path, n, ident, 'effect')}: a buoy needs an effect "
+                                f"(allowed: {', '.join(e for e in effects_ok if e != 'none')})")
+            if colour != "none":
+                raise DeckError(f"{_where(path, n, ident, 'colour')}: a buoy has colour none, "
+                                f"found {colour!r}")
+        else:
+            if get["value"] == "":
+                raise DeckError(f"{_where(path, n, ident, 'value')}: a {kind} card needs a value")
+            value = _int(path, n, ident, "value", get["value"])
+            if value < 0:
+                raise DeckError(f"{_where(path, n, ident, 'value')}: value must be >= 0, "
+                                f"found {value}")
+            if effect not in CARD_EFFECTS:
+                raise DeckError(f"{_where(path, n, ident, 'effect')}: effect {effect!r} is a buoy "
+                                f"effect: kind must be buoy, found {kind!r}")
+            if effect == "zero" and value != 0:
+                raise DeckError(f"{_where(path, n, ident, 'value')}: a card with effect zero "
+                                f"must have value 0, found {value}")
+            if kind == "blowfish" and colour != "none":
+                raise DeckError(f"{_where(path, n, ident, 'colour')}: a blowfish has colour none, "
+                                f"found {colour!r}")
+            if kind in ("colour", "green") and colour == "none":
+                raise DeckError(f"{_where(path, n, ident, 'colour')}: a {kind} card needs a colour")
+        if not 0 <= tier <= MAX_TIER:
+            raise DeckError(f"{_where(path, n, ident, 'tier')}: tier must be 0 (starting card) "
+                            f"or 1-{MAX_TIER} (ocean star tier), found {tier}")
+        if tier == 0 and kind not in ("colour", "green"):
+            raise DeckError(f"{_where(path, n, ident, 'tier')}: tier 0 marks a starting card, "
+                            f"which must be a colour card, found kind {kind!r}")
+        if not 3 <= min_players <= MAX_PLAYERS:
+            raise DeckError(f"{_where(path, n, ident, 'min_players')}: min_players must be "
+                            f"3-{MAX_PLAYERS}, found {min_players}")
+        arrays[cid] = 0
+        arrays[cid, F_KIND] = KINDS[kind]
+        arrays[cid, F_COLOUR] = COLOURS[colour]
+        arrays[cid, F_VALUE] = value
+        arrays[cid, F_EFFECT] = EFFECTS[effect]
+        arrays[cid, F_TIER] = tier
+        arrays[cid, F_MIN_PLAYERS] = min_players
+        names.append(name)
+        records.append({"id": cid, "name": name, "kind": kind, "colour": colour,
+                        "value": None if value < 0 else value, "effect": effect, "tier": tier,
+                        "min_players": min_players})
+    table = pd.DataFrame.from_records(records, columns=list(DECK_COLUMNS))
+    table["value"] = table["value"].astype("Int64")
+    arrays.flags.writeable = False
+    return table, arrays, tuple(names)
+
+
+def _parse_hands(path: Path, arrays: np.ndarray, deck_path: Path) -> np.ndarray:
+    header, rows = _read_rows(path, "hand-size")
+    if not header or header[0] != "players":
+        raise DeckError(f"{path}: header row: the first column must be 'players', "
+                        f"found {header[0] if header else ''!r}")
+    n_rounds = len(header) - 1
+    if n_rounds < 1:
+        raise DeckError(f"{path}: header row: no round columns (expected round_1,...,round_N)")
+    if n_rounds > MAX_ROUNDS:
+        raise DeckError(f"{path}: header row: {n_rounds} rounds, at most {MAX_ROUNDS} allowed")
+    expected = ["players"] + [f"round_{r}" for r in range(1, n_rounds + 1)]
+    for c, e in zip(header, expected):
+        if c != e:
+            raise DeckError(f"{path}: header row: column {c!r} found where {e!r} was expected "
+                            f"(columns must be {', '.join(expected)})")
+    hand_sizes = np.zeros((MAX_PLAYERS + 1, n_rounds), dtype=np.int64)
+    seen: dict[int, int] = {}
+    for n, cells in rows:
+        p = _int(path, n, None, "players", cells[0])
+        where_p = f"{path}: row {n} (players {cells[0]}), column 'players'"
+        if p not in SUPPORTED_PLAYERS:
+            raise DeckError(f"{where_p}: player count {p} not supported "
+                            f"(allowed: {', '.join(map(str, SUPPORTED_PLAYERS))})")
+        if p in seen:
+            raise DeckError(f"{where_p}: duplicate row for {p} players (already in row {seen[p]})")
+        seen[p] = n
+        for r, cell in enumerate(cells[1:], start=1):
+            c = f"round_{r}"
+            where = f"{path}: row {n} (players {p}), column {c!r}"
+            try:
+                h = int(cell)
+            except ValueError:
+                raise DeckError(f"{where}: {cell!r} is not an integer") from None
+            if h <= 0:
+                raise DeckError(f"{where}: hand size must be a positive integer, found {h}")
+            if h > MAX_HAND:
+                raise DeckError(f"{where}: hand size {h} exceeds the maximum {MAX_HAND}")
+            hand_sizes[p, r - 1] = h
+    for p in SUPPORTED_PLAYERS:
+        if p not in seen:
+            raise DeckError(f"{path}: column 'players': no row for {p} players "
+                            f"(rows for {', '.join(map(str, SUPPORTED_PLAYERS))} are required)")
+        starting = int(np.sum((arrays[:, F_TIER] == 0) & (arrays[:, F_MIN_PLAYERS] <= p)))
+        dealt = p * int(hand_sizes[p, 0])
+        if starting != dealt:
+            raise DeckError(
+                f"{path}: row {seen[p]} (players {p}), column 'round_1': with {p} players the deck "
+                f"{deck_path.name} has {starting} starting cards (tier 0, min_players <= {p}) "
+                f"but {p} x {hand_sizes[p, 0]} = {dealt} are dealt")
+    hand_sizes.flags.writeable = False
+    return hand_sizes
+
+
+def _hands_path_for(path: Path, ruleset: str) -> Path:
+    own = path.with_name(f"{path.stem}_hands.csv")
+    if own.exists():
+        return own
+    return DEFAULT_DECKS[ruleset].with_name(f"{DEFAULT_DECKS[ruleset].stem}_hands.csv")
+
+
+def _load(path: Path, hands_path: Path, ruleset: str) -> Deck:
+    table, arrays, names = _parse_cards(path, ruleset)
+    hand_sizes = _parse_hands(hands_path, arrays, path)
+    h = hashlib.sha256()
+    for p in (path, hands_path):
+        data = p.read_bytes()
+        h.update(len(data).to_bytes(8, "little"))
+        h.update(data)
+    return Deck(ruleset=ruleset, path=path, hands_path=hands_path, table=table, arrays=arrays,
+                names=names, hand_sizes=hand_sizes, n_rounds=int(hand_sizes.shape[1]),
+                sha256=h.hexdigest())
+
+
+@functools.lru_cache(maxsize=None)
+def _load_cached(path: Path, hands_path: Path, ruleset: str) -> Deck:
+    return _load(path, hands_path, ruleset)
+
+
+def load_deck(path: str | Path | None = None, ruleset: str = "fishing2") -> Deck:
+    """Load and validate a deck.
+
+    ``path=None`` loads the ruleset's bundled deck (cached). A user's deck file is read
+    fresh each time; its hand table is ``<stem>_hands.csv`` next to it if that exists,
+    else the ruleset's default hand table. Raises :class:`DeckError` on any problem.
+    """
+    _check_ruleset(ruleset)
+    if path is None:
+        p = DEFAULT_DECKS[ruleset]
+        return _load_cached(p, _hands_path_for(p, ruleset), ruleset)
+    p = Path(path).expanduser().resolve()
+    return _load(p, _hands_path_for(p, ruleset), ruleset)
+
+
+def deck_for(ruleset: str) -> Deck:
+    """The bundled deck of ``ruleset`` ('fishing2' or 'fishing')."""
+    return load_deck(None, _check_ruleset(ruleset))

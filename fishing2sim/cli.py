@@ -1,0 +1,72 @@
+"""The command line: a thin click group that parses, calls the API and turns errors into
+one-line messages with exit code 2."""
+from __future__ import annotations
+
+import json
+import sys
+
+import click
+
+from . import __version__
+
+
+class UserError(click.ClickException):
+    """A mistake in the user's input: one line, exit code 2, no traceback."""
+
+    exit_code = 2
+
+
+def _fail(exc: Exception):
+    raise UserError(str(exc)) from None
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="fishing2sim")
+def main():
+    """fishing2sim: Monte Carlo strategy analyser for Fishing 2 (and the original Fishing)."""
+
+
+@main.command()
+@click.option("--players", "-p", type=int, default=4, show_default=True,
+              help="Number of players, 3 to 5.")
+@click.option("--seed", "-s", type=int, default=0, show_default=True,
+              help="The game's seed (0 .. 2**63-1).")
+@click.option("--game", type=int, default=0, show_default=True,
+              help="Game number within the seed (the runner's game index).")
+@click.option("--ruleset", "-r", default="fishing2", show_default=True,
+              help="fishing2 or fishing.")
+@click.option("--strategy", "strategies", multiple=True,
+              help="Strategy name or file; once for all seats or once per seat.")
+@click.option("--leader", type=int, default=None, help="Fix the round-1 leader (a seat).")
+@click.option("--deck", type=click.Path(dir_okay=False), default=None,
+              help="A deck CSV file instead of the ruleset's own.")
+@click.option("--json", "as_json", is_flag=True, help="Print the events as JSON lines.")
+def play(players, seed, game, ruleset, strategies, leader, deck, as_json):
+    """Play one game and print what happened, trick by trick."""
+    from .api import play_game
+    from .cards import DeckError
+    from .render import render_game
+    from .strategies import StrategyError
+
+    if len(strategies) == 0:
+        lineup = None
+    elif len(strategies) == 1:
+        lineup = strategies[0]
+    else:
+        lineup = list(strategies)
+    try:
+        if game < 0:
+            raise ValueError(f"--game must be >= 0, got {game}")
+        g = play_game(players=players, seed=seed, ruleset=ruleset, strategies=lineup,
+                      first_leader=leader, deck=deck, game=game)
+    except (ValueError, DeckError, StrategyError) as exc:
+        _fail(exc)
+    if as_json:
+        for e in g.events:
+            sys.stdout.write(json.dumps(e) + "\n")
+    else:
+        click.echo(render_game(g.events))
+
+
+if __name__ == "__main__":  # pragma: no cover
+    main()

@@ -1,0 +1,1 @@
+"""The numba kernels: game state, rules (RULES.md A), batches of games."""

@@ -1,0 +1,173 @@
+"""Integer codes shared by the deck table, the kernels, the event log and the strategies.
+
+A card is a small int: its row in the deck table (RULES.md A1 / B1). Its properties live in
+parallel columns of the deck array ``deck[card, F_*]`` built once from the deck CSV.
+These codes are the vocabulary of the whole package; nothing else hard-codes a number.
+"""
+
+# ---- rulesets ------------------------------------------------------------------------
+RS_FISHING2 = 0  # RULES.md A
+RS_FISHING = 1  # RULES.md B
+RULESETS = {"fishing2": RS_FISHING2, "fishing": RS_FISHING}
+
+# ---- deck columns (deck is an int64 array [n_cards, N_FIELDS]) -------------------------
+F_KIND = 0
+F_COLOUR = 1
+F_VALUE = 2
+F_EFFECT = 3
+F_TIER = 4  # 0 = starting card, 1..5 = ocean star tier
+F_MIN_PLAYERS = 5  # the card is used only when players >= this (the "4+" mark -> 4)
+N_FIELDS = 6
+
+# ---- card kinds ----------------------------------------------------------------------
+K_COLOUR = 0  # an ordinary colour card (blue, yellow, red; Fishing: purple too, zeros)
+K_GREEN = 1  # Fishing 2: light / dark green (and the two 16s); Fishing: green (always trump)
+K_BLOWFISH = 2  # Fishing 2 only: 21-25, 27, no colour of their own
+K_BUOY = 3  # no value, no colour
+KINDS = {"colour": K_COLOUR, "green": K_GREEN, "blowfish": K_BLOWFISH, "buoy": K_BUOY}
+
+# ---- colours / shades ----------------------------------------------------------------
+# Fishing 2: blue, yellow, red, light green, dark green, and "both" for the two 16s.
+# Fishing: blue, yellow, purple, red, green.
+C_NONE = -1
+C_BLUE = 0
+C_YELLOW = 1
+C_RED = 2
+C_LIGHT = 3
+C_DARK = 4
+C_BOTH = 5
+C_PURPLE = 6
+C_GREEN = 7
+COLOURS = {
+    "none": C_NONE, "blue": C_BLUE, "yellow": C_YELLOW, "red": C_RED,
+    "light": C_LIGHT, "dark": C_DARK, "both": C_BOTH, "purple": C_PURPLE, "green": C_GREEN,
+}
+# The led suit / a card's suit in a trick is a colour code, or SUIT_TRUMP.
+SUIT_TRUMP = 9
+SUIT_NONE = -1
+
+# ---- effects -------------------------------------------------------------------------
+E_NONE = 0
+# Fishing 2 buoys (A9)
+E_CATCH_1_OTHER = 1
+E_PLUS_3 = 2
+E_DETERMINE_TRUMP = 3
+E_DRAW_1_CARD = 4
+E_CATCH_1_CARD = 5
+E_EXCHANGE_1_CARD = 6
+# Fishing (B3, B4)
+E_ZERO = 7
+E_PASS_1_LEFT = 8
+E_MINUS_3 = 9
+E_CATCH_ALL_OTHERS = 10
+E_PLAY_FIRST = 11
+E_DETERMINE_COLOUR = 12
+E_LOWEST_WINS = 13
+EFFECTS = {
+    "none": E_NONE,
+    "catch-1-other": E_CATCH_1_OTHER,
+    "+3-points": E_PLUS_3,
+    "determine-trump": E_DETERMINE_TRUMP,
+    "draw-1-card": E_DRAW_1_CARD,
+    "catch-1-card": E_CATCH_1_CARD,
+    "exchange-1-card": E_EXCHANGE_1_CARD,
+    "zero": E_ZERO,
+    "pass-1-left": E_PASS_1_LEFT,
+    "minus-3": E_MINUS_3,
+    "catch-all-others": E_CATCH_ALL_OTHERS,
+    "play-first": E_PLAY_FIRST,
+    "determine-colour": E_DETERMINE_COLOUR,
+    "lowest-wins": E_LOWEST_WINS,
+}
+
+# ---- decisions a strategy makes (RULES.md C) -----------------------------------------
+D_PLAY = 0  # options: legal hand cards
+D_TRUMP_CHOICE = 1  # options: C_LIGHT, C_DARK (A10.3)
+D_DETERMINE_TRUMP = 2  # options: C_LIGHT, C_DARK (buoy)
+D_CATCH_1_OTHER = 3  # options: other cards still in the trick
+D_EXCHANGE_TAKE = 4  # options: other cards still in the trick
+D_EXCHANGE_GIVE = 5  # options: hand cards (the taken card included)
+D_CATCH_1_CARD = 6  # options: hand cards
+D_ZERO_CATCH = 7  # Fishing: other cards still in the trick
+D_PASS_1_LEFT = 8  # Fishing: hand cards
+D_DETERMINE_COLOUR = 9  # Fishing: suits
+N_DECISIONS = 10
+DECISION_NAMES = (
+    "play", "trump-choice", "determine-trump", "catch-1-other", "exchange-take",
+    "exchange-give", "catch-1-card", "zero-catch", "pass-1-left", "determine-colour",
+)
+
+# ---- end of game ---------------------------------------------------------------------
+END_RUNNING = 0
+END_COMPLETED = 1
+END_OVERFISHED = 2
+END_ERROR = 3
+
+# ---- limits --------------------------------------------------------------------------
+MAX_PLAYERS = 5
+MAX_CARDS = 128  # deck rows (99 / 100 used)
+MAX_HAND = 40
+MAX_TRICK = 12  # played cards plus face-down exchanged cards
+MAX_ROUNDS = 12  # the deck file may ask for fewer or more than 8 rounds, up to this
+
+# ---- the observation a strategy receives (RULES.md C) --------------------------------
+# One int64 array, rebuilt by the engine before every decision. It holds exactly what the
+# deciding seat may know: its own hand, the current trick (a face-down card shows as
+# FACE_DOWN), the cards played so far this round (face up when played), the active trump,
+# every player's points and hand / boat / fisher sizes, the ocean size and the round.
+O_KIND = 0  # decision kind (D_*)
+O_SEAT = 1  # the deciding seat
+O_N_OPTIONS = 2  # number of options at O_OPTIONS
+O_ROUND = 3  # 1-based round number
+O_TRUMP = 4  # active shade (C_LIGHT / C_DARK), C_NONE in round 1 (Fishing: C_GREEN)
+O_LED = 5  # led suit of the current trick (colour code, SUIT_TRUMP or SUIT_NONE)
+O_TRICK_N = 6  # cards in the current trick (face-down included)
+O_PLAYERS = 7
+O_OCEAN_N = 8  # cards left in the ocean
+O_HAND_N = 9  # cards in each hand (all hands hold the same number)
+O_TRICK_NO = 10  # 1-based trick number in the round
+O_LEADER = 11  # the current trick's leader
+O_RULESET = 12
+O_N_PLAYED = 13  # number of cards at O_PLAYED (cards played this round, in order)
+O_SUBJECT = 14  # the card whose effect is being resolved (buoy / zero), else -1
+O_N_ROUNDS = 15
+O_POINTS = 16  # [MAX_PLAYERS]
+O_BOAT_N = 21  # [MAX_PLAYERS]
+O_FISHER_N = 26  # [MAX_PLAYERS]
+O_HAND = 32  # [MAX_HAND] own hand
+O_TRICK_CARD = O_HAND + MAX_HAND  # [MAX_TRICK] cards of the current trick, play order
+O_TRICK_PLAYER = O_TRICK_CARD + MAX_TRICK  # [MAX_TRICK] who played them (-1: face down)
+O_TRICK_IN = O_TRICK_PLAYER + MAX_TRICK  # [MAX_TRICK] 1 while the card is still in the trick
+O_PLAYED = O_TRICK_IN + MAX_TRICK  # [MAX_CARDS] cards played this round, in order
+O_PLAYED_BY = O_PLAYED + MAX_CARDS  # [MAX_CARDS] who played them
+O_OPTIONS = O_PLAYED_BY + MAX_CARDS  # [MAX_HAND] the options of this decision
+OBS_SIZE = O_OPTIONS + MAX_HAND
+# A face-down card in the trick (exchange-1-card) is shown as this; as an option of a
+# catch-1-other / exchange decision it is FACE_DOWN_OPTION + its position in the trick.
+FACE_DOWN = -2
+FACE_DOWN_OPTION = 1000
+
+# ---- event log codes (docs/events.md) ------------------------------------------------
+EV_SETUP = 0
+EV_DEAL = 1
+EV_OCEAN = 2
+EV_ROUND_START = 3
+EV_DRAW = 4
+EV_LEADER = 5
+EV_TRUMP_CHOICE = 6
+EV_TRICK_START = 7
+EV_PLAY = 8
+EV_BONUS = 9
+EV_TRICK_RESULT = 10
+EV_CATCH_1_OTHER = 11
+EV_DETERMINE_TRUMP = 12
+EV_DRAW_1_CARD = 13
+EV_CATCH_1_CARD = 14
+EV_EXCHANGE = 15
+EV_CAUGHT = 16
+EV_TRUMP = 17
+EV_ROUND_SCORE = 18
+EV_BOAT = 19
+EV_OVERFISHED = 20
+EV_GAME_END = 21
+EV_FIELDS = 6  # code + 5 integers

@@ -1,0 +1,902 @@
+"""The Fishing 2 rules as numba kernels (RULES.md part A; decisions per part C).
+
+Where the rules come from: ../shared/RULES.md restates the rulebook and settles its open
+points; docs/rules.md lists the rulings this project adds. Each branch below carries the
+rule it encodes as a short comment ("A5: ...").
+
+Everything here works on a state array ``st`` (layout in state.py), the RNG array ``rng``,
+the immutable deck array ``deck`` [n_cards, N_FIELDS], an observation buffer ``obs``, an
+event buffer ``ev`` (written only when st[S_LOG] is 1), the lineup ``strats`` (a tuple of
+MAX_PLAYERS decision functions of one signature, see strategy.py) and ``params``
+[MAX_PLAYERS, n_params]. No Python object is touched inside a game.
+"""
+import numpy as np
+from numba import njit
+
+from .constants import (
+    C_BOTH, C_DARK, C_LIGHT, C_NONE, D_CATCH_1_CARD, D_CATCH_1_OTHER, D_DETERMINE_TRUMP,
+    D_EXCHANGE_GIVE, D_EXCHANGE_TAKE, D_PLAY, D_TRUMP_CHOICE, E_CATCH_1_CARD,
+    E_CATCH_1_OTHER, E_DETERMINE_TRUMP, E_DRAW_1_CARD, E_EXCHANGE_1_CARD, E_PLUS_3,
+    END_COMPLETED, END_ERROR, END_OVERFISHED, END_RUNNING, EV_BOAT, EV_BONUS,
+    EV_CATCH_1_CARD, EV_CATCH_1_OTHER, EV_CAUGHT, EV_DEAL, EV_DETERMINE_TRUMP, EV_DRAW,
+    EV_DRAW_1_CARD, EV_EXCHANGE, EV_GAME_END, EV_LEADER, EV_OCEAN, EV_OVERFISHED, EV_PLAY,
+    EV_ROUND_SCORE, EV_ROUND_START, EV_SETUP, EV_TRICK_RESULT, EV_TRICK_START, EV_TRUMP,
+    EV_TRUMP_CHOICE, F_COLOUR, F_EFFECT, F_KIND, F_MIN_PLAYERS, F_TIER, F_VALUE, FACE_DOWN,
+    FACE_DOWN_OPTION, K_BLOWFISH, K_BUOY, K_COLOUR, K_GREEN, MAX_CARDS, MAX_HAND,
+    MAX_PLAYERS, MAX_TRICK, O_BOAT_N, O_FISHER_N, O_HAND, O_HAND_N, O_KIND, O_LEADER, O_LED,
+    O_N_OPTIONS, O_N_PLAYED, O_N_ROUNDS, O_OCEAN_N, O_OPTIONS, O_PLAYED, O_PLAYED_BY,
+    O_PLAYERS, O_POINTS, O_ROUND, O_RULESET, O_SEAT, O_SUBJECT, O_TRICK_CARD, O_TRICK_IN,
+    O_TRICK_N, O_TRICK_NO, O_TRICK_PLAYER, O_TRUMP, SUIT_NONE, SUIT_TRUMP,
+)
+from .rng import rand_below, seed_streams
+from .state import (
+    A_KIND, A_VALUE, A_EFFECT, A_SUIT, S_SUIT_BASE, S_OBSERVE_MASK,
+    A_BOAT, A_BOAT_HEAD, A_BOAT_N, A_BONUS, A_FISHER, A_FISHER_N, A_HAND, A_HAND_N,
+    A_HAND_SIZES, A_LAST_ORDER, A_OCEAN, A_PLAYED, A_PLAYED_BY, A_POINTS, A_SCORED,
+    A_TRICK_CARD, A_TRICK_FD, A_TRICK_IN, A_TRICK_PLAYER, PH_OVER, PH_ROUND_START,
+    PH_TRICKS, PH_TRUMP, R_CHOOSER, R_OCEAN, R_OCEAN_END, R_POINTS, R_TRUMP, S_CHECK,
+    S_DET_TRUMP, S_END, S_END_ROUND, S_ERR_CHOICE, S_ERR_CODE, S_ERR_KIND, S_ERR_SEAT,
+    S_EVN, S_FIRST_LEADER, S_LEADER, S_LED, S_LOG, S_N_CARDS, S_N_PLAYS, S_N_ROUNDS,
+    S_N_TRICKS, S_OBS_PLAYED, S_OCEAN_LEN, S_OCEAN_TOP, S_PHASE, S_PLAYED_N, S_PLAYERS,
+    S_PLAYS_N, S_ROUND, S_RULESET, S_TRICK_N, S_TRICK_NO, S_TRUMP,
+)
+
+# error codes (st[S_ERR_CODE])
+ERR_ILLEGAL_CHOICE = 1
+ERR_EVENT_OVERFLOW = 2
+ERR_INVARIANT = 3
+ERR_SETUP = 4
+
+# ------------------------------------------------------------------------------------
+# event log
+
+
+@njit(cache=True)
+def log_event(st, ev, code, a, b, c, d, e):
+    if st[S_LOG] == 0:
+        return
+    i = st[S_EVN]
+    if i >= ev.shape[0]:
+        st[S_ERR_CODE] = ERR_EVENT_OVERFLOW
+        return
+    ev[i, 0] = code
+    ev[i, 1] = a
+    ev[i, 2] = b
+    ev[i, 3] = c
+    ev[i, 4] = d
+    ev[i, 5] = e
+    st[S_EVN] = i + 1
+
+
+# ------------------------------------------------------------------------------------
+# cards and suits
+
+
+@njit(cache=True)
+def card_suit(deck, card, trump):
+    """A4: the suit a card belongs to in a trick, given the active shade."""
+    kind = deck[card, F_KIND]
+    if kind == K_COLOUR:
+        return deck[card, F_COLOUR]
+    if kind == K_GREEN:
+        c = deck[card, F_COLOUR]
+        # A4 ruling: the two 16s carry both shades, so they are always trump.
+        if c == C_BOTH or c == trump:
+            return SUIT_TRUMP
+        return c  # the inactive shade counts as a fourth colour
+    return SUIT_NONE  # A4: blowfish and buoys belong to no suit by themselves
+
+
+@njit(cache=True)
+def set_trump(st, shade):
+    """Make ``shade`` the active trump; the suit table follows it."""
+    st[S_TRUMP] = shade
+    if shade == C_LIGHT:
+        st[S_SUIT_BASE] = A_SUIT + MAX_CARDS
+    elif shade == C_DARK:
+        st[S_SUIT_BASE] = A_SUIT + 2 * MAX_CARDS
+    else:
+        st[S_SUIT_BASE] = A_SUIT
+
+
+@njit(cache=True)
+def other_shade(shade):
+    return C_DARK if shade == C_LIGHT else C_LIGHT
+
+
+# ------------------------------------------------------------------------------------
+# stacks
+
+
+@njit(cache=True)
+def hand_remove(st, p, card):
+    base = A_HAND + p * MAX_HAND
+    n = st[A_HAND_N + p]
+    for i in range(n):
+        if st[base + i] == card:
+            st[base + i] = st[base + n - 1]
+            st[A_HAND_N + p] = n - 1
+            return True
+    return False
+
+
+@njit(cache=True)
+def hand_add(st, p, card):
+    n = st[A_HAND_N + p]
+    st[A_HAND + p * MAX_HAND + n] = card
+    st[A_HAND_N + p] = n + 1
+
+
+@njit(cache=True)
+def fisher_add(st, p, card):
+    n = st[A_FISHER_N + p]
+    st[A_FISHER + p * MAX_CARDS + n] = card
+    st[A_FISHER_N + p] = n + 1
+
+
+@njit(cache=True)
+def boat_pop(st, p):
+    head = st[A_BOAT_HEAD + p]
+    card = st[A_BOAT + p * MAX_CARDS + head]
+    st[A_BOAT_HEAD + p] = (head + 1) % MAX_CARDS
+    st[A_BOAT_N + p] -= 1
+    return card
+
+
+@njit(cache=True)
+def boat_push_under(st, p, card):
+    n = st[A_BOAT_N + p]
+    st[A_BOAT + p * MAX_CARDS + (st[A_BOAT_HEAD + p] + n) % MAX_CARDS] = card
+    st[A_BOAT_N + p] = n + 1
+
+
+@njit(cache=True)
+def ocean_size(st):
+    return st[S_OCEAN_LEN] - st[S_OCEAN_TOP]
+
+
+@njit(cache=True)
+def ocean_pop(st):
+    card = st[A_OCEAN + st[S_OCEAN_TOP]]
+    st[S_OCEAN_TOP] += 1
+    return card
+
+
+@njit(cache=True)
+def shuffle_slice(st, start, n, rng):
+    """Fisher-Yates shuffle of st[start:start+n] with the game stream."""
+    for i in range(n - 1, 0, -1):
+        j = rand_below(rng, 0, i + 1)
+        t = st[start + i]
+        st[start + i] = st[start + j]
+        st[start + j] = t
+
+
+# ------------------------------------------------------------------------------------
+# setup (A2)
+
+
+@njit(cache=True)
+def setup_game(st, rng, ev, deck, players, ruleset, hand_sizes, n_rounds, first_leader,
+               gseed, log, check, observe_mask):
+    """Deal a new game: A2 starting cards, the tiered ocean, the round-1 leader."""
+    st[:] = 0
+    seed_streams(rng, gseed)
+    st[S_PLAYERS] = players
+    st[S_RULESET] = ruleset
+    st[S_N_ROUNDS] = n_rounds
+    st[S_LOG] = log
+    st[S_CHECK] = check
+    st[S_OBSERVE_MASK] = observe_mask
+    n_cards = deck.shape[0]
+    st[S_N_CARDS] = n_cards
+    for r in range(1, n_rounds + 1):
+        st[A_HAND_SIZES + r] = hand_sizes[r - 1]
+    for c in range(n_cards):
+        st[A_KIND + c] = deck[c, F_KIND]
+        st[A_VALUE + c] = deck[c, F_VALUE]
+        st[A_EFFECT + c] = deck[c, F_EFFECT]
+        st[A_SUIT + c] = card_suit(deck, c, C_NONE)
+        st[A_SUIT + MAX_CARDS + c] = card_suit(deck, c, C_LIGHT)
+        st[A_SUIT + 2 * MAX_CARDS + c] = card_suit(deck, c, C_DARK)
+    set_trump(st, C_NONE)  # A4: round 1 has no trump
+    st[S_LED] = SUIT_NONE
+    st[S_DET_TRUMP] = -1
+    # A2: starting cards (tier 0) used with this player count, shuffled and dealt.
+    tmp = np.empty(MAX_CARDS, np.int64)
+    n_start = 0
+    for c in range(n_cards):
+        if deck[c, F_TIER] == 0 and deck[c, F_MIN_PLAYERS] <= players:
+            tmp[n_start] = c
+            n_start += 1
+    for i in range(n_start - 1, 0, -1):
+        j = rand_below(rng, 0, i + 1)
+        t = tmp[i]
+        tmp[i] = tmp[j]
+        tmp[j] = t
+    deal = hand_sizes[0]
+    if n_start != deal * players:
+        st[S_ERR_CODE] = ERR_SETUP
+        st[S_END] = END_ERROR
+        return
+    if st[S_LOG] != 0:
+        log_event(st, ev, EV_SETUP, players, ruleset, first_leader, n_rounds, 0)
+    for i in range(n_start):
+        p = i // deal
+        hand_add(st, p, tmp[i])
+        if st[S_LOG] != 0:
+            log_event(st, ev, EV_DEAL, p, tmp[i], 0, 0, 0)
+    # A2: the ocean: each star tier shuffled separately, tier 1 on top ... tier 5 at the
+    # bottom; with fewer players than a card's min_players (the "4+" mark) it is removed.
+    n_ocean = 0
+    for tier in range(1, 6):
+        start = n_ocean
+        for c in range(n_cards):
+            if deck[c, F_TIER] == tier and deck[c, F_MIN_PLAYERS] <= players:
+                st[A_OCEAN + n_ocean] = c
+                n_ocean += 1
+        shuffle_slice(st, A_OCEAN + start, n_ocean - start, rng)
+    st[S_OCEAN_TOP] = 0
+    st[S_OCEAN_LEN] = n_ocean
+    if st[S_LOG] != 0:
+        for i in range(n_ocean):
+            log_event(st, ev, EV_OCEAN, i, st[A_OCEAN + i], 0, 0, 0)
+    # A2: round 1 leader chosen uniformly at random unless the experiment fixes it.
+    if first_leader < 0:
+        first_leader = rand_below(rng, 0, players)
+    st[S_FIRST_LEADER] = first_leader
+    st[S_LEADER] = first_leader
+    for k in range(players):
+        st[A_LAST_ORDER + k] = (first_leader + k) % players
+    st[S_ROUND] = 0
+    st[S_PHASE] = PH_ROUND_START
+    st[S_END] = END_RUNNING
+
+
+# ------------------------------------------------------------------------------------
+# asking a strategy (RULES.md C)
+
+
+@njit(cache=True)
+def fill_obs(st, obs, seat, kind, n_opt, subject):
+    """Write what ``seat`` may know into obs (the options are already at O_OPTIONS)."""
+    players = st[S_PLAYERS]
+    obs[O_KIND] = kind
+    obs[O_SEAT] = seat
+    obs[O_N_OPTIONS] = n_opt
+    obs[O_ROUND] = st[S_ROUND]
+    obs[O_TRUMP] = st[S_TRUMP]
+    obs[O_LED] = st[S_LED]
+    obs[O_PLAYERS] = players
+    obs[O_OCEAN_N] = ocean_size(st)
+    obs[O_TRICK_NO] = st[S_TRICK_NO]
+    obs[O_LEADER] = st[S_LEADER]
+    obs[O_RULESET] = st[S_RULESET]
+    obs[O_SUBJECT] = subject
+    obs[O_N_ROUNDS] = st[S_N_ROUNDS]
+    for p in range(players):
+        obs[O_POINTS + p] = st[A_POINTS + p]
+        obs[O_BOAT_N + p] = st[A_BOAT_N + p]
+        obs[O_FISHER_N + p] = st[A_FISHER_N + p]
+    n = st[A_HAND_N + seat]
+    obs[O_HAND_N] = n
+    base = A_HAND + seat * MAX_HAND
+    for i in range(n):
+        obs[O_HAND + i] = st[base + i]
+    tn = st[S_TRICK_N]
+    obs[O_TRICK_N] = tn
+    for i in range(tn):
+        if st[A_TRICK_FD + i] != 0:
+            obs[O_TRICK_CARD + i] = FACE_DOWN  # A9: the exchanged card lies face down
+        else:
+            obs[O_TRICK_CARD + i] = st[A_TRICK_CARD + i]
+        obs[O_TRICK_PLAYER + i] = st[A_TRICK_PLAYER + i]
+        obs[O_TRICK_IN + i] = st[A_TRICK_IN + i]
+    # the cards played this round are public: copy only what the buffer lacks
+    pn = st[S_PLAYED_N]
+    have = st[S_OBS_PLAYED]
+    if have > pn or obs[O_N_PLAYED] != have:
+        have = 0
+    for i in range(have, pn):
+        obs[O_PLAYED + i] = st[A_PLAYED + i]
+        obs[O_PLAYED_BY + i] = st[A_PLAYED_BY + i]
+    obs[O_N_PLAYED] = pn
+    st[S_OBS_PLAYED] = pn
+
+
+@njit(cache=True)
+def ask(st, rng, obs, strats, params, seat, kind, n_opt, subject):
+    """Ask ``seat``'s strategy to choose one of the n_opt options at obs[O_OPTIONS:].
+
+    A decision with a single option is not asked (there is no choice). A choice that is
+    not one of the options stops the game with END_ERROR and the error fields set.
+    """
+    if n_opt == 1:
+        return obs[O_OPTIONS]
+    if (st[S_OBSERVE_MASK] >> seat) & 1:
+        fill_obs(st, obs, seat, kind, n_opt, subject)
+    else:  # a strategy that reads only its options (the reference random strategy)
+        obs[O_KIND] = kind
+        obs[O_SEAT] = seat
+        obs[O_N_OPTIONS] = n_opt
+    choice = strats[seat](kind, obs, params[seat], rng[1 + seat:2 + seat])
+    for i in range(n_opt):
+        if obs[O_OPTIONS + i] == choice:
+            return choice
+    # the strategy may have overwritten its options: re-derive nothing, just report
+    st[S_ERR_CODE] = ERR_ILLEGAL_CHOICE
+    st[S_ERR_SEAT] = seat
+    st[S_ERR_KIND] = kind
+    st[S_ERR_CHOICE] = choice
+    st[S_END] = END_ERROR
+    return -1
+
+
+# ------------------------------------------------------------------------------------
+# playing a trick (A5)
+
+
+@njit(cache=True)
+def legal_options(st, p, obs):
+    """A5: write the legal cards of player p to obs[O_OPTIONS:], return how many."""
+    n = st[A_HAND_N + p]
+    base = A_HAND + p * MAX_HAND
+    led = st[S_LED]
+    if led != SUIT_NONE:
+        sb = st[S_SUIT_BASE]
+        # A5 ruling: holding a blowfish or buoy never counts as holding the led suit.
+        has = False
+        for i in range(n):
+            if st[sb + st[base + i]] == led:
+                has = True
+                break
+        if has:
+            k = 0
+            for i in range(n):
+                c = st[base + i]
+                kind = st[A_KIND + c]
+                # A5: follow the led suit; buoys and blowfish may always be played.
+                if kind == K_BLOWFISH or kind == K_BUOY or st[sb + c] == led:
+                    obs[O_OPTIONS + k] = c
+                    k += 1
+            return k
+    # A5: no suit set yet, or none of it held: any card.
+    for i in range(n):
+        obs[O_OPTIONS + i] = st[base + i]
+    return n
+
+
+@njit(cache=True)
+def play_card(st, ev, p, card):
+    hand_remove(st, p, card)
+    i = st[S_TRICK_N]
+    st[A_TRICK_CARD + i] = card
+    st[A_TRICK_PLAYER + i] = p
+    st[A_TRICK_IN + i] = 1
+    st[A_TRICK_FD + i] = 0
+    st[S_TRICK_N] = i + 1
+    st[S_PLAYS_N] += 1
+    st[S_N_PLAYS] += 1
+    j = st[S_PLAYED_N]
+    st[A_PLAYED + j] = card
+    st[A_PLAYED_BY + j] = p
+    st[S_PLAYED_N] = j + 1
+    if st[S_LOG] != 0:
+        log_event(st, ev, EV_PLAY, p, card, 0, 0, 0)
+    # A5: the led suit is set by the first colour or trump card played.
+    if st[S_LED] == SUIT_NONE:
+        s = st[st[S_SUIT_BASE] + card]
+        if s != SUIT_NONE:
+            st[S_LED] = s
+    # A9: +3-points scores when it is played.
+    if st[A_EFFECT + card] == E_PLUS_3:
+        st[A_POINTS + p] += 3
+        st[A_BONUS + p] += 3
+        if st[S_LOG] != 0:
+            log_event(st, ev, EV_BONUS, p, 3, 0, 0, 0)
+
+
+@njit(cache=True)
+def find_highest_weakest(st, n_plays):
+    """A6, A7: the trick indexes of the highest and the weakest card (-1: none)."""
+    led = st[S_LED]
+    sb = st[S_SUIT_BASE]
+    highest = -1
+    weakest = -1
+    if led == SUIT_NONE:
+        # A6: only buoys -> the first buoy is "highest". A6 ruling: no suit set but
+        # blowfish played -> highest blowfish is highest, lowest blowfish weakest.
+        hv = -1
+        wv = 1 << 30
+        for i in range(n_plays):
+            c = st[A_TRICK_CARD + i]
+            if st[A_KIND + c] == K_BLOWFISH:
+                v = st[A_VALUE + c]
+                if v > hv:
+                    hv = v
+                    highest = i
+                if v < wv:
+                    wv = v
+                    weakest = i
+        if highest < 0:
+            highest = 0
+        return highest, weakest
+    # A6: a trump in the trick (blowfish too, when trump was led) -> highest trump wins;
+    # otherwise the highest card of the led suit (blowfish included).
+    has_trump = False
+    for i in range(n_plays):
+        if st[sb + st[A_TRICK_CARD + i]] == SUIT_TRUMP:
+            has_trump = True
+            break
+    target = SUIT_TRUMP if has_trump else led
+    blow_counts = target == led  # blowfish count as the led suit only
+    hv = -1
+    for i in range(n_plays):
+        c = st[A_TRICK_CARD + i]
+        kind = st[A_KIND + c]
+        if (kind == K_BLOWFISH and blow_counts) or st[sb + c] == target:
+            v = st[A_VALUE + c]
+            if v >= hv:  # A6: of the two 16s, the one played later beats the earlier
+                hv = v
+                highest = i
+    # A7: the lowest shed card (ties: the one played earlier is weaker) ...
+    wv = 1 << 30
+    for i in range(n_plays):
+        c = st[A_TRICK_CARD + i]
+        kind = st[A_KIND + c]
+        if kind == K_COLOUR or kind == K_GREEN:
+            s = st[sb + c]
+            if s != led and s != SUIT_TRUMP:
+                v = st[A_VALUE + c]
+                if v < wv:
+                    wv = v
+                    weakest = i
+    if weakest >= 0:
+        return highest, weakest
+    # ... else the lowest card of the led suit, blowfish included (A7 ruling: the card
+    # that set the suit counts; with trump led this is the lowest trump; the earlier 16
+    # is the lower).
+    for i in range(n_plays):
+        c = st[A_TRICK_CARD + i]
+        if st[A_KIND + c] == K_BLOWFISH or st[sb + c] == led:
+            v = st[A_VALUE + c]
+            if v < wv:
+                wv = v
+                weakest = i
+    if weakest >= 0:
+        return highest, weakest
+    # ... else the lowest trump (not reached when a suit is set; kept for completeness)
+    for i in range(n_plays):
+        c = st[A_TRICK_CARD + i]
+        if st[sb + c] == SUIT_TRUMP:
+            v = st[A_VALUE + c]
+            if v < wv:
+                wv = v
+                weakest = i
+    return highest, weakest
+
+
+@njit(cache=True)
+def trick_targets(st, obs, exclude):
+    """Options for catch-1-other / exchange: other cards still in the trick."""
+    k = 0
+    for i in range(st[S_TRICK_N]):
+        if i != exclude and st[A_TRICK_IN + i] != 0:
+            if st[A_TRICK_FD + i] != 0:
+                obs[O_OPTIONS + k] = FACE_DOWN_OPTION + i
+            else:
+                obs[O_OPTIONS + k] = st[A_TRICK_CARD + i]
+            k += 1
+    return k
+
+
+@njit(cache=True)
+def trick_index_of(st, option):
+    if option >= FACE_DOWN_OPTION:
+        return option - FACE_DOWN_OPTION
+    for i in range(st[S_TRICK_N]):
+        if st[A_TRICK_CARD + i] == option and st[A_TRICK_IN + i] != 0:
+            return i
+    return -1
+
+
+@njit(cache=True)
+def hand_options(st, obs, p):
+    n = st[A_HAND_N + p]
+    base = A_HAND + p * MAX_HAND
+    for i in range(n):
+        obs[O_OPTIONS + i] = st[base + i]
+    return n
+
+
+@njit(cache=True)
+def end_game(st, ev, reason):
+    st[S_END] = reason
+    st[S_END_ROUND] = st[S_ROUND]
+    st[S_PHASE] = PH_OVER
+    if st[S_LOG] != 0:
+        players = st[S_PLAYERS]
+        best = -(1 << 40)
+        for p in range(players):
+            if st[A_POINTS + p] > best:
+                best = st[A_POINTS + p]
+        mask = 0
+        for p in range(players):
+            if st[A_POINTS + p] == best:
+                mask |= 1 << p
+        if st[S_LOG] != 0:
+            log_event(st, ev, EV_GAME_END, reason, st[S_ROUND], mask, 0, 0)
+
+
+@njit(cache=True)
+def resolve_buoy(st, rng, ev, obs, strats, params, b):
+    """A9: the effect of the buoy played at trick index b. Returns False if the game ended."""
+    card = st[A_TRICK_CARD + b]
+    p = st[A_TRICK_PLAYER + b]
+    effect = st[A_EFFECT + card]
+    players = st[S_PLAYERS]
+    if effect == E_CATCH_1_OTHER:
+        # A9: move 1 other card still in the trick to its player's fisher.
+        n = trick_targets(st, obs, b)
+        if n > 0:
+            choice = ask(st, rng, obs, strats, params, p, D_CATCH_1_OTHER, n, card)
+            if choice < 0:
+                return False
+            i = trick_index_of(st, choice)
+            st[A_TRICK_IN + i] = 0
+            fisher_add(st, p, st[A_TRICK_CARD + i])
+            if st[S_LOG] != 0:
+                log_event(st, ev, EV_CATCH_1_OTHER, p, st[A_TRICK_CARD + i], 0, 0, 0)
+    elif effect == E_DETERMINE_TRUMP:
+        # A9: choose the shade of the next trick; no effect if the round has no next
+        # trick (project ruling: judged when the buoy resolves, by the hands then).
+        if st[A_HAND_N] > 0:
+            obs[O_OPTIONS] = C_LIGHT
+            obs[O_OPTIONS + 1] = C_DARK
+            choice = ask(st, rng, obs, strats, params, p, D_DETERMINE_TRUMP, 2, card)
+            if choice < 0:
+                return False
+            st[S_DET_TRUMP] = choice
+            if st[S_LOG] != 0:
+                log_event(st, ev, EV_DETERMINE_TRUMP, p, choice, 0, 0, 0)
+        else:
+            if st[S_LOG] != 0:
+                log_event(st, ev, EV_DETERMINE_TRUMP, p, -1, 0, 0, 0)
+    elif effect == E_DRAW_1_CARD:
+        # A9: every player draws 1, from the boat or else the ocean; ocean draws in the
+        # order played in this trick; the ocean is checked before anyone draws.
+        need = 0
+        for k in range(players):
+            if st[A_BOAT_N + st[A_TRICK_PLAYER + k]] == 0:
+                need += 1
+        if st[S_LOG] != 0:
+            log_event(st, ev, EV_DRAW_1_CARD, p, 0, 0, 0, 0)
+        if need > ocean_size(st):
+            if st[S_LOG] != 0:
+                log_event(st, ev, EV_OVERFISHED, need, ocean_size(st), 1, 0, 0)
+            end_game(st, ev, END_OVERFISHED)  # A11: the game ends at once
+            return False
+        for k in range(players):
+            q = st[A_TRICK_PLAYER + k]
+            if st[A_BOAT_N + q] > 0:
+                c = boat_pop(st, q)
+                if st[S_LOG] != 0:
+                    log_event(st, ev, EV_DRAW, q, c, 0, 1, 0)
+            else:
+                c = ocean_pop(st)
+                if st[S_LOG] != 0:
+                    log_event(st, ev, EV_DRAW, q, c, 1, 1, 0)
+            hand_add(st, q, c)
+        st[R_OCEAN_END + st[S_ROUND]] = ocean_size(st)
+    elif effect == E_CATCH_1_CARD:
+        # A9: every player moves 1 hand card of their choice to their fisher.
+        for k in range(players):
+            q = st[A_TRICK_PLAYER + k]
+            n = hand_options(st, obs, q)
+            if n > 0:
+                choice = ask(st, rng, obs, strats, params, q, D_CATCH_1_CARD, n, card)
+                if choice < 0:
+                    return False
+                hand_remove(st, q, choice)
+                fisher_add(st, q, choice)
+                if st[S_LOG] != 0:
+                    log_event(st, ev, EV_CATCH_1_CARD, q, choice, 0, 0, 0)
+    elif effect == E_EXCHANGE_1_CARD:
+        # A9: take 1 other card still in the trick into hand, then put 1 hand card face
+        # down into the trick (project ruling: nothing happens if no other card is left).
+        n = trick_targets(st, obs, b)
+        if n > 0:
+            choice = ask(st, rng, obs, strats, params, p, D_EXCHANGE_TAKE, n, card)
+            if choice < 0:
+                return False
+            i = trick_index_of(st, choice)
+            taken = st[A_TRICK_CARD + i]
+            st[A_TRICK_IN + i] = 0
+            hand_add(st, p, taken)
+            n = hand_options(st, obs, p)
+            given = ask(st, rng, obs, strats, params, p, D_EXCHANGE_GIVE, n, card)
+            if given < 0:
+                return False
+            hand_remove(st, p, given)
+            j = st[S_TRICK_N]
+            st[A_TRICK_CARD + j] = given
+            st[A_TRICK_PLAYER + j] = -1
+            st[A_TRICK_IN + j] = 1
+            st[A_TRICK_FD + j] = 1
+            st[S_TRICK_N] = j + 1
+            if st[S_LOG] != 0:
+                log_event(st, ev, EV_EXCHANGE, p, taken, given, 0, 0)
+    return True
+
+
+@njit(cache=True)
+def finish_trick(st, rng, ev, obs, strats, params):
+    """A8: highest and weakest, buoy effects, catching, trump change, next leader."""
+    players = st[S_PLAYERS]
+    n_plays = st[S_PLAYS_N]
+    # 1. highest and weakest card, from the cards as played
+    hi, wk = find_highest_weakest(st, n_plays)
+    hp = st[A_TRICK_PLAYER + hi]
+    wp = st[A_TRICK_PLAYER + wk] if wk >= 0 else -1
+    if st[S_LOG] != 0:
+        hc = st[A_TRICK_CARD + hi]
+        if st[A_KIND + hc] == K_BUOY:
+            hc = -1
+        wc = st[A_TRICK_CARD + wk] if wk >= 0 else -1
+        if st[S_LOG] != 0:
+            log_event(st, ev, EV_TRICK_RESULT, hp, hc, wp, wc, 0)
+    # 2. buoy effects in the order played (A8 ruling: even if an earlier effect moved it)
+    st[S_DET_TRUMP] = -1
+    for b in range(n_plays):
+        if st[A_KIND + st[A_TRICK_CARD + b]] == K_BUOY:
+            if not resolve_buoy(st, rng, ev, obs, strats, params, b):
+                return
+    # 3. the weakest card's player catches the blowfish still in the trick (not a
+    # face-down card), then the highest card's player catches everything else.
+    if wp >= 0:
+        for i in range(n_plays):
+            if st[A_TRICK_IN + i] != 0 and st[A_KIND + st[A_TRICK_CARD + i]] == K_BLOWFISH:
+                st[A_TRICK_IN + i] = 0
+                fisher_add(st, wp, st[A_TRICK_CARD + i])
+                if st[S_LOG] != 0:
+                    log_event(st, ev, EV_CAUGHT, wp, st[A_TRICK_CARD + i], 0, 0, 0)
+    for i in range(st[S_TRICK_N]):
+        if st[A_TRICK_IN + i] != 0:
+            st[A_TRICK_IN + i] = 0
+            fisher_add(st, hp, st[A_TRICK_CARD + i])
+            if st[S_LOG] != 0:
+                log_event(st, ev, EV_CAUGHT, hp, st[A_TRICK_CARD + i], 1, 0, 0)
+    # 4. trump change: a played light or dark green (a 16 too) flips the shade, unless a
+    # determine-trump buoy resolved, whose choice sets the next trick's trump.
+    if st[S_TRUMP] != C_NONE:
+        if st[S_DET_TRUMP] >= 0:
+            set_trump(st, st[S_DET_TRUMP])
+        else:
+            for i in range(n_plays):
+                if st[A_KIND + st[A_TRICK_CARD + i]] == K_GREEN:
+                    set_trump(st, other_shade(st[S_TRUMP]))
+                    break
+        if st[S_LOG] != 0:
+            log_event(st, ev, EV_TRUMP, st[S_TRUMP], 0, 0, 0, 0)
+    # 5. the highest card's player leads next
+    for k in range(players):
+        st[A_LAST_ORDER + k] = st[A_TRICK_PLAYER + k]
+    st[S_LEADER] = hp
+    st[S_TRICK_N] = 0
+    st[S_PLAYS_N] = 0
+    st[S_LED] = SUIT_NONE
+    st[S_N_TRICKS] += 1
+
+
+@njit(cache=True)
+def play_trick(st, rng, ev, obs, strats, params):
+    players = st[S_PLAYERS]
+    st[S_TRICK_NO] += 1
+    leader = st[S_LEADER]
+    if st[S_LOG] != 0:
+        log_event(st, ev, EV_TRICK_START, st[S_ROUND], st[S_TRICK_NO], leader, st[S_TRUMP], 0)
+    for k in range(players):
+        p = (leader + k) % players
+        n = legal_options(st, p, obs)
+        card = ask(st, rng, obs, strats, params, p, D_PLAY, n, -1)
+        if card < 0:
+            return
+        play_card(st, ev, p, card)
+    finish_trick(st, rng, ev, obs, strats, params)
+
+
+# ------------------------------------------------------------------------------------
+# rounds (A10) and the end of the game (A11)
+
+
+@njit(cache=True)
+def last_position(st, p):
+    for k in range(st[S_PLAYERS]):
+        if st[A_LAST_ORDER + k] == p:
+            return k
+    return 0
+
+
+@njit(cache=True)
+def begin_round(st, ev):
+    """A10.2: draws for the new round; A10.3: its leader. Returns False on overfishing."""
+    players = st[S_PLAYERS]
+    r = st[S_ROUND] + 1
+    st[S_ROUND] = r
+    st[S_TRICK_NO] = 0
+    st[S_PLAYED_N] = 0
+    h = st[A_HAND_SIZES + r]
+    if st[S_LOG] != 0:
+        log_event(st, ev, EV_ROUND_START, r, h, 0, 0, 0)
+    if r == 1:
+        st[R_OCEAN + 1] = ocean_size(st)
+        st[R_OCEAN_END + 1] = ocean_size(st)
+        set_trump(st, C_NONE)
+        if st[S_LOG] != 0:
+            log_event(st, ev, EV_LEADER, 1, st[S_LEADER], 0, 0, 0)
+        return True
+    short = np.zeros(MAX_PLAYERS, np.int64)
+    total = 0
+    for p in range(players):
+        s = h - st[A_HAND_N + p] - st[A_BOAT_N + p]
+        if s < 0:
+            s = 0
+        short[p] = s
+        total += s
+    # A10.2: if the ocean cannot cover the total shortfall, overfishing before any draw.
+    if total > ocean_size(st):
+        if st[S_LOG] != 0:
+            log_event(st, ev, EV_OVERFISHED, total, ocean_size(st), 0, 0, 0)
+        st[S_ROUND] = r - 1  # the round never started
+        end_game(st, ev, END_OVERFISHED)
+        st[S_END_ROUND] = r
+        return False
+    # draw from the top of the boat first (in last trick's play order, for the log)
+    for k in range(players):
+        p = st[A_LAST_ORDER + k]
+        while st[A_HAND_N + p] < h and st[A_BOAT_N + p] > 0:
+            c = boat_pop(st, p)
+            hand_add(st, p, c)
+            if st[S_LOG] != 0:
+                log_event(st, ev, EV_DRAW, p, c, 0, 0, 0)
+    # A10.2: the player short the most draws all theirs first; ties -> earlier in the
+    # previous round's final trick.
+    done = np.zeros(MAX_PLAYERS, np.bool_)
+    for _ in range(players):
+        best = -1
+        for k in range(players):
+            p = st[A_LAST_ORDER + k]
+            if not done[p] and short[p] > 0 and (best < 0 or short[p] > short[best]):
+                best = p
+        if best < 0:
+            break
+        done[best] = True
+        for _j in range(short[best]):
+            c = ocean_pop(st)
+            hand_add(st, best, c)
+            if st[S_LOG] != 0:
+                log_event(st, ev, EV_DRAW, best, c, 1, 0, 0)
+    st[R_OCEAN + r] = ocean_size(st)
+    st[R_OCEAN_END + r] = ocean_size(st)
+    # A10.3: the leader has the fewest points; ties -> earlier in the previous final trick.
+    leader = st[A_LAST_ORDER]
+    for k in range(1, players):
+        p = st[A_LAST_ORDER + k]
+        if st[A_POINTS + p] < st[A_POINTS + leader]:
+            leader = p
+    st[S_LEADER] = leader
+    if st[S_LOG] != 0:
+        log_event(st, ev, EV_LEADER, r, leader, 0, 0, 0)
+    return True
+
+
+@njit(cache=True)
+def choose_trump(st, rng, ev, obs, strats, params):
+    """A10.3: after drawing and before leading, the leader chooses the active shade."""
+    leader = st[S_LEADER]
+    obs[O_OPTIONS] = C_LIGHT
+    obs[O_OPTIONS + 1] = C_DARK
+    choice = ask(st, rng, obs, strats, params, leader, D_TRUMP_CHOICE, 2, -1)
+    if choice < 0:
+        return
+    apply_trump_choice(st, ev, choice)
+
+
+@njit(cache=True)
+def apply_trump_choice(st, ev, shade):
+    r = st[S_ROUND]
+    set_trump(st, shade)
+    st[R_TRUMP + r] = shade
+    st[R_CHOOSER + r] = st[S_LEADER]
+    if st[S_LOG] != 0:
+        log_event(st, ev, EV_TRUMP_CHOICE, r, st[S_LEADER], shade, 0, 0)
+    st[S_PHASE] = PH_TRICKS
+
+
+@njit(cache=True)
+def end_round(st, rng, ev):
+    """A10.1: score 1 point per fisher card; shuffle the fisher under the boat."""
+    players = st[S_PLAYERS]
+    r = st[S_ROUND]
+    for p in range(players):
+        n = st[A_FISHER_N + p]
+        st[A_POINTS + p] += n
+        st[A_SCORED + p] += n
+        if st[S_LOG] != 0:
+            log_event(st, ev, EV_ROUND_SCORE, p, n, st[A_POINTS + p], 0, 0)
+        base = A_FISHER + p * MAX_CARDS
+        shuffle_slice(st, base, n, rng)
+        for i in range(n):
+            boat_push_under(st, p, st[base + i])
+            if st[S_LOG] != 0:
+                log_event(st, ev, EV_BOAT, p, st[base + i], 0, 0, 0)
+        st[A_FISHER_N + p] = 0
+    for p in range(players):
+        st[R_POINTS + r * MAX_PLAYERS + p] = st[A_POINTS + p]
+
+
+@njit(cache=True)
+def run_game(st, rng, ev, deck, obs, strats, params, stop_at_trump):
+    """Play on from the state's phase until the game ends.
+
+    With stop_at_trump, return when a leader is about to make the trump choice
+    (phase PH_TRUMP): the caller may copy the state and call apply_trump_choice.
+    """
+    while st[S_END] == END_RUNNING:
+        ph = st[S_PHASE]
+        if ph == PH_ROUND_START:
+            if not begin_round(st, ev):
+                return
+            st[S_PHASE] = PH_TRUMP if st[S_ROUND] > 1 else PH_TRICKS
+        elif ph == PH_TRUMP:
+            if stop_at_trump:
+                return
+            choose_trump(st, rng, ev, obs, strats, params)
+        else:
+            play_trick(st, rng, ev, obs, strats, params)
+            if st[S_END] != END_RUNNING:
+                return
+            if st[S_CHECK] != 0 and not invariants_hold(st, deck):
+                st[S_ERR_CODE] = ERR_INVARIANT
+                st[S_END] = END_ERROR
+                return
+            if st[A_HAND_N] == 0:  # all hands hold the same number: the round is over
+                end_round(st, rng, ev)
+                if st[S_ROUND] >= st[S_N_ROUNDS]:
+                    end_game(st, ev, END_COMPLETED)
+                else:
+                    st[S_PHASE] = PH_ROUND_START
+    if st[S_ERR_CODE] == ERR_EVENT_OVERFLOW:
+        st[S_END] = END_ERROR
+
+
+@njit(cache=True)
+def invariants_hold(st, deck):
+    """Every card in exactly one place; equal hand sizes; points = scored + bonuses."""
+    players = st[S_PLAYERS]
+    n_cards = st[S_N_CARDS]
+    seen = np.zeros(n_cards, np.int64)
+    expected = np.zeros(n_cards, np.int64)
+    for c in range(n_cards):
+        if deck[c, F_MIN_PLAYERS] <= players:
+            expected[c] = 1
+    for p in range(players):
+        if st[A_HAND_N + p] != st[A_HAND_N]:
+            return False
+        if st[A_POINTS + p] != st[A_SCORED + p] + st[A_BONUS + p]:
+            return False
+        for i in range(st[A_HAND_N + p]):
+            seen[st[A_HAND + p * MAX_HAND + i]] += 1
+        for i in range(st[A_BOAT_N + p]):
+            seen[st[A_BOAT + p * MAX_CARDS + (st[A_BOAT_HEAD + p] + i) % MAX_CARDS]] += 1
+        for i in range(st[A_FISHER_N + p]):
+            seen[st[A_FISHER + p * MAX_CARDS + i]] += 1
+    for i in range(st[S_OCEAN_TOP], st[S_OCEAN_LEN]):
+        seen[st[A_OCEAN + i]] += 1
+    for i in range(st[S_TRICK_N]):
+        if st[A_TRICK_IN + i] != 0:
+            seen[st[A_TRICK_CARD + i]] += 1
+    for c in range(n_cards):
+        if seen[c] != expected[c]:
+            return False
+    return True

@@ -1,0 +1,99 @@
+"""The layout of a game state: one int64 array plus one uint64 RNG array.
+
+Copying both arrays copies the game exactly (hands, boats, fishers, ocean order, trick,
+points, phase and every random stream), which is what paired counterfactual replays need.
+Offsets are module constants: numba freezes them into the kernels.
+"""
+import numpy as np
+
+from .constants import MAX_CARDS, MAX_HAND, MAX_PLAYERS, MAX_ROUNDS, MAX_TRICK
+
+_layout = {}
+_size = 0
+
+
+def _field(name, n=1):
+    global _size
+    _layout[name] = (_size, n)
+    off = _size
+    _size += n
+    return off
+
+
+# scalars
+S_PLAYERS = _field("players")
+S_RULESET = _field("ruleset")
+S_N_ROUNDS = _field("n_rounds")
+S_ROUND = _field("round")  # 1-based; 0 before the first round
+S_PHASE = _field("phase")
+S_TRUMP = _field("trump")  # active shade, C_NONE in round 1
+S_LEADER = _field("leader")  # leader of the current trick
+S_TRICK_NO = _field("trick_no")  # 1-based trick number in the round
+S_TRICK_N = _field("trick_n")  # items in the trick (plays, then face-down cards)
+S_PLAYS_N = _field("plays_n")  # cards played in the current trick
+S_LED = _field("led")
+S_OCEAN_TOP = _field("ocean_top")  # index of the ocean's top card in A_OCEAN
+S_OCEAN_LEN = _field("ocean_len")
+S_END = _field("end")  # END_* code
+S_END_ROUND = _field("end_round")
+S_N_CARDS = _field("n_cards")
+S_FIRST_LEADER = _field("first_leader")
+S_DET_TRUMP = _field("det_trump")  # shade chosen by determine-trump this trick, or -1
+S_LOG = _field("log")  # 1: write the event log
+S_CHECK = _field("check")  # 1: check the invariants after every step
+S_EVN = _field("evn")  # events written
+S_ERR_SEAT = _field("err_seat")
+S_ERR_KIND = _field("err_kind")
+S_ERR_CHOICE = _field("err_choice")
+S_ERR_CODE = _field("err_code")
+S_N_PLAYS = _field("n_plays")  # card plays in the game (a statistic)
+S_N_TRICKS = _field("n_tricks")
+S_OBS_PLAYED = _field("obs_played")
+S_OBSERVE_MASK = _field("observe_mask")  # bit p: seat p's strategy reads the observation  # how much of the played list the obs buffer holds
+# per-player
+A_POINTS = _field("points", MAX_PLAYERS)
+A_BONUS = _field("bonus", MAX_PLAYERS)  # +3 (and Fishing's -3) points
+A_SCORED = _field("scored", MAX_PLAYERS)  # fisher cards scored at round ends
+A_HAND_N = _field("hand_n", MAX_PLAYERS)
+A_HAND = _field("hand", MAX_PLAYERS * MAX_HAND)
+A_BOAT_HEAD = _field("boat_head", MAX_PLAYERS)
+A_BOAT_N = _field("boat_n", MAX_PLAYERS)
+A_BOAT = _field("boat", MAX_PLAYERS * MAX_CARDS)  # circular queue per player
+A_FISHER_N = _field("fisher_n", MAX_PLAYERS)
+A_FISHER = _field("fisher", MAX_PLAYERS * MAX_CARDS)
+A_LAST_ORDER = _field("last_order", MAX_PLAYERS)  # play order of the last finished trick
+A_HAND_SIZES = _field("hand_sizes", MAX_ROUNDS + 1)  # index = round
+# the deck's columns, copied at setup so the kernels need no deck argument
+A_KIND = _field("kind", MAX_CARDS)
+A_VALUE = _field("value", MAX_CARDS)
+A_EFFECT = _field("effect", MAX_CARDS)
+A_SUIT = _field("suit", 3 * MAX_CARDS)  # a card's suit in a trick: [no trump, light, dark]
+S_SUIT_BASE = _field("suit_base")  # A_SUIT + MAX_CARDS * (index of the active trump)
+# ocean and trick
+A_OCEAN = _field("ocean", MAX_CARDS)
+A_TRICK_CARD = _field("trick_card", MAX_TRICK)
+A_TRICK_PLAYER = _field("trick_player", MAX_TRICK)
+A_TRICK_IN = _field("trick_in", MAX_TRICK)  # 1 while still in the trick
+A_TRICK_FD = _field("trick_fd", MAX_TRICK)  # 1: face down (exchange-1-card)
+A_PLAYED = _field("played", MAX_CARDS)  # cards played this round, in order (public)
+A_PLAYED_BY = _field("played_by", MAX_CARDS)
+S_PLAYED_N = _field("played_n")
+# per-round records (index = round)
+R_OCEAN = _field("r_ocean", MAX_ROUNDS + 1)  # ocean size after the round's draws
+R_OCEAN_END = _field("r_ocean_end", MAX_ROUNDS + 1)  # ocean size at the round's end
+R_TRUMP = _field("r_trump", MAX_ROUNDS + 1)  # trump choice (A10.3)
+R_CHOOSER = _field("r_chooser", MAX_ROUNDS + 1)
+R_POINTS = _field("r_points", (MAX_ROUNDS + 1) * MAX_PLAYERS)  # points after the round
+
+STATE_SIZE = _size
+LAYOUT = dict(_layout)
+RNG_SIZE = MAX_PLAYERS + 1  # [0]: the game's stream (shuffles); [1 + seat]: seat's decisions
+
+PH_ROUND_START = 0  # before the round's draws
+PH_TRUMP = 1  # drawn; the leader is about to choose the trump (A10.3)
+PH_TRICKS = 2  # playing tricks
+PH_OVER = 3
+
+
+def new_state():
+    return np.zeros(STATE_SIZE, np.int64), np.zeros(RNG_SIZE, np.uint64)

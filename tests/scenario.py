@@ -1,0 +1,163 @@
+"""A table set up by hand for scripted rule tests.
+
+    t = Table(players=4, trump="light", leader=0,
+              hands={0: ["yellow 7"], 1: ["yellow 3"], 2: ["yellow 10"], 3: ["blue 2"]})
+    events = t.play_trick()          # every seat plays its only card
+    t.fisher(2)                      # -> the four cards, by name
+
+Seats choose by preference lists (tests/bots/scripted.py): ``prefer={seat: [names...]}``;
+a shade is given as "shade:light" / "shade:dark".
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from fishing2sim.api import decode_events
+from fishing2sim.cards import load_deck
+from fishing2sim.engine import constants as K
+from fishing2sim.engine import core
+from fishing2sim.engine.state import (
+    A_BOAT, A_BOAT_HEAD, A_BOAT_N, A_BONUS, A_FISHER, A_FISHER_N, A_HAND, A_HAND_N,
+    A_LAST_ORDER, A_OCEAN, A_POINTS, A_SCORED, PH_TRICKS, PH_ROUND_START, S_END, S_EVN,
+    S_LEADER, S_OCEAN_LEN, S_OCEAN_TOP, S_PHASE, S_ROUND, S_TRUMP, new_state,
+)
+from fishing2sim.strategies import load_strategy
+
+from pathlib import Path
+
+DECK = load_deck()
+SCRIPTED = load_strategy(str(Path(__file__).parent / "bots" / "scripted.py"))
+SHADES = {"light": K.C_LIGHT, "dark": K.C_DARK, None: K.C_NONE}
+SHADE_CODE = 2000
+
+
+def card(name: str) -> int:
+    return DECK.card(name)
+
+
+def names(ids) -> list[str]:
+    return [DECK.name(int(c)) for c in ids]
+
+
+class Table:
+    def __init__(self, players=4, round=2, trump="light", leader=0, hands=None, ocean=(),
+                 boats=None, fishers=None, points=None, prefer=None, last_order=None,
+                 n_rounds=8, hand_sizes=None, check=False):
+        self.players = players
+        self.st, self.rng = new_state()
+        self.ev = np.zeros((4096, K.EV_FIELDS), np.int64)
+        self.obs = np.zeros(K.OBS_SIZE, np.int64)
+        self.deck = np.ascontiguousarray(DECK.arrays)
+        hs = np.ascontiguousarray(DECK.hand_sizes[players]) if hand_sizes is None \
+            else np.asarray(hand_sizes, np.int64)
+        core.setup_game(self.st, self.rng, self.ev, self.deck, players, 0, hs, n_rounds,
+                        leader, np.uint64(12345), 1, int(check), 0)
+        st = self.st
+        st[S_EVN] = 0  # forget the setup's log: the scenario starts here
+        # clear everything dealt, then place the scenario's cards
+        for p in range(players):
+            st[A_HAND_N + p] = 0
+            st[A_BOAT_N + p] = 0
+            st[A_BOAT_HEAD + p] = 0
+            st[A_FISHER_N + p] = 0
+        hands = hands or {}
+        for p in range(players):
+            for c in hands.get(p, []):
+                core.hand_add(st, p, card(c))
+        for i, c in enumerate(ocean):
+            st[A_OCEAN + i] = card(c)
+        st[S_OCEAN_TOP] = 0
+        st[S_OCEAN_LEN] = len(ocean)
+        for p, cards in (boats or {}).items():
+            for c in cards:
+                core.boat_push_under(st, p, card(c))
+        for p, cards in (fishers or {}).items():
+            for c in cards:
+                core.fisher_add(st, p, card(c))
+        for p, pts in (points or {}).items():
+            st[A_POINTS + p] = pts
+            st[A_SCORED + p] = pts
+        order = last_order if last_order is not None else [(leader + k) % players for k in range(players)]
+        for k, p in enumerate(order):
+            st[A_LAST_ORDER + k] = p
+        st[S_ROUND] = round
+        st[S_LEADER] = leader
+        core.set_trump(st, SHADES[trump] if round > 1 else K.C_NONE)
+        st[S_PHASE] = PH_TRICKS
+        self.set_prefer(prefer or {})
+
+    def set_prefer(self, prefer):
+        width = max([1] + [len(v) for v in prefer.values()])
+        self.params = np.full((K.MAX_PLAYERS, width), -1.0)
+        for p, prefs in prefer.items():
+            for j, name in enumerate(prefs):
+                if name.startswith("shade:"):
+                    self.params[p, j] = SHADE_CODE + SHADES[name[6:]]
+                else:
+                    self.params[p, j] = card(name)
+        self.strats = (SCRIPTED.decide,) * K.MAX_PLAYERS
+
+    # --- running ---------------------------------------------------------------------
+    def _events_since(self, start):
+        rows = self.ev[start:self.st[S_EVN]]
+        return [e for e in decode_events(rows, DECK, 0, 0)]
+
+    def play_trick(self):
+        start = self.st[S_EVN]
+        core.play_trick(self.st, self.rng, self.ev, self.obs, self.strats, self.params)
+        return self._events_since(start)
+
+    def run(self, stop_at_trump=False):
+        """Play on (the rest of the round, then further rounds) until the game ends."""
+        start = self.st[S_EVN]
+        core.run_game(self.st, self.rng, self.ev, self.deck, self.obs, self.strats,
+                      self.params, stop_at_trump)
+        return self._events_since(start)
+
+    def start_next_round(self):
+        """From the end of a round: A10 draws and leader (the state's phase must be PH_ROUND_START)."""
+        self.st[S_PHASE] = PH_ROUND_START
+        start = self.st[S_EVN]
+        ok = core.begin_round(self.st, self.ev)
+        return ok, self._events_since(start)
+
+    # --- looking ---------------------------------------------------------------------
+    def hand(self, p):
+        st = self.st
+        return sorted(names(st[A_HAND + p * K.MAX_HAND + i] for i in range(st[A_HAND_N + p])))
+
+    def fisher(self, p):
+        st = self.st
+        return sorted(names(st[A_FISHER + p * K.MAX_CARDS + i] for i in range(st[A_FISHER_N + p])))
+
+    def boat(self, p):
+        """Top first."""
+        st = self.st
+        return names(st[A_BOAT + p * K.MAX_CARDS + (st[A_BOAT_HEAD + p] + i) % K.MAX_CARDS]
+                     for i in range(st[A_BOAT_N + p]))
+
+    def ocean(self):
+        st = self.st
+        return names(st[A_OCEAN + i] for i in range(st[S_OCEAN_TOP], st[S_OCEAN_LEN]))
+
+    def points(self, p):
+        return int(self.st[A_POINTS + p])
+
+    def bonus(self, p):
+        return int(self.st[A_BONUS + p])
+
+    @property
+    def trump(self):
+        return {K.C_LIGHT: "light", K.C_DARK: "dark", K.C_NONE: None}[int(self.st[S_TRUMP])]
+
+    @property
+    def leader(self):
+        return int(self.st[S_LEADER])
+
+    @property
+    def ended(self):
+        return {0: None, 1: "completed", 2: "overfished", 3: "error"}[int(self.st[S_END])]
+
+
+def only(events, kind):
+    return [e for e in events if e["event"] == kind]

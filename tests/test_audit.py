@@ -1,0 +1,241 @@
+"""The independent auditor (fishing2sim/audit.py) over the engine's event logs.
+
+1. It passes over thousands of seeded engine games (the engine and the auditor share no rule
+   code, so agreement is evidence both are right).
+2. Mutation tests: corrupt one event of a real log and the auditor names that event.
+"""
+
+from __future__ import annotations
+
+import copy
+import functools
+import time
+
+import pytest
+
+from fishing2sim.audit import AuditError, audit_game, load_deck
+
+N_SEEDS = 2000
+
+
+def _api():
+    try:
+        from fishing2sim import api
+    except ImportError as exc:  # the engine is written in parallel with the auditor
+        pytest.skip(f"fishing2sim.api not available: {exc}")
+    return api
+
+
+@functools.lru_cache(maxsize=None)
+def _events(players: int, seed: int) -> tuple:
+    return tuple(_api().play_game(players, seed, ruleset="fishing2", log=True).events)
+
+
+def _log(players: int = 4, seed: int = 7) -> list[dict]:
+    """A fresh deep copy of a real log, safe to corrupt."""
+    return copy.deepcopy(list(_events(players, seed)))
+
+
+def _find_log(pred, players=(4, 3, 5), seeds=range(200)):
+    """The first real log (players, seed order) with an event index satisfying pred."""
+    for n in players:
+        for seed in seeds:
+            events = _log(n, seed)
+            for i in range(len(events)):
+                if pred(events, i):
+                    return events, i
+    pytest.skip("no log with the wanted event found")
+
+
+def _assert_flags(events: list[dict], i: int, *words: str):
+    with pytest.raises(AuditError) as info:
+        audit_game(events)
+    msg = str(info.value)
+    assert msg.startswith(f"event #{i} ("), msg
+    for w in words:
+        assert w in msg, msg
+
+
+# ---------------------------------------------------------------------------------------
+# Without the engine.
+
+
+def test_deck_tables_read_by_the_auditor():
+    deck = load_deck("fishing2")
+    assert len(deck.cards) == 99
+    assert deck.hand_sizes[4] == (9, 9, 10, 10, 11, 11, 12, 12)
+    assert deck.by_name["green 16 (2)"].colour == "both"
+    assert sum(c.kind == "blowfish" for c in deck.cards) == 6
+
+
+def test_original_fishing_not_audited_yet():
+    with pytest.raises(AuditError, match="ruleset fishing not audited yet"):
+        audit_game([{"event": "setup", "ruleset": "fishing", "players": 4}])
+
+
+def test_log_must_start_with_setup():
+    with pytest.raises(AuditError, match=r"^event #0 "):
+        audit_game([{"event": "deal", "player": 0, "card": "blue 7"}])
+
+
+# ---------------------------------------------------------------------------------------
+# Many seeded games.
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("players", [3, 4, 5])
+def test_auditor_passes_seeded_games(players):
+    api = _api()
+    api.play_game(players, 0, ruleset="fishing2", log=True)  # compile outside the timing
+    t0 = time.perf_counter()
+    reasons = {"completed": 0, "overfished": 0}
+    for seed in range(N_SEEDS):
+        events = api.play_game(players, seed, ruleset="fishing2", log=True).events
+        try:
+            summary = audit_game(events)
+        except AuditError as exc:
+            raise AssertionError(f"players={players} seed={seed}: {exc}") from None
+        assert summary["players"] == players
+        reasons[summary["end_reason"]] += 1
+    elapsed = time.perf_counter() - t0
+    print(f"\n{players} players: {N_SEEDS} games audited in {elapsed:.1f} s; {reasons}")
+
+
+def test_audit_summary():
+    events = _log(4, 7)
+    summary = audit_game(events)
+    end = events[-1]
+    assert summary["players"] == 4
+    assert summary["end_reason"] == end["reason"]
+    assert summary["points"] == list(end["points"])
+    assert summary["winners"] == sorted(end["winners"])
+
+
+# ---------------------------------------------------------------------------------------
+# Mutations: one corrupted event, and the auditor names it.
+
+
+def _suit(card, trump):
+    """A card's suit in a trick (A4), written again here for the test's own bookkeeping."""
+    if card.kind == "colour":
+        return card.colour
+    if card.kind == "green":
+        return "trump" if trump is not None and card.colour in (trump, "both") else card.colour
+    return None
+
+
+def _illegal_swap(events: list[dict]):
+    """(index, card name): a play that followed suit, and a hand card that would not have."""
+    deck = load_deck("fishing2")
+    hands: dict[int, set[str]] = {}
+    trump, led = None, None
+    for i, ev in enumerate(events):
+        kind = ev["event"]
+        if kind in ("deal", "draw"):
+            hands.setdefault(ev["player"], set()).add(ev["card"])
+        elif kind == "catch_1_card":
+            hands[ev["player"]].discard(ev["card"])
+        elif kind == "exchange_1_card":
+            hands[ev["player"]].add(ev["taken"])
+            hands[ev["player"]].discard(ev["given"])
+        elif kind == "trick_start":
+            trump, led = ev["trump"], None
+        elif kind == "play":
+            p, card = ev["player"], deck.by_name[ev["card"]]
+            hand = hands[p]
+            if led is not None and _suit(card, trump) == led:
+                wrong = sorted(h for h in hand if _suit(deck.by_name[h], trump) not in (None, led))
+                if wrong:
+                    return i, wrong[0]
+            hand.discard(ev["card"])
+            if led is None:
+                led = _suit(card, trump)
+    return None
+
+
+def test_mutation_illegal_play():
+    for seed in range(50):
+        events = _log(4, seed)
+        found = _illegal_swap(events)
+        if found:
+            break
+    else:
+        pytest.skip("no play to corrupt")
+    i, wrong = found
+    events[i]["card"] = wrong
+    _assert_flags(events, i, "illegal play")
+
+
+def test_mutation_caught_player():
+    events, i = _find_log(lambda ev, i: ev[i]["event"] == "caught")
+    events[i]["player"] = (events[i]["player"] + 1) % events[0]["players"]
+    _assert_flags(events, i)
+
+
+def test_mutation_trick_result_highest_player():
+    events, i = _find_log(lambda ev, i: ev[i]["event"] == "trick_result")
+    events[i]["highest_player"] = (events[i]["highest_player"] + 1) % events[0]["players"]
+    _assert_flags(events, i, "highest_player")
+
+
+def test_mutation_dropped_draw():
+    def draw_then_same_player(ev, i):
+        return (ev[i]["event"] == "draw" and ev[i + 1]["event"] == "draw"
+                and ev[i + 1]["player"] == ev[i]["player"])
+
+    events, i = _find_log(draw_then_same_player)
+    del events[i]
+    _assert_flags(events, i)
+
+
+def test_mutation_dropped_ocean_draw():
+    def ocean_draw_then_ocean_draw(ev, i):
+        return (ev[i]["event"] == "draw" and ev[i]["source"] == "ocean"
+                and ev[i + 1]["event"] == "draw" and ev[i + 1]["source"] == "ocean")
+
+    events, i = _find_log(ocean_draw_then_ocean_draw)
+    del events[i]
+    _assert_flags(events, i)
+
+
+def test_mutation_trump_shade():
+    events, i = _find_log(lambda ev, i: ev[i]["event"] == "trump" and ev[i]["shade"])
+    events[i]["shade"] = {"light": "dark", "dark": "light"}[events[i]["shade"]]
+    _assert_flags(events, i, "shade")
+
+
+def test_mutation_round_score_points():
+    events, i = _find_log(lambda ev, i: ev[i]["event"] == "round_score")
+    events[i]["points"] += 1
+    _assert_flags(events, i, "points")
+
+
+def test_mutation_round_leader():
+    events, i = _find_log(lambda ev, i: ev[i]["event"] == "leader" and ev[i]["round"] >= 2)
+    events[i]["player"] = (events[i]["player"] + 1) % events[0]["players"]
+    _assert_flags(events, i, "leader")
+
+
+def test_mutation_trick_leader():
+    events, i = _find_log(lambda ev, i: ev[i]["event"] == "trick_start" and ev[i]["trick"] >= 2)
+    events[i]["leader"] = (events[i]["leader"] + 1) % events[0]["players"]
+    _assert_flags(events, i, "leader")
+
+
+def test_mutation_missing_bonus():
+    events, i = _find_log(lambda ev, i: ev[i]["event"] == "bonus")
+    del events[i]
+    _assert_flags(events, i, "bonus")
+
+
+def test_mutation_blowfish_to_highest():
+    events, i = _find_log(lambda ev, i: ev[i]["event"] == "caught" and ev[i]["by"] == "weakest")
+    events[i]["by"] = "highest"
+    _assert_flags(events, i, "weakest")
+
+
+def test_mutation_winners():
+    events = _log(4, 7)
+    end = events[-1]
+    end["winners"] = [p for p in range(4) if p not in end["winners"]][:1]
+    _assert_flags(events, len(events) - 1, "winners")

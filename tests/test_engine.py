@@ -1,0 +1,146 @@
+"""Engine-wide properties: invariants after every step, determinism, results, bad input."""
+import numpy as np
+import pytest
+
+from fishing2sim.api import play_game, play_games, run_games
+from fishing2sim.cards import load_deck
+from fishing2sim.engine import constants as K
+from fishing2sim.engine.core import invariants_hold, run_game, setup_game
+from fishing2sim.engine.state import (
+    A_HAND_N, PH_TRUMP, S_END, S_PHASE, S_ROUND, new_state,
+)
+from fishing2sim.strategies import build_lineup, observe_mask
+
+
+@pytest.mark.parametrize("players", [3, 4, 5])
+def test_invariants_hold_after_every_trick(players):
+    # check=True makes the kernel verify after every trick: every card in exactly one
+    # place, equal hand sizes, points = scored fisher cards + bonuses. A violation stops
+    # the game with an error, which play_games raises.
+    df = play_games(1500, players=players, seed=11, check=True)
+    assert len(df) == 1500
+    assert set(df.end_reason.unique()) <= {"completed", "overfished"}
+
+
+def test_invariant_checker_detects_a_lost_card():
+    deck = load_deck()
+    st, rng = new_state()
+    ev = np.zeros((1, K.EV_FIELDS), np.int64)
+    setup_game(st, rng, ev, np.ascontiguousarray(deck.arrays), 4, 0,
+               np.ascontiguousarray(deck.hand_sizes[4]), 8, -1, np.uint64(5), 0, 1, 0)
+    assert invariants_hold(st, deck.arrays)
+    st[A_HAND_N] -= 1  # a card vanishes from seat 0's hand
+    assert not invariants_hold(st, deck.arrays)
+
+
+def test_legal_set_never_empty_while_cards_remain():
+    # every play event comes from a non-empty hand, and a game only ends by overfishing or
+    # after the last round (a stuck game would not end); checked on the event log
+    for s in range(50):
+        g = play_game(4, seed=s)
+        assert g.end_reason in ("completed", "overfished")
+        if g.end_reason == "completed":
+            assert g.rounds_played == 8
+
+
+def test_same_seed_same_game():
+    a = play_game(4, seed=123)
+    b = play_game(4, seed=123)
+    assert a.events == b.events
+    da = play_games(300, 4, seed=9)
+    db = play_games(300, 4, seed=9)
+    assert da.equals(db)
+
+
+def test_different_seeds_give_different_games():
+    a = play_game(4, seed=1)
+    b = play_game(4, seed=2)
+    assert a.events != b.events
+    df = play_games(200, 4, seed=3)
+    # 200 games of the same seed are different games, too
+    deals = {tuple(e["card"] for e in play_game(4, seed=3, game=g).events if e["event"] == "deal")
+             for g in range(20)}
+    assert len(deals) == 20
+    assert df.points_0.nunique() > 10
+
+
+def test_batch_and_single_game_agree():
+    df = play_games(30, 4, seed=77, start=5)
+    for i, row in df.iterrows():
+        g = play_game(4, seed=77, game=int(row.game))
+        assert [row[f"points_{p}"] for p in range(4)] == g.points
+        assert row.end_reason == g.end_reason
+        assert row.rounds_played == g.rounds_played
+        assert row.winners == g.winners
+
+
+def test_result_columns():
+    df = play_games(400, 5, seed=4)
+    assert {"points_0", "points_4", "winners", "end_reason", "end_round", "rounds_played",
+            "ocean_r1", "ocean_r8", "trump_r2", "trump_r8"} <= set(df.columns)
+    # ocean after round 1's draws: no draws in round 1, the whole ocean (5 players: 59)
+    assert (df.ocean_r1 == 59).all()
+    # the ocean only shrinks
+    oc = df[[f"ocean_r{r}" for r in range(1, 9)]].to_numpy()
+    d = np.diff(oc, axis=1)
+    assert np.all((d <= 0) | np.isnan(d))
+    # rounds not reached have no ocean figure and no trump choice
+    over = df[df.end_reason == "overfished"]
+    assert len(over) > 20
+    for _, row in over.head(40).iterrows():
+        assert row.end_round >= 2
+        assert row.rounds_played in (row.end_round, row.end_round - 1)
+        for r in range(1, 9):
+            assert np.isnan(row[f"ocean_r{r}"]) == (r > row.rounds_played)
+        for r in range(row.rounds_played + 1, 9):
+            assert row[f"trump_r{r}"] is np.nan or str(row[f"trump_r{r}"]) == "nan"
+    # winners hold the maximum
+    pts = df[[f"points_{p}" for p in range(5)]].to_numpy()
+    for w, p in zip(df.winners, pts):
+        assert sorted(w) == sorted(np.flatnonzero(p == p.max()).tolist())
+
+
+def test_stop_at_trump_choice_and_copy_state_replays_exactly():
+    # paired replays (later experiments) copy the state at the trump choice: a copy played
+    # on with the same choice is the same game
+    deck = load_deck()
+    funcs, params, strats = build_lineup("random", 4)
+    arrays = np.ascontiguousarray(deck.arrays)
+    st, rng = new_state()
+    ev = np.zeros((1, K.EV_FIELDS), np.int64)
+    obs = np.zeros(K.OBS_SIZE, np.int64)
+    setup_game(st, rng, ev, arrays, 4, 0, np.ascontiguousarray(deck.hand_sizes[4]), 8, -1,
+               np.uint64(99), 0, 0, observe_mask(strats))
+    run_game(st, rng, ev, arrays, obs, funcs, params, True)
+    assert st[S_PHASE] == PH_TRUMP and st[S_ROUND] == 2
+    st2, rng2 = st.copy(), rng.copy()
+    run_game(st, rng, ev, arrays, obs, funcs, params, False)
+    run_game(st2, rng2, ev, arrays, obs, funcs, params, False)
+    assert np.array_equal(st, st2) and np.array_equal(rng, rng2)
+    assert st[S_END] in (K.END_COMPLETED, K.END_OVERFISHED)
+
+
+@pytest.mark.parametrize("kwargs, message", [
+    (dict(players=2), "players must be 3, 4 or 5"),
+    (dict(players=6), "players must be 3, 4 or 5"),
+    (dict(players="4"), "players must be a whole number"),
+    (dict(ruleset="fishing3"), "unknown ruleset 'fishing3'"),
+    (dict(seed=-5), "seed must be from 0"),
+    (dict(seed=2**64), "seed must be from 0"),
+    (dict(seed=1.5), "seed must be a whole number"),
+    (dict(first_leader=4), "first_leader must be a seat 0..3"),
+])
+def test_bad_input_is_a_value_error_naming_the_problem(kwargs, message):
+    args = dict(players=4, seed=1)
+    args.update(kwargs)
+    with pytest.raises(ValueError, match=message):
+        play_game(**args)
+
+
+def test_malformed_deck_file_is_a_value_error(tmp_path):
+    deck = load_deck()
+    text = deck.path.read_text().replace("blue,7,none,0,3", "blue,seven,none,0,3")
+    bad = tmp_path / "mydeck.csv"
+    bad.write_text(text)
+    with pytest.raises(ValueError, match=r"row 7.*value"):
+        play_game(4, seed=1, deck=str(bad))
