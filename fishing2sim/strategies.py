@@ -1,8 +1,11 @@
 """Strategy plugins: find a bot by NAME (in strategies/) or by file path; build lineups.
 
-A strategy is one Python file with ``NAME`` and a jitted ``decide`` of the signature in
-engine/strategy_sig.py. Files are imported as real modules (their folder on sys.path, then
-importlib.import_module), so numba's on-disk cache works for them across processes.
+A strategy file has ``NAME`` and one ``@decision`` function per decision it makes
+(strategy_kit.DECISION_FUNCTIONS); the reference random strategy makes the others.
+Files are imported as real modules (their folder on sys.path, then importlib), so numba's
+on-disk cache works for them across processes. A lineup is one tuple per decision kind of
+one function per seat: all have one signature, so the jitted driver compiles once for
+every lineup and calls the seat's function through the tuple.
 """
 from __future__ import annotations
 
@@ -12,11 +15,16 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
+from numba import types
 
 from .engine.constants import MAX_PLAYERS
+from .reference import choose_uniformly
+from .strategy_kit import DECISION_FUNCTIONS
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 STRATEGIES_DIR = REPO_ROOT / "strategies"
+_ARGS = (types.Array(types.int64, 1, "C"), types.Array(types.float64, 1, "C"),
+         types.Array(types.uint64, 1, "C"))
 
 
 class StrategyError(ValueError):
@@ -26,11 +34,16 @@ class StrategyError(ValueError):
 @dataclass(frozen=True)
 class Strategy:
     name: str
-    decide: object  # a numba dispatcher with DECIDE_SIGNATURE
     source: str  # the file it came from
-    n_params: int = 0
-    defaults: tuple = ()
-    observes: bool = True  # False: decide() reads only its options (skips building obs)
+    functions: tuple  # one compiled decision function per D_* code
+    defined: tuple  # names of the decisions the file defines itself
+    defaults: tuple = ()  # default parameter vector (the file's PARAMS)
+    param_names: tuple = ()
+    observes: bool = True  # False: reads only its options (the engine skips building obs)
+
+    @property
+    def n_params(self) -> int:
+        return len(self.defaults)
 
 
 def known_strategies() -> list[str]:
@@ -38,77 +51,129 @@ def known_strategies() -> list[str]:
 
 
 def _import_file(path: Path):
-    folder = str(path.parent)
     if path.parent == STRATEGIES_DIR:
         if str(REPO_ROOT) not in sys.path:
             sys.path.insert(0, str(REPO_ROOT))
         return importlib.import_module(f"strategies.{path.stem}")
+    folder = str(path.parent)
     if folder not in sys.path:
         sys.path.insert(0, folder)
+    existing = sys.modules.get(path.stem)
+    if existing is not None and Path(getattr(existing, "__file__", "") or "").resolve() != path:
+        raise StrategyError(
+            f"strategy file {path}: its module name '{path.stem}' is already taken by "
+            f"{getattr(existing, '__file__', 'a built-in module')}; rename the file")
     return importlib.import_module(path.stem)
 
 
-def load_strategy(spec: str | Strategy) -> Strategy:
-    """A strategy by name (a file in strategies/) or by path to a .py file."""
-    if isinstance(spec, Strategy):
-        return spec
-    spec = str(spec)
+def _check_function(path: Path, fname: str, fn):
+    if not hasattr(fn, "nopython_signatures"):
+        raise StrategyError(
+            f"strategy file {path}: {fname} is not a decision function: decorate it with "
+            "@decision (from fishing2sim.strategy_kit)")
+    sigs = fn.nopython_signatures
+    if len(sigs) != 1 or tuple(sigs[0].args) != _ARGS or sigs[0].return_type != types.int64:
+        got = ", ".join(str(s) for s in sigs) or "no compiled signature"
+        raise StrategyError(
+            f"strategy file {path}: {fname} has the wrong signature ({got}); a decision "
+            "takes (obs, params, rng) and returns an int: decorate it with @decision")
+
+
+def resolve_path(spec: str) -> Path:
     if spec.endswith(".py") or "/" in spec or "\\" in spec:
         path = Path(spec).expanduser().resolve()
         if not path.is_file():
             raise StrategyError(f"strategy file {spec} does not exist")
-    else:
-        path = STRATEGIES_DIR / f"{spec}.py"
-        if not path.is_file():
-            raise StrategyError(
-                f"unknown strategy '{spec}': known strategies are {', '.join(known_strategies())}"
-            )
+        return path
+    path = STRATEGIES_DIR / f"{spec}.py"
+    if not path.is_file():
+        raise StrategyError(
+            f"unknown strategy '{spec}': known strategies are {', '.join(known_strategies())}"
+            " (or give the path of a .py file)")
+    return path
+
+
+_cache: dict[Path, Strategy] = {}
+
+
+def load_strategy(spec) -> Strategy:
+    """A strategy by name (a file in strategies/) or by path to a .py file."""
+    if isinstance(spec, Strategy):
+        return spec
+    path = resolve_path(str(spec))
+    if path in _cache:
+        return _cache[path]
     try:
         module = _import_file(path)
-    except Exception as exc:  # a user's file: report, do not crash
-        raise StrategyError(f"strategy file {path}: cannot be imported: {exc}") from None
+    except StrategyError:
+        raise
+    except Exception as exc:  # a user's file: report it, do not crash
+        raise StrategyError(
+            f"strategy file {path}: cannot be imported: {type(exc).__name__}: {exc}") from None
     name = getattr(module, "NAME", None)
     if not isinstance(name, str) or not name:
         raise StrategyError(f"strategy file {path}: no NAME (a non-empty string) defined")
-    decide = getattr(module, "decide", None)
-    if decide is None or not hasattr(decide, "signatures"):
-        raise StrategyError(f"strategy file {path}: no jitted decide(kind, obs, params, rng)")
-    defaults = tuple(float(x) for x in getattr(module, "PARAMS", ()))
-    observes = bool(getattr(module, "OBSERVES", True))
-    return Strategy(name, decide, str(path), len(defaults), defaults, observes)
+    funcs, defined = [], []
+    for fname in DECISION_FUNCTIONS:
+        fn = getattr(module, fname, None)
+        if fn is None:
+            funcs.append(choose_uniformly)
+            continue
+        _check_function(path, fname, fn)
+        funcs.append(fn)
+        defined.append(fname)
+    if not defined:
+        raise StrategyError(
+            f"strategy file {path}: defines none of the decisions "
+            f"({', '.join(DECISION_FUNCTIONS)})")
+    raw = getattr(module, "PARAMS", ())
+    try:
+        defaults = tuple(float(x) for x in raw)
+    except (TypeError, ValueError):
+        raise StrategyError(f"strategy file {path}: PARAMS must be a list of numbers") from None
+    param_names = tuple(getattr(module, "PARAM_NAMES", ()))
+    if param_names and len(param_names) != len(defaults):
+        raise StrategyError(f"strategy file {path}: PARAM_NAMES has {len(param_names)} names "
+                            f"for {len(defaults)} PARAMS")
+    s = Strategy(name, str(path), tuple(funcs), tuple(defined), defaults, param_names,
+                 bool(getattr(module, "OBSERVES", True)))
+    _cache[path] = s
+    return s
 
 
 def build_lineup(specs, players: int, params=None):
-    """(tuple of MAX_PLAYERS decide functions, float64 params [MAX_PLAYERS, k], strategies).
+    """(strats, params table, strategies) for the kernels.
 
-    ``specs`` is one strategy for every seat or a list with one per seat. Unused seats are
-    padded with the first strategy, so the driver's type never depends on the lineup.
+    ``specs``: one strategy (name, path or Strategy) for every seat or a list, one per seat.
+    ``params``: None, or a list with one vector (or None for the defaults) per seat.
+    ``strats[kind][seat]`` is the seat's function for decision ``kind``; unused seats are
+    padded with seat 0's, so the driver's type never depends on the lineup.
     """
     if specs is None:
         specs = "random"
-    if isinstance(specs, (str, Strategy)):
+    if isinstance(specs, (str, Path, Strategy)):
         specs = [specs] * players
     specs = list(specs)
     if len(specs) != players:
         raise StrategyError(f"the lineup names {len(specs)} strategies for {players} seats")
     strats = [load_strategy(s) for s in specs]
+    if params is not None and len(params) != players:
+        raise StrategyError(f"params: {len(params)} vectors for {players} seats")
     width = max([1] + [s.n_params for s in strats])
     table = np.zeros((MAX_PLAYERS, width), np.float64)
     for seat, s in enumerate(strats):
-        table[seat, : s.n_params] = s.defaults
-    if params is not None:
-        for seat, vec in enumerate(params):
-            if vec is None:
-                continue
-            vec = np.asarray(vec, np.float64)
-            if vec.shape != (strats[seat].n_params,):
+        vec = s.defaults
+        if params is not None and params[seat] is not None:
+            vec = np.asarray(params[seat], np.float64).ravel()
+            if vec.shape != (s.n_params,):
                 raise StrategyError(
-                    f"strategy '{strats[seat].name}' ({strats[seat].source}) takes "
-                    f"{strats[seat].n_params} parameters, got {vec.size}"
-                )
-            table[seat, : vec.size] = vec
-    funcs = [s.decide for s in strats] + [strats[0].decide] * (MAX_PLAYERS - players)
-    return tuple(funcs), table, strats
+                    f"strategy '{s.name}' ({s.source}) takes {s.n_params} parameters"
+                    f"{' (' + ', '.join(s.param_names) + ')' if s.param_names else ''}, "
+                    f"got {vec.size}")
+        table[seat, : len(vec)] = vec
+    seats = strats + [strats[0]] * (MAX_PLAYERS - players)
+    funcs = tuple(tuple(s.functions[k] for s in seats) for k in range(len(DECISION_FUNCTIONS)))
+    return funcs, table, strats
 
 
 def observe_mask(strats) -> int:

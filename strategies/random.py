@@ -5,16 +5,11 @@ shade for the trump choice and determine-trump, any other card still in the tric
 catch-1-other and exchange-1-card, any hand card to give, catch or pass, any suit to name.
 Random-vs-random statistics are the project's baseline, so this stays exactly this.
 """
-from numba import njit
-
-from fishing2sim.engine.constants import O_N_OPTIONS, O_OPTIONS
-from fishing2sim.engine.rng import rand_below
-from fishing2sim.engine.strategy_sig import DECIDE_SIGNATURE
+from fishing2sim.reference import choose_uniformly
 
 NAME = "random"
-OBSERVES = False  # it reads only its options: the engine skips building the observation
+OBSERVES = False  # reads only its options: the engine skips building the observation
 
-
-@njit(DECIDE_SIGNATURE, cache=True)
-def decide(kind, obs, params, rng):
-    return obs[O_OPTIONS + rand_below(rng, 0, obs[O_N_OPTIONS])]
+play = trump_choice = determine_trump = choose_uniformly
+catch_1_other = exchange_take = exchange_give = catch_1_card = choose_uniformly
+zero_catch = pass_1_left = determine_colour = choose_uniformly

@@ -95,7 +95,7 @@ class Table:
                     self.params[p, j] = SHADE_CODE + SHADES[name[6:]]
                 else:
                     self.params[p, j] = card(name)
-        self.strats = (SCRIPTED.decide,) * K.MAX_PLAYERS
+        self.strats = tuple((f,) * K.MAX_PLAYERS for f in SCRIPTED.functions)
 
     # --- running ---------------------------------------------------------------------
     def _events_since(self, start):

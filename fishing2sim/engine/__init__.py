@@ -1,1 +1,51 @@
-"""The numba kernels: game state, rules (RULES.md A), batches of games."""
+"""The numba kernels: game state, rules (RULES.md A), batches of games.
+
+numba's on-disk cache (cache=True) keys each kernel on its own source file only, while the
+kernels freeze the state layout and codes of state.py / constants.py as constants. So that
+an edited layout never meets a stale compiled kernel, the first import compares a hash of
+the kernel sources with the one the cache was built from and drops the cache if they differ.
+"""
+import hashlib
+import os
+from pathlib import Path
+
+_PKG = Path(__file__).resolve().parent.parent
+
+
+def _sources():
+    yield from sorted((_PKG / "engine").glob("*.py"))
+    yield _PKG / "strategy_kit.py"
+    yield _PKG / "reference.py"
+
+
+def _cache_dirs():
+    root = os.environ.get("NUMBA_CACHE_DIR")
+    if root:
+        return [p for p in Path(root).rglob("*") if p.is_dir() and "fishing2sim" in str(p)]
+    return [p / "__pycache__" for p in (_PKG, _PKG / "engine", _PKG.parent / "strategies")]
+
+
+def _drop_stale_cache():
+    h = hashlib.sha256()
+    for p in _sources():
+        if p.is_file():
+            h.update(p.name.encode())
+            h.update(p.read_bytes())
+    stamp = h.hexdigest()
+    stamp_file = _PKG / "engine" / "__pycache__" / "kernels.stamp"
+    try:
+        if stamp_file.is_file() and stamp_file.read_text() == stamp:
+            return
+        for d in _cache_dirs():
+            if d.is_dir():
+                for f in list(d.glob("*.nbi")) + list(d.glob("*.nbc")):
+                    f.unlink(missing_ok=True)
+        stamp_file.parent.mkdir(exist_ok=True)
+        tmp = stamp_file.with_suffix(f".{os.getpid()}.tmp")
+        tmp.write_text(stamp)
+        os.replace(tmp, stamp_file)
+    except OSError:  # a read-only install: the cache cannot be stale there
+        pass
+
+
+_drop_stale_cache()

@@ -141,7 +141,14 @@ O_TRICK_IN = O_TRICK_PLAYER + MAX_TRICK  # [MAX_TRICK] 1 while the card is still
 O_PLAYED = O_TRICK_IN + MAX_TRICK  # [MAX_CARDS] cards played this round, in order
 O_PLAYED_BY = O_PLAYED + MAX_CARDS  # [MAX_CARDS] who played them
 O_OPTIONS = O_PLAYED_BY + MAX_CARDS  # [MAX_HAND] the options of this decision
-OBS_SIZE = O_OPTIONS + MAX_HAND
+# The deck (public): per-card columns, indexed by card id.
+O_N_CARDS = O_OPTIONS + MAX_HAND  # cards in the deck
+O_CARD_KIND = O_N_CARDS + 1  # [MAX_CARDS] K_*
+O_CARD_COLOUR = O_CARD_KIND + MAX_CARDS  # [MAX_CARDS] C_*
+O_CARD_VALUE = O_CARD_COLOUR + MAX_CARDS  # [MAX_CARDS] value (-1: buoy)
+O_CARD_EFFECT = O_CARD_VALUE + MAX_CARDS  # [MAX_CARDS] E_*
+O_CARD_SUIT = O_CARD_EFFECT + MAX_CARDS  # [3 * MAX_CARDS] suit in a trick: no trump, light, dark
+OBS_SIZE = O_CARD_SUIT + 3 * MAX_CARDS
 # A face-down card in the trick (exchange-1-card) is shown as this; as an option of a
 # catch-1-other / exchange decision it is FACE_DOWN_OPTION + its position in the trick.
 FACE_DOWN = -2

@@ -25,12 +25,13 @@ from .constants import (
     FACE_DOWN_OPTION, K_BLOWFISH, K_BUOY, K_COLOUR, K_GREEN, MAX_CARDS, MAX_HAND,
     MAX_PLAYERS, MAX_TRICK, O_BOAT_N, O_FISHER_N, O_HAND, O_HAND_N, O_KIND, O_LEADER, O_LED,
     O_N_OPTIONS, O_N_PLAYED, O_N_ROUNDS, O_OCEAN_N, O_OPTIONS, O_PLAYED, O_PLAYED_BY,
-    O_PLAYERS, O_POINTS, O_ROUND, O_RULESET, O_SEAT, O_SUBJECT, O_TRICK_CARD, O_TRICK_IN,
+    O_PLAYERS, O_POINTS, O_N_CARDS, O_CARD_KIND, O_CARD_COLOUR, O_CARD_VALUE,
+    O_CARD_EFFECT, O_CARD_SUIT, O_ROUND, O_RULESET, O_SEAT, O_SUBJECT, O_TRICK_CARD, O_TRICK_IN,
     O_TRICK_N, O_TRICK_NO, O_TRICK_PLAYER, O_TRUMP, SUIT_NONE, SUIT_TRUMP,
 )
 from .rng import rand_below, seed_streams
 from .state import (
-    A_KIND, A_VALUE, A_EFFECT, A_SUIT, S_SUIT_BASE, S_OBSERVE_MASK,
+    A_KIND, A_COLOUR, A_VALUE, A_EFFECT, A_SUIT, S_SUIT_BASE, S_OBSERVE_MASK,
     A_BOAT, A_BOAT_HEAD, A_BOAT_N, A_BONUS, A_FISHER, A_FISHER_N, A_HAND, A_HAND_N,
     A_HAND_SIZES, A_LAST_ORDER, A_OCEAN, A_PLAYED, A_PLAYED_BY, A_POINTS, A_SCORED,
     A_TRICK_CARD, A_TRICK_FD, A_TRICK_IN, A_TRICK_PLAYER, PH_OVER, PH_ROUND_START,
@@ -194,6 +195,7 @@ def setup_game(st, rng, ev, deck, players, ruleset, hand_sizes, n_rounds, first_
         st[A_HAND_SIZES + r] = hand_sizes[r - 1]
     for c in range(n_cards):
         st[A_KIND + c] = deck[c, F_KIND]
+        st[A_COLOUR + c] = deck[c, F_COLOUR]
         st[A_VALUE + c] = deck[c, F_VALUE]
         st[A_EFFECT + c] = deck[c, F_EFFECT]
         st[A_SUIT + c] = card_suit(deck, c, C_NONE)
@@ -292,6 +294,17 @@ def fill_obs(st, obs, seat, kind, n_opt, subject):
             obs[O_TRICK_CARD + i] = st[A_TRICK_CARD + i]
         obs[O_TRICK_PLAYER + i] = st[A_TRICK_PLAYER + i]
         obs[O_TRICK_IN + i] = st[A_TRICK_IN + i]
+    # the deck is public and the same for the whole batch: copy it once
+    if obs[O_N_CARDS] != st[S_N_CARDS]:
+        n_cards = st[S_N_CARDS]
+        obs[O_N_CARDS] = n_cards
+        for c in range(n_cards):
+            obs[O_CARD_KIND + c] = st[A_KIND + c]
+            obs[O_CARD_COLOUR + c] = st[A_COLOUR + c]
+            obs[O_CARD_VALUE + c] = st[A_VALUE + c]
+            obs[O_CARD_EFFECT + c] = st[A_EFFECT + c]
+        for i in range(3 * MAX_CARDS):
+            obs[O_CARD_SUIT + i] = st[A_SUIT + i]
     # the cards played this round are public: copy only what the buffer lacks
     pn = st[S_PLAYED_N]
     have = st[S_OBS_PLAYED]
@@ -319,7 +332,7 @@ def ask(st, rng, obs, strats, params, seat, kind, n_opt, subject):
         obs[O_KIND] = kind
         obs[O_SEAT] = seat
         obs[O_N_OPTIONS] = n_opt
-    choice = strats[seat](kind, obs, params[seat], rng[1 + seat:2 + seat])
+    choice = strats[kind][seat](obs, params[seat], rng[1 + seat:2 + seat])
     for i in range(n_opt):
         if obs[O_OPTIONS + i] == choice:
             return choice

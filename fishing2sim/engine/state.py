@@ -65,6 +65,7 @@ A_LAST_ORDER = _field("last_order", MAX_PLAYERS)  # play order of the last finis
 A_HAND_SIZES = _field("hand_sizes", MAX_ROUNDS + 1)  # index = round
 # the deck's columns, copied at setup so the kernels need no deck argument
 A_KIND = _field("kind", MAX_CARDS)
+A_COLOUR = _field("colour", MAX_CARDS)
 A_VALUE = _field("value", MAX_CARDS)
 A_EFFECT = _field("effect", MAX_CARDS)
 A_SUIT = _field("suit", 3 * MAX_CARDS)  # a card's suit in a trick: [no trump, light, dark]

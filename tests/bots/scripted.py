@@ -5,18 +5,16 @@ options (cards by id; a shade s is written as SHADE_CODE + s), else the first op
 """
 from numba import njit
 
-from fishing2sim.engine.constants import D_DETERMINE_TRUMP, D_TRUMP_CHOICE, O_KIND, O_N_OPTIONS, O_OPTIONS
-from fishing2sim.engine.strategy_sig import DECIDE_SIGNATURE
+from fishing2sim.strategy_kit import O_N_OPTIONS, O_OPTIONS, decision
 
 NAME = "scripted"
 OBSERVES = False
 SHADE_CODE = 2000
 
 
-@njit(DECIDE_SIGNATURE, cache=True)
-def decide(kind, obs, params, rng):
+@njit(cache=True)
+def first_preferred(obs, params, shade):
     n = obs[O_N_OPTIONS]
-    shade = kind == D_TRUMP_CHOICE or kind == D_DETERMINE_TRUMP
     for j in range(params.shape[0]):
         want = int(params[j])
         if want < 0:
@@ -27,3 +25,18 @@ def decide(kind, obs, params, rng):
             if obs[O_OPTIONS + i] == want:
                 return want
     return obs[O_OPTIONS]
+
+
+@decision
+def cards(obs, params, rng):
+    return first_preferred(obs, params, False)
+
+
+@decision
+def shades(obs, params, rng):
+    return first_preferred(obs, params, True)
+
+
+play = catch_1_other = exchange_take = exchange_give = catch_1_card = cards
+zero_catch = pass_1_left = determine_colour = cards
+trump_choice = determine_trump = shades
