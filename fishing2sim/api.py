@@ -102,13 +102,13 @@ class GameRecord:
 def _strategy_error(strats, seat, kind, choice, deck: Deck) -> StrategyFailure:
     name = strats[seat].name if seat < len(strats) else "?"
     what = K.DECISION_NAMES[kind] if 0 <= kind < len(K.DECISION_NAMES) else str(kind)
-    shown = choice
+    shown, choice, seat, kind = int(choice), int(choice), int(seat), int(kind)
     if kind in (K.D_TRUMP_CHOICE, K.D_DETERMINE_TRUMP):
         shown = SHADE_NAMES.get(choice, choice)
     elif 0 <= choice < deck.n_cards:
         shown = deck.name(choice)
     return StrategyFailure(
-        f"strategy '{name}' (seat {seat}) made an illegal {what} decision: {shown!r} "
+        f"strategy '{name}' (seat {seat}) made an illegal {what} decision: {shown} "
         "is not one of its options"
     )
 

@@ -139,3 +139,298 @@ def players(obs):
 @njit(cache=True)
 def points(obs, p):
     return obs[O_POINTS + p]
+
+
+# ---- helpers for heuristic bots: reading the trick, judging cards -----------------------
+# Everything below reads only the observation. "Power" is a generic card strength for
+# trick-taking: blowfish > trump > the rest by value; buoys have none (they never win).
+
+from .engine.constants import O_N_CARDS  # noqa: E402
+
+
+@njit(cache=True)
+def trick_n(obs):
+    """Cards in the current trick (a face-down exchanged card included)."""
+    return obs[O_TRICK_N]
+
+
+@njit(cache=True)
+def trick_card(obs, i):
+    """The card at trick position i (FACE_DOWN for a face-down card)."""
+    return obs[O_TRICK_CARD + i]
+
+
+@njit(cache=True)
+def trick_player(obs, i):
+    return obs[O_TRICK_PLAYER + i]
+
+
+@njit(cache=True)
+def to_play(obs):
+    """While choosing a card to play: how many players play after the deciding seat."""
+    return obs[O_PLAYERS] - obs[O_TRICK_N] - 1
+
+
+@njit(cache=True)
+def is_card(obs, card):
+    """True for a real card id (not FACE_DOWN, not a face-down option, not a shade)."""
+    return 0 <= card < obs[O_N_CARDS]
+
+
+@njit(cache=True)
+def is_buoy(obs, card):
+    return is_card(obs, card) and obs[O_CARD_KIND + card] == K_BUOY
+
+
+@njit(cache=True)
+def is_blowfish(obs, card):
+    return is_card(obs, card) and obs[O_CARD_KIND + card] == K_BLOWFISH
+
+
+@njit(cache=True)
+def is_green(obs, card):
+    return is_card(obs, card) and obs[O_CARD_KIND + card] == K_GREEN
+
+
+@njit(cache=True)
+def has_effect(obs, card, eff):
+    return is_card(obs, card) and obs[O_CARD_EFFECT + card] == eff
+
+
+@njit(cache=True)
+def _card_or_extra(obs, i, n, extra):
+    if i == n:
+        return extra
+    return obs[O_TRICK_CARD + i]
+
+
+@njit(cache=True)
+def led_with(obs, card):
+    """The led suit once ``card`` is played (card < 0: the trick as it is)."""
+    led = obs[O_LED]
+    if led == SUIT_NONE and card >= 0:
+        led = suit(obs, card)
+    return led
+
+
+@njit(cache=True)
+def highest_with(obs, card):
+    """A6: trick index of the highest card if ``card`` were played now (it would sit at
+    index O_TRICK_N); card < 0: of the trick as it is. -1 for an empty trick."""
+    n = obs[O_TRICK_N]
+    m = n + 1 if card >= 0 else n
+    if m == 0:
+        return -1
+    trump = obs[O_TRUMP]
+    led = led_with(obs, card)
+    best = -1
+    hv = -1
+    if led == SUIT_NONE:  # only buoys and blowfish: the highest blowfish, else the first buoy
+        for i in range(m):
+            c = _card_or_extra(obs, i, n, card)
+            if c >= 0 and obs[O_CARD_KIND + c] == K_BLOWFISH and obs[O_CARD_VALUE + c] > hv:
+                hv = obs[O_CARD_VALUE + c]
+                best = i
+        return best if best >= 0 else 0
+    has_trump = False
+    for i in range(m):
+        c = _card_or_extra(obs, i, n, card)
+        if c >= 0 and suit_under(obs, c, trump) == SUIT_TRUMP:
+            has_trump = True
+    target = SUIT_TRUMP if has_trump else led
+    blow = target == led
+    for i in range(m):
+        c = _card_or_extra(obs, i, n, card)
+        if c < 0:
+            continue
+        if (blow and obs[O_CARD_KIND + c] == K_BLOWFISH) or suit_under(obs, c, trump) == target:
+            if obs[O_CARD_VALUE + c] >= hv:  # the later of two 16s is higher
+                hv = obs[O_CARD_VALUE + c]
+                best = i
+    return best
+
+
+@njit(cache=True)
+def weakest_with(obs, card):
+    """A7: trick index of the weakest card if ``card`` were played now (-1: none)."""
+    n = obs[O_TRICK_N]
+    m = n + 1 if card >= 0 else n
+    trump = obs[O_TRUMP]
+    led = led_with(obs, card)
+    weakest = -1
+    wv = 1 << 30
+    if led == SUIT_NONE:
+        for i in range(m):
+            c = _card_or_extra(obs, i, n, card)
+            if c >= 0 and obs[O_CARD_KIND + c] == K_BLOWFISH and obs[O_CARD_VALUE + c] < wv:
+                wv = obs[O_CARD_VALUE + c]
+                weakest = i
+        return weakest
+    for i in range(m):  # the lowest shed card, the earlier of equals
+        c = _card_or_extra(obs, i, n, card)
+        if c >= 0 and (obs[O_CARD_KIND + c] == K_COLOUR or obs[O_CARD_KIND + c] == K_GREEN):
+            s = suit_under(obs, c, trump)
+            if s != led and s != SUIT_TRUMP and obs[O_CARD_VALUE + c] < wv:
+                wv = obs[O_CARD_VALUE + c]
+                weakest = i
+    if weakest >= 0:
+        return weakest
+    for i in range(m):  # else the lowest card of the led suit, blowfish included
+        c = _card_or_extra(obs, i, n, card)
+        if c >= 0 and (obs[O_CARD_KIND + c] == K_BLOWFISH or suit_under(obs, c, trump) == led):
+            if obs[O_CARD_VALUE + c] < wv:
+                wv = obs[O_CARD_VALUE + c]
+                weakest = i
+    if weakest >= 0:
+        return weakest
+    for i in range(m):  # else the lowest trump
+        c = _card_or_extra(obs, i, n, card)
+        if c >= 0 and suit_under(obs, c, trump) == SUIT_TRUMP and obs[O_CARD_VALUE + c] < wv:
+            wv = obs[O_CARD_VALUE + c]
+            weakest = i
+    return weakest
+
+
+@njit(cache=True)
+def wins_now(obs, card):
+    """Playing ``card`` now makes it the trick's highest card (so far)."""
+    return highest_with(obs, card) == obs[O_TRICK_N]
+
+
+@njit(cache=True)
+def weakest_now(obs, card):
+    """Playing ``card`` now makes it the trick's weakest card (so far)."""
+    return weakest_with(obs, card) == obs[O_TRICK_N]
+
+
+@njit(cache=True)
+def blowfish_in_trick(obs):
+    """Blowfish still in the current trick."""
+    k = 0
+    for i in range(obs[O_TRICK_N]):
+        c = obs[O_TRICK_CARD + i]
+        if c >= 0 and obs[O_TRICK_IN + i] != 0 and obs[O_CARD_KIND + c] == K_BLOWFISH:
+            k += 1
+    return k
+
+
+@njit(cache=True)
+def power(obs, card):
+    """Trick-taking strength under the active trump: blowfish 41..47, the two 16s 40,
+    other trump 25..39, colour and inactive green cards their value (1..26), buoys and
+    face-down cards 0."""
+    if not is_card(obs, card):
+        return 0
+    k = obs[O_CARD_KIND + card]
+    v = obs[O_CARD_VALUE + card]
+    if k == K_BUOY:
+        return 0
+    if k == K_BLOWFISH:
+        return 20 + v
+    if k == K_GREEN:
+        if obs[O_CARD_COLOUR + card] == C_BOTH:
+            return 40
+        if obs[O_TRUMP] == C_NONE or suit(obs, card) == SUIT_TRUMP:
+            return 24 + v
+    return v
+
+
+@njit(cache=True)
+def future_power(obs, card):
+    """Strength of a card for later rounds, where the trump shade is not known yet:
+    greens count as trump-ish (half their trump bonus), blowfish and 26s high."""
+    if not is_card(obs, card):
+        return 0
+    k = obs[O_CARD_KIND + card]
+    v = obs[O_CARD_VALUE + card]
+    if k == K_BUOY:
+        return 0
+    if k == K_BLOWFISH:
+        return 20 + v
+    if k == K_GREEN:
+        if obs[O_CARD_COLOUR + card] == C_BOTH:
+            return 40
+        return 12 + v
+    return v
+
+
+@njit(cache=True)
+def shade_cards(obs, shade):
+    """Hand cards that are trump when ``shade`` is active (the two 16s count for both)."""
+    k = 0
+    for i in range(obs[O_HAND_N]):
+        c = obs[O_HAND + i]
+        if obs[O_CARD_KIND + c] == K_GREEN:
+            col = obs[O_CARD_COLOUR + c]
+            if col == shade or col == C_BOTH:
+                k += 1
+    return k
+
+
+@njit(cache=True)
+def shade_value(obs, shade):
+    """Sum of the values of the hand cards that are trump when ``shade`` is active."""
+    s = 0
+    for i in range(obs[O_HAND_N]):
+        c = obs[O_HAND + i]
+        if obs[O_CARD_KIND + c] == K_GREEN:
+            col = obs[O_CARD_COLOUR + c]
+            if col == shade or col == C_BOTH:
+                s += obs[O_CARD_VALUE + c]
+    return s
+
+
+@njit(cache=True)
+def in_hand(obs, card):
+    for i in range(obs[O_HAND_N]):
+        if obs[O_HAND + i] == card:
+            return True
+    return False
+
+
+@njit(cache=True)
+def was_played(obs, card):
+    """``card`` was played this round (the O_PLAYED list)."""
+    for i in range(obs[O_N_PLAYED]):
+        if obs[O_PLAYED + i] == card:
+            return True
+    return False
+
+
+@njit(cache=True)
+def unseen_above(obs, card):
+    """Cards of ``card``'s suit (under the active trump) that could beat it and are
+    neither in the hand nor played this round (so may be in another hand). Blowfish are
+    not counted. For a 16 the other 16 counts (a later 16 beats an earlier one)."""
+    s = suit(obs, card)
+    if s == SUIT_NONE:
+        return 0
+    v = obs[O_CARD_VALUE + card]
+    trump = obs[O_TRUMP]
+    k = 0
+    for c in range(obs[O_N_CARDS]):
+        if c != card and obs[O_CARD_KIND + c] != K_BLOWFISH and obs[O_CARD_VALUE + c] >= v:
+            if suit_under(obs, c, trump) == s and not in_hand(obs, c) and not was_played(obs, c):
+                k += 1
+    return k
+
+
+@njit(cache=True)
+def unseen_blowfish(obs):
+    """Blowfish neither in the hand nor played this round."""
+    k = 0
+    for c in range(obs[O_N_CARDS]):
+        if obs[O_CARD_KIND + c] == K_BLOWFISH and not in_hand(obs, c) and not was_played(obs, c):
+            k += 1
+    return k
+
+
+@njit(cache=True)
+def leader_gap(obs):
+    """The best other player's points minus the deciding seat's (>0: behind)."""
+    me = obs[O_SEAT]
+    best = -(1 << 40)
+    for p in range(obs[O_PLAYERS]):
+        if p != me and obs[O_POINTS + p] > best:
+            best = obs[O_POINTS + p]
+    return best - obs[O_POINTS + me]

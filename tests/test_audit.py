@@ -13,7 +13,7 @@ import time
 
 import pytest
 
-from fishing2sim.audit import AuditError, audit_game, load_deck
+from fishing2sim.audit import AuditError, _Fishing2Referee, audit_game, load_deck
 
 N_SEEDS = 2000
 
@@ -78,11 +78,53 @@ def test_log_must_start_with_setup():
         audit_game([{"event": "deal", "player": 0, "card": "blue 7"}])
 
 
+def _rank(plays: list[tuple[int, str]], trump: str | None):
+    """The auditor's own A6/A7 on [(player, card name)] in play order, named back."""
+    deck = load_deck("fishing2")
+    ref = _Fishing2Referee([], deck)
+    hp, hc, wp, wc = ref.rank([(p, deck.by_name[c].id) for p, c in plays], trump)
+    name = lambda c: None if c is None else deck.cards[c].name  # noqa: E731
+    return hp, name(hc), wp, name(wc)
+
+
+# Tricks the engine's random games almost never produce: the auditor's rules on them.
+@pytest.mark.parametrize("plays, trump, want", [
+    # rulebook example: Hedwig's yellow 10 catches, Nicole's shed blue 2 is weakest
+    ([(0, "yellow 7"), (1, "yellow 3"), (2, "yellow 10"), (3, "blue 2")], None,
+     (2, "yellow 10", 3, "blue 2")),
+    # A7 ruling example: red 5 led, blowfish 22, dark 3, dark 8 (dark trump)
+    ([(0, "red 5"), (1, "blowfish 22"), (2, "dark green 3"), (3, "dark green 8")], "dark",
+     (3, "dark green 8", 0, "red 5")),
+    # A6: only buoys: the first buoy's player catches; no weakest
+    ([(1, "buoy +3-points"), (2, "buoy draw-1-card"), (0, "buoy catch-1-card")], "light",
+     (1, None, None, None)),
+    # A6 ruling: no suit set: highest and lowest blowfish
+    ([(0, "blowfish 23"), (1, "buoy determine-trump"), (2, "blowfish 27"),
+      (3, "blowfish 21")], "light", (2, "blowfish 27", 3, "blowfish 21")),
+    # A6: the later 16 beats the earlier; A7 ruling: the earlier 16 is lower
+    ([(0, "green 16 (2)"), (1, "green 16 (1)"), (2, "light green 15")], "dark",
+     (1, "green 16 (1)", 2, "light green 15")),
+    ([(0, "green 16 (2)"), (1, "green 16 (1)"), (2, "blowfish 27")], "dark",
+     (2, "blowfish 27", 0, "green 16 (2)")),
+    # A7: shed cards of equal value: the earlier is weaker; the inactive shade is shed
+    ([(0, "red 9"), (1, "blue 4"), (2, "yellow 4"), (3, "light green 4")], "dark",
+     (0, "red 9", 1, "blue 4")),
+    # A5: a blowfish lead leaves the suit to the next colour card; trump led makes
+    # blowfish trump (blowfish 21 beats the 16), a buoy is neither highest nor weakest
+    ([(0, "blowfish 21"), (1, "light green 2"), (2, "green 16 (1)"), (3, "buoy catch-1-other (2)")],
+     "light", (0, "blowfish 21", 1, "light green 2")),
+    # trumping a colour lead: highest trump wins, blowfish stay the led colour
+    ([(0, "blue 26"), (1, "blowfish 27"), (2, "dark green 1")], "dark",
+     (2, "dark green 1", 0, "blue 26")),
+])
+def test_auditor_highest_and_weakest(plays, trump, want):
+    assert _rank(plays, trump) == want
+
+
 # ---------------------------------------------------------------------------------------
 # Many seeded games.
 
 
-@pytest.mark.slow
 @pytest.mark.parametrize("players", [3, 4, 5])
 def test_auditor_passes_seeded_games(players):
     api = _api()

@@ -31,7 +31,7 @@ from .constants import (
 )
 from .rng import rand_below, seed_streams
 from .state import (
-    A_KIND, A_COLOUR, A_VALUE, A_EFFECT, A_SUIT, S_SUIT_BASE, S_OBSERVE_MASK,
+    A_KIND, A_COLOUR, A_VALUE, A_EFFECT, A_SCRATCH, A_SUIT, S_SUIT_BASE, S_OBSERVE_MASK,
     A_BOAT, A_BOAT_HEAD, A_BOAT_N, A_BONUS, A_FISHER, A_FISHER_N, A_HAND, A_HAND_N,
     A_HAND_SIZES, A_LAST_ORDER, A_OCEAN, A_PLAYED, A_PLAYED_BY, A_POINTS, A_SCORED,
     A_TRICK_CARD, A_TRICK_FD, A_TRICK_IN, A_TRICK_PLAYER, PH_OVER, PH_ROUND_START,
@@ -52,7 +52,7 @@ ERR_SETUP = 4
 # event log
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def log_event(st, ev, code, a, b, c, d, e):
     if st[S_LOG] == 0:
         return
@@ -88,7 +88,7 @@ def card_suit(deck, card, trump):
     return SUIT_NONE  # A4: blowfish and buoys belong to no suit by themselves
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def set_trump(st, shade):
     """Make ``shade`` the active trump; the suit table follows it."""
     st[S_TRUMP] = shade
@@ -100,7 +100,7 @@ def set_trump(st, shade):
         st[S_SUIT_BASE] = A_SUIT
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def other_shade(shade):
     return C_DARK if shade == C_LIGHT else C_LIGHT
 
@@ -109,7 +109,7 @@ def other_shade(shade):
 # stacks
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def hand_remove(st, p, card):
     base = A_HAND + p * MAX_HAND
     n = st[A_HAND_N + p]
@@ -121,21 +121,21 @@ def hand_remove(st, p, card):
     return False
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def hand_add(st, p, card):
     n = st[A_HAND_N + p]
     st[A_HAND + p * MAX_HAND + n] = card
     st[A_HAND_N + p] = n + 1
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def fisher_add(st, p, card):
     n = st[A_FISHER_N + p]
     st[A_FISHER + p * MAX_CARDS + n] = card
     st[A_FISHER_N + p] = n + 1
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def boat_pop(st, p):
     head = st[A_BOAT_HEAD + p]
     card = st[A_BOAT + p * MAX_CARDS + head]
@@ -144,26 +144,26 @@ def boat_pop(st, p):
     return card
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def boat_push_under(st, p, card):
     n = st[A_BOAT_N + p]
     st[A_BOAT + p * MAX_CARDS + (st[A_BOAT_HEAD + p] + n) % MAX_CARDS] = card
     st[A_BOAT_N + p] = n + 1
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def ocean_size(st):
     return st[S_OCEAN_LEN] - st[S_OCEAN_TOP]
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def ocean_pop(st):
     card = st[A_OCEAN + st[S_OCEAN_TOP]]
     st[S_OCEAN_TOP] += 1
     return card
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def shuffle_slice(st, start, n, rng):
     """Fisher-Yates shuffle of st[start:start+n] with the game stream."""
     for i in range(n - 1, 0, -1):
@@ -259,7 +259,7 @@ def setup_game(st, rng, ev, deck, players, ruleset, hand_sizes, n_rounds, first_
 # asking a strategy (RULES.md C)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def fill_obs(st, obs, seat, kind, n_opt, subject):
     """Write what ``seat`` may know into obs (the options are already at O_OPTIONS)."""
     players = st[S_PLAYERS]
@@ -317,7 +317,7 @@ def fill_obs(st, obs, seat, kind, n_opt, subject):
     st[S_OBS_PLAYED] = pn
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def ask(st, rng, obs, strats, params, seat, kind, n_opt, subject):
     """Ask ``seat``'s strategy to choose one of the n_opt options at obs[O_OPTIONS:].
 
@@ -349,7 +349,7 @@ def ask(st, rng, obs, strats, params, seat, kind, n_opt, subject):
 # playing a trick (A5)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def legal_options(st, p, obs):
     """A5: write the legal cards of player p to obs[O_OPTIONS:], return how many."""
     n = st[A_HAND_N + p]
@@ -379,7 +379,7 @@ def legal_options(st, p, obs):
     return n
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def play_card(st, ev, p, card):
     hand_remove(st, p, card)
     i = st[S_TRICK_N]
@@ -409,7 +409,7 @@ def play_card(st, ev, p, card):
             log_event(st, ev, EV_BONUS, p, 3, 0, 0, 0)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def find_highest_weakest(st, n_plays):
     """A6, A7: the trick indexes of the highest and the weakest card (-1: none)."""
     led = st[S_LED]
@@ -489,7 +489,7 @@ def find_highest_weakest(st, n_plays):
     return highest, weakest
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def trick_targets(st, obs, exclude):
     """Options for catch-1-other / exchange: other cards still in the trick."""
     k = 0
@@ -503,7 +503,7 @@ def trick_targets(st, obs, exclude):
     return k
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def trick_index_of(st, option):
     if option >= FACE_DOWN_OPTION:
         return option - FACE_DOWN_OPTION
@@ -513,7 +513,7 @@ def trick_index_of(st, option):
     return -1
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def hand_options(st, obs, p):
     n = st[A_HAND_N + p]
     base = A_HAND + p * MAX_HAND
@@ -522,7 +522,7 @@ def hand_options(st, obs, p):
     return n
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def end_game(st, ev, reason):
     st[S_END] = reason
     st[S_END_ROUND] = st[S_ROUND]
@@ -541,7 +541,7 @@ def end_game(st, ev, reason):
             log_event(st, ev, EV_GAME_END, reason, st[S_ROUND], mask, 0, 0)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def resolve_buoy(st, rng, ev, obs, strats, params, b):
     """A9: the effect of the buoy played at trick index b. Returns False if the game ended."""
     card = st[A_TRICK_CARD + b]
@@ -642,7 +642,7 @@ def resolve_buoy(st, rng, ev, obs, strats, params, b):
     return True
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def finish_trick(st, rng, ev, obs, strats, params):
     """A8: highest and weakest, buoy effects, catching, trump change, next leader."""
     players = st[S_PLAYERS]
@@ -701,7 +701,7 @@ def finish_trick(st, rng, ev, obs, strats, params):
     st[S_N_TRICKS] += 1
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def play_trick(st, rng, ev, obs, strats, params):
     players = st[S_PLAYERS]
     st[S_TRICK_NO] += 1
@@ -722,7 +722,7 @@ def play_trick(st, rng, ev, obs, strats, params):
 # rounds (A10) and the end of the game (A11)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def last_position(st, p):
     for k in range(st[S_PLAYERS]):
         if st[A_LAST_ORDER + k] == p:
@@ -730,7 +730,7 @@ def last_position(st, p):
     return 0
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def begin_round(st, ev):
     """A10.2: draws for the new round; A10.3: its leader. Returns False on overfishing."""
     players = st[S_PLAYERS]
@@ -748,13 +748,15 @@ def begin_round(st, ev):
         if st[S_LOG] != 0:
             log_event(st, ev, EV_LEADER, 1, st[S_LEADER], 0, 0, 0)
         return True
-    short = np.zeros(MAX_PLAYERS, np.int64)
+    short = A_SCRATCH  # st[short + p]: cards p must draw from the ocean
+    done = A_SCRATCH + MAX_PLAYERS  # st[done + p]: p has drawn them
     total = 0
     for p in range(players):
         s = h - st[A_HAND_N + p] - st[A_BOAT_N + p]
         if s < 0:
             s = 0
-        short[p] = s
+        st[short + p] = s
+        st[done + p] = 0
         total += s
     # A10.2: if the ocean cannot cover the total shortfall, overfishing before any draw.
     if total > ocean_size(st):
@@ -774,17 +776,17 @@ def begin_round(st, ev):
                 log_event(st, ev, EV_DRAW, p, c, 0, 0, 0)
     # A10.2: the player short the most draws all theirs first; ties -> earlier in the
     # previous round's final trick.
-    done = np.zeros(MAX_PLAYERS, np.bool_)
     for _ in range(players):
         best = -1
         for k in range(players):
             p = st[A_LAST_ORDER + k]
-            if not done[p] and short[p] > 0 and (best < 0 or short[p] > short[best]):
+            if st[done + p] == 0 and st[short + p] > 0 and \
+                    (best < 0 or st[short + p] > st[short + best]):
                 best = p
         if best < 0:
             break
-        done[best] = True
-        for _j in range(short[best]):
+        st[done + best] = 1
+        for _j in range(st[short + best]):
             c = ocean_pop(st)
             hand_add(st, best, c)
             if st[S_LOG] != 0:
@@ -803,7 +805,7 @@ def begin_round(st, ev):
     return True
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def choose_trump(st, rng, ev, obs, strats, params):
     """A10.3: after drawing and before leading, the leader chooses the active shade."""
     leader = st[S_LEADER]
@@ -815,7 +817,7 @@ def choose_trump(st, rng, ev, obs, strats, params):
     apply_trump_choice(st, ev, choice)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def apply_trump_choice(st, ev, shade):
     r = st[S_ROUND]
     set_trump(st, shade)
@@ -826,7 +828,7 @@ def apply_trump_choice(st, ev, shade):
     st[S_PHASE] = PH_TRICKS
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def end_round(st, rng, ev):
     """A10.1: score 1 point per fisher card; shuffle the fisher under the boat."""
     players = st[S_PLAYERS]
@@ -848,7 +850,7 @@ def end_round(st, rng, ev):
         st[R_POINTS + r * MAX_PLAYERS + p] = st[A_POINTS + p]
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def run_game(st, rng, ev, deck, obs, strats, params, stop_at_trump):
     """Play on from the state's phase until the game ends.
 
@@ -883,33 +885,31 @@ def run_game(st, rng, ev, deck, obs, strats, params, stop_at_trump):
         st[S_END] = END_ERROR
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def invariants_hold(st, deck):
     """Every card in exactly one place; equal hand sizes; points = scored + bonuses."""
     players = st[S_PLAYERS]
     n_cards = st[S_N_CARDS]
-    seen = np.zeros(n_cards, np.int64)
-    expected = np.zeros(n_cards, np.int64)
+    seen = A_SCRATCH  # st[seen + c]: places card c was found in
     for c in range(n_cards):
-        if deck[c, F_MIN_PLAYERS] <= players:
-            expected[c] = 1
+        st[seen + c] = 0
     for p in range(players):
         if st[A_HAND_N + p] != st[A_HAND_N]:
             return False
         if st[A_POINTS + p] != st[A_SCORED + p] + st[A_BONUS + p]:
             return False
         for i in range(st[A_HAND_N + p]):
-            seen[st[A_HAND + p * MAX_HAND + i]] += 1
+            st[seen + st[A_HAND + p * MAX_HAND + i]] += 1
         for i in range(st[A_BOAT_N + p]):
-            seen[st[A_BOAT + p * MAX_CARDS + (st[A_BOAT_HEAD + p] + i) % MAX_CARDS]] += 1
+            st[seen + st[A_BOAT + p * MAX_CARDS + (st[A_BOAT_HEAD + p] + i) % MAX_CARDS]] += 1
         for i in range(st[A_FISHER_N + p]):
-            seen[st[A_FISHER + p * MAX_CARDS + i]] += 1
+            st[seen + st[A_FISHER + p * MAX_CARDS + i]] += 1
     for i in range(st[S_OCEAN_TOP], st[S_OCEAN_LEN]):
-        seen[st[A_OCEAN + i]] += 1
+        st[seen + st[A_OCEAN + i]] += 1
     for i in range(st[S_TRICK_N]):
         if st[A_TRICK_IN + i] != 0:
-            seen[st[A_TRICK_CARD + i]] += 1
+            st[seen + st[A_TRICK_CARD + i]] += 1
     for c in range(n_cards):
-        if seen[c] != expected[c]:
+        if st[seen + c] != (1 if deck[c, F_MIN_PLAYERS] <= players else 0):
             return False
     return True

@@ -86,6 +86,8 @@ R_TRUMP = _field("r_trump", MAX_ROUNDS + 1)  # trump choice (A10.3)
 R_CHOOSER = _field("r_chooser", MAX_ROUNDS + 1)
 R_POINTS = _field("r_points", (MAX_ROUNDS + 1) * MAX_PLAYERS)  # points after the round
 
+A_SCRATCH = _field("scratch", MAX_CARDS)  # work space of a kernel call (no allocation)
+
 STATE_SIZE = _size
 LAYOUT = dict(_layout)
 RNG_SIZE = MAX_PLAYERS + 1  # [0]: the game's stream (shuffles); [1 + seat]: seat's decisions
