@@ -18,14 +18,15 @@ How it works: one ``_Referee`` walks the log as a straight-line script of the ga
 (``_Log.take``), checking every choice the log reports against the set the rules allow, and
 moving cards between *places* (hands, boats, fishers, ocean, trick, out of game). A move
 checks that the card is where the rules say it is (and on top, for boats and the ocean), so
-every card is in exactly one place after every event; a full recount runs after every trick
-and round. Ruleset-specific parts (the trick, the trump choice) are methods of a subclass:
+every card is in exactly one place after every event; a full recount of all places runs
+after the deal, after every round and at the end. Ruleset-specific parts (the trick, the trump choice) are methods of a subclass:
 ``_Fishing2Referee`` now; the original Fishing (RULES.md B) gets its own subclass later.
 """
 
 from __future__ import annotations
 
 import csv
+import functools
 from collections import deque
 from dataclasses import dataclass
 from pathlib import Path
@@ -86,6 +87,14 @@ _EFFECTS = {
 def load_deck(ruleset: str, deck_dir: str | Path | None = None) -> Deck:
     """Read ``<ruleset>.csv`` and ``<ruleset>_hands.csv`` from ``deck_dir``."""
     deck_dir = Path(deck_dir) if deck_dir is not None else DEFAULT_DECK_DIR
+    files = [deck_dir / f"{ruleset}.csv", deck_dir / f"{ruleset}_hands.csv"]
+    stamp = tuple((str(f.resolve()), f.stat().st_mtime_ns) for f in files if f.exists())
+    return _load_deck(ruleset, deck_dir, stamp)
+
+
+@functools.lru_cache(maxsize=16)
+def _load_deck(ruleset: str, deck_dir: Path, stamp: tuple) -> Deck:
+    """load_deck, cached while the files are unchanged (``stamp``: paths, mtimes)."""
     cards = []
     with open(deck_dir / f"{ruleset}.csv", newline="") as f:
         for row_no, row in enumerate(csv.DictReader(f)):
@@ -323,6 +332,7 @@ class _Referee:
         end_reason = "completed"
         try:
             for r in range(1, self.n_rounds + 1):
+                self.round_started = r
                 if r > 1:
                     self.round_draws(r)
                 else:
@@ -337,8 +347,8 @@ class _Referee:
         return {
             "ruleset": self.ruleset,
             "players": self.P,
-            "rounds_played": self.rounds_scored,
-            "end_round": self.round_played,
+            "rounds_played": self.rounds_scored,  # rounds finished and scored
+            "end_round": self.round_started,  # the round in which the game ended
             "end_reason": end_reason,
             "points": list(self.points),
             "winners": self.winners,
@@ -514,7 +524,6 @@ class _Referee:
         while True:
             n += 1
             leader = self.trick(r, n, leader)
-            self.t.check_conservation()
             sizes = {len(h) for h in self.t.hands}
             if len(sizes) != 1:
                 self.log.fail(f"hands of different sizes {[len(h) for h in self.t.hands]}")
@@ -554,8 +563,9 @@ class _Referee:
         log = self.log
         ev = log.take("game_end")
         self.expect(ev, "reason", reason)
-        # round: the last round played (overfishing at a round's start: the round before)
-        self.expect(ev, "round", self.round_played)
+        # round: the round the game ended in (docs/events.md); overfishing at the start of
+        # round r reports r, though round r never started.
+        self.expect(ev, "round", self.round_started)
         self.expect(ev, "points", self.points)
         best = max(self.points)
         self.winners = [p for p in range(self.P) if self.points[p] == best]

@@ -43,7 +43,7 @@ def main():
 @click.option("--json", "as_json", is_flag=True, help="Print the events as JSON lines.")
 def play(players, seed, game, ruleset, strategies, leader, deck, as_json):
     """Play one game and print what happened, trick by trick."""
-    from .api import play_game
+    from .api import StrategyFailure, play_game
     from .cards import DeckError
     from .render import render_game
     from .strategies import StrategyError
@@ -59,13 +59,53 @@ def play(players, seed, game, ruleset, strategies, leader, deck, as_json):
             raise ValueError(f"--game must be >= 0, got {game}")
         g = play_game(players=players, seed=seed, ruleset=ruleset, strategies=lineup,
                       first_leader=leader, deck=deck, game=game)
-    except (ValueError, DeckError, StrategyError) as exc:
+    except (ValueError, DeckError, StrategyError, StrategyFailure) as exc:
         _fail(exc)
     if as_json:
         for e in g.events:
             sys.stdout.write(json.dumps(e) + "\n")
     else:
         click.echo(render_game(g.events))
+
+
+@main.command()
+@click.argument("experiment", type=click.Path(dir_okay=False))
+@click.option("--workers", "-w", type=int, default=None,
+              help="Local processes (default: the file's workers, else all cores).")
+@click.option("--resume", is_flag=True,
+              help="Continue an interrupted run from its finished chunks.")
+@click.option("--games", type=int, default=None, help="Override the games per condition.")
+@click.option("--output", type=click.Path(file_okay=False), default=None,
+              help="Folder that receives <name>/ (default: the file's output, else reports).")
+@click.option("--no-progress", is_flag=True, help="No progress bar.")
+def run(experiment, workers, resume, games, output, no_progress):
+    """Run an experiment file and write its report (CSV tables, plots, summary.md)."""
+    from .cards import DeckError
+    from .experiment import ExperimentError, load_experiment
+    from .api import StrategyFailure
+    from .runner import RunError, run as run_experiment
+    from .strategies import StrategyError
+
+    overrides = {k: v for k, v in (("games", games), ("output", output), ("workers", workers))
+                 if v is not None}
+    try:
+        if workers is not None and workers < 0:
+            raise ValueError(f"--workers must be >= 0, got {workers}")
+        exp = load_experiment(experiment, overrides)
+        results = run_experiment(exp, workers=workers, resume=resume,
+                                 progress=not no_progress)
+    except KeyboardInterrupt:
+        click.echo("\ninterrupted: the finished chunks are saved; run again with --resume "
+                   "to continue", err=True)
+        sys.exit(130)
+    except (ExperimentError, DeckError, StrategyError, RunError, StrategyFailure,
+            ValueError) as exc:
+        _fail(exc)
+    m = results.meta
+    click.echo(f"{m['games']:,} games in {m['elapsed_s']} s"
+               + (f" ({m['games_per_second']:,.0f} games/s, {m['workers']} workers)"
+                  if m.get("games_per_second") else "")
+               + f" -> {exp.output_dir}")
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -145,7 +145,7 @@ def points(obs, p):
 # Everything below reads only the observation. "Power" is a generic card strength for
 # trick-taking: blowfish > trump > the rest by value; buoys have none (they never win).
 
-from .engine.constants import O_N_CARDS  # noqa: E402
+from .engine.constants import E_MINUS_3, O_N_CARDS  # noqa: E402
 
 
 @njit(cache=True)
@@ -317,8 +317,8 @@ def blowfish_in_trick(obs):
 @njit(cache=True)
 def power(obs, card):
     """Trick-taking strength under the active trump: blowfish 41..47, the two 16s 40,
-    other trump 25..39, colour and inactive green cards their value (1..26), buoys and
-    face-down cards 0."""
+    other trump 25..39 (round 1, with no trump: every green), colour and inactive green
+    cards their value (0..26), buoys and face-down cards 0."""
     if not is_card(obs, card):
         return 0
     k = obs[O_CARD_KIND + card]
@@ -328,17 +328,19 @@ def power(obs, card):
     if k == K_BLOWFISH:
         return 20 + v
     if k == K_GREEN:
-        if obs[O_CARD_COLOUR + card] == C_BOTH:
+        col = obs[O_CARD_COLOUR + card]
+        if col == C_BOTH:
             return 40
-        if obs[O_TRUMP] == C_NONE or suit(obs, card) == SUIT_TRUMP:
-            return 24 + v
+        if col == C_GREEN or obs[O_TRUMP] == C_NONE or suit(obs, card) == SUIT_TRUMP:
+            return 24 + v  # (the original Fishing's green is always trump)
     return v
 
 
 @njit(cache=True)
 def future_power(obs, card):
     """Strength of a card for later rounds, where the trump shade is not known yet:
-    greens count as trump-ish (half their trump bonus), blowfish and 26s high."""
+    greens count half their trump bonus (the original Fishing's green all of it),
+    blowfish and the 26s high, buoys and face-down cards 0."""
     if not is_card(obs, card):
         return 0
     k = obs[O_CARD_KIND + card]
@@ -348,9 +350,10 @@ def future_power(obs, card):
     if k == K_BLOWFISH:
         return 20 + v
     if k == K_GREEN:
-        if obs[O_CARD_COLOUR + card] == C_BOTH:
+        col = obs[O_CARD_COLOUR + card]
+        if col == C_BOTH:
             return 40
-        return 12 + v
+        return (24 if col == C_GREEN else 12) + v
     return v
 
 
@@ -434,3 +437,62 @@ def leader_gap(obs):
         if p != me and obs[O_POINTS + p] > best:
             best = obs[O_POINTS + p]
     return best - obs[O_POINTS + me]
+
+
+# ---- ready-made bodies for the simple decisions ------------------------------------------
+
+
+@njit(cache=True)
+def strongest_option(obs, future):
+    """The option with the highest ``power`` (future: ``future_power``, for a card that
+    goes to the fisher and so to the next rounds); never a minus-3 buoy (original Fishing)
+    while there is another option. Ties: the first."""
+    best, best_p = obs[O_OPTIONS], -(1 << 30)
+    for i in range(obs[O_N_OPTIONS]):
+        c = obs[O_OPTIONS + i]
+        p = future_power(obs, c) if future else power(obs, c)
+        if has_effect(obs, c, E_MINUS_3):
+            p = -1000
+        if p > best_p:
+            best, best_p = c, p
+    return best
+
+
+@njit(cache=True)
+def weakest_option(obs):
+    """The option with the lowest ``power``, keeping the +3-points buoy (3 points when
+    played) while there is another option. Ties: the first."""
+    best, best_p = obs[O_OPTIONS], 1 << 30
+    for i in range(obs[O_N_OPTIONS]):
+        c = obs[O_OPTIONS + i]
+        p = 1000 if has_effect(obs, c, E_PLUS_3) else power(obs, c)
+        if p < best_p:
+            best, best_p = c, p
+    return best
+
+
+@njit(cache=True)
+def richer_shade(obs, per_card):
+    """LIGHT or DARK: the shade whose trump cards in hand score more, scoring
+    ``per_card`` per card plus the sum of their values (ties: LIGHT)."""
+    light = per_card * shade_cards(obs, C_LIGHT) + shade_value(obs, C_LIGHT)
+    dark = per_card * shade_cards(obs, C_DARK) + shade_value(obs, C_DARK)
+    return C_LIGHT if light >= dark else C_DARK
+
+
+@njit(cache=True)
+def richest_suit(obs, high):
+    """determine-colour (original Fishing): the option suit of which the hand holds the
+    most cards of value >= ``high``, then the largest sum of values (ties: the first)."""
+    best, best_s = obs[O_OPTIONS], -1
+    for i in range(obs[O_N_OPTIONS]):
+        s = obs[O_OPTIONS + i]
+        score = 0
+        for j in range(obs[O_HAND_N]):
+            c = obs[O_HAND + j]
+            if obs[O_CARD_KIND + c] != K_BUOY and obs[O_CARD_COLOUR + c] == s:
+                v = obs[O_CARD_VALUE + c]
+                score += v + (1000 if v >= high else 0)
+        if score > best_s:
+            best, best_s = s, score
+    return best

@@ -1,17 +1,20 @@
-"""greedy: win every trick as cheaply as possible, else throw the lowest card.
+"""greedy: win every trick as cheaply as possible, else throw the weakest card.
 
 Play: among the legal cards that would make it the highest card of the trick so far
-(trump, the led suit and blowfish as the rules rank them), play the weakest; a buoy never
-counts as winning. If no card wins, throw the weakest card (buoys first: they can never win,
-and a +3-points or catch-1-other buoy pays off even in a lost trick). Trump choice and
-determine-trump: the shade it holds more of (then the higher sum). Catch-1-other and
-exchange take the strongest card, exchange gives and catch-1-card moves the weakest.
+(trump, the led suit and blowfish ranked as the rules rank them), play the weakest; a buoy
+never counts as winning. Leading, every card is "highest so far", so it leads its weakest
+card. If no card wins, it throws its weakest card (buoys first: they never win, and a
++3-points or catch-1-other buoy still pays in a lost trick). Trump choice and
+determine-trump: the shade it holds more cards of (then the higher sum of values).
+Catch-1-other and exchange take the strongest card, exchange gives and catch-1-card moves
+the weakest. Original Fishing: zero-catch takes the best card, pass-1-left passes the
+worst, determine-colour names the suit it holds the most high cards of.
 """
 from numba import njit
 
 from fishing2sim.strategy_kit import (
-    DARK, E_PLUS_3, LIGHT, decision, future_power, has_effect, is_buoy, n_options, option,
-    power, shade_cards, shade_value, wins_now,
+    decision, is_buoy, n_options, option, power, richer_shade, richest_suit,
+    strongest_option, weakest_option, wins_now,
 )
 
 NAME = "greedy"
@@ -19,83 +22,64 @@ OBSERVES = True
 
 
 @njit(cache=True)
-def cheapest_win_or_lowest(obs):
-    best = -1
-    best_p = 1 << 30
-    low = -1
-    low_p = 1 << 30
-    for i in range(n_options(obs)):
-        c = option(obs, i)
-        p = power(obs, c)
-        if not is_buoy(obs, c) and wins_now(obs, c) and p < best_p:
-            best, best_p = c, p
-        if p < low_p:
-            low, low_p = c, p
-    return best if best >= 0 else low
-
-
-@njit(cache=True)
-def richer_shade(obs):
-    nl, nd = shade_cards(obs, LIGHT), shade_cards(obs, DARK)
-    if nl != nd:
-        return LIGHT if nl > nd else DARK
-    return LIGHT if shade_value(obs, LIGHT) >= shade_value(obs, DARK) else DARK
-
-
-@njit(cache=True)
-def strongest(obs, future):
-    best, best_p = option(obs, 0), -1
-    for i in range(n_options(obs)):
-        c = option(obs, i)
-        p = future_power(obs, c) if future else power(obs, c)
-        if p > best_p:
-            best, best_p = c, p
-    return best
-
-
-@njit(cache=True)
-def weakest_keep_bonus(obs):
+def cheapest_win_or_weakest(obs):
+    win, win_p = -1, 1 << 30
     low, low_p = option(obs, 0), 1 << 30
     for i in range(n_options(obs)):
         c = option(obs, i)
         p = power(obs, c)
-        if has_effect(obs, c, E_PLUS_3):
-            p = 1000  # worth 3 points when played: keep it
+        if not is_buoy(obs, c) and wins_now(obs, c) and p < win_p:
+            win, win_p = c, p
         if p < low_p:
             low, low_p = c, p
-    return low
+    return win if win >= 0 else low
 
 
 @decision
 def play(obs, params, rng):
-    return cheapest_win_or_lowest(obs)
+    return cheapest_win_or_weakest(obs)
 
 
 @decision
 def trump_choice(obs, params, rng):
-    return richer_shade(obs)
+    return richer_shade(obs, 100)
 
 
 @decision
 def determine_trump(obs, params, rng):
-    return richer_shade(obs)
+    return richer_shade(obs, 100)
 
 
 @decision
 def catch_1_other(obs, params, rng):
-    return strongest(obs, True)
+    return strongest_option(obs, True)
 
 
 @decision
 def exchange_take(obs, params, rng):
-    return strongest(obs, False)
+    return strongest_option(obs, False)
 
 
 @decision
 def exchange_give(obs, params, rng):
-    return weakest_keep_bonus(obs)
+    return weakest_option(obs)
 
 
 @decision
 def catch_1_card(obs, params, rng):
-    return weakest_keep_bonus(obs)
+    return weakest_option(obs)
+
+
+@decision
+def zero_catch(obs, params, rng):
+    return strongest_option(obs, True)
+
+
+@decision
+def pass_1_left(obs, params, rng):
+    return weakest_option(obs)
+
+
+@decision
+def determine_colour(obs, params, rng):
+    return richest_suit(obs, 10)

@@ -1,16 +1,17 @@
 """highest: always play the strongest legal card.
 
-A baseline a designer can compare against: it spends its best card on every trick, so it
-wins many early tricks and runs out of winners late. Strength: blowfish, then trump (the
-16s highest), then colour cards by value; buoys are played only when nothing else is legal.
-The other decisions are the simple sensible ones: the trump shade it holds more of,
-catch/exchange the strongest card, give/move the weakest.
+A baseline to compare against: it spends its best card on every trick, so it wins many
+early tricks and runs out of winners late. Strength: blowfish, then trump (the 16s
+highest), then colour cards by value; a buoy only when nothing else is legal. The other
+decisions are the simple sensible ones: the trump shade it holds more cards of, catch and
+exchange the strongest card, give and move the weakest; original Fishing: zero-catch the
+best card, pass-1-left the worst, determine-colour the suit it holds the most high cards of.
 """
 from numba import njit
 
 from fishing2sim.strategy_kit import (
-    DARK, E_PLUS_3, LIGHT, decision, future_power, has_effect, n_options, option, power,
-    shade_cards, shade_value,
+    decision, n_options, option, power, richer_shade, richest_suit, strongest_option,
+    weakest_option,
 )
 
 NAME = "highest"
@@ -18,58 +19,61 @@ OBSERVES = True
 
 
 @njit(cache=True)
-def extreme(obs, future, high, keep_bonus):
-    best, best_p = option(obs, 0), -(1 << 30)
+def strongest_card(obs):
+    best, best_p = option(obs, 0), -1
     for i in range(n_options(obs)):
         c = option(obs, i)
-        p = future_power(obs, c) if future else power(obs, c)
-        if keep_bonus and has_effect(obs, c, E_PLUS_3):
-            p = 1000
-        if not high:
-            p = -p
+        p = power(obs, c)
         if p > best_p:
             best, best_p = c, p
     return best
 
 
-@njit(cache=True)
-def richer_shade(obs):
-    nl, nd = shade_cards(obs, LIGHT), shade_cards(obs, DARK)
-    if nl != nd:
-        return LIGHT if nl > nd else DARK
-    return LIGHT if shade_value(obs, LIGHT) >= shade_value(obs, DARK) else DARK
-
-
 @decision
 def play(obs, params, rng):
-    return extreme(obs, False, True, False)
+    return strongest_card(obs)
 
 
 @decision
 def trump_choice(obs, params, rng):
-    return richer_shade(obs)
+    return richer_shade(obs, 100)
 
 
 @decision
 def determine_trump(obs, params, rng):
-    return richer_shade(obs)
+    return richer_shade(obs, 100)
 
 
 @decision
 def catch_1_other(obs, params, rng):
-    return extreme(obs, True, True, False)
+    return strongest_option(obs, True)
 
 
 @decision
 def exchange_take(obs, params, rng):
-    return extreme(obs, False, True, False)
+    return strongest_option(obs, False)
 
 
 @decision
 def exchange_give(obs, params, rng):
-    return extreme(obs, False, False, True)
+    return weakest_option(obs)
 
 
 @decision
 def catch_1_card(obs, params, rng):
-    return extreme(obs, False, False, True)
+    return weakest_option(obs)
+
+
+@decision
+def zero_catch(obs, params, rng):
+    return strongest_option(obs, True)
+
+
+@decision
+def pass_1_left(obs, params, rng):
+    return weakest_option(obs)
+
+
+@decision
+def determine_colour(obs, params, rng):
+    return richest_suit(obs, 10)

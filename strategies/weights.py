@@ -13,10 +13,11 @@ card, give/move the weakest.
 from numba import njit
 
 from fishing2sim.strategy_kit import (
-    DARK, E_CATCH_1_OTHER, E_PLUS_3, LIGHT, O_HAND_N, O_OCEAN_N, O_PLAYERS, O_TRICK_N,
-    O_TRICK_NO, blowfish_in_trick, decision, future_power, has_effect, is_blowfish, is_buoy,
-    is_trump, leader_gap, n_options, option, power, shade_cards, shade_value, to_play,
-    unseen_above, weakest_now, wins_now,
+    C_NONE, DARK, E_CATCH_1_OTHER, E_PLUS_3, LIGHT, O_HAND_N, O_LED, O_OCEAN_N, O_PLAYERS,
+    O_TRICK_N, O_TRICK_NO, O_TRUMP, SUIT_NONE, SUIT_TRUMP, blowfish_in_trick, decision,
+    future_power, hand_card, has_effect, is_blowfish, is_buoy, is_green, is_trump,
+    leader_gap, n_options, option, power, shade_cards, shade_value, suit, suit_under,
+    to_play, trick_card, unseen_above, weakest_now, wins_now,
 )
 
 NAME = "weights"
@@ -39,9 +40,13 @@ PARAM_NAMES = (
     "behind_win",     # win * points behind the best other player / 20
     "ocean_win",      # win * ocean cards left / 60
     "shade_count",    # trump choice: weight of a card count against the sum of values
+    "ruff",           # a trump played on a trick led in another suit
+    "lead_trump",     # leading a trump
+    "next_trumps",    # share of the rest of the hand that is trump in the next trick
+    "suit_share",     # share of the hand in the card's suit (under the active trump)
 )
-PARAMS = (0.0, 3.0, -1.5, -1.0, -1.0, 0.0, 0.0, 0.3, 1.0, 0.3, 2.0, 1.0, 1.0, 0.0, 0.0, 0.0,
-          10.0)
+PARAMS = (0.5, 3.0, -1.5, -0.5, -1.0, -1.0, 0.0, 0.3, 1.0, 0.3, 2.0, 1.0, 1.0, 0.0, 0.0, 0.0,
+          10.0, 0.0, 0.0, 0.5, 0.0)
 
 
 @njit(cache=True)
@@ -73,7 +78,49 @@ def score(obs, params, c):
     s += params[13] * win * progress
     s += params[14] * win * leader_gap(obs) / 20.0
     s += params[15] * win * obs[O_OCEAN_N] / 60.0
+    trump = is_trump(obs, c)
+    if trump and obs[O_LED] != SUIT_NONE and obs[O_LED] != SUIT_TRUMP:
+        s += params[17]
+    if trump and obs[O_TRICK_N] == 0:
+        s += params[18]
+    n = obs[O_HAND_N]
+    if n > 1 and (params[19] != 0.0 or params[20] != 0.0):
+        s += params[19] * next_trumps(obs, c) / (n - 1)
+        s += params[20] * same_suit(obs, c) / n
     return s
+
+
+@njit(cache=True)
+def next_trumps(obs, c):
+    """Other hand cards that are trump in the next trick if c is played now (a green in
+    the trick flips the shade; determine-trump is ignored)."""
+    if obs[O_TRUMP] == C_NONE:
+        return 0
+    flip = is_green(obs, c)
+    for i in range(obs[O_TRICK_N]):
+        if is_green(obs, trick_card(obs, i)):
+            flip = True
+    nxt = obs[O_TRUMP]
+    if flip:
+        nxt = DARK if nxt == LIGHT else LIGHT
+    k = 0
+    for i in range(obs[O_HAND_N]):
+        h = hand_card(obs, i)
+        if h != c and suit_under(obs, h, nxt) == SUIT_TRUMP:
+            k += 1
+    return k
+
+
+@njit(cache=True)
+def same_suit(obs, c):
+    s = suit(obs, c)
+    if s == SUIT_NONE:
+        return 0
+    k = 0
+    for i in range(obs[O_HAND_N]):
+        if suit(obs, hand_card(obs, i)) == s:
+            k += 1
+    return k
 
 
 @njit(cache=True)

@@ -316,9 +316,16 @@ def test_buoy_without_effect(tmp_path):
 
 
 def test_wrong_card_count(tmp_path):
+    # a user's deck may have any number of cards (1..MAX_CARDS); the shipped files must
+    # have the ruleset's count (99 / 100)
     p = copy_deck(tmp_path, edit=lambda lines: lines[:-1])
+    assert load_deck(p).n_cards == 98
+    from fishing2sim.cards import _parse_cards
     with pytest.raises(DeckError, match="fishing2 deck must have 99 cards.*has 98"):
-        load_deck(p)
+        _parse_cards(p, "fishing2", exact=True)
+    empty = copy_deck(tmp_path, edit=lambda lines: lines[:1])
+    with pytest.raises(DeckError, match="no cards"):
+        load_deck(empty)
 
 
 def test_starting_cards_vs_hand_table(tmp_path):

@@ -1,20 +1,27 @@
-"""Batches of games: one kernel call plays many games and fills per-game output arrays."""
+"""Batches of games: one kernel call plays many games and fills per-game output arrays.
+
+``play_batch`` plays plain games. ``trump_batch`` plays the same games and, at every trump
+choice (A10.3) up to ``max_round``, finishes the game from copies of the state once with
+each shade, twice (RULES.md E): pair 1 on the game's own streams after the choice was
+made (common random numbers for both shades), pair 2 on fresh streams. The main game then
+goes on with the strategy's own choice, so both kernels give the same per-game results.
+"""
 import numpy as np
 from numba import njit
 
-from .constants import MAX_PLAYERS, MAX_ROUNDS, OBS_SIZE
-from .core import run_game, setup_game
-from .rng import game_seed
+from .constants import C_DARK, C_LIGHT, END_ERROR, MAX_PLAYERS, MAX_ROUNDS, OBS_SIZE
+from .core import apply_trump_choice, ask_trump_choice, run_game, setup_game
+from .rng import game_seed, mix64, seed_streams
 from .state import (
-    A_POINTS, R_OCEAN, R_OCEAN_END, R_POINTS, R_TRUMP, R_CHOOSER, RNG_SIZE, S_END,
-    S_END_ROUND, S_ERR_CHOICE, S_ERR_CODE, S_ERR_KIND, S_ERR_SEAT, S_FIRST_LEADER,
-    S_N_PLAYS, S_N_TRICKS, S_ROUND, STATE_SIZE,
+    A_POINTS, PH_TRUMP, R_OCEAN, R_OCEAN_END, R_POINTS, R_TRUMP, R_CHOOSER, RNG_SIZE,
+    S_END, S_END_ROUND, S_ERR_CHOICE, S_ERR_CODE, S_ERR_KIND, S_ERR_SEAT, S_FIRST_LEADER,
+    S_LEADER, S_LOG, S_EVN, S_N_PLAYS, S_N_TRICKS, S_OCEAN_TOP, S_PHASE, S_ROUND, A_OCEAN, STATE_SIZE,
 )
 
 # columns of the per-game integer output
 G_END = 0  # END_* code
-G_END_ROUND = 1  # round in which the game ended (overfishing: the round that could not start
-G_ROUNDS = 2  # rounds completed or started
+G_END_ROUND = 1  # overfishing at a round's start: that round; else the last round played
+G_ROUNDS = 2  # rounds started
 G_WINNERS = 3  # bitmask of seats sharing the win
 G_FIRST_LEADER = 4
 G_PLAYS = 5
@@ -23,11 +30,24 @@ G_ERR_CODE = 7
 G_ERR_SEAT = 8
 G_ERR_KIND = 9
 G_ERR_CHOICE = 10
-N_G = 11
+G_OCEAN_DRAWN = 11  # cards drawn from the ocean in the whole game
+G_MAX_TIER = 12  # the highest star tier a card was drawn from (0: none)
+N_G = 13
+WIN_UNIT = 60  # win shares in 60ths: a win shared by k players is 60 / k for each (exact)
+
+# columns of the per-choice trump output [game, round, T_*]
+T_CHOOSER = 0  # -1: no choice analysed in this round
+T_CHOICE = 1
+T_D1_POINTS = 2  # pair 1: chooser's points after light minus after dark
+T_D2_POINTS = 3  # pair 2 (fresh streams)
+T_D1_WIN = 4  # the same in win share (60ths)
+T_D2_WIN = 5
+N_T = 6
 
 
 @njit(cache=True)
-def record_game(st, g, out_int, out_points, out_ocean, out_trump, out_round_points, players):
+def record_game(st, g, deck_tier, out_int, out_points, out_ocean, out_trump,
+                out_round_points, players):
     out_int[g, 0] = st[S_END]
     out_int[g, 1] = st[S_END_ROUND]
     out_int[g, 2] = st[S_ROUND]
@@ -48,6 +68,9 @@ def record_game(st, g, out_int, out_points, out_ocean, out_trump, out_round_poin
     out_int[g, 8] = st[S_ERR_SEAT]
     out_int[g, 9] = st[S_ERR_KIND]
     out_int[g, 10] = st[S_ERR_CHOICE]
+    drawn = st[S_OCEAN_TOP]
+    out_int[g, 11] = drawn
+    out_int[g, 12] = deck_tier[st[A_OCEAN + drawn - 1]] if drawn > 0 else 0
     for r in range(MAX_ROUNDS + 1):
         out_ocean[g, r] = st[R_OCEAN + r]
         out_ocean[g, MAX_ROUNDS + 1 + r] = st[R_OCEAN_END + r]
@@ -59,8 +82,8 @@ def record_game(st, g, out_int, out_points, out_ocean, out_trump, out_round_poin
 
 @njit(cache=True)
 def play_batch(deck, players, ruleset, hand_sizes, n_rounds, first_leader, seed, start, n,
-               strats, params, check, observe_mask, out_int, out_points, out_ocean, out_trump,
-               out_round_points):
+               strats, params, check, observe_mask, out_int, out_points, out_ocean,
+               out_trump, out_round_points):
     """Play games start .. start+n-1 of the experiment seeded ``seed``; game g writes row g-start.
 
     Stops early on a strategy error (that game's row carries the error); returns the number
@@ -70,11 +93,130 @@ def play_batch(deck, players, ruleset, hand_sizes, n_rounds, first_leader, seed,
     rng = np.zeros(RNG_SIZE, np.uint64)
     ev = np.zeros((1, 6), np.int64)
     obs = np.zeros(OBS_SIZE, np.int64)
+    tier = deck[:, 4].copy()
     for g in range(n):
         setup_game(st, rng, ev, deck, players, ruleset, hand_sizes, n_rounds, first_leader,
                    game_seed(seed, start + g), 0, check, observe_mask)
         run_game(st, rng, ev, deck, obs, strats, params, False)
-        record_game(st, g, out_int, out_points, out_ocean, out_trump, out_round_points,
+        record_game(st, g, tier, out_int, out_points, out_ocean, out_trump, out_round_points,
+                    players)
+        if st[S_ERR_CODE] != 0:
+            return g + 1
+    return n
+
+
+@njit(cache=True)
+def win_share(st, p, players):
+    """Seat p's share of the win in 60ths (shared wins split equally)."""
+    best = -(1 << 40)
+    for q in range(players):
+        if st[A_POINTS + q] > best:
+            best = st[A_POINTS + q]
+    if st[A_POINTS + p] != best:
+        return 0
+    k = 0
+    for q in range(players):
+        if st[A_POINTS + q] == best:
+            k += 1
+    return 60 // k
+
+
+@njit(cache=True)
+def play_branch(src, src_rng, br, br_rng, ev, deck, obs, strats, params, shade, players, c,
+                fresh_seed):
+    """Finish the game from a copy of (src, src_rng) with ``shade`` as the trump choice;
+    return (points, win share in 60ths) of seat c. fresh_seed != 0: new streams."""
+    br[:] = src
+    br_rng[:] = src_rng
+    br[S_LOG] = 0
+    if fresh_seed != 0:
+        seed_streams(br_rng, np.uint64(fresh_seed))
+    apply_trump_choice(br, ev, shade)
+    run_game(br, br_rng, ev, deck, obs, strats, params, False)
+    if br[S_ERR_CODE] != 0:
+        return -(1 << 40), 0
+    return br[A_POINTS + c], win_share(br, c, players)
+
+
+@njit(cache=True)
+def trump_batch(deck, players, ruleset, hand_sizes, n_rounds, first_leader, seed, start, n,
+                strats, params, check, observe_mask, max_round, out_int, out_points,
+                out_ocean, out_trump, out_round_points, out_pairs, log_game, ev_main, ev_a,
+                ev_b):
+    """As play_batch, plus the trump-choice pairs of RULES.md E in out_pairs[g, round, T_*].
+
+    The game with index ``log_game`` (relative to start; -1: none) is logged into ev_main,
+    and the two branches of pair 1 at its first analysed choice into ev_a (light) and ev_b
+    (dark), each a whole game's log: the same up to the trump choice.
+    """
+    st = np.zeros(STATE_SIZE, np.int64)
+    rng = np.zeros(RNG_SIZE, np.uint64)
+    br = np.zeros(STATE_SIZE, np.int64)
+    br_rng = np.zeros(RNG_SIZE, np.uint64)
+    ev = np.zeros((1, 6), np.int64)
+    obs = np.zeros(OBS_SIZE, np.int64)
+    tier = deck[:, 4].copy()
+    for g in range(n):
+        gseed = game_seed(seed, start + g)
+        log = 1 if g == log_game else 0
+        evg = ev_main if log else ev
+        setup_game(st, rng, evg, deck, players, ruleset, hand_sizes, n_rounds, first_leader,
+                   gseed, log, check, observe_mask)
+        for r in range(MAX_ROUNDS + 1):
+            out_pairs[g, r, T_CHOOSER] = -1
+        logged = False
+        while True:
+            run_game(st, rng, evg, deck, obs, strats, params, True)
+            if st[S_PHASE] != PH_TRUMP or st[S_END] != 0:
+                break
+            r = st[S_ROUND]
+            # the strategy's own choice first: the branches then continue on streams
+            # that played no part in it, so the choice is independent of their noise
+            choice = ask_trump_choice(st, rng, obs, strats, params)
+            if choice < 0:
+                break
+            if r <= max_round:
+                c = st[S_LEADER]
+                if log and not logged:
+                    ev_a[:] = ev_main
+                    ev_b[:] = ev_main
+                    br[:] = st
+                    br_rng[:] = rng
+                    apply_trump_choice(br, ev_a, C_LIGHT)
+                    run_game(br, br_rng, ev_a, deck, obs, strats, params, False)
+                    ev_a[0, 5] = br[S_EVN]  # the number of events, in the setup row's spare field
+                    br[:] = st
+                    br_rng[:] = rng
+                    apply_trump_choice(br, ev_b, C_DARK)
+                    run_game(br, br_rng, ev_b, deck, obs, strats, params, False)
+                    ev_b[0, 5] = br[S_EVN]
+                    logged = True
+                pl, wl = play_branch(st, rng, br, br_rng, ev, deck, obs, strats, params,
+                                     C_LIGHT, players, c, 0)
+                pd, wd = play_branch(st, rng, br, br_rng, ev, deck, obs, strats, params,
+                                     C_DARK, players, c, 0)
+                fresh = mix64(gseed ^ np.uint64(0xF1F2 + r))
+                ql, xl = play_branch(st, rng, br, br_rng, ev, deck, obs, strats, params,
+                                     C_LIGHT, players, c, fresh)
+                qd, xd = play_branch(st, rng, br, br_rng, ev, deck, obs, strats, params,
+                                     C_DARK, players, c, fresh)
+                if br[S_ERR_CODE] != 0:
+                    st[S_ERR_CODE] = br[S_ERR_CODE]
+                    st[S_ERR_SEAT] = br[S_ERR_SEAT]
+                    st[S_ERR_KIND] = br[S_ERR_KIND]
+                    st[S_ERR_CHOICE] = br[S_ERR_CHOICE]
+                    st[S_END] = END_ERROR
+                    break
+                out_pairs[g, r, T_CHOOSER] = c
+                out_pairs[g, r, T_CHOICE] = choice
+                out_pairs[g, r, T_D1_POINTS] = pl - pd
+                out_pairs[g, r, T_D2_POINTS] = ql - qd
+                out_pairs[g, r, T_D1_WIN] = wl - wd
+                out_pairs[g, r, T_D2_WIN] = xl - xd
+            apply_trump_choice(st, evg, choice)
+        if log:
+            ev_main[0, 5] = st[S_EVN]
+        record_game(st, g, tier, out_int, out_points, out_ocean, out_trump, out_round_points,
                     players)
         if st[S_ERR_CODE] != 0:
             return g + 1

@@ -523,9 +523,11 @@ def hand_options(st, obs, p):
 
 
 @njit(cache=True, _nrt=False)
-def end_game(st, ev, reason):
+def end_game(st, ev, reason, end_round):
+    """A11. end_round: the round in which the game ended (overfishing at the start of
+    round r: r, although round r never started)."""
     st[S_END] = reason
-    st[S_END_ROUND] = st[S_ROUND]
+    st[S_END_ROUND] = end_round
     st[S_PHASE] = PH_OVER
     if st[S_LOG] != 0:
         players = st[S_PLAYERS]
@@ -537,8 +539,7 @@ def end_game(st, ev, reason):
         for p in range(players):
             if st[A_POINTS + p] == best:
                 mask |= 1 << p
-        if st[S_LOG] != 0:
-            log_event(st, ev, EV_GAME_END, reason, st[S_ROUND], mask, 0, 0)
+        log_event(st, ev, EV_GAME_END, reason, end_round, mask, 0, 0)
 
 
 @njit(cache=True, _nrt=False)
@@ -587,7 +588,7 @@ def resolve_buoy(st, rng, ev, obs, strats, params, b):
         if need > ocean_size(st):
             if st[S_LOG] != 0:
                 log_event(st, ev, EV_OVERFISHED, need, ocean_size(st), 1, 0, 0)
-            end_game(st, ev, END_OVERFISHED)  # A11: the game ends at once
+            end_game(st, ev, END_OVERFISHED, st[S_ROUND])  # A11: the game ends at once
             return False
         for k in range(players):
             q = st[A_TRICK_PLAYER + k]
@@ -763,8 +764,7 @@ def begin_round(st, ev):
         if st[S_LOG] != 0:
             log_event(st, ev, EV_OVERFISHED, total, ocean_size(st), 0, 0, 0)
         st[S_ROUND] = r - 1  # the round never started
-        end_game(st, ev, END_OVERFISHED)
-        st[S_END_ROUND] = r
+        end_game(st, ev, END_OVERFISHED, r)
         return False
     # draw from the top of the boat first (in last trick's play order, for the log)
     for k in range(players):
@@ -806,15 +806,19 @@ def begin_round(st, ev):
 
 
 @njit(cache=True, _nrt=False)
-def choose_trump(st, rng, ev, obs, strats, params):
-    """A10.3: after drawing and before leading, the leader chooses the active shade."""
-    leader = st[S_LEADER]
+def ask_trump_choice(st, rng, obs, strats, params):
+    """A10.3: after drawing and before leading, the leader chooses the active shade
+    (returns it, -1 on an illegal choice; apply_trump_choice makes it so)."""
     obs[O_OPTIONS] = C_LIGHT
     obs[O_OPTIONS + 1] = C_DARK
-    choice = ask(st, rng, obs, strats, params, leader, D_TRUMP_CHOICE, 2, -1)
-    if choice < 0:
-        return
-    apply_trump_choice(st, ev, choice)
+    return ask(st, rng, obs, strats, params, st[S_LEADER], D_TRUMP_CHOICE, 2, -1)
+
+
+@njit(cache=True, _nrt=False)
+def choose_trump(st, rng, ev, obs, strats, params):
+    choice = ask_trump_choice(st, rng, obs, strats, params)
+    if choice >= 0:
+        apply_trump_choice(st, ev, choice)
 
 
 @njit(cache=True, _nrt=False)
@@ -878,7 +882,7 @@ def run_game(st, rng, ev, deck, obs, strats, params, stop_at_trump):
             if st[A_HAND_N] == 0:  # all hands hold the same number: the round is over
                 end_round(st, rng, ev)
                 if st[S_ROUND] >= st[S_N_ROUNDS]:
-                    end_game(st, ev, END_COMPLETED)
+                    end_game(st, ev, END_COMPLETED, st[S_ROUND])
                 else:
                     st[S_PHASE] = PH_ROUND_START
     if st[S_ERR_CODE] == ERR_EVENT_OVERFLOW:

@@ -1,0 +1,747 @@
+"""Experiment files: one YAML file describes a whole study (``fishing2sim run x.yaml``).
+
+    from fishing2sim.experiment import load_experiment
+    exp = load_experiment("experiments/trump.yaml", overrides={"workers": 2})
+    for c in exp.conditions:
+        c.players, c.deck, c.lineup, c.params, c.games, c.seed
+
+``load_experiment`` reads and validates the file, applies the deck edits, expands the sweep
+grid into conditions and checks that the output folder can be written. Every problem is ONE
+:class:`ExperimentError` message ``"<file>: <key path>: <problem>"``. The schema is documented
+in ``docs/experiments.md`` and, fully commented, in ``experiments/example.yaml``.
+"""
+from __future__ import annotations
+
+import ast
+import copy
+import difflib
+import hashlib
+import itertools
+import json
+import os
+import re
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+import yaml
+
+from .cards import SUPPORTED_PLAYERS, Deck, DeckError, edit_deck, load_deck
+from .engine.constants import MAX_ROUNDS, RULESETS
+from .strategies import StrategyError, known_strategies, load_strategy, resolve_path
+
+__all__ = [
+    "ANALYSES",
+    "Condition",
+    "Experiment",
+    "ExperimentError",
+    "condition_seed",
+    "load_experiment",
+]
+
+ANALYSES = ("depletion", "overfishing", "trump_value", "strategies")
+TOP_KEYS = ("name", "ruleset", "players", "games", "seed", "chunk", "first_leader", "seats",
+            "rotate", "deck", "sweep", "analyses", "trump_value", "workers", "scheduler",
+            "output")
+DECK_KEYS = ("file", "remove", "remove_from_tier", "add", "move", "hand_sizes", "rounds")
+SEAT_KEYS = ("strategy", "params")
+TRUMP_KEYS = ("max_round",)
+# keys a sweep may vary (per condition); the others are experiment-wide
+SWEEPABLE = ("players", "games", "first_leader", "seats", "rotate", "deck")
+# keys the command line may override
+OVERRIDE_KEYS = ("workers", "scheduler", "games", "output")
+# keys that do not change any result: left out of config_hash (so --resume may reuse
+# checkpoints after a change of workers, scheduler or output folder)
+EXECUTION_KEYS = ("workers", "scheduler", "output")
+
+DEFAULT_GAMES = 100_000
+DEFAULT_CHUNK = 10_000
+CONDITION_SEED_OFFSET = 1_000_000
+MAX_SEED = 2**63 - 1
+
+
+class ExperimentError(ValueError):
+    """A problem in an experiment file: ``"<file>: <key path>: <problem>"``."""
+
+
+@dataclass(frozen=True, eq=False)
+class Condition:
+    """One cell of the experiment's grid: a player count, a deck and a lineup."""
+
+    index: int
+    labels: dict  # sweep key path -> value, in the sweep's key order ({} without a sweep)
+    players: int
+    deck: Deck  # with the experiment's deck edits applied
+    lineup: tuple  # one strategy spec per seat: a name in strategies/ or an absolute path
+    params: tuple  # one tuple of floats (or None: the strategy's defaults) per seat
+    rotate: bool  # seat rotation: the runner rotates the lineup over the same deals
+    first_leader: int  # -1: random
+    games: int  # with rotate: a whole number of rotation blocks (players games each)
+    seed: int  # condition_seed(experiment seed, index)
+    deck_sha256: str
+
+    @property
+    def label(self) -> str:
+        """``"players=3, deck.remove_from_tier.5=2"``, or ``"all"`` without a sweep."""
+        if not self.labels:
+            return "all"
+        return ", ".join(f"{k}={_short(v)}" for k, v in self.labels.items())
+
+
+@dataclass(frozen=True, eq=False)
+class Experiment:
+    """A validated experiment file."""
+
+    name: str
+    path: Path
+    ruleset: str
+    games: int
+    seed: int
+    chunk: int
+    analyses: tuple
+    trump_max_round: int
+    workers: int
+    scheduler: str | None
+    output_dir: Path  # <output>/<name>, absolute
+    conditions: tuple
+    resolved: dict  # the whole config, every default filled (JSON / YAML serialisable)
+    config_hash: str  # what --resume compares before reusing checkpoints
+
+
+def condition_seed(seed: int, index: int) -> int:
+    """The seed of condition ``index``: game_seed(seed, 1_000_000 + index), kept to 63 bits.
+
+    Game ``g`` of the condition is then game_seed(condition seed, g), as in play_games.
+    """
+    from .engine.rng import game_seed
+
+    return int(game_seed(int(seed), CONDITION_SEED_OFFSET + int(index))) & MAX_SEED
+
+
+# ---- helpers ------------------------------------------------------------------------------
+def _short(v) -> str:
+    if isinstance(v, (dict, list)):
+        return json.dumps(v, separators=(",", ":"), default=str)
+    return str(v)
+
+
+def _did_you_mean(word, choices) -> str:
+    close = difflib.get_close_matches(str(word), [str(c) for c in choices], n=1, cutoff=0.6)
+    return f" (did you mean {close[0]!r}?)" if close else ""
+
+
+def _whole(v) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
+def _number(v) -> bool:
+    return isinstance(v, (int, float)) and not isinstance(v, bool)
+
+
+def _got(v) -> str:
+    return f"got {v!r}"
+
+
+class _UniqueKeyLoader(yaml.SafeLoader):
+    """SafeLoader that rejects a key given twice in one mapping."""
+
+
+def _construct_mapping(loader, node, deep=False):
+    seen = {}
+    for key_node, _ in node.value:
+        key = loader.construct_object(key_node, deep=True)
+        try:
+            hash(key)
+        except TypeError:
+            continue  # PyYAML reports unhashable keys itself
+        if key in seen:
+            raise yaml.constructor.ConstructorError(
+                None, None, f"duplicate key {key!r} (first given on line {seen[key] + 1})",
+                key_node.start_mark)
+        seen[key] = key_node.start_mark.line
+    return loader.construct_mapping(node, deep=deep)
+
+
+_UniqueKeyLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG,
+                                 _construct_mapping)
+
+
+def _parse_key_path(key: str) -> list:
+    """``"deck.remove_from_tier.5"`` / ``"seats[1].params"`` -> components (str or int)."""
+    out: list = []
+    for part in key.split("."):
+        m = re.fullmatch(r"([^\[\]]*)((?:\[\d+\])*)", part)
+        if not m or (not m.group(1) and not m.group(2)):
+            raise ValueError(part)
+        if m.group(1):
+            out.append(m.group(1))
+        out.extend(int(i) for i in re.findall(r"\[(\d+)\]", m.group(2)))
+    return out
+
+
+def _key_str(parts) -> str:
+    s = ""
+    for p in parts:
+        s += f"[{p}]" if isinstance(p, int) else (f".{p}" if s else str(p))
+    return s
+
+
+# ---- loading ------------------------------------------------------------------------------
+class _Loader:
+    def __init__(self, path, overrides):
+        self.given = str(path)
+        self.path = Path(path).expanduser()
+        self.folder = self.path.resolve().parent
+        self.overrides = overrides or {}
+        self.swept_roots: set[str] = set()
+        self.labels: dict = {}
+        self._deck_cache: dict[str, Deck] = {}
+        self._base_decks: dict[str, Deck] = {}
+        self._params_cache: dict[str, tuple] = {}
+        self.ruleset = "fishing2"
+        self.strategy_files: dict[str, str] = {}  # absolute path -> sha256 of the file
+
+    # every error goes through here
+    def fail(self, key: str, problem: str):
+        root = re.split(r"[.\[]", key, maxsplit=1)[0]
+        if self.labels and root in self.swept_roots:
+            problem += f" (in the sweep condition {', '.join(f'{k}={_short(v)}' for k, v in self.labels.items())})"
+        raise ExperimentError(f"{self.given}: {key}: {problem}")
+
+    def read(self) -> dict:
+        try:
+            text = self.path.read_text(encoding="utf-8")
+        except FileNotFoundError:
+            raise ExperimentError(f"{self.given}: file not found") from None
+        except (OSError, UnicodeDecodeError) as exc:
+            raise ExperimentError(f"{self.given}: cannot read the file: {exc}") from None
+        try:
+            data = yaml.load(text, Loader=_UniqueKeyLoader)  # a SafeLoader subclass
+        except yaml.YAMLError as exc:
+            mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
+            where = f"line {mark.line + 1}, column {mark.column + 1}" if mark else "YAML"
+            problem = getattr(exc, "problem", None) or str(exc)
+            context = getattr(exc, "context", None)
+            what = f"{context}: {problem}" if context and problem else problem
+            cmark = getattr(exc, "context_mark", None)
+            if cmark is not None and mark is not None and cmark.line != mark.line:
+                what += f" (it started on line {cmark.line + 1})"
+            raise ExperimentError(f"{self.given}: {where}: YAML syntax error: {what}") from None
+        if data is None:
+            raise ExperimentError(f"{self.given}: the file is empty: an experiment is a mapping "
+                                  "of keys such as players, games, seats (see "
+                                  "experiments/example.yaml)")
+        if not isinstance(data, dict):
+            raise ExperimentError(f"{self.given}: top level: expected a mapping of keys such as "
+                                  f"players, games, seats, got a {type(data).__name__}")
+        return data
+
+    def check_keys(self, key: str, data: dict, known) -> None:
+        for k in data:
+            if not isinstance(k, str) or k not in known:
+                where = f"{key}.{k}" if key else str(k)
+                self.fail(where, f"unknown key{_did_you_mean(k, known)}; known: "
+                          f"{', '.join(known)}")
+
+    # ---- experiment-wide keys -------------------------------------------------------------
+    def whole(self, key, v, lo, hi=None, what="a whole number") -> int:
+        ok = _whole(v) and v >= lo and (hi is None or v <= hi)
+        if not ok:
+            rng = f" {lo}..{hi}" if hi is not None else (f" > {lo - 1}" if lo else " >= 0")
+            self.fail(key, f"expected {what}{rng}, {_got(v)}")
+        return int(v)
+
+    def load(self) -> Experiment:
+        raw = self.read()
+        self.check_keys("", raw, TOP_KEYS)
+        for k, v in self.overrides.items():
+            if k not in OVERRIDE_KEYS:
+                raise ExperimentError(f"{self.given}: {k}: cannot be set from the command line "
+                                      f"(only {', '.join(OVERRIDE_KEYS)})")
+        cfg = dict(raw)
+        over_keys = set()
+        for k, v in self.overrides.items():
+            if v is not None:
+                cfg[k] = v
+                over_keys.add(k)
+
+        def key_of(k):
+            return f"{k} (from the command line)" if k in over_keys else k
+
+        name = cfg.get("name", self.path.stem)
+        if not isinstance(name, str) or not name.strip() or name.strip() in (".", "..") \
+                or "/" in name or "\\" in name:
+            self.fail("name", f"expected a folder name (text without '/'), {_got(name)}")
+        name = name.strip()
+        ruleset = cfg.get("ruleset", "fishing2")
+        if ruleset not in RULESETS:
+            self.fail("ruleset", f"unknown ruleset {ruleset!r}{_did_you_mean(ruleset, RULESETS)}"
+                      f"; known: {', '.join(RULESETS)}")
+        from .api import check_ruleset
+
+        try:
+            check_ruleset(ruleset)
+        except ValueError as exc:
+            self.fail("ruleset", str(exc))
+        self.ruleset = ruleset
+        games = cfg.get("games", DEFAULT_GAMES)
+        self.whole(key_of("games"), games, 1, what="a whole number")
+        seed = cfg.get("seed", 0)
+        self.whole("seed", seed, 0, MAX_SEED, what="a whole number")
+        chunk = self.whole("chunk", cfg.get("chunk", DEFAULT_CHUNK), 1)
+        workers = self.whole(key_of("workers"), cfg.get("workers", 0), 0)
+        scheduler = cfg.get("scheduler")
+        if scheduler is not None and (not isinstance(scheduler, str) or not scheduler.strip()):
+            self.fail(key_of("scheduler"), f"expected a scheduler address such as "
+                      f"tcp://host:8786, or null, {_got(scheduler)}")
+        scheduler = scheduler.strip() if scheduler else None
+        output = cfg.get("output", "reports")
+        if not isinstance(output, (str, Path)) or not str(output).strip():
+            self.fail(key_of("output"), f"expected a folder path, {_got(output)}")
+        output = str(output)
+        analyses = cfg.get("analyses", list(ANALYSES))
+        if isinstance(analyses, str):
+            analyses = [analyses]
+        if not isinstance(analyses, list) or not analyses:
+            self.fail("analyses", f"expected a list of analyses ({', '.join(ANALYSES)}), "
+                      f"{_got(analyses)}")
+        for i, a in enumerate(analyses):
+            if a not in ANALYSES:
+                self.fail(f"analyses[{i}]", f"unknown analysis {a!r}{_did_you_mean(a, ANALYSES)}"
+                          f"; known: {', '.join(ANALYSES)}")
+            if a in analyses[:i]:
+                self.fail(f"analyses[{i}]", f"analysis {a!r} given twice")
+        trump = cfg.get("trump_value")
+        if trump is None:
+            trump = {}
+        if not isinstance(trump, dict):
+            self.fail("trump_value", f"expected a mapping such as {{max_round: 8}}, {_got(trump)}")
+        self.check_keys("trump_value", trump, TRUMP_KEYS)
+        max_round = trump.get("max_round")
+        if max_round is not None:
+            self.whole("trump_value.max_round", max_round, 2, MAX_ROUNDS,
+                       what="a round number")
+
+        # ---- the grid -------------------------------------------------------------------
+        sweep_keys, sweep_values = self.sweep(cfg)
+        base = {k: cfg.get(k) for k in SWEEPABLE}
+        base["players"] = cfg.get("players", 4)
+        base["games"] = games
+        if isinstance(base["players"], list):
+            ps = base["players"]
+            if not ps:
+                self.fail("players", "expected a player count 3, 4 or 5 or a non-empty list")
+            for i, p in enumerate(ps):
+                self.players(f"players[{i}]", p)
+                if p in ps[:i]:
+                    self.fail(f"players[{i}]", f"player count {p} given twice")
+            if "players" in sweep_keys:
+                self.fail("sweep.players", "players is already a list (a sweep over player "
+                          "counts): give the player counts in one place")
+            sweep_keys = ["players"] + sweep_keys
+            sweep_values = [list(ps)] + sweep_values
+            self.swept_roots.add("players")
+        conditions = []
+        for index, combo in enumerate(itertools.product(*sweep_values)):
+            c = copy.deepcopy(base)
+            labels = {}
+            for key, value in zip(sweep_keys, combo):
+                if key == "players" and isinstance(c["players"], list):
+                    c["players"] = value
+                else:
+                    self.set_path(c, key, value)
+                labels[key] = value
+            self.labels = labels
+            conditions.append(self.condition(index, c, labels, games, seed))
+        self.labels = {}
+
+        n_rounds = max(c.deck.n_rounds for c in conditions)
+        if max_round is None:
+            max_round = n_rounds
+        elif max_round > n_rounds:
+            self.fail("trump_value.max_round", f"round {max_round} but the deck has only "
+                      f"{n_rounds} rounds")
+
+        output_dir = Path(os.path.abspath(Path(output).expanduser() / name))
+        self.probe(key_of("output"), output_dir)
+
+        resolved = {
+            "name": name,
+            "ruleset": ruleset,
+            "players": copy.deepcopy(cfg.get("players", 4)),
+            "games": games,
+            "seed": seed,
+            "chunk": chunk,
+            "first_leader": cfg.get("first_leader", "random"),
+            "seats": self.resolved_seats(cfg.get("seats", "random")),
+            "rotate": cfg.get("rotate", False),
+            "deck": self.resolved_deck(cfg.get("deck")),
+            "sweep": {k: copy.deepcopy(v) for k, v in (cfg.get("sweep") or {}).items()},
+            "analyses": list(analyses),
+            "trump_value": {"max_round": max_round},
+            "workers": workers,
+            "scheduler": scheduler,
+            "output": output,
+        }
+        h = hashlib.sha256()
+        hashed = {k: v for k, v in resolved.items() if k not in EXECUTION_KEYS}
+        h.update(json.dumps(hashed, sort_keys=True, separators=(",", ":"),
+                            default=str).encode())
+        for c in conditions:
+            h.update(f"\ncondition {c.index} deck {c.deck_sha256}".encode())
+        for p in sorted(self.strategy_files):
+            h.update(f"\nstrategy {p} {self.strategy_files[p]}".encode())
+        return Experiment(
+            name=name, path=self.path.resolve(), ruleset=ruleset, games=games, seed=seed,
+            chunk=chunk, analyses=tuple(analyses), trump_max_round=int(max_round),
+            workers=workers, scheduler=scheduler, output_dir=output_dir,
+            conditions=tuple(conditions), resolved=resolved, config_hash=h.hexdigest())
+
+    # ---- sweep ----------------------------------------------------------------------------
+    def sweep(self, cfg) -> tuple[list, list]:
+        sweep = cfg.get("sweep")
+        if sweep is None:
+            return [], []
+        if not isinstance(sweep, dict):
+            self.fail("sweep", f"expected a mapping key path -> list of values, {_got(sweep)}")
+        keys, values = [], []
+        for key, vals in sweep.items():
+            at = f"sweep.{key}"
+            if not isinstance(key, str):
+                self.fail(at, "a sweep key is a key path such as players or "
+                          "deck.remove_from_tier.5")
+            try:
+                parts = _parse_key_path(key)
+            except ValueError:
+                self.fail(at, "not a key path (keys joined by dots, list items as [i])")
+            root = parts[0]
+            if root not in SWEEPABLE:
+                if root in TOP_KEYS:
+                    self.fail(at, f"{root} is experiment-wide and cannot be swept; sweepable: "
+                              f"{', '.join(SWEEPABLE)} (and the keys inside deck and seats)")
+                self.fail(at, f"unknown key{_did_you_mean(root, TOP_KEYS)}; sweepable: "
+                          f"{', '.join(SWEEPABLE)}")
+            if root == "deck" and len(parts) > 1 and parts[1] not in DECK_KEYS:
+                self.fail(at, f"unknown deck key {parts[1]!r}"
+                          f"{_did_you_mean(parts[1], DECK_KEYS)}; known: {', '.join(DECK_KEYS)}")
+            if root in ("players", "games", "first_leader", "rotate") and len(parts) > 1:
+                self.fail(at, f"{root} has no keys inside it")
+            if not isinstance(vals, list) or not vals:
+                self.fail(at, f"expected a non-empty list of values, {_got(vals)}")
+            for i, v in enumerate(vals):
+                if v in vals[:i]:
+                    self.fail(f"{at}[{i}]", f"value {_short(v)} given twice")
+            keys.append(key)
+            values.append(vals)
+            self.swept_roots.add(root)
+        return keys, values
+
+    def set_path(self, cfg: dict, key: str, value) -> None:
+        parts = _parse_key_path(key)
+        node = cfg
+        for depth, part in enumerate(parts):
+            last = depth == len(parts) - 1
+            here = _key_str(parts[: depth + 1])
+            if isinstance(node, list):
+                if not isinstance(part, int) and not (isinstance(part, str) and part.isdigit()):
+                    self.fail(f"sweep.{key}", f"{_key_str(parts[:depth]) or 'it'} is a list: "
+                              "address an entry by its number")
+                i = int(part)
+                if not 0 <= i < len(node):
+                    self.fail(f"sweep.{key}", f"{_key_str(parts[:depth])} has {len(node)} "
+                              f"entries, no entry {i}")
+                if last:
+                    node[i] = copy.deepcopy(value)
+                else:
+                    node = node[i]
+                continue
+            if node is None:
+                self.fail(f"sweep.{key}", f"{_key_str(parts[:depth])} is empty")
+            if not isinstance(node, dict):
+                self.fail(f"sweep.{key}", f"{_key_str(parts[:depth])} is not a mapping or a list "
+                          f"in the file ({_short(node)}): write it out in full to sweep inside it")
+            if isinstance(part, str) and part.isdigit():
+                k = int(part)
+                if k not in node and part in node:
+                    k = part
+            else:
+                k = part
+            if last:
+                node[k] = copy.deepcopy(value)
+            else:
+                if node.get(k) is None:
+                    if here == "seats":
+                        self.fail(f"sweep.{key}", "seats is not a list in the file: write one "
+                                  "entry per seat to sweep inside it")
+                    node[k] = {}
+                node = node[k]
+
+    # ---- one condition --------------------------------------------------------------------
+    def players(self, key, p) -> int:
+        if not _whole(p) or p not in SUPPORTED_PLAYERS:
+            self.fail(key, f"expected a player count 3, 4 or 5, {_got(p)}")
+        return int(p)
+
+    def condition(self, index, c, labels, games_default, seed) -> Condition:
+        if isinstance(c["players"], list):
+            self.fail("players", "a list of player counts is only allowed at the top level")
+        players = self.players("players", c["players"])
+        games = self.whole("games", c["games"], 1)
+        rotate = c.get("rotate")
+        if rotate is None:
+            rotate = False
+        if not isinstance(rotate, bool):
+            self.fail("rotate", f"expected true or false, {_got(rotate)}")
+        fl = c.get("first_leader")
+        if fl is None or fl == "random":
+            first_leader = -1
+        elif _whole(fl) and 0 <= fl < players:
+            first_leader = int(fl)
+        else:
+            self.fail("first_leader", f"expected random or a seat number 0..{players - 1}, "
+                      f"{_got(fl)}")
+        lineup, params = self.seats(c.get("seats"), players)
+        deck = self.deck(c.get("deck"))
+        try:
+            deck.check_players(players)
+        except DeckError as exc:
+            self.fail("deck", str(exc))
+        if rotate:
+            games = -(-games // players) * players
+        return Condition(index=index, labels=labels, players=players, deck=deck,
+                         lineup=tuple(lineup), params=tuple(params), rotate=rotate,
+                         first_leader=first_leader, games=games,
+                         seed=condition_seed(seed, index), deck_sha256=deck.sha256)
+
+    # ---- seats ----------------------------------------------------------------------------
+    def seats(self, seats, players) -> tuple[list, list]:
+        if seats is None:
+            seats = "random"
+        if isinstance(seats, list):
+            if len(seats) != players:
+                self.fail("seats", f"{len(seats)} entries for {players} players: give one "
+                          "strategy for every seat, or a list with one entry per seat")
+            entries = [(f"seats[{i}]", s) for i, s in enumerate(seats)]
+        elif isinstance(seats, (str, dict)):
+            entries = [("seats", seats)] * players
+        else:
+            self.fail("seats", f"expected a strategy name or file, a mapping {{strategy: ..., "
+                      f"params: [...]}} or a list of these, {_got(seats)}")
+        lineup, params = [], []
+        for key, entry in entries:
+            spec, vec = self.seat(key, entry)
+            lineup.append(spec)
+            params.append(vec)
+        return lineup, params
+
+    def seat(self, key, entry) -> tuple[str, tuple | None]:
+        vec = None
+        skey = key
+        if isinstance(entry, dict):
+            self.check_keys(key, entry, SEAT_KEYS)
+            if "strategy" not in entry:
+                self.fail(key, "missing key 'strategy' (a strategy name or file)")
+            skey = f"{key}.strategy"
+            raw_params = entry.get("params")
+            spec = entry["strategy"]
+        else:
+            raw_params = None
+            spec = entry
+        if not isinstance(spec, str) or not spec.strip():
+            self.fail(skey, f"expected a strategy name or a .py file path, {_got(spec)}")
+        spec = spec.strip()
+        path, shown = self.strategy(skey, spec)
+        if raw_params is not None:
+            pkey = f"{key}.params"
+            if not isinstance(raw_params, list) or not all(_number(x) for x in raw_params):
+                self.fail(pkey, f"expected a list of numbers, {_got(raw_params)}")
+            vec = tuple(float(x) for x in raw_params)
+            n, names = self.n_params(skey, path)
+            if len(vec) != n:
+                named = f" ({', '.join(names)})" if names else ""
+                self.fail(pkey, f"strategy {spec!r} takes {n} parameters{named}, "
+                          f"got {len(vec)}")
+        return shown, vec
+
+    def strategy(self, key, spec) -> tuple[Path, str]:
+        """(the file, the lineup entry: the name for strategies/, else the absolute path)."""
+        if spec.endswith(".py") or "/" in spec or "\\" in spec:
+            path = (self.folder / Path(spec).expanduser()).resolve()
+            if not path.is_file():
+                self.fail(key, f"strategy file {spec!r} not found (looked for {path}; a path "
+                          "is relative to the experiment file's folder)")
+            try:
+                resolve_path(str(path))
+            except StrategyError as exc:
+                self.fail(key, str(exc))
+            if path not in self.strategy_files:
+                self.strategy_files[str(path)] = hashlib.sha256(path.read_bytes()).hexdigest()
+            return path, str(path)
+        try:
+            path = resolve_path(spec)
+        except StrategyError:
+            known = known_strategies()
+            self.fail(key, f"unknown strategy {spec!r}{_did_you_mean(spec, known)}; known: "
+                      f"{', '.join(known)} (or give the path of a .py file)")
+        if str(path) not in self.strategy_files:
+            self.strategy_files[str(path)] = hashlib.sha256(path.read_bytes()).hexdigest()
+        return path, spec
+
+    def n_params(self, key, path: Path) -> tuple[int, tuple]:
+        """The length of the strategy file's PARAMS (read statically; else by importing it)."""
+        sp = str(path)
+        if sp in self._params_cache:
+            return self._params_cache[sp]
+        found = _static_params(path)
+        if found is None:
+            try:
+                s = load_strategy(sp)
+            except StrategyError as exc:
+                self.fail(key, str(exc))
+            found = (s.n_params, tuple(s.param_names))
+        self._params_cache[sp] = found
+        return found
+
+    # ---- deck -----------------------------------------------------------------------------
+    def deck(self, spec) -> Deck:
+        if spec is None:
+            spec = {}
+        if not isinstance(spec, dict):
+            self.fail("deck", f"expected a mapping with keys {', '.join(DECK_KEYS)}, "
+                      f"{_got(spec)}")
+        self.check_keys("deck", spec, DECK_KEYS)
+        cache_key = json.dumps(spec, sort_keys=True, default=str)
+        if cache_key in self._deck_cache:
+            return self._deck_cache[cache_key]
+        file = spec.get("file")
+        if file is not None and (not isinstance(file, str) or not file.strip()):
+            self.fail("deck.file", f"expected a deck CSV file path, {_got(file)}")
+        base_key = file or ""
+        if base_key not in self._base_decks:
+            try:
+                if file:
+                    p = (self.folder / Path(file).expanduser()).resolve()
+                    if not p.is_file():
+                        self.fail("deck.file", f"deck file {file!r} not found (looked for {p}; "
+                                  "a path is relative to the experiment file's folder)")
+                    base = load_deck(p, ruleset=self.ruleset)
+                else:
+                    base = load_deck(None, ruleset=self.ruleset)
+            except DeckError as exc:
+                self.fail("deck.file", str(exc))
+            self._base_decks[base_key] = base
+        deck = self._base_decks[base_key]
+        edits = {k: v for k, v in spec.items() if k != "file"}
+        if any(v is not None for v in edits.values()):
+            try:
+                deck = edit_deck(deck, where=f"{self.given}: deck", **edits)
+            except DeckError as exc:
+                msg = str(exc)
+                if self.labels and "deck" in self.swept_roots:
+                    msg += (" (in the sweep condition "
+                            + ", ".join(f"{k}={_short(v)}" for k, v in self.labels.items())
+                            + ")")
+                raise ExperimentError(msg) from None
+        self._deck_cache[cache_key] = deck
+        return deck
+
+    # ---- resolved config ------------------------------------------------------------------
+    @staticmethod
+    def resolved_seats(seats):
+        return copy.deepcopy(seats) if seats is not None else "random"
+
+    @staticmethod
+    def resolved_deck(spec) -> dict:
+        spec = dict(spec or {})
+
+        def int_keys(d):
+            return {int(k) if isinstance(k, str) and k.isdigit() else k: v
+                    for k, v in (d or {}).items()}
+
+        adds = []
+        for a in spec.get("add") or []:
+            full = {"colour": "none", "value": None, "effect": "none", "min_players": 3}
+            full.update(a)
+            adds.append(full)
+        return {
+            "file": spec.get("file"),
+            "remove": list(spec.get("remove") or []),
+            "remove_from_tier": int_keys(spec.get("remove_from_tier")),
+            "add": adds,
+            "move": dict(spec.get("move") or {}),
+            "hand_sizes": {k: list(v) for k, v in int_keys(spec.get("hand_sizes")).items()},
+            "rounds": spec.get("rounds"),
+        }
+
+    # ---- output ---------------------------------------------------------------------------
+    def probe(self, key, folder: Path) -> None:
+        """Create ``folder`` (and its parents) if needed, write and delete a temporary file,
+        then remove the folders it created: nothing is left behind."""
+        missing = []
+        p = folder
+        while not p.exists() and p != p.parent:
+            missing.append(p)
+            p = p.parent
+        if not p.is_dir():
+            self.fail(key, f"cannot create the report folder {folder}: {p} is a file, "
+                      "not a folder")
+        created = []
+        try:
+            for d in reversed(missing):
+                d.mkdir()
+                created.append(d)
+            fd, tmp = tempfile.mkstemp(prefix=".fishing2sim-probe-", dir=folder)
+            os.close(fd)
+            os.unlink(tmp)
+        except OSError as exc:
+            what = "create" if len(created) < len(missing) else "write to"
+            self.fail(key, f"cannot {what} the report folder {folder}: "
+                      f"{exc.strerror or exc}")
+        finally:
+            for d in reversed(created):
+                try:
+                    d.rmdir()
+                except OSError:
+                    pass
+
+
+def _static_params(path: Path) -> tuple[int, tuple] | None:
+    """(len(PARAMS), PARAM_NAMES) from the file's top-level literals; None if not literal."""
+    try:
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+    except (OSError, SyntaxError, UnicodeDecodeError, ValueError):
+        return None
+    found: dict = {}
+    for node in tree.body:
+        targets = []
+        if isinstance(node, ast.Assign):
+            targets = [t.id for t in node.targets if isinstance(t, ast.Name)]
+            value = node.value
+        elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name) \
+                and node.value is not None:
+            targets = [node.target.id]
+            value = node.value
+        for t in targets:
+            if t in ("PARAMS", "PARAM_NAMES"):
+                try:
+                    found[t] = ast.literal_eval(value)
+                except ValueError:
+                    found[t] = ValueError
+    params = found.get("PARAMS", ())
+    names = found.get("PARAM_NAMES", ())
+    if params is ValueError or names is ValueError:
+        return None
+    try:
+        return len(tuple(params)), tuple(str(n) for n in names)
+    except TypeError:
+        return None
+
+
+def load_experiment(path, overrides: dict | None = None) -> Experiment:
+    """Read, validate and expand an experiment file.
+
+    ``overrides`` (from the command line) may set ``workers``, ``scheduler``, ``games`` and
+    ``output``; a value of None leaves the file's. Raises :class:`ExperimentError`, one
+    message ``"<file>: <key path>: <problem>"``, on any problem.
+    """
+    return _Loader(path, overrides).load()

@@ -1,0 +1,160 @@
+"""counter: count the cards played this round and cash boss cards.
+
+It reads the cards played this round (O_PLAYED, with who played them) and its own hand.
+A card is the *boss* of its suit when no card of that suit that could beat it is unseen
+(neither played this round nor in its hand). From the same list it learns which players
+showed out of blue, yellow or red (they did not follow a trick led in that colour: they can
+trump it). Leading, it cashes a boss: trump bosses first (only a blowfish beats them),
+then colour bosses no opponent can trump; else a blowfish, else its strongest card.
+Following, it plays the cheapest boss that wins the trick so far when players are still to
+come, else the cheapest card that wins so far, else its weakest card. Trump choice and
+determine-trump: the shade it holds more and higher of (10 per card plus the values).
+Catch-1-other and exchange take the strongest card; exchange gives and catch-1-card move
+the weakest; original Fishing: zero-catch the best card, pass-1-left the worst,
+determine-colour the suit it holds the most high cards of.
+"""
+from numba import njit
+
+from fishing2sim.strategy_kit import (
+    C_BLUE, C_RED, C_YELLOW, K_BLOWFISH, K_BUOY, O_CARD_COLOUR, O_CARD_KIND, O_N_PLAYED,
+    O_PLAYED, O_PLAYED_BY, O_PLAYERS, O_SEAT, O_TRICK_N, decision, is_blowfish, is_buoy,
+    is_trump, n_options, option, power, richer_shade, richest_suit, strongest_option,
+    to_play, unseen_above, weakest_option, wins_now,
+)
+
+NAME = "counter"
+OBSERVES = True
+
+
+@njit(cache=True)
+def is_boss(obs, c):
+    return not is_buoy(obs, c) and not is_blowfish(obs, c) and unseen_above(obs, c) == 0
+
+
+@njit(cache=True)
+def void_mask(obs, colour):
+    """Bit p: player p did not follow a trick led in ``colour`` (blue, yellow or red)
+    this round. Tricks are the played list in groups of one card per player."""
+    players = obs[O_PLAYERS]
+    mask = 0
+    n = obs[O_N_PLAYED]
+    for t in range(n // players):
+        led = -1
+        for k in range(players):
+            c = obs[O_PLAYED + t * players + k]
+            kind = obs[O_CARD_KIND + c]
+            if kind == K_BUOY or kind == K_BLOWFISH:
+                continue
+            if led < 0:
+                led = obs[O_CARD_COLOUR + c]
+                if led != colour:
+                    break
+            elif obs[O_CARD_COLOUR + c] != colour:
+                mask |= 1 << obs[O_PLAYED_BY + t * players + k]
+    return mask
+
+
+@njit(cache=True)
+def trumpable(obs, c):
+    """Some opponent showed out of c's colour this round."""
+    col = obs[O_CARD_COLOUR + c]
+    if col != C_BLUE and col != C_YELLOW and col != C_RED:
+        return False
+    return (void_mask(obs, col) & ~(1 << obs[O_SEAT])) != 0
+
+
+@njit(cache=True)
+def lead(obs):
+    boss, boss_key = -1, -1
+    fish, fish_p = -1, -1
+    top, top_p = option(obs, 0), -1
+    for i in range(n_options(obs)):
+        c = option(obs, i)
+        p = power(obs, c)
+        if is_boss(obs, c):
+            key = p + (200 if is_trump(obs, c) else (0 if trumpable(obs, c) else 100))
+            if key > boss_key:
+                boss, boss_key = c, key
+        if is_blowfish(obs, c) and p > fish_p:
+            fish, fish_p = c, p
+        if p > top_p:
+            top, top_p = c, p
+    if boss >= 0 and boss_key >= 100:
+        return boss
+    if fish >= 0:
+        return fish
+    return top
+
+
+@njit(cache=True)
+def follow(obs):
+    last = to_play(obs) == 0
+    win, win_p = -1, 1 << 30
+    boss, boss_p = -1, 1 << 30
+    low, low_p = option(obs, 0), 1 << 30
+    for i in range(n_options(obs)):
+        c = option(obs, i)
+        p = power(obs, c)
+        if p < low_p:
+            low, low_p = c, p
+        if is_buoy(obs, c) or not wins_now(obs, c):
+            continue
+        if p < win_p:
+            win, win_p = c, p
+        if not last and is_boss(obs, c) and p < boss_p:
+            boss, boss_p = c, p
+    if boss >= 0:
+        return boss
+    return win if win >= 0 else low
+
+
+@decision
+def play(obs, params, rng):
+    if obs[O_TRICK_N] == 0:
+        return lead(obs)
+    return follow(obs)
+
+
+@decision
+def trump_choice(obs, params, rng):
+    return richer_shade(obs, 10)
+
+
+@decision
+def determine_trump(obs, params, rng):
+    return richer_shade(obs, 10)
+
+
+@decision
+def catch_1_other(obs, params, rng):
+    return strongest_option(obs, True)
+
+
+@decision
+def exchange_take(obs, params, rng):
+    return strongest_option(obs, False)
+
+
+@decision
+def exchange_give(obs, params, rng):
+    return weakest_option(obs)
+
+
+@decision
+def catch_1_card(obs, params, rng):
+    return weakest_option(obs)
+
+
+@decision
+def zero_catch(obs, params, rng):
+    return strongest_option(obs, True)
+
+
+@decision
+def pass_1_left(obs, params, rng):
+    return weakest_option(obs)
+
+
+@decision
+def determine_colour(obs, params, rng):
+    return richest_suit(obs, 10)

@@ -1,0 +1,116 @@
+"""sandbagger: lose tricks on purpose early in a round, fight late.
+
+In the first part of each round (PARAMS[0], the fraction of the round's tricks, default
+one half) it ducks: it plays its weakest card that does not win the trick so far (buoys
+first, so a +3-points or catch-1-other buoy still pays), keeping its strong cards for later.
+Losing early keeps its points low, so it leads the next round, chooses the trump and draws
+fresh ocean cards instead of its own caught cards; a weak card also tends to be the trick's
+weakest, which catches the trick's blowfish. It never ducks in the last round or once the
+ocean is empty: there is nothing fresh left to draw. For the rest of the round it fights:
+it leads its strongest card and follows with the cheapest card that wins the trick so far,
+else throws its weakest. Trump choice and determine-trump: the shade it holds more cards of;
+catch-1-other and exchange take the strongest card; exchange gives and catch-1-card move
+the weakest; original Fishing: zero-catch the best card, pass-1-left the worst,
+determine-colour the suit it holds the most high cards of.
+"""
+from numba import njit
+
+from fishing2sim.strategy_kit import (
+    O_HAND_N, O_N_ROUNDS, O_OCEAN_N, O_ROUND, O_TRICK_N, O_TRICK_NO, decision, is_buoy,
+    n_options, option, power, richer_shade, richest_suit, strongest_option, weakest_option,
+    wins_now,
+)
+
+NAME = "sandbagger"
+OBSERVES = True
+PARAM_NAMES = ("sandbag_fraction",)
+PARAMS = (0.5,)
+
+
+@njit(cache=True)
+def duck(obs):
+    """The weakest card that does not win the trick so far (else the weakest card)."""
+    best, best_p = -1, 1 << 30
+    low, low_p = option(obs, 0), 1 << 30
+    for i in range(n_options(obs)):
+        c = option(obs, i)
+        p = power(obs, c)
+        if p < low_p:
+            low, low_p = c, p
+        if (is_buoy(obs, c) or not wins_now(obs, c)) and p < best_p:
+            best, best_p = c, p
+    return best if best >= 0 else low
+
+
+@njit(cache=True)
+def fight(obs):
+    """Lead the strongest card; follow with the cheapest winner, else the weakest card."""
+    win, win_p = -1, 1 << 30
+    top, top_p = option(obs, 0), -1
+    low, low_p = option(obs, 0), 1 << 30
+    for i in range(n_options(obs)):
+        c = option(obs, i)
+        p = power(obs, c)
+        if p > top_p:
+            top, top_p = c, p
+        if p < low_p:
+            low, low_p = c, p
+        if not is_buoy(obs, c) and wins_now(obs, c) and p < win_p:
+            win, win_p = c, p
+    if obs[O_TRICK_N] == 0:
+        return top
+    return win if win >= 0 else low
+
+
+@decision
+def play(obs, params, rng):
+    tricks = obs[O_TRICK_NO] + obs[O_HAND_N] - 1  # this round's tricks, as it stands
+    fresh = obs[O_ROUND] < obs[O_N_ROUNDS] and obs[O_OCEAN_N] > 0
+    if fresh and obs[O_TRICK_NO] <= params[0] * tricks:
+        return duck(obs)
+    return fight(obs)
+
+
+@decision
+def trump_choice(obs, params, rng):
+    return richer_shade(obs, 100)
+
+
+@decision
+def determine_trump(obs, params, rng):
+    return richer_shade(obs, 100)
+
+
+@decision
+def catch_1_other(obs, params, rng):
+    return strongest_option(obs, True)
+
+
+@decision
+def exchange_take(obs, params, rng):
+    return strongest_option(obs, False)
+
+
+@decision
+def exchange_give(obs, params, rng):
+    return weakest_option(obs)
+
+
+@decision
+def catch_1_card(obs, params, rng):
+    return weakest_option(obs)
+
+
+@decision
+def zero_catch(obs, params, rng):
+    return strongest_option(obs, True)
+
+
+@decision
+def pass_1_left(obs, params, rng):
+    return weakest_option(obs)
+
+
+@decision
+def determine_colour(obs, params, rng):
+    return richest_suit(obs, 10)
