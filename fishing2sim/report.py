@@ -268,8 +268,10 @@ def _int(x: Any) -> str:
 
 
 def _decimals(hw: float, default: int) -> int:
-    if _isnan(hw) or hw <= 0:
+    if _isnan(hw):
         return default
+    if hw <= 0:
+        return min(default, 1)
     return int(min(4, max(default if default < 1 else 1, -math.floor(math.log10(hw)))))
 
 
@@ -293,7 +295,8 @@ def _fmt(est: Any, lo: Any = None, hi: Any = None, *, pct: bool = False, table: 
     l, h = float(lo) * s, float(hi) * s
     if table:
         return f"{e:.{d}f}{u} [{l:.{d}f}, {h:.{d}f}]"
-    return f"{e:.{d}f}{u}{unit} (95% CI {l:.{d}f}–{h:.{d}f}{u}{ntext})"
+    sep = " to " if l < 0 else "–"
+    return f"{e:.{d}f}{u}{unit} (95% CI {l:.{d}f}{sep}{h:.{d}f}{u}{ntext})"
 
 
 def _ci(row: Any, **kw: Any) -> str:
@@ -486,9 +489,11 @@ def _plot_win_shares(ctx: _Context, df: pd.DataFrame):
             ax.hlines(100 / p, g - 0.45, g + 0.45, colors="black", linestyles="dashed",
                       linewidth=1, label=None if fair_done else "1/players")
             fair_done = True
-    ax.set_xticks(range(k))
-    ax.set_xticklabels([ctx.label(c, short=True) for c in ctx.indices] if ctx.sweep
-                       else [""] * k)
+    if ctx.sweep:
+        ax.set_xticks(range(k))
+        ax.set_xticklabels([ctx.label(c, short=True) for c in ctx.indices])
+    else:
+        ax.set_xticks([])
     ax.set(ylabel="win share (%)", title=f"{ctx.exp.name}: win share per strategy (95% CI; "
            f"ties share the win)\n{ctx.games_text()}")
     ax.set_ylim(bottom=0)
@@ -604,7 +609,8 @@ def _section_depletion(ctx, df, plot) -> list[str]:
     L = [f"## {_TITLES['depletion']}", ""]
     cc = _cond_col(ctx)
     head = (["condition"] if cc else []) + [
-        "round", "n", "ocean cards left (mean)", "p05–p95", "empty ocean share"]
+        "round", "n (mean)", "ocean cards left (mean)", "p05–p95", "n (share)",
+        "empty ocean share"]
     rows, paras, shown_mean, shown_empty = [], [], [], []
     for c in ctx.indices:
         mean = _rows(df, "ocean_after_draws_mean", c).dropna(subset=["round"])
@@ -617,13 +623,12 @@ def _section_depletion(ctx, df, plot) -> list[str]:
             er = empty[empty["round"] == r]
             lo = p05[p05["round"] == r]["estimate"]
             hi = p95[p95["round"] == r]["estimate"]
-            n = mr["n"].iloc[0] if len(mr) else (er["n"].iloc[0] if len(er) else None)
             rows.append(([ctx.label(c)] if cc else []) + [
-                str(r), _int(n),
+                str(r), _int(mr["n"].iloc[0]) if len(mr) else "–",
                 _ci(mr.iloc[0], table=True) if len(mr) else "–",
                 f"{_num(lo.iloc[0])}–{_num(hi.iloc[0])}" if len(lo) and len(hi) else "–",
-                _ci(er.iloc[0], pct=True, table=True)
-                if len(er) else "–",
+                _int(er["n"].iloc[0]) if len(er) else "–",
+                _ci(er.iloc[0], pct=True, table=True) if len(er) else "–",
             ])
         shown_mean.append(mean)
         shown_empty.append(empty)
@@ -646,11 +651,16 @@ def _section_depletion(ctx, df, plot) -> list[str]:
                             f"{_ci(f, pct=True, unit=' of games', n=f['n'])}")
         tiers = _rows(df, "tier_reached_share", c).dropna(subset=["tier"])
         if len(tiers):
-            tiers = tiers.sort_values(["tier", "round"]).groupby("tier").tail(1)
+            # one row per tier: the overall row (round <NA>) or else the last round's
+            tiers = tiers.sort_values(["tier", "round"], na_position="last")
+            tiers = tiers.groupby("tier", sort=True).tail(1)
+            last_r = tiers["round"].dropna()
+            when = (f"by round {int(last_r.max())}" if len(last_r) == len(tiers)
+                    else "in the whole game")
             tb = ", ".join(f"tier {int(t['tier'])} {_ci(t, pct=True, table=True)}"
                            for _, t in tiers.iterrows())
-            bits.append(f"share of games in which a card of the tier is drawn by round "
-                        f"{int(tiers['round'].max())} (n = {_int(tiers['n'].max())}): {tb}")
+            bits.append(f"share of games in which a card of each tier is drawn {when} "
+                        f"(n = {_int(tiers['n'].max())}): {tb}")
         if bits:
             who = f"**{ctx.label(c)}**: " if cc else ""
             paras.append(_sentence(who, "; ".join(bits)))

@@ -223,31 +223,31 @@ def highest_with(obs, card):
         return -1
     trump = obs[O_TRUMP]
     led = led_with(obs, card)
-    best = -1
-    hv = -1
     if led == SUIT_NONE:  # only buoys and blowfish: the highest blowfish, else the first buoy
+        best = -1
+        hv = -1
         for i in range(m):
             c = _card_or_extra(obs, i, n, card)
             if c >= 0 and obs[O_CARD_KIND + c] == K_BLOWFISH and obs[O_CARD_VALUE + c] > hv:
                 hv = obs[O_CARD_VALUE + c]
                 best = i
         return best if best >= 0 else 0
-    has_trump = False
-    for i in range(m):
-        c = _card_or_extra(obs, i, n, card)
-        if c >= 0 and suit_under(obs, c, trump) == SUIT_TRUMP:
-            has_trump = True
-    target = SUIT_TRUMP if has_trump else led
-    blow = target == led
+    # one pass: the best trump (blowfish count only when trump was led) and the best card
+    # of the led suit (blowfish included); a trump in the trick makes the first win
+    best_t, tv, best_l, lv = -1, -1, -1, -1
     for i in range(m):
         c = _card_or_extra(obs, i, n, card)
         if c < 0:
             continue
-        if (blow and obs[O_CARD_KIND + c] == K_BLOWFISH) or suit_under(obs, c, trump) == target:
-            if obs[O_CARD_VALUE + c] >= hv:  # the later of two 16s is higher
-                hv = obs[O_CARD_VALUE + c]
-                best = i
-    return best
+        v = obs[O_CARD_VALUE + c]
+        s = suit_under(obs, c, trump)
+        if s == SUIT_TRUMP and v >= tv:  # the later of two 16s is higher
+            best_t, tv = i, v
+        if (s == led or obs[O_CARD_KIND + c] == K_BLOWFISH) and v >= lv:
+            best_l, lv = i, v
+    if best_t >= 0 and led != SUIT_TRUMP:
+        return best_t
+    return best_l
 
 
 @njit(cache=True)
@@ -416,6 +416,22 @@ def unseen_above(obs, card):
             if suit_under(obs, c, trump) == s and not in_hand(obs, c) and not was_played(obs, c):
                 k += 1
     return k
+
+
+@njit(cache=True)
+def is_boss(obs, card):
+    """``card`` has a suit and no card of that suit that could beat it is unseen (see
+    unseen_above); blowfish and buoys are never bosses."""
+    s = suit(obs, card)
+    if s == SUIT_NONE:
+        return False
+    v = obs[O_CARD_VALUE + card]
+    trump = obs[O_TRUMP]
+    for c in range(obs[O_N_CARDS]):
+        if c != card and obs[O_CARD_KIND + c] != K_BLOWFISH and obs[O_CARD_VALUE + c] >= v:
+            if suit_under(obs, c, trump) == s and not in_hand(obs, c) and not was_played(obs, c):
+                return False
+    return True
 
 
 @njit(cache=True)

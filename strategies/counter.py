@@ -17,18 +17,13 @@ from numba import njit
 
 from fishing2sim.strategy_kit import (
     C_BLUE, C_RED, C_YELLOW, K_BLOWFISH, K_BUOY, O_CARD_COLOUR, O_CARD_KIND, O_N_PLAYED,
-    O_PLAYED, O_PLAYED_BY, O_PLAYERS, O_SEAT, O_TRICK_N, decision, is_blowfish, is_buoy,
+    O_PLAYED, O_PLAYED_BY, O_PLAYERS, O_SEAT, O_TRICK_N, decision, is_blowfish, is_boss, is_buoy,
     is_trump, n_options, option, power, richer_shade, richest_suit, strongest_option,
-    to_play, unseen_above, weakest_option, wins_now,
+    to_play, weakest_option, wins_now,
 )
 
 NAME = "counter"
 OBSERVES = True
-
-
-@njit(cache=True)
-def is_boss(obs, c):
-    return not is_buoy(obs, c) and not is_blowfish(obs, c) and unseen_above(obs, c) == 0
 
 
 @njit(cache=True)

@@ -1,0 +1,409 @@
+"""The bots in strategies/, the plugin contract and the information boundary (RULES.md C).
+
+Every heuristic bot must load, play seeded games without error and beat the reference random
+strategy: its seat's win share, over the same deals played once from every seat (seat
+rotation), must be above 1/players with a 95% Wilson interval clear of it. A shared win
+among k players counts 1/k.
+"""
+from __future__ import annotations
+
+import math
+import textwrap
+
+import numpy as np
+import pytest
+
+from fishing2sim.api import StrategyFailure, play_game, play_games, run_games
+from fishing2sim.cards import load_deck
+from fishing2sim.engine import constants as K
+from fishing2sim.engine import core
+from fishing2sim.engine.state import (
+    A_BOAT, A_BOAT_HEAD, A_BOAT_N, A_FISHER, A_FISHER_N, A_HAND, A_HAND_N, A_OCEAN, A_PLAYED,
+    PH_TRUMP, S_END, S_LEADER, S_OCEAN_LEN, S_OCEAN_TOP, S_PHASE, S_PLAYED_N, S_ROUND,
+    S_TRICK_N, new_state,
+)
+from fishing2sim.strategies import (
+    STRATEGIES_DIR, StrategyError, build_lineup, known_strategies, load_strategy, observe_mask,
+)
+from fishing2sim.strategy_kit import DECISION_FUNCTIONS
+
+BOTS = [name for name in known_strategies() if name != "random"]
+FISHING2_DECISIONS = ("play", "trump_choice", "determine_trump", "catch_1_other",
+                      "exchange_take", "exchange_give", "catch_1_card")
+_GAME_G_WINNERS = 3  # column of run_games' "int" array: bitmask of the seats sharing the win
+
+
+def wilson(p: float, n: int, z: float = 1.96) -> tuple[float, float]:
+    d = 1 + z * z / n
+    centre = (p + z * z / (2 * n)) / d
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / d
+    return centre - half, centre + half
+
+
+def rotated_win_share(bot, deals: int, players: int = 4, seed: int = 2024,
+                      opponent="random") -> tuple[float, int]:
+    """The bot's win share over ``deals`` deals played once from every seat (the same game
+    seeds in every rotation; the rest of the table is ``opponent``). Shared wins count 1/k."""
+    total = 0.0
+    for seat in range(players):
+        lineup = [opponent] * players
+        lineup[seat] = bot
+        a = run_games(deals, players, seed=seed, strategies=lineup)
+        masks = a["int"][:, _GAME_G_WINNERS]
+        k = np.array([bin(int(m)).count("1") for m in masks])
+        total += float((((masks >> seat) & 1) / k).sum())
+    return total / (deals * players), deals * players
+
+
+def test_the_bots_are_there():
+    assert {"greedy", "sandbagger", "counter", "buoy_savvy", "weights", "highest"} <= set(BOTS)
+
+
+@pytest.mark.parametrize("bot", BOTS)
+def test_bot_follows_the_contract(bot):
+    s = load_strategy(bot)
+    assert s.name == bot
+    assert s.observes  # the heuristic bots read the observation
+    assert set(FISHING2_DECISIONS) <= set(s.defined)
+    assert set(s.defined) <= set(DECISION_FUNCTIONS)
+    doc = (STRATEGIES_DIR / f"{bot}.py").read_text().lstrip()
+    assert doc.startswith('"""') and len(doc.split('"""')[1]) > 100  # a docstring with its idea
+    if s.param_names:
+        assert len(s.param_names) == len(s.defaults)
+
+
+@pytest.mark.parametrize("bot", BOTS)
+def test_bot_plays_300_games_against_random(bot):
+    df = play_games(300, 4, seed=31, strategies=[bot, "random", "random", "random"])
+    assert len(df) == 300
+    assert set(df.end_reason.unique()) <= {"completed", "overfished"}
+    # the same seeds give the same games
+    again = play_games(20, 4, seed=31, strategies=[bot, "random", "random", "random"])
+    assert again.equals(df.iloc[:20].reset_index(drop=True))
+
+
+@pytest.mark.parametrize("bot", BOTS)
+@pytest.mark.parametrize("players", [3, 5])
+def test_bot_plays_3_and_5_player_games_with_invariant_checks(bot, players):
+    lineup = [bot] + ["random"] * (players - 1)
+    df = play_games(60, players, seed=32, strategies=lineup, check=True)
+    assert len(df) == 60
+
+
+def test_a_table_of_different_bots_plays():
+    df = play_games(200, 5, seed=33, strategies=["greedy", "counter", "buoy_savvy", "weights",
+                                                 "sandbagger"], check=True)
+    assert len(df) == 200
+
+
+@pytest.mark.parametrize("bot", BOTS)
+def test_bot_beats_random(bot):
+    # 4 rotations x 500 deals: every bot here wins well above 25% (the weakest, highest and
+    # sandbagger, near 45%), so 2,000 games separate it from 1/4 with a wide margin
+    share, n = rotated_win_share(bot, 500)
+    lo, hi = wilson(share, n)
+    assert share > 0.25 and lo > 0.25, (bot, share, lo, hi)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("bot", BOTS)
+@pytest.mark.parametrize("players", [3, 4, 5])
+def test_bot_beats_random_big(bot, players):
+    share, n = rotated_win_share(bot, 2500, players=players, seed=77)
+    lo, _ = wilson(share, n)
+    assert lo > 1 / players, (bot, players, share, lo)
+
+
+def test_random_wins_its_share_against_itself():
+    # the harness itself: a random seat among random seats wins about 1/4
+    share, n = rotated_win_share("random", 500)
+    lo, hi = wilson(share, n)
+    assert lo < 0.25 < hi
+
+
+# ---- strategy files outside the repository ------------------------------------------
+
+def test_strategy_file_outside_the_repo_is_loaded_by_path_and_plays(tmp_path):
+    src = (STRATEGIES_DIR / "greedy.py").read_text().replace('NAME = "greedy"',
+                                                               'NAME = "my_greedy_copy"')
+    path = tmp_path / "my_greedy_copy.py"
+    path.write_text(src)
+    s = load_strategy(str(path))
+    assert s.name == "my_greedy_copy" and s.source == str(path.resolve())
+    lineup = [str(path), "random", "random", "random"]
+    df = play_games(200, 4, seed=5, strategies=lineup)
+    assert len(df) == 200
+    # the same code plays the same games as the shipped file
+    shipped = play_games(200, 4, seed=5, strategies=["greedy", "random", "random", "random"])
+    assert df.equals(shipped)
+    g = play_game(4, seed=5, strategies=lineup)
+    assert g.end_reason in ("completed", "overfished")
+
+
+def test_strategy_parameters_reach_the_bot():
+    # sandbagger ducking for the whole round plays different games from never ducking
+    lineup = ["sandbagger", "random", "random", "random"]
+    never = play_games(100, 4, seed=8, strategies=lineup, params=[[0.0], None, None, None])
+    always = play_games(100, 4, seed=8, strategies=lineup, params=[[1.0], None, None, None])
+    default = play_games(100, 4, seed=8, strategies=lineup)
+    assert not never.equals(always)
+    assert never.points_0.mean() > always.points_0.mean()
+    explicit = play_games(100, 4, seed=8, strategies=lineup, params=[[0.5], None, None, None])
+    assert default.equals(explicit)
+
+
+# ---- strategies that break the contract --------------------------------------------
+
+ILLEGAL_CHOICE = '''
+"""illegal_choice: plays the lowest card id that is not one of its options."""
+from fishing2sim.strategy_kit import decision, n_options, option
+
+NAME = "illegal_choice"
+
+
+@decision
+def play(obs, params, rng):
+    c = 0
+    while True:
+        taken = False
+        for i in range(n_options(obs)):
+            if option(obs, i) == c:
+                taken = True
+        if not taken:
+            return c
+        c += 1
+'''
+
+
+def test_an_illegal_choice_raises_naming_strategy_decision_and_choice(tmp_path):
+    path = tmp_path / "illegal_choice_bot.py"
+    path.write_text(ILLEGAL_CHOICE)
+    # card 0 (blue 1) is not used with 4 players, so it is never an option: the first play
+    # decision the bot is asked is illegal
+    with pytest.raises(StrategyFailure,
+                       match=r"strategy 'illegal_choice' \(seat 1\) made an illegal play "
+                             r"decision: '?blue 1'? is not one of its options"):
+        play_games(10, 4, seed=1, strategies=["random", str(path), "random", "random"])
+
+
+BAD_FILES = {
+    "no_name_bot": ('''
+from fishing2sim.strategy_kit import decision, option
+
+
+@decision
+def play(obs, params, rng):
+    return option(obs, 0)
+''', r"no NAME"),
+    "undecorated_bot": ('''
+from fishing2sim.strategy_kit import O_OPTIONS
+
+NAME = "undecorated"
+
+
+def play(obs, params, rng):
+    return obs[O_OPTIONS]
+''', r"play is not a decision function.*@decision"),
+    "wrong_signature_bot": ('''
+from numba import njit
+
+NAME = "wrong_signature"
+
+
+@njit("int64(int64)")
+def trump_choice(x):
+    return x
+''', r"trump_choice has the wrong signature \(\(int64,\) -> int64\)"),
+    "param_names_bot": ('''
+from fishing2sim.strategy_kit import decision, option
+
+NAME = "param_names"
+PARAMS = [1.0]
+PARAM_NAMES = ["a", "b"]
+
+
+@decision
+def play(obs, params, rng):
+    return option(obs, 0)
+''', r"PARAM_NAMES has 2 names for 1 PARAMS"),
+    "no_decision_bot": ('''
+NAME = "no_decision"
+''', r"defines none of the decisions"),
+    "broken_import_bot": ('''
+from fishing2sim.strategy_kit import no_such_helper
+NAME = "broken"
+''', r"cannot be imported: ImportError"),
+}
+
+
+@pytest.mark.parametrize("stem", sorted(BAD_FILES))
+def test_bad_strategy_file_is_an_error_naming_file_and_problem(tmp_path, stem):
+    text, problem = BAD_FILES[stem]
+    path = tmp_path / f"{stem}.py"
+    path.write_text(textwrap.dedent(text))
+    with pytest.raises(StrategyError, match=problem) as err:
+        play_games(5, 4, seed=1, strategies=[str(path), "random", "random", "random"])
+    assert path.name in str(err.value)
+
+
+def test_parameter_vector_of_the_wrong_length_is_an_error():
+    with pytest.raises(StrategyError, match=r"strategy 'sandbagger' \(.*sandbagger\.py\) "
+                                            r"takes 1 parameters \(sandbag_fraction\), got 2"):
+        play_games(5, 4, seed=1, strategies=["sandbagger", "random", "random", "random"],
+                   params=[[0.1, 0.2], None, None, None])
+    with pytest.raises(StrategyError, match=r"weights.*takes \d+ parameters \(power, win, "):
+        play_games(5, 4, seed=1, strategies=["weights"] * 4, params=[[1.0]] * 4)
+
+
+def test_unknown_strategy_name_lists_the_known_ones():
+    with pytest.raises(StrategyError, match=r"unknown strategy 'no_such_bot': known "
+                                            r"strategies are .*greedy.*random") as err:
+        play_games(5, 4, seed=1, strategies=["no_such_bot", "random", "random", "random"])
+    for name in BOTS:
+        assert name in str(err.value)
+    with pytest.raises(StrategyError, match=r"strategy file .*missing_bot\.py does not exist"):
+        load_strategy("/nonexistent/dir/missing_bot.py")
+
+
+# ---- the information boundary (RULES.md C) -----------------------------------------
+
+def _mid_round_state(seed: int):
+    """A 4-player state in round 3 or later, a few tricks in, with a trick half played."""
+    deck = load_deck()
+    funcs, params, strats = build_lineup(["greedy", "random", "counter", "random"], 4)
+    arrays = np.ascontiguousarray(deck.arrays)
+    st, rng = new_state()
+    ev = np.zeros((1, K.EV_FIELDS), np.int64)
+    obs = np.zeros(K.OBS_SIZE, np.int64)
+    core.setup_game(st, rng, ev, arrays, 4, 0, np.ascontiguousarray(deck.hand_sizes[4]), 8,
+                    -1, np.uint64(seed), 0, 0, observe_mask(strats))
+    core.run_game(st, rng, ev, arrays, obs, funcs, params, True)  # round 2's trump choice
+    while st[S_PHASE] == PH_TRUMP and st[S_ROUND] < 4:
+        core.apply_trump_choice(st, ev, K.C_LIGHT)
+        core.run_game(st, rng, ev, arrays, obs, funcs, params, True)
+    if st[S_PHASE] != PH_TRUMP or st[S_END] != K.END_RUNNING:
+        return None
+    core.apply_trump_choice(st, ev, K.C_DARK)
+    for _ in range(2):
+        core.play_trick(st, rng, ev, obs, funcs, params)
+    if st[S_END] != K.END_RUNNING or st[A_HAND_N] < 3:
+        return None
+    leader = st[S_LEADER]
+    for k in range(2):  # the next trick, half played
+        p = (leader + k) % 4
+        n = core.legal_options(st, p, obs)
+        core.play_card(st, ev, p, obs[K.O_OPTIONS + n - 1])
+    return st, rng
+
+
+def _observe(st, seat=0):
+    obs = np.zeros(K.OBS_SIZE, np.int64)
+    n = core.legal_options(st, seat, obs)
+    core.fill_obs(st, obs, seat, K.D_PLAY, n, -1)
+    return obs
+
+
+def _hide_what_seat_0_cannot_know(st, gen):
+    """Swap cards between seats 1 and 2's hands, reorder every hand but seat 0's, reorder
+    the ocean and every boat, swap a boat card with an ocean card and reorder the fishers.
+    Every count stays the same."""
+    st = st.copy()
+    n = st[A_HAND_N]
+    h1, h2 = A_HAND + 1 * K.MAX_HAND, A_HAND + 2 * K.MAX_HAND
+    st[h1], st[h2] = st[h2], st[h1]
+    for p in (1, 2, 3):
+        base = A_HAND + p * K.MAX_HAND
+        st[base:base + n] = gen.permutation(st[base:base + n])
+    top, end = st[S_OCEAN_TOP], st[S_OCEAN_LEN]
+    st[A_OCEAN + top:A_OCEAN + end] = gen.permutation(st[A_OCEAN + top:A_OCEAN + end])
+    for p in range(4):
+        idx = [A_BOAT + p * K.MAX_CARDS + (st[A_BOAT_HEAD + p] + i) % K.MAX_CARDS
+               for i in range(st[A_BOAT_N + p])]
+        st[idx] = gen.permutation(st[idx])
+        if idx and end > top:  # replace one boat card by an ocean card (and back)
+            j = A_OCEAN + top + int(gen.integers(end - top))
+            st[idx[0]], st[j] = st[j], st[idx[0]]
+        f = A_FISHER + p * K.MAX_CARDS
+        st[f:f + st[A_FISHER_N + p]] = gen.permutation(st[f:f + st[A_FISHER_N + p]])
+    return st
+
+
+def test_observation_shows_nothing_seat_0_may_not_know():
+    gen = np.random.default_rng(3)
+    checked = 0
+    for seed in range(40):
+        got = _mid_round_state(seed)
+        if got is None:
+            continue
+        st, _ = got
+        before = _observe(st)
+        hidden = _hide_what_seat_0_cannot_know(st, gen)
+        assert not np.array_equal(hidden, st)  # other hands, ocean, boats really changed
+        h1 = A_HAND + K.MAX_HAND
+        assert hidden[h1] != st[h1]
+        after = _observe(hidden)
+        assert np.array_equal(before, after), np.flatnonzero(before != after)
+        # the check can fail: a card swapped into seat 0's own hand shows
+        own = hidden.copy()
+        own[A_HAND], own[A_HAND + K.MAX_HAND] = own[A_HAND + K.MAX_HAND], own[A_HAND]
+        assert not np.array_equal(before, _observe(own))
+        # every card the obs names is in seat 0's hand or was played this round
+        hand = set(st[A_HAND:A_HAND + st[A_HAND_N]].tolist())
+        played = set(st[A_PLAYED:A_PLAYED + st[S_PLAYED_N]].tolist())
+        assert set(before[K.O_HAND:K.O_HAND + before[K.O_HAND_N]].tolist()) == hand
+        trick = before[K.O_TRICK_CARD:K.O_TRICK_CARD + before[K.O_TRICK_N]]
+        assert before[K.O_TRICK_N] == st[S_TRICK_N] == 2
+        assert set(trick.tolist()) <= played
+        assert before[K.O_PLAYED:K.O_PLAYED + before[K.O_N_PLAYED]].tolist() == \
+            st[A_PLAYED:A_PLAYED + st[S_PLAYED_N]].tolist()
+        opts = before[K.O_OPTIONS:K.O_OPTIONS + before[K.O_N_OPTIONS]]
+        assert set(opts.tolist()) <= hand
+        checked += 1
+    assert checked >= 10
+
+
+SPY = '''
+"""spy: returns an illegal choice (7000 + offset) if a card it cannot know shows anywhere
+in the hand or options sections of its observation, also past the counts."""
+from numba import njit
+
+from fishing2sim.engine.constants import MAX_HAND, O_N_CARDS
+from fishing2sim.strategy_kit import (
+    O_HAND, O_OPTIONS, decision, in_hand, random_option, was_played,
+)
+
+NAME = "spy"
+
+
+@njit(cache=True)
+def hidden(obs, v):
+    # card 0 (blue 1) is not used with 4 players; a zero is an untouched slot
+    return 0 < v < obs[O_N_CARDS] and not in_hand(obs, v) and not was_played(obs, v)
+
+
+@njit(cache=True)
+def check(obs, rng):
+    for i in range(MAX_HAND):
+        if hidden(obs, obs[O_HAND + i]):
+            return 7000 + i
+    for i in range(MAX_HAND):
+        if hidden(obs, obs[O_OPTIONS + i]):
+            return 7100 + i
+    return random_option(obs, rng)
+
+
+@decision
+def play(obs, params, rng):
+    return check(obs, rng)
+'''
+
+
+@pytest.mark.xfail(reason="engine: the one observation buffer is reused across seats and "
+                          "not cleared, so the hand and options sections past O_HAND_N / "
+                          "O_N_OPTIONS still hold the previous decision's cards (another "
+                          "seat's hand); reported, the engine is not this test's to fix",
+                   raises=StrategyFailure, strict=False)
+def test_no_hidden_card_anywhere_in_the_buffer_a_strategy_receives(tmp_path):
+    path = tmp_path / "spy_bot.py"
+    path.write_text(SPY)
+    play_games(300, 4, seed=9, strategies=[str(path), "greedy", "counter", "random"])
