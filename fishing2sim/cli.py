@@ -78,7 +78,11 @@ def play(players, seed, game, ruleset, strategies, leader, deck, as_json):
 @click.option("--output", type=click.Path(file_okay=False), default=None,
               help="Folder that receives <name>/ (default: the file's output, else reports).")
 @click.option("--no-progress", is_flag=True, help="No progress bar.")
-def run(experiment, workers, resume, games, output, no_progress):
+@click.option("--scheduler", default=None, metavar="ADDRESS",
+              help="Run the chunks on a Dask cluster: its scheduler, e.g. tcp://host:8786.")
+@click.option("--dask-local", type=int, default=None, metavar="N",
+              help="Start a local Dask cluster of N workers and run on it.")
+def run(experiment, workers, resume, games, output, no_progress, scheduler, dask_local):
     """Run an experiment file and write its report (CSV tables, plots, summary.md)."""
     from .cards import DeckError
     from .experiment import ExperimentError, load_experiment
@@ -92,8 +96,11 @@ def run(experiment, workers, resume, games, output, no_progress):
         if workers is not None and workers < 0:
             raise ValueError(f"--workers must be >= 0, got {workers}")
         exp = load_experiment(experiment, overrides)
+        if scheduler and dask_local:
+            raise ValueError("give either --scheduler or --dask-local, not both")
         results = run_experiment(exp, workers=workers, resume=resume,
-                                 progress=not no_progress)
+                                 progress=not no_progress, scheduler=scheduler,
+                                 dask_local=dask_local)
     except KeyboardInterrupt:
         click.echo("\ninterrupted: the finished chunks are saved; run again with --resume "
                    "to continue", err=True)
@@ -103,7 +110,8 @@ def run(experiment, workers, resume, games, output, no_progress):
         _fail(exc)
     m = results.meta
     click.echo(f"{m['games']:,} games in {m['elapsed_s']} s"
-               + (f" ({m['games_per_second']:,.0f} games/s, {m['workers']} workers)"
+               + (f" ({m['games_per_second']:,.0f} games/s, {m['workers']} "
+                  f"{'Dask ' if m['backend'] == 'dask' else ''}workers)"
                   if m.get("games_per_second") else "")
                + f" -> {exp.output_dir}")
 

@@ -1,0 +1,68 @@
+"""Chunks as Dask tasks: the same chunks, seeds and totals as the local runner.
+
+Dask (``pip install 'fishing2sim[dask]'``) is imported only here. Each chunk is one task
+with a stable key; a worker that dies mid-run loses nothing: the scheduler runs its tasks
+again elsewhere (Dask's own resilience, plus ``retries``), and the runner saves every
+finished chunk to its checkpoint folder as it arrives, so --resume works as locally.
+"""
+from __future__ import annotations
+
+import os
+
+from .runner import RunError, Task, run_chunk
+
+CONNECT_TIMEOUT = "5s"
+
+
+def _dask_chunk(exp, task: Task):
+    """Runs on a Dask worker: numba kernels load from the worker's own on-disk cache."""
+    os.environ.setdefault("NUMBA_NUM_THREADS", "1")
+    return task, run_chunk(exp, task)
+
+
+class DaskBackend:
+    def __init__(self, exp, scheduler: str | None = None, n_local: int | None = None):
+        try:
+            from distributed import Client, LocalCluster
+        except ImportError:
+            raise RunError("running on Dask needs the dask extra: "
+                           "pip install 'fishing2sim[dask]'") from None
+        self.exp = exp
+        self.cluster = None
+        if scheduler:
+            try:
+                self.client = Client(scheduler, timeout=CONNECT_TIMEOUT)
+            except (OSError, TimeoutError, ValueError) as exc:
+                raise RunError(f"cannot reach the Dask scheduler at {scheduler}: {exc}") from None
+        else:
+            if n_local is None or n_local < 1:
+                raise RunError(f"--dask-local needs a number of workers >= 1, got {n_local}")
+            self.cluster = LocalCluster(n_workers=n_local, threads_per_worker=1,
+                                        processes=True, dashboard_address=None)
+            self.client = Client(self.cluster)
+        self.n_workers = len(self.client.scheduler_info().get("workers", {}))
+
+    def results(self, pending):
+        from distributed import as_completed
+
+        if not pending:
+            return
+        exp_future = self.client.scatter(self.exp, broadcast=True, hash=False)
+        futures = [self.client.submit(_dask_chunk, exp_future, task, pure=False, retries=3,
+                                      key=f"fishing2sim-{self.exp.config_hash[:12]}-{task.key}")
+                   for task in pending]
+        try:
+            for fut in as_completed(futures):
+                task, totals = fut.result()
+                fut.release()
+                yield task, totals
+        except BaseException:
+            self.client.cancel(futures)
+            raise
+
+    def close(self):
+        try:
+            self.client.close()
+        finally:
+            if self.cluster is not None:
+                self.cluster.close()

@@ -1,0 +1,97 @@
+"""Experiments on a real local Dask cluster: the same CSVs as the local runner, a worker
+killed mid-run loses nothing, a bad scheduler address is one clear error."""
+import os
+import signal
+import threading
+import time
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from fishing2sim.cli import main
+from fishing2sim.runner import run
+
+distributed = pytest.importorskip("distributed")
+
+CSVS = ["overfishing.csv", "depletion.csv", "strategies.csv", "scores.csv", "trump_value.csv"]
+
+
+def write_yaml(folder: Path, body: str) -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / "dask.yaml"
+    path.write_text(f"name: dask\noutput: {folder / 'reports'}\n" + body)
+    return path
+
+
+BODY = ("players: [3, 4]\ngames: 1200\nchunk: 100\nseed: 17\n"
+        "analyses: [depletion, overfishing, strategies, trump_value]\n")
+
+
+@pytest.fixture(scope="module")
+def cluster():
+    from distributed import LocalCluster
+
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                      dashboard_address=None) as c:
+        yield c
+
+
+def test_dask_local_cluster_gives_the_local_csvs(tmp_path, cluster):
+    c = cluster
+    local = write_yaml(tmp_path / "local", BODY)
+    remote = write_yaml(tmp_path / "dask", BODY)
+    run(local, workers=1, progress=False)
+    res = run(remote, scheduler=c.scheduler_address, progress=False)
+    assert res.meta["backend"] == "dask" and res.meta["workers"] == 2
+    for name in CSVS:
+        assert (tmp_path / "local/reports/dask" / name).read_bytes() == \
+            (tmp_path / "dask/reports/dask" / name).read_bytes(), name
+
+
+def test_a_worker_killed_mid_run_loses_nothing(tmp_path, cluster):
+    c = cluster
+    body = BODY.replace("games: 1200", "games: 3000")
+    local = write_yaml(tmp_path / "local", body)
+    remote = write_yaml(tmp_path / "dask", body)
+    run(local, workers=1, progress=False)
+    ckpt = tmp_path / "dask" / "reports" / ".checkpoints" / "dask"
+    victim = sorted(w.process.pid for w in c.workers.values())[0]  # a worker's process
+    killed = []
+
+    def killer():
+        deadline = time.time() + 300
+        while time.time() < deadline and len(list(ckpt.glob("c*.npz"))) < 4:
+            time.sleep(0.02)
+        os.kill(victim, signal.SIGKILL)
+        killed.append(len(list(ckpt.glob("c*.npz"))))
+
+    th = threading.Thread(target=killer)
+    th.start()
+    run(remote, scheduler=c.scheduler_address, progress=False)
+    th.join()
+    assert killed and killed[0] < 60, "the worker was not killed mid-run"
+    for name in CSVS:
+        assert (tmp_path / "local/reports/dask" / name).read_bytes() == \
+            (tmp_path / "dask/reports/dask" / name).read_bytes(), name
+
+
+def test_bad_scheduler_address_is_one_clear_error_within_seconds(tmp_path):
+    path = write_yaml(tmp_path, BODY)
+    t = time.perf_counter()
+    res = CliRunner().invoke(main, ["run", str(path), "--scheduler", "tcp://127.0.0.1:9",
+                                    "--no-progress"])
+    assert time.perf_counter() - t < 20
+    assert res.exit_code == 2
+    assert "cannot reach the Dask scheduler at tcp://127.0.0.1:9" in res.output
+    assert "Traceback" not in res.output
+    assert not (tmp_path / "reports" / "dask").exists()
+    assert not (tmp_path / "reports" / ".checkpoints").exists()
+
+
+def test_dask_local_option(tmp_path):
+    path = write_yaml(tmp_path, "players: 4\ngames: 400\nchunk: 100\nanalyses: [overfishing]\n")
+    res = CliRunner().invoke(main, ["run", str(path), "--dask-local", "2", "--no-progress"])
+    assert res.exit_code == 0, res.output
+    assert "2 Dask workers" in res.output
+    assert (tmp_path / "reports" / "dask" / "overfishing.csv").is_file()
