@@ -3,6 +3,8 @@
     python benchmarks/bench_strategies.py                 # prints markdown tables
     python benchmarks/bench_strategies.py --deals 5000 --games 50000 --repeats 7
 
+Everything is compiled into a fresh numba cache first (about a minute) unless --reuse-cache.
+
 (a) Tournament on paired deals: every heuristic bot in strategies/ plays against three
     reference random bots, once from every seat over the same deals (seat rotation, the same
     game seeds in every rotation), so seats and cards cancel out. A shared win among k
@@ -155,8 +157,17 @@ def main():
     ap.add_argument("--repeats", type=int, default=5)
     ap.add_argument("--skip-compile", action="store_true")
     ap.add_argument("--skip-speed", action="store_true")
+    ap.add_argument("--reuse-cache", action="store_true",
+                    help="use the usual numba cache instead of compiling into a fresh one")
     args = ap.parse_args()
     os.environ.setdefault("NUMBA_NUM_THREADS", "1")
+    fresh = None
+    if not args.reuse_cache and "NUMBA_CACHE_DIR" not in os.environ:
+        # numba keys a cached function on its own file only: a bot compiled by a process
+        # that still held an older strategy_kit keeps that code, so compare shipped and
+        # user-file bots compiled afresh (numba reads this before its first import)
+        fresh = tempfile.TemporaryDirectory()
+        os.environ["NUMBA_CACHE_DIR"] = fresh.name
     sys.path.insert(0, str(REPO))
     from fishing2sim.strategies import known_strategies
 
@@ -167,6 +178,8 @@ def main():
     print(f"\n(tournaments: {time.perf_counter() - t0:.0f} s)")
     if not args.skip_speed:
         speed(args.games, args.repeats, args.skip_compile)
+    if fresh is not None:
+        fresh.cleanup()
 
 
 if __name__ == "__main__":

@@ -35,7 +35,10 @@ except ImportError:  # pragma: no cover
 
 RULESET_NAMES = tuple(K.RULESETS)
 END_NAMES = {K.END_COMPLETED: "completed", K.END_OVERFISHED: "overfished", K.END_ERROR: "error"}
-SHADE_NAMES = {K.C_LIGHT: "light", K.C_DARK: "dark", K.C_NONE: None}
+SHADE_NAMES = {K.C_LIGHT: "light", K.C_DARK: "dark", K.C_NONE: None, K.C_GREEN: "green"}
+# the suits determine-colour names (original Fishing, B4)
+SUIT_NAMES = {K.C_BLUE: "blue", K.C_YELLOW: "yellow", K.C_PURPLE: "purple", K.C_RED: "red",
+              K.C_GREEN: "green"}
 EVENT_CAPACITY = 16384
 
 
@@ -62,13 +65,13 @@ def check_seed(seed) -> int:
 def check_ruleset(ruleset) -> str:
     if ruleset not in K.RULESETS:
         raise ValueError(f"unknown ruleset {ruleset!r}: choose {' or '.join(RULESET_NAMES)}")
-    if ruleset == "fishing":
-        raise ValueError("ruleset 'fishing' (the original Fishing) is not implemented yet")
     return ruleset
 
 
 def resolve_deck(ruleset: str, deck) -> Deck:
     if isinstance(deck, Deck):
+        if deck.ruleset != ruleset:
+            raise ValueError(f"the deck is a {deck.ruleset} deck, the ruleset is {ruleset}")
         return deck
     return load_deck(deck, ruleset=ruleset)
 
@@ -94,7 +97,7 @@ class GameRecord:
     end_round: int
     rounds_played: int
     ocean_after_draws: dict[int, int]  # round -> cards left in the ocean after its draws
-    trump_choices: dict[int, str]  # round -> "light" / "dark"
+    trump_choices: dict[int, str]  # round -> "light" / "dark" (original Fishing: none)
     events: list[dict] = field(default_factory=list)
     state: tuple | None = None  # (st, rng) at the end, for tests
 
@@ -105,6 +108,8 @@ def _strategy_error(strats, seat, kind, choice, deck: Deck) -> StrategyFailure:
     shown, choice, seat, kind = int(choice), int(choice), int(seat), int(kind)
     if kind in (K.D_TRUMP_CHOICE, K.D_DETERMINE_TRUMP):
         shown = SHADE_NAMES.get(choice, choice)
+    elif kind == K.D_DETERMINE_COLOUR:
+        shown = SUIT_NAMES.get(choice, choice)
     elif 0 <= choice < deck.n_cards:
         shown = deck.name(choice)
     return StrategyFailure(
@@ -166,7 +171,8 @@ def play_game(players: int = 4, seed: int = 0, ruleset: str = "fishing2", strate
         end_round=int(st[S_END_ROUND]),
         rounds_played=rounds_played,
         ocean_after_draws={r: int(st[R_OCEAN + r]) for r in range(1, rounds_played + 1)},
-        trump_choices={r: SHADE_NAMES[int(st[R_TRUMP + r])] for r in range(2, rounds_played + 1)},
+        trump_choices={r: SHADE_NAMES[int(st[R_TRUMP + r])] for r in range(2, rounds_played + 1)}
+        if ruleset != "fishing" else {},
         events=events,
         state=(st, rng),
     )
@@ -177,6 +183,7 @@ def decode_events(rows: np.ndarray, deck: Deck, seed: int, game: int) -> list[di
     name = deck.name
     out: list[dict] = []
     shade = SHADE_NAMES.get
+    fishing = deck.ruleset == "fishing"
     for code, a, b, c, d, e in rows.tolist():
         if code == K.EV_SETUP:
             out.append({"event": "setup", "ruleset": RULESET_NAMES[b], "players": a,
@@ -198,8 +205,15 @@ def decode_events(rows: np.ndarray, deck: Deck, seed: int, game: int) -> list[di
         elif code == K.EV_TRUMP_CHOICE:
             out.append({"event": "trump_choice", "round": a, "player": b, "shade": shade(c)})
         elif code == K.EV_TRICK_START:
-            out.append({"event": "trick_start", "round": a, "trick": b, "leader": c,
-                        "trump": shade(d)})
+            ev = {"event": "trick_start", "round": a, "trick": b, "leader": c,
+                  "trump": shade(d)}
+            if fishing:  # B4: the effects the previous trick left for this one
+                colour = ((e >> K.TS_COLOUR_SHIFT) & 15) - 1
+                namer = (e >> K.TS_NAMER_SHIFT) - 1
+                ev["lowest_wins"] = bool(e & K.TS_LOWEST)
+                ev["suit"] = SUIT_NAMES[colour] if colour >= 0 else None
+                ev["named_by"] = namer if namer >= 0 else None
+            out.append(ev)
         elif code == K.EV_PLAY:
             out.append({"event": "play", "player": a, "card": name(b)})
         elif code == K.EV_BONUS:
@@ -233,6 +247,19 @@ def decode_events(rows: np.ndarray, deck: Deck, seed: int, game: int) -> list[di
         elif code == K.EV_OVERFISHED:
             out.append({"event": "overfished", "needed": a, "ocean": b,
                         "cause": "draw-1-card" if c else "round"})
+        elif code == K.EV_ZERO_CATCH:
+            out.append({"event": "zero_catch", "player": a, "card": name(b), "zero": name(c)})
+        elif code == K.EV_CATCH_ALL_OTHERS:
+            out.append({"event": "catch_all_others", "player": a, "card": name(b)})
+        elif code == K.EV_PASS_1_LEFT:
+            out.append({"event": "pass_1_left", "player": a, "card": name(b), "to": c})
+        elif code == K.EV_PLAY_FIRST:
+            out.append({"event": "play_first", "player": a, "forfeited": bool(b)})
+        elif code == K.EV_DETERMINE_COLOUR:
+            out.append({"event": "determine_colour", "player": a,
+                        "suit": SUIT_NAMES[b] if b >= 0 else None})
+        elif code == K.EV_LOWEST_WINS:
+            out.append({"event": "lowest_wins", "player": a, "forfeited": bool(b)})
         elif code == K.EV_GAME_END:
             # points are re-derived by the reader from the log; the kernel gives the mask
             out.append({"event": "game_end", "reason": END_NAMES[a], "round": b,
@@ -264,7 +291,8 @@ def play_games(n: int, players: int = 4, seed: int = 0, ruleset: str = "fishing2
 
     Columns: game, points_0.., winners (list of seats), n_winners, end_reason, end_round,
     rounds_played, first_leader, plays, tricks, ocean_r1.. (cards left after each round's
-    draws, NaN for rounds not reached), ocean_end_r1.., trump_r2.. ("light" / "dark").
+    draws, NaN for rounds not reached), ocean_end_r1.., trump_r2.. ("light" / "dark"; NaN in
+    the original Fishing, which has no trump choice).
     """
     arrays = run_games(n, players, seed, ruleset, strategies, params, first_leader, deck,
                        start, check)
@@ -332,6 +360,7 @@ def games_frame(a: dict, players: int, start: int = 0) -> pd.DataFrame:
     trump = a["trump"][:, :R]
     for r in range(2, n_rounds + 1):
         t = trump[:, r]
+        chosen = reached[:, r - 1] & ((t == K.C_LIGHT) | (t == K.C_DARK))  # Fishing: never
         cols[f"trump_r{r}"] = pd.Categorical.from_codes(
-            np.where(reached[:, r - 1], (t == K.C_DARK).astype(np.int8), -1), ["light", "dark"])
+            np.where(chosen, (t == K.C_DARK).astype(np.int8), -1), ["light", "dark"])
     return pd.DataFrame(cols)

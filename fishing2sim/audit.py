@@ -3,8 +3,8 @@
 Plain, slow, obvious Python. It shares no rule code with the engine on purpose: it does not
 import ``fishing2sim.engine`` or ``fishing2sim.cards``, reads the deck CSV itself with the
 ``csv`` module, and works on card names. The event format is ``docs/events.md``; the rules
-are ``RULES.md`` part A (Fishing 2) and C, plus the project's rulings repeated where they are
-used below (marked "Ruling").
+are ``RULES.md`` parts A (Fishing 2), B (the original Fishing) and C, plus the project's
+rulings (docs/rules.md) repeated where they are used below (marked "Ruling").
 
     from fishing2sim.audit import audit_game
     summary = audit_game(play_game(4, seed=7, log=True).events)
@@ -19,8 +19,9 @@ How it works: one ``_Referee`` walks the log as a straight-line script of the ga
 moving cards between *places* (hands, boats, fishers, ocean, trick, out of game). A move
 checks that the card is where the rules say it is (and on top, for boats and the ocean), so
 every card is in exactly one place after every event; a full recount of all places runs
-after the deal, after every round and at the end. Ruleset-specific parts (the trick, the trump choice) are methods of a subclass:
-``_Fishing2Referee`` now; the original Fishing (RULES.md B) gets its own subclass later.
+after the deal, after every round and at the end. Ruleset-specific parts (the trick, the
+trump choice) are methods of a subclass: ``_Fishing2Referee`` (RULES.md A) and
+``_FishingReferee`` (RULES.md B).
 """
 
 from __future__ import annotations
@@ -813,7 +814,217 @@ class _Fishing2Referee(_Referee):
         return hi_p  # A8 step 5
 
 
-_REFEREES: dict[str, type[_Referee]] = {"fishing2": _Fishing2Referee}
+# ---------------------------------------------------------------------------------------
+# The original Fishing / Fischen (RULES.md B).
+
+FISHING_SUITS = ("blue", "yellow", "purple", "red", "green")  # what determine-colour names
+
+
+class _FishingReferee(_Referee):
+    """B1-B4 on top of the shared game script (setup, A10 rounds, A11 end).
+
+    Green is always trump; there is no trump choice, no trump change and no weakest card.
+    The state carried from one trick into the next (B4): ``lowest`` (lowest-wins),
+    ``named`` / ``namer`` (determine-colour); play-first decides the returned leader."""
+
+    ruleset = "fishing"
+
+    def setup(self):
+        super().setup()
+        self.lowest, self.named, self.namer = False, None, None
+
+    def before_first_trick(self, r: int):
+        # B4: effects played in a round's last trick are forfeited: nothing carries over
+        self.lowest, self.named, self.namer = False, None, None
+
+    # -- suits (B2) ---------------------------------------------------------------------
+
+    def suit(self, c: int) -> str | None:
+        """A card's suit in a trick: its colour, TRUMP for every green, None for buoys."""
+        card = self.c(c)
+        if card.kind == "buoy":
+            return None
+        if card.kind == "green":
+            return TRUMP
+        return card.colour
+
+    def led_suit(self, cards: list[int]) -> str | None:
+        """B4: the named suit from the first card on; else B2 / A5: the first colour or
+        trump card sets it (a buoy lead leaves it open)."""
+        if self.named is not None:
+            return TRUMP if self.named == "green" else self.named
+        for c in cards:
+            s = self.suit(c)
+            if s is not None:
+                return s
+        return None
+
+    def check_legal(self, p: int, c: int, played: list[int]):
+        led = self.led_suit(played)
+        if led is None or self.c(c).kind == "buoy":
+            return  # nothing led yet, or a buoy (always allowed)
+        if self.suit(c) == led:
+            return
+        holding = [self.c(h).name for h in self.t.hands[p] if self.suit(h) == led]
+        if holding:
+            why = " (named by determine-colour, B4)" if self.named is not None else ""
+            self.log.fail(f"illegal play: {led} is led{why} and player {p} holds {holding}")
+
+    def winner(self, plays: list[tuple[int, int]]) -> tuple[int, int | None]:
+        """(player, card) that catches the trick; card None when no card does (only
+        buoys: the first buoy's player; nobody followed the named suit: its namer)."""
+        led = self.led_suit([c for _, c in plays])
+        if led is None:
+            return plays[0][0], None  # B2: only buoys
+        entries = [(self.c(c).value, i, p, c) for i, (p, c) in enumerate(plays)]
+        trumps = [e for e in entries if self.suit(e[3]) == TRUMP]
+        pool = trumps or [e for e in entries if self.suit(e[3]) == led]
+        if not pool:  # B4: nobody played the named suit or a trump
+            return self.namer, None
+        # B4 lowest-wins: the lowest trump, else the lowest of the led suit. Equal values
+        # (only in edited decks): the card played earlier wins.
+        if self.lowest:
+            best = min(pool, key=lambda e: (e[0], e[1]))
+        else:
+            best = max(pool, key=lambda e: (e[0], -e[1]))
+        return best[2], best[3]
+
+    # -- moving cards to a fisher (B3: minus-3) -------------------------------------------
+
+    def to_fisher(self, c: int, p: int):
+        t = self.t
+        t.move(c, t.trick, t.fishers[p])
+        if self.c(c).effect == "minus-3":  # B3: whoever moves it to their fisher: -3 at once
+            ev = self.log.take("bonus", f" (minus-3: {self.c(c).name} reached player {p}'s "
+                               "fisher)")
+            self.expect(ev, "player", p)
+            self.expect(ev, "points", -3)
+            self.points[p] -= 3
+
+    # -- one trick ------------------------------------------------------------------------
+
+    def trick(self, r: int, n: int, leader: int) -> int:
+        log, t, P = self.log, self.t, self.P
+        ev = log.take("trick_start", f" (round {r}, trick {n})")
+        self.expect(ev, "round", r)
+        self.expect(ev, "trick", n)
+        self.expect(ev, "leader", leader, " (the round leader)" if n == 1 else
+                    " (the previous trick's catching player, or its play-first player)")
+        self.expect(ev, "trump", "green", " (B2: green is always trump)")
+        self.expect(ev, "lowest_wins", self.lowest, " (B4: lowest-wins in the previous trick)")
+        self.expect(ev, "suit", self.named, " (B4: determine-colour in the previous trick)")
+        self.expect(ev, "named_by", self.namer)
+        if len(t.trick):
+            log.fail("the trick is not empty")
+
+        plays: list[tuple[int, int]] = []
+        for k in range(P):
+            want = (leader + k) % P
+            ev = log.take("play", f" (player {want}'s card)")
+            self.expect(ev, "player", want, " (clockwise from the leader)")
+            c = self.card(ev)
+            if c not in t.hands[want]:
+                log.fail(f"{self.c(c).name} is not in player {want}'s hand")
+            self.check_legal(want, c, [pc for _, pc in plays])
+            t.move(c, t.hands[want], t.trick)
+            plays.append((want, c))
+        order = [p for p, _ in plays]
+
+        win_p, win_c = self.winner(plays)
+        ev = log.take("trick_result")
+        self.expect(ev, "highest_player", win_p, " (B2/B4: the catching player)")
+        self.expect(ev, "highest_card", None if win_c is None else self.c(win_c).name,
+                    " (B2/B4: the catching card)")
+        self.expect(ev, "weakest_player", None, " (no weakest card in Fishing)")
+        self.expect(ev, "weakest_card", None, " (no weakest card in Fishing)")
+
+        # B3 / B4: the effects in play order, on the cards still in the trick. Ruling: a
+        # card's effect resolves even if an earlier effect moved the card; next-trick effects
+        # are settled at their turn and forfeited when the hands are empty (no next trick).
+        more = not self.hands_empty()
+        next_leader, lowest, named, namer = win_p, False, None, None
+        for p, b in plays:
+            effect = self.c(b).effect
+            others = [c for c in t.trick if c != b]
+            if effect == "zero":
+                if not others:
+                    continue  # nothing left to catch: no event
+                ev = log.take("zero_catch", f" (player {p}'s {self.c(b).name} resolves)")
+                self.expect(ev, "player", p)
+                self.expect(ev, "zero", self.c(b).name)
+                c = self.card(ev)
+                if c == b:
+                    log.fail("a zero catches another card, not itself")
+                self.to_fisher(c, p)
+            elif effect == "catch-all-others":
+                for _ in others:
+                    ev = log.take("catch_all_others", f" (player {p}'s catch-all-others: "
+                                  f"{len(others)} other cards in the trick)")
+                    self.expect(ev, "player", p)
+                    c = self.card(ev)
+                    if c == b or c not in others:
+                        log.fail(f"{self.c(c).name} is not another card still in the trick")
+                    self.to_fisher(c, p)
+            elif effect == "pass-1-left":
+                if not more:
+                    continue  # empty hands: nothing to pass
+                passed = []
+                for q in order:  # Ruling: logged in play order; all pass at once
+                    ev = log.take("pass_1_left", f" (player {q} passes, play order)")
+                    self.expect(ev, "player", q, " (pass-1-left in play order)")
+                    self.expect(ev, "to", (q + 1) % P, " (to the left)")
+                    c = self.card(ev)
+                    if c not in t.hands[q]:  # nothing has moved yet: the hand before passing
+                        log.fail(f"{self.c(c).name} is not in player {q}'s hand")
+                    passed.append((q, c))
+                for q, c in passed:
+                    t.move(c, t.hands[q], t.hands[(q + 1) % P])
+            elif effect == "play-first":
+                ev = log.take("play_first", f" (player {p}'s play-first resolves)")
+                self.expect(ev, "player", p)
+                self.expect(ev, "forfeited", not more, " (forfeited in a round's last trick)")
+                if more:
+                    next_leader = p
+            elif effect == "determine-colour":
+                ev = log.take("determine_colour", f" (player {p}'s determine-colour resolves)")
+                self.expect(ev, "player", p)
+                suit = log.get(ev, "suit")
+                if not more:
+                    if suit is not None:
+                        log.fail("determine-colour is forfeited (null suit): the hands are "
+                                 "empty, there is no next trick")
+                elif suit not in FISHING_SUITS:
+                    log.fail(f"suit must be one of {', '.join(FISHING_SUITS)}, not {suit!r}")
+                else:
+                    named, namer = suit, p
+            elif effect == "lowest-wins":
+                ev = log.take("lowest_wins", f" (player {p}'s lowest-wins resolves)")
+                self.expect(ev, "player", p)
+                self.expect(ev, "forfeited", not more, " (forfeited in a round's last trick)")
+                lowest = lowest or more
+            elif effect not in ("none", "minus-3"):
+                log.fail(f"unknown effect {effect!r}")
+
+        # B3: the catching player catches what is left
+        while log.peek() == "caught":
+            ev = log.take("caught")
+            c = self.card(ev)
+            if c not in t.trick:
+                log.fail(f"{self.c(c).name} is not in the trick")
+            self.expect(ev, "player", win_p, " (the catching player catches the rest, B3)")
+            self.expect(ev, "by", "highest")
+            self.to_fisher(c, win_p)
+        if len(t.trick):
+            log.fail_next(f"{[self.c(c).name for c in t.trick]} left in the trick: not caught")
+        if log.peek() == "trump":
+            log.fail_next("a trump event: green is always trump in Fishing (B2)")
+
+        self.lowest, self.named, self.namer = lowest, named, namer
+        self.last_trick_order = order
+        return next_leader
+
+
+_REFEREES: dict[str, type[_Referee]] = {"fishing2": _Fishing2Referee, "fishing": _FishingReferee}
 
 
 def audit_game(events: list[dict], deck_dir: str | Path | None = None) -> dict:
@@ -827,8 +1038,6 @@ def audit_game(events: list[dict], deck_dir: str | Path | None = None) -> dict:
         raise AuditError(f"event #0 ({first!r}): the log must start with a setup event")
     ruleset = events[0].get("ruleset")
     if ruleset not in _REFEREES:
-        if ruleset == "fishing":
-            raise AuditError("ruleset fishing not audited yet")
         raise AuditError(f"event #0 ({events[0]!r}): unknown ruleset {ruleset!r}")
     deck = load_deck(ruleset, deck_dir)
     return _REFEREES[ruleset](events, deck).run()

@@ -34,7 +34,7 @@ def main():
 @click.option("--game", type=int, default=0, show_default=True,
               help="Game number within the seed (the runner's game index).")
 @click.option("--ruleset", "-r", default="fishing2", show_default=True,
-              help="fishing2 or fishing.")
+              help="fishing2 (Fishing 2) or fishing (the original Fishing / Fischen).")
 @click.option("--strategy", "strategies", multiple=True,
               help="Strategy name or file; once for all seats or once per seat.")
 @click.option("--leader", type=int, default=None, help="Fix the round-1 leader (a seat).")

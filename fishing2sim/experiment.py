@@ -47,7 +47,7 @@ DECK_KEYS = ("file", "remove", "remove_from_tier", "add", "move", "hand_sizes", 
 SEAT_KEYS = ("strategy", "params")
 TRUMP_KEYS = ("max_round",)
 # keys a sweep may vary (per condition); the others are experiment-wide
-SWEEPABLE = ("players", "games", "first_leader", "seats", "rotate", "deck")
+SWEEPABLE = ("players", "games", "first_leader", "seats", "rotate", "deck", "ruleset")
 # keys the command line may override
 OVERRIDE_KEYS = ("workers", "scheduler", "games", "output")
 # keys that do not change any result: left out of config_hash (so --resume may reuse
@@ -274,7 +274,7 @@ class _Loader:
             self.fail("name", f"expected a folder name (text without '/'), {_got(name)}")
         name = name.strip()
         ruleset = cfg.get("ruleset", "fishing2")
-        if ruleset not in RULESETS:
+        if not isinstance(ruleset, str) or ruleset not in RULESETS:
             self.fail("ruleset", f"unknown ruleset {ruleset!r}{_did_you_mean(ruleset, RULESETS)}"
                       f"; known: {', '.join(RULESETS)}")
         from .api import check_ruleset
@@ -325,6 +325,7 @@ class _Loader:
         # ---- the grid -------------------------------------------------------------------
         sweep_keys, sweep_values = self.sweep(cfg)
         base = {k: cfg.get(k) for k in SWEEPABLE}
+        base["ruleset"] = ruleset
         base["players"] = cfg.get("players", 4)
         base["games"] = games
         if isinstance(base["players"], list):
@@ -424,7 +425,8 @@ class _Loader:
             if root == "deck" and len(parts) > 1 and parts[1] not in DECK_KEYS:
                 self.fail(at, f"unknown deck key {parts[1]!r}"
                           f"{_did_you_mean(parts[1], DECK_KEYS)}; known: {', '.join(DECK_KEYS)}")
-            if root in ("players", "games", "first_leader", "rotate") and len(parts) > 1:
+            if root in ("players", "games", "first_leader", "rotate", "ruleset") \
+                    and len(parts) > 1:
                 self.fail(at, f"{root} has no keys inside it")
             if not isinstance(vals, list) or not vals:
                 self.fail(at, f"expected a non-empty list of values, {_got(vals)}")
@@ -483,6 +485,11 @@ class _Loader:
         return int(p)
 
     def condition(self, index, c, labels, games_default, seed) -> Condition:
+        ruleset = c.get("ruleset")
+        if not isinstance(ruleset, str) or ruleset not in RULESETS:
+            self.fail("ruleset", f"unknown ruleset {ruleset!r}{_did_you_mean(ruleset, RULESETS)}"
+                      f"; known: {', '.join(RULESETS)}")
+        self.ruleset = ruleset  # the condition's deck is this ruleset's (a swept ruleset)
         if isinstance(c["players"], list):
             self.fail("players", "a list of player counts is only allowed at the top level")
         players = self.players("players", c["players"])
@@ -610,13 +617,13 @@ class _Loader:
             self.fail("deck", f"expected a mapping with keys {', '.join(DECK_KEYS)}, "
                       f"{_got(spec)}")
         self.check_keys("deck", spec, DECK_KEYS)
-        cache_key = json.dumps(spec, sort_keys=True, default=str)
+        cache_key = self.ruleset + " " + json.dumps(spec, sort_keys=True, default=str)
         if cache_key in self._deck_cache:
             return self._deck_cache[cache_key]
         file = spec.get("file")
         if file is not None and (not isinstance(file, str) or not file.strip()):
             self.fail("deck.file", f"expected a deck CSV file path, {_got(file)}")
-        base_key = file or ""
+        base_key = f"{self.ruleset} {file or ''}"
         if base_key not in self._base_decks:
             try:
                 if file:

@@ -11,7 +11,11 @@ returns one of the options:
     exchange_take     the trick card to take into hand (options: as catch_1_other)
     exchange_give     the hand card to put face down (options: the hand, taken card included)
     catch_1_card      the hand card to move to the fisher (options: the hand)
-    zero_catch, pass_1_left, determine_colour   the original Fishing's decisions
+    zero_catch        original Fishing: the card a zero catches (options: other cards still
+                      in the trick)
+    pass_1_left       original Fishing: the hand card passed to the left (options: the hand)
+    determine_colour  original Fishing: the next trick's suit (options: C_BLUE, C_YELLOW,
+                      C_PURPLE, C_RED, C_GREEN)
 
 A decision the file does not define is made by the reference random strategy (a uniform
 choice among the options). ``obs`` is the observation (the O_* layout in
@@ -29,10 +33,10 @@ from .engine.constants import (  # noqa: F401  (re-exported for strategy files)
     E_CATCH_1_OTHER, E_DETERMINE_TRUMP, E_DRAW_1_CARD, E_EXCHANGE_1_CARD, E_NONE, E_PLUS_3,
     FACE_DOWN, FACE_DOWN_OPTION, K_BLOWFISH, K_BUOY, K_COLOUR, K_GREEN, MAX_CARDS,
     O_BOAT_N, O_CARD_COLOUR, O_CARD_EFFECT, O_CARD_KIND, O_CARD_SUIT, O_CARD_VALUE,
-    O_FISHER_N, O_HAND, O_HAND_N, O_KIND, O_LEADER, O_LED, O_N_OPTIONS, O_N_PLAYED,
-    O_N_ROUNDS, O_OCEAN_N, O_OPTIONS, O_PLAYED, O_PLAYED_BY, O_PLAYERS, O_POINTS, O_ROUND,
-    O_RULESET, O_SEAT, O_SUBJECT, O_TRICK_CARD, O_TRICK_IN, O_TRICK_N, O_TRICK_NO,
-    O_TRICK_PLAYER, O_TRUMP, SUIT_NONE, SUIT_TRUMP,
+    O_FISHER_N, O_HAND, O_HAND_N, O_KIND, O_LEADER, O_LED, O_LOWEST_WINS, O_N_OPTIONS,
+    O_N_PLAYED, O_N_ROUNDS, O_OCEAN_N, O_OPTIONS, O_PLAYED, O_PLAYED_BY, O_PLAYERS, O_POINTS,
+    O_ROUND, O_RULESET, O_SEAT, O_SUBJECT, O_TRICK_CARD, O_TRICK_IN, O_TRICK_N, O_TRICK_NO,
+    O_TRICK_PLAYER, O_TRUMP, RS_FISHING, RS_FISHING2, SUIT_NONE, SUIT_TRUMP,
 )
 from .engine.rng import rand_below as _rand_below
 
@@ -145,7 +149,9 @@ def points(obs, p):
 # Everything below reads only the observation. "Power" is a generic card strength for
 # trick-taking: blowfish > trump > the rest by value; buoys have none (they never win).
 
-from .engine.constants import E_MINUS_3, O_N_CARDS  # noqa: E402
+from .engine.constants import (  # noqa: E402
+    E_CATCH_ALL_OTHERS, E_MINUS_3, E_ZERO, O_N_CARDS,
+)
 
 
 @njit(cache=True)
@@ -216,7 +222,9 @@ def led_with(obs, card):
 @njit(cache=True)
 def highest_with(obs, card):
     """A6: trick index of the highest card if ``card`` were played now (it would sit at
-    index O_TRICK_N); card < 0: of the trick as it is. -1 for an empty trick."""
+    index O_TRICK_N); card < 0: of the trick as it is. -1 for an empty trick.
+    Original Fishing (B4): the lowest under lowest-wins; -1 when nobody has played the suit
+    named by determine-colour or a trump (its namer would catch)."""
     n = obs[O_TRICK_N]
     m = n + 1 if card >= 0 else n
     if m == 0:
@@ -234,6 +242,7 @@ def highest_with(obs, card):
         return best if best >= 0 else 0
     # one pass: the best trump (blowfish count only when trump was led) and the best card
     # of the led suit (blowfish included); a trump in the trick makes the first win
+    low = obs[O_LOWEST_WINS] != 0  # original Fishing's lowest-wins trick
     best_t, tv, best_l, lv = -1, -1, -1, -1
     for i in range(m):
         c = _card_or_extra(obs, i, n, card)
@@ -241,9 +250,11 @@ def highest_with(obs, card):
             continue
         v = obs[O_CARD_VALUE + c]
         s = suit_under(obs, c, trump)
-        if s == SUIT_TRUMP and v >= tv:  # the later of two 16s is higher
+        # the later of two 16s is higher; lowest-wins: the lowest (values are unique)
+        if s == SUIT_TRUMP and (best_t < 0 or (v < tv if low else v >= tv)):
             best_t, tv = i, v
-        if (s == led or obs[O_CARD_KIND + c] == K_BLOWFISH) and v >= lv:
+        if (s == led or obs[O_CARD_KIND + c] == K_BLOWFISH) and \
+                (best_l < 0 or (v < lv if low else v >= lv)):
             best_l, lv = i, v
     if best_t >= 0 and led != SUIT_TRUMP:
         return best_t
@@ -494,6 +505,57 @@ def richer_shade(obs, per_card):
     light = per_card * shade_cards(obs, C_LIGHT) + shade_value(obs, C_LIGHT)
     dark = per_card * shade_cards(obs, C_DARK) + shade_value(obs, C_DARK)
     return C_LIGHT if light >= dark else C_DARK
+
+
+@njit(cache=True)
+def keep_value(obs, card):
+    """Original Fishing: what a card is worth to its holder, in hand now or on the boat for
+    the next rounds. Colour cards their value (1..18); green (always trump) 24 + value;
+    a zero catches a card when played: a colour zero 18, the green zero 30; catch-all-others
+    catches the whole trick: 40; play-first, determine-colour, lowest-wins and pass-1-left
+    steer a trick: 15; a minus-3 buoy is only worth giving away in a trick someone else
+    catches: 8. Face-down cards and ids that are no card: 0."""
+    if not is_card(obs, card):
+        return 0
+    k = obs[O_CARD_KIND + card]
+    e = obs[O_CARD_EFFECT + card]
+    v = obs[O_CARD_VALUE + card]
+    if k == K_BUOY:
+        if e == E_CATCH_ALL_OTHERS:
+            return 40
+        if e == E_MINUS_3:
+            return 8
+        return 15
+    green = k == K_GREEN
+    if e == E_ZERO:
+        return 30 if green else 18
+    return 24 + v if green else v
+
+
+@njit(cache=True)
+def best_catch_option(obs):
+    """zero-catch (original Fishing): the option most worth keeping (keep_value), never a
+    minus-3 buoy (it costs 3 points at once) while there is another option. Ties: the first."""
+    best, best_v = obs[O_OPTIONS], -(1 << 30)
+    for i in range(obs[O_N_OPTIONS]):
+        c = obs[O_OPTIONS + i]
+        v = -1000 if has_effect(obs, c, E_MINUS_3) else keep_value(obs, c)
+        if v > best_v:
+            best, best_v = c, v
+    return best
+
+
+@njit(cache=True)
+def least_kept_option(obs):
+    """pass-1-left (original Fishing): the hand card least worth keeping (keep_value): a
+    low plain card rather than a zero, a buoy or a trump. Ties: the first."""
+    best, best_v = obs[O_OPTIONS], 1 << 30
+    for i in range(obs[O_N_OPTIONS]):
+        c = obs[O_OPTIONS + i]
+        v = keep_value(obs, c)
+        if v < best_v:
+            best, best_v = c, v
+    return best
 
 
 @njit(cache=True)

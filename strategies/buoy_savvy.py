@@ -12,18 +12,20 @@ only when that player is not ahead of it on points. Buoy decisions: determine-tr
 the trump choice name the shade it holds most of; catch-1-other takes the card most useful
 next round (blowfish, the 16s, high greens, the 26s), from the points leader if it can;
 exchange takes the card strongest this round and gives its weakest (never the +3 buoy);
-catch-1-card moves its weakest card. Original Fishing: zero-catch takes the best card,
-pass-1-left passes the worst, determine-colour names the suit it holds the most high
-cards of.
+catch-1-card moves its weakest card. Original Fishing (strategy_kit.keep_value): zero-catch
+takes the card most worth keeping (never a minus-3 while there is another), pass-1-left
+passes the card least worth keeping (a low plain card, not a zero, buoy or trump),
+determine-colour names the suit it holds the most high cards of.
 """
 from numba import njit
 
 from fishing2sim.strategy_kit import (
-    DARK, E_CATCH_1_OTHER, E_DETERMINE_TRUMP, E_EXCHANGE_1_CARD, E_PLUS_3, FACE_DOWN_OPTION,
-    LIGHT, O_PLAYERS, O_POINTS, O_SEAT, O_TRICK_IN, O_TRICK_N, blowfish_in_trick, decision,
-    future_power, has_effect, highest_with, is_blowfish, is_buoy, n_options, option, power,
-    richer_shade, richest_suit, shade_cards, strongest_option, trick_card, trick_player,
-    weakest_now, weakest_option, weakest_with, wins_now,
+    DARK, E_CATCH_1_OTHER, E_DETERMINE_TRUMP, E_EXCHANGE_1_CARD, E_PLUS_3,
+    FACE_DOWN_OPTION, LIGHT, O_PLAYERS, O_POINTS, O_SEAT, O_TRICK_IN, O_TRICK_N,
+    best_catch_option, blowfish_in_trick, decision, future_power, has_effect, highest_with,
+    is_blowfish, is_buoy, least_kept_option, n_options, option, power, richer_shade,
+    richest_suit, shade_cards, strongest_option, trick_card, trick_player, weakest_now,
+    weakest_option, weakest_with, wins_now,
 )
 
 NAME = "buoy_savvy"
@@ -175,12 +177,12 @@ def catch_1_card(obs, params, rng):
 
 @decision
 def zero_catch(obs, params, rng):
-    return strongest_option(obs, True)
+    return best_catch_option(obs)
 
 
 @decision
 def pass_1_left(obs, params, rng):
-    return weakest_option(obs)
+    return least_kept_option(obs)
 
 
 @decision

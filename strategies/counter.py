@@ -10,16 +10,18 @@ Following, it plays the cheapest boss that wins the trick so far when players ar
 come, else the cheapest card that wins so far, else its weakest card. Trump choice and
 determine-trump: the shade it holds more and higher of (10 per card plus the values).
 Catch-1-other and exchange take the strongest card; exchange gives and catch-1-card move
-the weakest; original Fishing: zero-catch the best card, pass-1-left the worst,
-determine-colour the suit it holds the most high cards of.
+the weakest; original Fishing (strategy_kit.keep_value): zero-catch the card most worth
+keeping (never a minus-3 while there is another), pass-1-left the card least worth keeping
+(a low plain card, not a zero, buoy or trump), determine-colour the suit it holds the most
+high cards of. Original Fishing: purple counts like the other colours.
 """
 from numba import njit
 
 from fishing2sim.strategy_kit import (
-    C_BLUE, C_RED, C_YELLOW, K_BLOWFISH, K_BUOY, O_CARD_COLOUR, O_CARD_KIND, O_N_PLAYED,
-    O_PLAYED, O_PLAYED_BY, O_PLAYERS, O_SEAT, O_TRICK_N, decision, is_blowfish, is_boss, is_buoy,
-    is_trump, n_options, option, power, richer_shade, richest_suit, strongest_option,
-    to_play, weakest_option, wins_now,
+    C_BLUE, C_PURPLE, C_RED, C_YELLOW, K_BLOWFISH, K_BUOY, O_CARD_COLOUR, O_CARD_KIND,
+    O_N_PLAYED, O_PLAYED, O_PLAYED_BY, O_PLAYERS, O_SEAT, O_TRICK_N, best_catch_option, decision,
+    is_blowfish, is_boss, is_buoy, is_trump, least_kept_option, n_options, option, power,
+    richer_shade, richest_suit, strongest_option, to_play, weakest_option, wins_now,
 )
 
 NAME = "counter"
@@ -28,7 +30,7 @@ OBSERVES = True
 
 @njit(cache=True)
 def void_mask(obs, colour):
-    """Bit p: player p did not follow a trick led in ``colour`` (blue, yellow or red)
+    """Bit p: player p did not follow a trick led in ``colour`` (blue, yellow, red, purple)
     this round. Tricks are the played list in groups of one card per player."""
     players = obs[O_PLAYERS]
     mask = 0
@@ -53,7 +55,7 @@ def void_mask(obs, colour):
 def trumpable(obs, c):
     """Some opponent showed out of c's colour this round."""
     col = obs[O_CARD_COLOUR + c]
-    if col != C_BLUE and col != C_YELLOW and col != C_RED:
+    if col != C_BLUE and col != C_YELLOW and col != C_RED and col != C_PURPLE:
         return False
     return (void_mask(obs, col) & ~(1 << obs[O_SEAT])) != 0
 
@@ -142,12 +144,12 @@ def catch_1_card(obs, params, rng):
 
 @decision
 def zero_catch(obs, params, rng):
-    return strongest_option(obs, True)
+    return best_catch_option(obs)
 
 
 @decision
 def pass_1_left(obs, params, rng):
-    return weakest_option(obs)
+    return least_kept_option(obs)
 
 
 @decision

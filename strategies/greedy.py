@@ -7,14 +7,16 @@ card. If no card wins, it throws its weakest card (buoys first: they never win, 
 +3-points or catch-1-other buoy still pays in a lost trick). Trump choice and
 determine-trump: the shade it holds more cards of (then the higher sum of values).
 Catch-1-other and exchange take the strongest card, exchange gives and catch-1-card moves
-the weakest. Original Fishing: zero-catch takes the best card, pass-1-left passes the
-worst, determine-colour names the suit it holds the most high cards of.
+the weakest. Original Fishing (strategy_kit.keep_value): zero-catch takes the card most
+worth keeping (never a minus-3 while there is another), pass-1-left passes the card least
+worth keeping (a low plain card, not a zero, buoy or trump), determine-colour names the
+suit it holds the most high cards of.
 """
 from numba import njit
 
 from fishing2sim.strategy_kit import (
-    decision, is_buoy, n_options, option, power, richer_shade, richest_suit,
-    strongest_option, weakest_option, wins_now,
+    best_catch_option, decision, is_buoy, least_kept_option, n_options, option, power,
+    richer_shade, richest_suit, strongest_option, weakest_option, wins_now,
 )
 
 NAME = "greedy"
@@ -72,12 +74,12 @@ def catch_1_card(obs, params, rng):
 
 @decision
 def zero_catch(obs, params, rng):
-    return strongest_option(obs, True)
+    return best_catch_option(obs)
 
 
 @decision
 def pass_1_left(obs, params, rng):
-    return weakest_option(obs)
+    return least_kept_option(obs)
 
 
 @decision

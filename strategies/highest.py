@@ -4,14 +4,16 @@ A baseline to compare against: it spends its best card on every trick, so it win
 early tricks and runs out of winners late. Strength: blowfish, then trump (the 16s
 highest), then colour cards by value; a buoy only when nothing else is legal. The other
 decisions are the simple sensible ones: the trump shade it holds more cards of, catch and
-exchange the strongest card, give and move the weakest; original Fishing: zero-catch the
-best card, pass-1-left the worst, determine-colour the suit it holds the most high cards of.
+exchange the strongest card, give and move the weakest; original Fishing
+(strategy_kit.keep_value): zero-catch the card most worth keeping (never a minus-3 while
+there is another), pass-1-left the card least worth keeping (a low plain card, not a zero,
+buoy or trump), determine-colour the suit it holds the most high cards of.
 """
 from numba import njit
 
 from fishing2sim.strategy_kit import (
-    decision, n_options, option, power, richer_shade, richest_suit, strongest_option,
-    weakest_option,
+    best_catch_option, decision, least_kept_option, n_options, option, power, richer_shade,
+    richest_suit, strongest_option, weakest_option,
 )
 
 NAME = "highest"
@@ -66,12 +68,12 @@ def catch_1_card(obs, params, rng):
 
 @decision
 def zero_catch(obs, params, rng):
-    return strongest_option(obs, True)
+    return best_catch_option(obs)
 
 
 @decision
 def pass_1_left(obs, params, rng):
-    return weakest_option(obs)
+    return least_kept_option(obs)
 
 
 @decision

@@ -10,15 +10,17 @@ ocean is empty: there is nothing fresh left to draw. For the rest of the round i
 it leads its strongest card and follows with the cheapest card that wins the trick so far,
 else throws its weakest. Trump choice and determine-trump: the shade it holds more cards of;
 catch-1-other and exchange take the strongest card; exchange gives and catch-1-card move
-the weakest; original Fishing: zero-catch the best card, pass-1-left the worst,
-determine-colour the suit it holds the most high cards of.
+the weakest; original Fishing (strategy_kit.keep_value): zero-catch the card most worth
+keeping (never a minus-3 while there is another), pass-1-left the card least worth keeping
+(a low plain card, not a zero, buoy or trump), determine-colour the suit it holds the most
+high cards of.
 """
 from numba import njit
 
 from fishing2sim.strategy_kit import (
-    O_HAND_N, O_N_ROUNDS, O_OCEAN_N, O_ROUND, O_TRICK_N, O_TRICK_NO, decision, is_buoy,
-    n_options, option, power, richer_shade, richest_suit, strongest_option, weakest_option,
-    wins_now,
+    O_HAND_N, O_N_ROUNDS, O_OCEAN_N, O_ROUND, O_TRICK_N, O_TRICK_NO, best_catch_option,
+    decision, is_buoy, least_kept_option, n_options, option, power, richer_shade,
+    richest_suit, strongest_option, weakest_option, wins_now,
 )
 
 NAME = "sandbagger"
@@ -103,12 +105,12 @@ def catch_1_card(obs, params, rng):
 
 @decision
 def zero_catch(obs, params, rng):
-    return strongest_option(obs, True)
+    return best_catch_option(obs)
 
 
 @decision
 def pass_1_left(obs, params, rng):
-    return weakest_option(obs)
+    return least_kept_option(obs)
 
 
 @decision

@@ -17,18 +17,20 @@ behind or while the ocean is still full (losing early draws fresh ocean cards).
 
 The other decisions follow fixed rules: trump choice and determine-trump take the shade
 with the larger ``shade_count * cards + sum of values``; catch-1-other and exchange take
-the strongest card; exchange gives and catch-1-card move the weakest; original Fishing:
-zero-catch takes the best card, pass-1-left passes the worst, determine-colour names the
-suit it holds the most high cards of.
+the strongest card; exchange gives and catch-1-card move the weakest; original Fishing
+(strategy_kit.keep_value): zero-catch takes the card most worth keeping (never a minus-3
+while there is another), pass-1-left passes the card least worth keeping (a low plain card,
+not a zero, buoy or trump), determine-colour names the suit it holds the most high cards of.
 """
 from numba import njit
 
 from fishing2sim.strategy_kit import (
     C_NONE, DARK, E_CATCH_1_OTHER, E_PLUS_3, LIGHT, O_HAND_N, O_LED, O_OCEAN_N, O_PLAYERS,
-    O_TRICK_N, O_TRICK_NO, O_TRUMP, SUIT_NONE, SUIT_TRUMP, blowfish_in_trick, decision,
-    hand_card, has_effect, is_blowfish, is_buoy, is_green, is_trump, leader_gap, n_options,
-    option, power, richer_shade, richest_suit, strongest_option, suit, suit_under, to_play,
-    trick_card, unseen_above, weakest_now, weakest_option, wins_now,
+    O_TRICK_N, O_TRICK_NO, O_TRUMP, SUIT_NONE, SUIT_TRUMP, best_catch_option,
+    blowfish_in_trick, decision, hand_card, has_effect, is_blowfish, is_buoy, is_green,
+    is_trump, leader_gap, least_kept_option, n_options, option, power, richer_shade,
+    richest_suit, strongest_option, suit, suit_under, to_play, trick_card, unseen_above,
+    weakest_now, weakest_option, wins_now,
 )
 
 NAME = "weights"
@@ -191,12 +193,12 @@ def catch_1_card(obs, params, rng):
 
 @decision
 def zero_catch(obs, params, rng):
-    return strongest_option(obs, True)
+    return best_catch_option(obs)
 
 
 @decision
 def pass_1_left(obs, params, rng):
-    return weakest_option(obs)
+    return least_kept_option(obs)
 
 
 @decision

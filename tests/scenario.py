@@ -6,7 +6,12 @@
     t.fisher(2)                      # -> the four cards, by name
 
 Seats choose by preference lists (tests/bots/scripted.py): ``prefer={seat: [names...]}``;
-a shade is given as "shade:light" / "shade:dark".
+a shade is given as "shade:light" / "shade:dark", a suit named by determine-colour as
+"suit:red" (blue, yellow, purple, red, green).
+
+The original Fishing: ``Table(ruleset="fishing", ...)`` uses the fishing deck (green is
+always trump, ``trump`` is ignored); ``lowest_wins=True`` and ``named=("red", 2)`` (the suit
+and the seat that named it) set the next-trick effects of RULES.md B4 for the first trick.
 """
 from __future__ import annotations
 
@@ -19,16 +24,21 @@ from fishing2sim.engine import core
 from fishing2sim.engine.state import (
     A_BOAT, A_BOAT_HEAD, A_BOAT_N, A_BONUS, A_FISHER, A_FISHER_N, A_HAND, A_HAND_N,
     A_LAST_ORDER, A_OCEAN, A_POINTS, A_SCORED, PH_TRICKS, PH_ROUND_START, S_END, S_EVN,
-    S_LEADER, S_OCEAN_LEN, S_OCEAN_TOP, S_PHASE, S_ROUND, S_TRUMP, new_state,
+    S_LEADER, S_LED, S_LOWEST_WINS, S_NAMED_SUIT, S_NAMER, S_OCEAN_LEN, S_OCEAN_TOP, S_PHASE,
+    S_ROUND, S_TRUMP, new_state,
 )
 from fishing2sim.strategies import load_strategy
 
 from pathlib import Path
 
 DECK = load_deck()
+DECKS = {"fishing2": DECK, "fishing": load_deck(ruleset="fishing")}
 SCRIPTED = load_strategy(str(Path(__file__).parent / "bots" / "scripted.py"))
 SHADES = {"light": K.C_LIGHT, "dark": K.C_DARK, None: K.C_NONE}
+SUITS = {"blue": K.C_BLUE, "yellow": K.C_YELLOW, "purple": K.C_PURPLE, "red": K.C_RED,
+         "green": K.C_GREEN}
 SHADE_CODE = 2000
+SUIT_CODE = 3000
 
 
 def card(name: str) -> int:
@@ -42,16 +52,20 @@ def names(ids) -> list[str]:
 class Table:
     def __init__(self, players=4, round=2, trump="light", leader=0, hands=None, ocean=(),
                  boats=None, fishers=None, points=None, prefer=None, last_order=None,
-                 n_rounds=8, hand_sizes=None, check=False):
+                 n_rounds=8, hand_sizes=None, check=False, ruleset="fishing2",
+                 lowest_wins=False, named=None):
         self.players = players
+        self.ruleset = ruleset
+        self.D = DECKS[ruleset]
         self.st, self.rng = new_state()
         self.ev = np.zeros((4096, K.EV_FIELDS), np.int64)
         self.obs = np.zeros(K.OBS_SIZE, np.int64)
-        self.deck = np.ascontiguousarray(DECK.arrays)
-        hs = np.ascontiguousarray(DECK.hand_sizes[players]) if hand_sizes is None \
+        self.deck = np.ascontiguousarray(self.D.arrays)
+        hs = np.ascontiguousarray(self.D.hand_sizes[players]) if hand_sizes is None \
             else np.asarray(hand_sizes, np.int64)
-        core.setup_game(self.st, self.rng, self.ev, self.deck, players, 0, hs, n_rounds,
-                        leader, np.uint64(12345), 1, int(check), 0)
+        core.setup_game(self.st, self.rng, self.ev, self.deck, players, K.RULESETS[ruleset],
+                        hs, n_rounds, leader, np.uint64(12345), 1, int(check), 0)
+        card = self.card
         st = self.st
         st[S_EVN] = 0  # forget the setup's log: the scenario starts here
         # clear everything dealt, then place the scenario's cards
@@ -82,9 +96,25 @@ class Table:
             st[A_LAST_ORDER + k] = p
         st[S_ROUND] = round
         st[S_LEADER] = leader
-        core.set_trump(st, SHADES[trump] if round > 1 else K.C_NONE)
+        if ruleset == "fishing":
+            core.set_trump(st, K.C_GREEN)  # B2: green is always trump
+        else:
+            core.set_trump(st, SHADES[trump] if round > 1 else K.C_NONE)
+        # B4: the effects the previous trick left for the first trick
+        st[S_LOWEST_WINS] = int(lowest_wins)
+        if named is not None:
+            suit, namer = named
+            st[S_NAMED_SUIT] = K.SUIT_TRUMP if suit == "green" else SUITS[suit]
+            st[S_NAMER] = namer
+            st[S_LED] = st[S_NAMED_SUIT]
         st[S_PHASE] = PH_TRICKS
         self.set_prefer(prefer or {})
+
+    def card(self, name: str) -> int:
+        return self.D.card(name)
+
+    def names(self, ids) -> list[str]:
+        return [self.D.name(int(c)) for c in ids]
 
     def set_prefer(self, prefer):
         width = max([1] + [len(v) for v in prefer.values()])
@@ -93,14 +123,16 @@ class Table:
             for j, name in enumerate(prefs):
                 if name.startswith("shade:"):
                     self.params[p, j] = SHADE_CODE + SHADES[name[6:]]
+                elif name.startswith("suit:"):
+                    self.params[p, j] = SUIT_CODE + SUITS[name[5:]]
                 else:
-                    self.params[p, j] = card(name)
+                    self.params[p, j] = self.card(name)
         self.strats = tuple((f,) * K.MAX_PLAYERS for f in SCRIPTED.functions)
 
     # --- running ---------------------------------------------------------------------
     def _events_since(self, start):
         rows = self.ev[start:self.st[S_EVN]]
-        return [e for e in decode_events(rows, DECK, 0, 0)]
+        return [e for e in decode_events(rows, self.D, 0, 0)]
 
     def play_trick(self):
         start = self.st[S_EVN]
@@ -124,21 +156,23 @@ class Table:
     # --- looking ---------------------------------------------------------------------
     def hand(self, p):
         st = self.st
-        return sorted(names(st[A_HAND + p * K.MAX_HAND + i] for i in range(st[A_HAND_N + p])))
+        return sorted(self.names(st[A_HAND + p * K.MAX_HAND + i]
+                                 for i in range(st[A_HAND_N + p])))
 
     def fisher(self, p):
         st = self.st
-        return sorted(names(st[A_FISHER + p * K.MAX_CARDS + i] for i in range(st[A_FISHER_N + p])))
+        return sorted(self.names(st[A_FISHER + p * K.MAX_CARDS + i]
+                                 for i in range(st[A_FISHER_N + p])))
 
     def boat(self, p):
         """Top first."""
         st = self.st
-        return names(st[A_BOAT + p * K.MAX_CARDS + (st[A_BOAT_HEAD + p] + i) % K.MAX_CARDS]
-                     for i in range(st[A_BOAT_N + p]))
+        return self.names(st[A_BOAT + p * K.MAX_CARDS + (st[A_BOAT_HEAD + p] + i) % K.MAX_CARDS]
+                          for i in range(st[A_BOAT_N + p]))
 
     def ocean(self):
         st = self.st
-        return names(st[A_OCEAN + i] for i in range(st[S_OCEAN_TOP], st[S_OCEAN_LEN]))
+        return self.names(st[A_OCEAN + i] for i in range(st[S_OCEAN_TOP], st[S_OCEAN_LEN]))
 
     def points(self, p):
         return int(self.st[A_POINTS + p])
@@ -148,7 +182,22 @@ class Table:
 
     @property
     def trump(self):
-        return {K.C_LIGHT: "light", K.C_DARK: "dark", K.C_NONE: None}[int(self.st[S_TRUMP])]
+        return {K.C_LIGHT: "light", K.C_DARK: "dark", K.C_NONE: None,
+                K.C_GREEN: "green"}[int(self.st[S_TRUMP])]
+
+    @property
+    def lowest_wins(self):
+        """B4: the coming trick is a lowest-wins trick."""
+        return bool(self.st[S_LOWEST_WINS])
+
+    @property
+    def named(self):
+        """B4: (suit, namer) named for the coming trick, or None."""
+        s = int(self.st[S_NAMED_SUIT])
+        if s == K.SUIT_NONE:
+            return None
+        suit = "green" if s == K.SUIT_TRUMP else {v: k for k, v in SUITS.items()}[s]
+        return suit, int(self.st[S_NAMER])
 
     @property
     def leader(self):

@@ -1,7 +1,7 @@
 """The independent auditor (fishing2sim/audit.py) over the engine's event logs.
 
-1. It passes over thousands of seeded engine games (the engine and the auditor share no rule
-   code, so agreement is evidence both are right).
+1. It passes over thousands of seeded engine games of both rulesets (the engine and the
+   auditor share no rule code, so agreement is evidence both are right).
 2. Mutation tests: corrupt one event of a real log and the auditor names that event.
 """
 
@@ -13,7 +13,9 @@ import time
 
 import pytest
 
-from fishing2sim.audit import AuditError, _Fishing2Referee, audit_game, load_deck
+from fishing2sim.audit import (
+    AuditError, _Fishing2Referee, _FishingReferee, audit_game, load_deck,
+)
 
 N_SEEDS = 2000
 
@@ -68,9 +70,17 @@ def test_deck_tables_read_by_the_auditor():
     assert sum(c.kind == "blowfish" for c in deck.cards) == 6
 
 
-def test_original_fishing_not_audited_yet():
-    with pytest.raises(AuditError, match="ruleset fishing not audited yet"):
-        audit_game([{"event": "setup", "ruleset": "fishing", "players": 4}])
+def test_unknown_ruleset_is_refused():
+    with pytest.raises(AuditError, match="unknown ruleset 'fishing3'"):
+        audit_game([{"event": "setup", "ruleset": "fishing3", "players": 4}])
+
+
+def test_fishing_deck_read_by_the_auditor():
+    deck = load_deck("fishing")
+    assert len(deck.cards) == 100
+    assert deck.hand_sizes[4] == (9, 9, 10, 10, 11, 11, 12, 12)
+    assert sum(c.effect == "zero" for c in deck.cards) == 5
+    assert sum(c.effect == "minus-3" for c in deck.cards) == 2
 
 
 def test_log_must_start_with_setup():
@@ -281,3 +291,239 @@ def test_mutation_winners():
     end = events[-1]
     end["winners"] = [p for p in range(4) if p not in end["winners"]][:1]
     _assert_flags(events, len(events) - 1, "winners")
+
+
+# ---------------------------------------------------------------------------------------
+# The original Fishing (RULES.md B).
+
+
+@functools.lru_cache(maxsize=None)
+def _fishing_events(players: int, seed: int) -> tuple:
+    return tuple(_api().play_game(players, seed, ruleset="fishing", log=True).events)
+
+
+def _flog(players: int = 4, seed: int = 7) -> list[dict]:
+    return copy.deepcopy(list(_fishing_events(players, seed)))
+
+
+def _find_flog(pred, players=(4, 5, 3), seeds=range(400)):
+    """The first real Fishing log (players, seed order) with an event index satisfying pred."""
+    for n in players:
+        for seed in seeds:
+            events = _flog(n, seed)
+            for i in range(len(events)):
+                if pred(events, i):
+                    return events, i
+    pytest.skip("no log with the wanted event found")
+
+
+def _winner(plays, lowest=False, named=None, namer=None):
+    """The auditor's own B2/B4 on [(player, card name)] in play order, named back."""
+    deck = load_deck("fishing")
+    ref = _FishingReferee([], deck)
+    ref.lowest, ref.named, ref.namer = lowest, named, namer
+    p, c = ref.winner([(p, deck.by_name[c].id) for p, c in plays])
+    return p, None if c is None else deck.cards[c].name
+
+
+@pytest.mark.parametrize("plays, lowest, named, want", [
+    # B2: the highest of the led colour; a shed card does not win
+    ([(0, "red 5"), (1, "red 12"), (2, "blue 18"), (3, "red 0")], False, None, (1, "red 12")),
+    # B2: green is always trump; a green zero beats every colour
+    ([(0, "blue 18"), (1, "green 0"), (2, "blue 17")], False, None, (1, "green 0")),
+    # B2: a zero is highest when nobody else follows
+    ([(0, "yellow 0"), (1, "blue 3"), (2, "red 17")], False, None, (0, "yellow 0")),
+    # B2: a buoy lead leaves the suit to the next colour card; only buoys: the first buoy
+    ([(2, "buoy play-first"), (3, "purple 4"), (0, "purple 9")], False, None, (0, "purple 9")),
+    ([(2, "buoy play-first"), (3, "buoy minus-3 (1)"), (0, "buoy lowest-wins")], False, None,
+     (2, None)),
+    # B4 lowest-wins: the lowest of the led suit, or the lowest trump if a trump was played
+    ([(0, "red 5"), (1, "red 12"), (2, "blue 1"), (3, "red 3")], True, None, (3, "red 3")),
+    ([(0, "red 2"), (1, "green 14"), (2, "red 0"), (3, "green 9")], True, None, (3, "green 9")),
+    # B4 determine-colour: the named suit is led from the first card; nobody follows or
+    # trumps: the namer catches (also when only buoys are played)
+    ([(0, "blue 9"), (1, "purple 2"), (2, "purple 7")], False, "purple", (2, "purple 7")),
+    ([(0, "blue 9"), (1, "red 2"), (2, "yellow 7")], False, "purple", (1, None)),
+    ([(0, "buoy minus-3 (1)"), (1, "buoy lowest-wins")], False, "blue", (1, None)),
+    ([(0, "blue 9"), (1, "green 2"), (2, "purple 7")], False, "purple", (1, "green 2")),
+    ([(0, "blue 9"), (1, "purple 2"), (2, "purple 7")], True, "purple", (1, "purple 2")),
+])
+def test_auditor_fishing_winner(plays, lowest, named, want):
+    assert _winner(plays, lowest, named, namer=1) == want
+
+
+@pytest.mark.parametrize("players", [3, 4, 5])
+def test_auditor_passes_seeded_fishing_games(players):
+    api = _api()
+    api.play_game(players, 0, ruleset="fishing", log=True)  # compile outside the timing
+    t0 = time.perf_counter()
+    reasons = {"completed": 0, "overfished": 0}
+    effects: dict[str, int] = {}
+    for seed in range(N_SEEDS):
+        events = api.play_game(players, seed, ruleset="fishing", log=True).events
+        try:
+            summary = audit_game(events)
+        except AuditError as exc:
+            raise AssertionError(f"fishing players={players} seed={seed}: {exc}") from None
+        assert summary["players"] == players and summary["ruleset"] == "fishing"
+        reasons[summary["end_reason"]] += 1
+        for e in events:
+            k = e["event"]
+            if k in ("zero_catch", "catch_all_others", "pass_1_left", "play_first",
+                     "determine_colour", "lowest_wins", "bonus"):
+                if e.get("forfeited") or (k == "determine_colour" and e["suit"] is None):
+                    k = "forfeited " + k
+                effects[k] = effects.get(k, 0) + 1
+    elapsed = time.perf_counter() - t0
+    print(f"\nfishing, {players} players: {N_SEEDS} games audited in {elapsed:.1f} s; "
+          f"{reasons}; {effects}")
+    # every Fishing rule was exercised by these games
+    for k in ("zero_catch", "catch_all_others", "pass_1_left", "play_first",
+              "determine_colour", "lowest_wins", "bonus"):
+        assert effects.get(k, 0) > 0, k
+
+
+def test_fishing_audit_summary():
+    events = _flog(4, 7)
+    summary = audit_game(events)
+    assert summary["ruleset"] == "fishing"
+    assert summary["points"] == list(events[-1]["points"])
+
+
+def _fishing_illegal_swap(events: list[dict], named_only: bool):
+    """(index, card name): a play that followed the led (or named) suit, and a hand card of
+    another suit the player held (playing it would have been illegal)."""
+    deck = load_deck("fishing")
+
+    def suit(name):
+        c = deck.by_name[name]
+        return None if c.kind == "buoy" else "trump" if c.kind == "green" else c.colour
+
+    hands: dict[int, set[str]] = {}
+    led, named = None, None
+    for i, ev in enumerate(events):
+        kind = ev["event"]
+        if kind in ("deal", "draw"):
+            hands.setdefault(ev["player"], set()).add(ev["card"])
+        elif kind == "pass_1_left":  # events of one pass come together; order is harmless
+            hands[ev["player"]].discard(ev["card"])
+            hands.setdefault(ev["to"], set()).add(ev["card"])
+        elif kind == "trick_start":
+            named = ev["suit"]
+            led = None if named is None else "trump" if named == "green" else named
+        elif kind == "play":
+            p, card = ev["player"], ev["card"]
+            if led is not None and suit(card) == led and (named or not named_only):
+                wrong = sorted(h for h in hands[p] if suit(h) not in (None, led))
+                if wrong:
+                    return i, wrong[0]
+            hands[p].discard(card)
+            if led is None:
+                led = suit(card)
+    return None
+
+
+@pytest.mark.parametrize("named_only", [True, False])
+def test_fishing_mutation_illegal_play(named_only):
+    for players in (4, 5, 3):
+        for seed in range(300):
+            events = _flog(players, seed)
+            found = _fishing_illegal_swap(events, named_only)
+            if found:
+                break
+        if found:
+            break
+    else:
+        pytest.skip("no play to corrupt")
+    i, wrong = found
+    events[i]["card"] = wrong
+    _assert_flags(events, i, "illegal play")
+
+
+def test_fishing_mutation_trick_start_lowest_wins():
+    events, i = _find_flog(lambda ev, i: ev[i]["event"] == "trick_start"
+                           and ev[i]["lowest_wins"])
+    events[i]["lowest_wins"] = False
+    _assert_flags(events, i, "lowest_wins")
+
+
+def test_fishing_mutation_zero_catch_player():
+    events, i = _find_flog(lambda ev, i: ev[i]["event"] == "zero_catch")
+    events[i]["player"] = (events[i]["player"] + 1) % events[0]["players"]
+    _assert_flags(events, i, "player")
+
+
+def test_fishing_mutation_zero_catches_a_card_not_in_the_trick():
+    events, i = _find_flog(lambda ev, i: ev[i]["event"] == "zero_catch")
+    trick = [e["card"] for e in events[i - 10:i] if e["event"] == "play"]
+    events[i]["card"] = next(c for c in ("green 16", "green 15", "green 14") if c not in trick)
+    _assert_flags(events, i, "not in the trick")
+
+
+def test_fishing_mutation_missing_minus_3():
+    events, i = _find_flog(lambda ev, i: ev[i]["event"] == "bonus")
+    assert events[i]["points"] == -3
+    del events[i]
+    _assert_flags(events, i, "bonus")
+
+
+def test_fishing_mutation_minus_3_to_the_wrong_player():
+    events, i = _find_flog(lambda ev, i: ev[i]["event"] == "bonus")
+    events[i]["player"] = (events[i]["player"] + 1) % events[0]["players"]
+    _assert_flags(events, i, "player")
+
+
+def test_fishing_mutation_catch_all_others_misses_a_card():
+    # drop the last card of a catch-all-others: the auditor flags the event in its place
+    events, i = _find_flog(lambda ev, i: ev[i]["event"] == "catch_all_others"
+                           and ev[i - 1]["event"] == "catch_all_others"
+                           and ev[i + 1]["event"] != "catch_all_others")
+    del events[i]
+    _assert_flags(events, i, "catch_all_others")
+
+
+def test_fishing_mutation_pass_1_left_direction():
+    events, i = _find_flog(lambda ev, i: ev[i]["event"] == "pass_1_left")
+    events[i]["to"] = (events[i]["player"] - 1) % events[0]["players"]
+    _assert_flags(events, i, "to")
+
+
+def test_fishing_mutation_pass_1_left_received_card():
+    # a player passes on the card it receives in the same pass: not allowed (ruling F3)
+    events, i = _find_flog(lambda ev, i: ev[i]["event"] == "pass_1_left"
+                           and ev[i + 1]["event"] == "pass_1_left")
+    events[i + 1]["card"] = events[i]["card"]
+    _assert_flags(events, i + 1, "hand")
+
+
+def test_fishing_mutation_determine_colour_suit():
+    events, i = _find_flog(lambda ev, i: ev[i]["event"] == "determine_colour"
+                           and ev[i]["suit"] is not None)
+    events[i]["suit"] = "light"
+    _assert_flags(events, i, "suit")
+
+
+def test_fishing_mutation_play_first_forfeited():
+    events, i = _find_flog(lambda ev, i: ev[i]["event"] == "play_first")
+    events[i]["forfeited"] = not events[i]["forfeited"]
+    _assert_flags(events, i, "forfeited")
+
+
+def test_fishing_mutation_play_first_ignored():
+    events, i = _find_flog(lambda ev, i: ev[i]["event"] == "play_first"
+                           and not ev[i]["forfeited"])
+    j = next(j for j in range(i, len(events)) if events[j]["event"] == "trick_start")
+    events[j]["leader"] = (events[j]["leader"] + 1) % events[0]["players"]
+    _assert_flags(events, j, "leader")
+
+
+def test_fishing_mutation_trump_event():
+    events, i = _find_flog(lambda ev, i: ev[i]["event"] == "trick_start" and ev[i]["trick"] > 1)
+    events.insert(i, {"event": "trump", "shade": "light"})
+    _assert_flags(events, i, "trump")
+
+
+def test_fishing_mutation_caught_by_the_wrong_player():
+    events, i = _find_flog(lambda ev, i: ev[i]["event"] == "caught")
+    events[i]["player"] = (events[i]["player"] + 1) % events[0]["players"]
+    _assert_flags(events, i, "player")

@@ -146,36 +146,12 @@ def test_malformed_deck_file_is_a_value_error(tmp_path):
         play_game(4, seed=1, deck=str(bad))
 
 
-def test_single_option_is_not_asked():
-    # docs/rules.md: a decision with one option is not asked of the strategy. The
-    # "illegal" bot answers every question it is asked with a card that is not an option,
-    # so a trick where every seat holds a single card completes without error.
-    from pathlib import Path
-
-    from scenario import Table
-    from fishing2sim.strategies import load_strategy
-
-    bad = load_strategy(str(Path(__file__).parent / "bots" / "illegal.py"))
-    t = Table(players=3, round=1, leader=0,
-              hands={0: ["blue 9"], 1: ["yellow 3"], 2: ["blue 11"]})
-    t.strats = tuple((f,) * K.MAX_PLAYERS for f in bad.functions)
-    t.play_trick()
-    assert t.ended is None
-    assert t.fisher(2) == ["blue 11", "blue 9", "yellow 3"]
-    # with two cards in hand the choice is asked, and the illegal answer stops the game
-    t = Table(players=3, round=1, leader=0,
-              hands={0: ["blue 9", "blue 4"], 1: ["yellow 3"], 2: ["blue 11"]})
-    t.strats = tuple((f,) * K.MAX_PLAYERS for f in bad.functions)
-    t.play_trick()
-    assert t.ended == "error"
-
-
 def test_illegal_choice_stops_the_run_naming_strategy_decision_and_choice():
     from pathlib import Path
 
     from fishing2sim.api import StrategyFailure
 
-    path = str(Path(__file__).parent / "bots" / "illegal.py")
-    with pytest.raises(StrategyFailure, match=r"strategy 'illegal' \(seat 0\) made an illegal "
-                                              r"(play|trump-choice) decision: 9999"):
+    path = str(Path(__file__).parent / "bots" / "refuser.py")
+    with pytest.raises(StrategyFailure, match=r"strategy 'refuser' \(seat 0\) made an illegal "
+                                              r"(play|trump-choice) decision: -7 is not one of"):
         play_games(5, 4, seed=1, strategies=[path, "random", "random", "random"])

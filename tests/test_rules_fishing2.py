@@ -951,7 +951,7 @@ def test_effects_are_compulsory():
     assert len(t.fisher(2)) == 4
 
 
-def test_single_option_decision_is_not_asked():
+def test_single_option_is_not_asked():
     # ruling (3): seat 1 refuses every decision it is asked; it has one legal card (it
     # must follow blue) and one card left for the catch-1-card, so the game runs on
     hands = {0: ["blue 5", "red 1"], 1: ["blue 9", "yellow 3"],

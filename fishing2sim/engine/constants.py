@@ -90,7 +90,7 @@ D_EXCHANGE_GIVE = 5  # options: hand cards (the taken card included)
 D_CATCH_1_CARD = 6  # options: hand cards
 D_ZERO_CATCH = 7  # Fishing: other cards still in the trick
 D_PASS_1_LEFT = 8  # Fishing: hand cards
-D_DETERMINE_COLOUR = 9  # Fishing: suits
+D_DETERMINE_COLOUR = 9  # Fishing: suits C_BLUE, C_YELLOW, C_PURPLE, C_RED, C_GREEN
 N_DECISIONS = 10
 DECISION_NAMES = (
     "play", "trump-choice", "determine-trump", "catch-1-other", "exchange-take",
@@ -119,8 +119,9 @@ O_KIND = 0  # decision kind (D_*)
 O_SEAT = 1  # the deciding seat
 O_N_OPTIONS = 2  # number of options at O_OPTIONS
 O_ROUND = 3  # 1-based round number
-O_TRUMP = 4  # active shade (C_LIGHT / C_DARK), C_NONE in round 1 (Fishing: C_GREEN)
-O_LED = 5  # led suit of the current trick (colour code, SUIT_TRUMP or SUIT_NONE)
+O_TRUMP = 4  # active shade (C_LIGHT / C_DARK), C_NONE in round 1 (Fishing: always C_GREEN)
+O_LED = 5  # led suit of the current trick (colour code, SUIT_TRUMP or SUIT_NONE); Fishing:
+# the suit named by determine-colour from the trick's first card on (B4)
 O_TRICK_N = 6  # cards in the current trick (face-down included)
 O_PLAYERS = 7
 O_OCEAN_N = 8  # cards left in the ocean
@@ -134,6 +135,7 @@ O_N_ROUNDS = 15
 O_POINTS = 16  # [MAX_PLAYERS]
 O_BOAT_N = 21  # [MAX_PLAYERS]
 O_FISHER_N = 26  # [MAX_PLAYERS]
+O_LOWEST_WINS = 31  # Fishing: 1 while the current trick is a lowest-wins trick (B4)
 O_HAND = 32  # [MAX_HAND] own hand
 O_TRICK_CARD = O_HAND + MAX_HAND  # [MAX_TRICK] cards of the current trick, play order
 O_TRICK_PLAYER = O_TRICK_CARD + MAX_TRICK  # [MAX_TRICK] who played them (-1: face down)
@@ -177,4 +179,16 @@ EV_ROUND_SCORE = 18
 EV_BOAT = 19
 EV_OVERFISHED = 20
 EV_GAME_END = 21
+# Fishing (RULES.md B3, B4)
+EV_ZERO_CATCH = 22
+EV_CATCH_ALL_OTHERS = 23
+EV_PASS_1_LEFT = 24
+EV_PLAY_FIRST = 25
+EV_DETERMINE_COLOUR = 26
+EV_LOWEST_WINS = 27
 EV_FIELDS = 6  # code + 5 integers
+# Fishing: the spare field of EV_TRICK_START packs the trick's next-trick effects:
+# bit 0 lowest-wins, bits 1-4 the named colour + 1 (0: none), bits 5.. the namer + 1.
+TS_LOWEST = 1
+TS_COLOUR_SHIFT = 1
+TS_NAMER_SHIFT = 5

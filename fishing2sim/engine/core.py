@@ -1,8 +1,16 @@
-"""The Fishing 2 rules as numba kernels (RULES.md part A; decisions per part C).
+"""The rules as numba kernels: Fishing 2 (RULES.md part A) and the original Fishing (part B);
+decisions per part C.
 
 Where the rules come from: ../shared/RULES.md restates the rulebook and settles its open
 points; docs/rules.md lists the rulings this project adds. Each branch below carries the
-rule it encodes as a short comment ("A5: ...").
+rule it encodes as a short comment ("A5: ...", "B3: ...").
+
+The two rulesets share the state layout, the deal, the rounds (A10: draws, leader, scoring)
+and the trick's play (A5: legal cards, led suit). Where they differ, the kernels read the
+state: st[S_RULESET] (set at setup) picks the end of a trick (finish_trick: A8 or B3/B4) and
+whether rounds open with a trump choice; the per-card suit table A_SUIT makes the original
+Fishing's green trump under every setting; S_LOWEST_WINS, S_NAMED_SUIT and S_NAMER carry
+the original Fishing's next-trick effects (B4) into the next trick.
 
 Everything here works on a state array ``st`` (layout in state.py), the RNG array ``rng``,
 the immutable deck array ``deck`` [n_cards, N_FIELDS], an observation buffer ``obs``, an
@@ -14,9 +22,14 @@ import numpy as np
 from numba import njit
 
 from .constants import (
-    C_BOTH, C_DARK, C_LIGHT, C_NONE, D_CATCH_1_CARD, D_CATCH_1_OTHER, D_DETERMINE_TRUMP,
-    D_EXCHANGE_GIVE, D_EXCHANGE_TAKE, D_PLAY, D_TRUMP_CHOICE, E_CATCH_1_CARD,
-    E_CATCH_1_OTHER, E_DETERMINE_TRUMP, E_DRAW_1_CARD, E_EXCHANGE_1_CARD, E_PLUS_3,
+    C_BLUE, C_BOTH, C_DARK, C_GREEN, C_LIGHT, C_NONE, C_PURPLE, C_RED, C_YELLOW,
+    D_CATCH_1_CARD, D_CATCH_1_OTHER, D_DETERMINE_COLOUR, D_DETERMINE_TRUMP,
+    D_EXCHANGE_GIVE, D_EXCHANGE_TAKE, D_PASS_1_LEFT, D_PLAY, D_TRUMP_CHOICE, D_ZERO_CATCH,
+    E_CATCH_1_CARD, E_CATCH_1_OTHER, E_CATCH_ALL_OTHERS, E_DETERMINE_COLOUR,
+    E_DETERMINE_TRUMP, E_DRAW_1_CARD, E_EXCHANGE_1_CARD, E_LOWEST_WINS, E_MINUS_3, E_NONE,
+    E_PASS_1_LEFT, E_PLAY_FIRST, E_PLUS_3, E_ZERO, EV_CATCH_ALL_OTHERS,
+    EV_DETERMINE_COLOUR, EV_LOWEST_WINS, EV_PASS_1_LEFT, EV_PLAY_FIRST, EV_ZERO_CATCH,
+    O_LOWEST_WINS, RS_FISHING, TS_COLOUR_SHIFT, TS_LOWEST, TS_NAMER_SHIFT,
     END_COMPLETED, END_ERROR, END_OVERFISHED, END_RUNNING, EV_BOAT, EV_BONUS,
     EV_CATCH_1_CARD, EV_CATCH_1_OTHER, EV_CAUGHT, EV_DEAL, EV_DETERMINE_TRUMP, EV_DRAW,
     EV_DRAW_1_CARD, EV_EXCHANGE, EV_GAME_END, EV_LEADER, EV_OCEAN, EV_OVERFISHED, EV_PLAY,
@@ -36,7 +49,8 @@ from .state import (
     A_HAND_SIZES, A_LAST_ORDER, A_OCEAN, A_PLAYED, A_PLAYED_BY, A_POINTS, A_SCORED,
     A_TRICK_CARD, A_TRICK_FD, A_TRICK_IN, A_TRICK_PLAYER, PH_OVER, PH_ROUND_START,
     PH_TRICKS, PH_TRUMP, R_CHOOSER, R_OCEAN, R_OCEAN_END, R_POINTS, R_TRUMP, S_CHECK,
-    S_DET_TRUMP, S_END, S_END_ROUND, S_ERR_CHOICE, S_ERR_CODE, S_ERR_KIND, S_ERR_SEAT,
+    S_DET_TRUMP, S_LOWEST_WINS, S_NAMED_SUIT, S_NAMER, S_END, S_END_ROUND, S_ERR_CHOICE,
+    S_ERR_CODE, S_ERR_KIND, S_ERR_SEAT,
     S_EVN, S_FIRST_LEADER, S_LEADER, S_LED, S_LOG, S_N_CARDS, S_N_PLAYS, S_N_ROUNDS,
     S_N_TRICKS, S_OBS_PLAYED, S_OCEAN_LEN, S_OCEAN_TOP, S_PHASE, S_PLAYED_N, S_PLAYERS,
     S_PLAYS_N, S_ROUND, S_RULESET, S_TRICK_N, S_TRICK_NO, S_TRUMP,
@@ -74,12 +88,15 @@ def log_event(st, ev, code, a, b, c, d, e):
 
 
 @njit(cache=True)
-def card_suit(deck, card, trump):
-    """A4: the suit a card belongs to in a trick, given the active shade."""
+def card_suit(deck, card, trump, ruleset):
+    """A4: the suit a card belongs to in a trick, given the active shade (B2: in the
+    original Fishing green is always trump)."""
     kind = deck[card, F_KIND]
     if kind == K_COLOUR:
         return deck[card, F_COLOUR]
     if kind == K_GREEN:
+        if ruleset == RS_FISHING:
+            return SUIT_TRUMP  # B2: green is always trump (no shades)
         c = deck[card, F_COLOUR]
         # A4 ruling: the two 16s carry both shades, so they are always trump.
         if c == C_BOTH or c == trump:
@@ -103,6 +120,20 @@ def set_trump(st, shade):
 @njit(cache=True, _nrt=False)
 def other_shade(shade):
     return C_DARK if shade == C_LIGHT else C_LIGHT
+
+
+@njit(cache=True, _nrt=False)
+def first_trump(st):
+    """The trump at the start of round 1: none (A4), or the original Fishing's green (B2)."""
+    return C_GREEN if st[S_RULESET] == RS_FISHING else C_NONE
+
+
+@njit(cache=True, _nrt=False)
+def clear_next_trick(st):
+    """B4: no lowest-wins, no named suit for the coming trick."""
+    st[S_LOWEST_WINS] = 0
+    st[S_NAMED_SUIT] = SUIT_NONE
+    st[S_NAMER] = -1
 
 
 # ------------------------------------------------------------------------------------
@@ -198,12 +229,13 @@ def setup_game(st, rng, ev, deck, players, ruleset, hand_sizes, n_rounds, first_
         st[A_COLOUR + c] = deck[c, F_COLOUR]
         st[A_VALUE + c] = deck[c, F_VALUE]
         st[A_EFFECT + c] = deck[c, F_EFFECT]
-        st[A_SUIT + c] = card_suit(deck, c, C_NONE)
-        st[A_SUIT + MAX_CARDS + c] = card_suit(deck, c, C_LIGHT)
-        st[A_SUIT + 2 * MAX_CARDS + c] = card_suit(deck, c, C_DARK)
-    set_trump(st, C_NONE)  # A4: round 1 has no trump
+        st[A_SUIT + c] = card_suit(deck, c, C_NONE, ruleset)
+        st[A_SUIT + MAX_CARDS + c] = card_suit(deck, c, C_LIGHT, ruleset)
+        st[A_SUIT + 2 * MAX_CARDS + c] = card_suit(deck, c, C_DARK, ruleset)
+    set_trump(st, first_trump(st))  # A4: round 1 has no trump (B2: green always is)
     st[S_LED] = SUIT_NONE
     st[S_DET_TRUMP] = -1
+    clear_next_trick(st)
     # A2: starting cards (tier 0) used with this player count, shuffled and dealt.
     tmp = np.empty(MAX_CARDS, np.int64)
     n_start = 0
@@ -276,6 +308,7 @@ def fill_obs(st, obs, seat, kind, n_opt, subject):
     obs[O_RULESET] = st[S_RULESET]
     obs[O_SUBJECT] = subject
     obs[O_N_ROUNDS] = st[S_N_ROUNDS]
+    obs[O_LOWEST_WINS] = st[S_LOWEST_WINS]
     for p in range(players):
         obs[O_POINTS + p] = st[A_POINTS + p]
         obs[O_BOAT_N + p] = st[A_BOAT_N + p]
@@ -285,6 +318,17 @@ def fill_obs(st, obs, seat, kind, n_opt, subject):
     base = A_HAND + seat * MAX_HAND
     for i in range(n):
         obs[O_HAND + i] = st[base + i]
+    # RULES.md C: the buffer is shared by the seats; nothing of an earlier decision (another
+    # seat's hand or options) may stay past the counts. Cleared to -1 up to the first slot
+    # that already is -1 (everything past it was cleared before and never written since).
+    i = n
+    while i < MAX_HAND and obs[O_HAND + i] != -1:
+        obs[O_HAND + i] = -1
+        i += 1
+    i = n_opt
+    while i < MAX_HAND and obs[O_OPTIONS + i] != -1:
+        obs[O_OPTIONS + i] = -1
+        i += 1
     tn = st[S_TRICK_N]
     obs[O_TRICK_N] = tn
     for i in range(tn):
@@ -294,6 +338,10 @@ def fill_obs(st, obs, seat, kind, n_opt, subject):
             obs[O_TRICK_CARD + i] = st[A_TRICK_CARD + i]
         obs[O_TRICK_PLAYER + i] = st[A_TRICK_PLAYER + i]
         obs[O_TRICK_IN + i] = st[A_TRICK_IN + i]
+    for i in range(tn, MAX_TRICK):  # nothing of an earlier trick past the current one
+        obs[O_TRICK_CARD + i] = -1
+        obs[O_TRICK_PLAYER + i] = -1
+        obs[O_TRICK_IN + i] = 0
     # the deck is public and the same for the whole batch: copy it once
     if obs[O_N_CARDS] != st[S_N_CARDS]:
         n_cards = st[S_N_CARDS]
@@ -645,7 +693,11 @@ def resolve_buoy(st, rng, ev, obs, strats, params, b):
 
 @njit(cache=True, _nrt=False)
 def finish_trick(st, rng, ev, obs, strats, params):
-    """A8: highest and weakest, buoy effects, catching, trump change, next leader."""
+    """A8: highest and weakest, buoy effects, catching, trump change, next leader
+    (the original Fishing: finish_trick_fishing, B3 / B4)."""
+    if st[S_RULESET] == RS_FISHING:
+        finish_trick_fishing(st, rng, ev, obs, strats, params)
+        return
     players = st[S_PLAYERS]
     n_plays = st[S_PLAYS_N]
     # 1. highest and weakest card, from the cards as played
@@ -702,13 +754,186 @@ def finish_trick(st, rng, ev, obs, strats, params):
     st[S_N_TRICKS] += 1
 
 
+# ------------------------------------------------------------------------------------
+# the original Fishing's end of a trick (RULES.md B3, B4)
+
+
+@njit(cache=True, _nrt=False)
+def trick_flags(st):
+    """The trick_start event's spare field: the original Fishing's next-trick effects in
+    force in this trick (0 for Fishing 2), packed as TS_* in constants.py."""
+    if st[S_RULESET] != RS_FISHING:
+        return 0
+    named = st[S_NAMED_SUIT]
+    colour = C_GREEN if named == SUIT_TRUMP else named  # SUIT_NONE = -1 -> 0 below
+    return (st[S_LOWEST_WINS] * TS_LOWEST + ((colour + 1) << TS_COLOUR_SHIFT)
+            + ((st[S_NAMER] + 1) << TS_NAMER_SHIFT))
+
+
+@njit(cache=True, _nrt=False)
+def find_winner_fishing(st, n_plays):
+    """B2 / B4: the trick index of the card that catches the trick, or -1 when no card
+    does because nobody played the suit named by determine-colour or a trump (then the
+    naming player catches). A trick of only buoys (no suit set, none named): the first buoy.
+    Under lowest-wins the lowest trump wins if a trump was played, else the lowest card of
+    the led suit. Zeros are ordinary cards of value 0. Values are unique within a suit."""
+    led = st[S_LED]
+    if led == SUIT_NONE:
+        return 0  # B2: only buoys -> the first buoy's player catches
+    sb = st[S_SUIT_BASE]
+    target = led
+    for i in range(n_plays):
+        if st[sb + st[A_TRICK_CARD + i]] == SUIT_TRUMP:
+            target = SUIT_TRUMP  # trump beats the colours
+            break
+    lowest = st[S_LOWEST_WINS] != 0
+    best = -1
+    bv = 0
+    for i in range(n_plays):
+        c = st[A_TRICK_CARD + i]
+        if st[sb + c] == target:
+            v = st[A_VALUE + c]
+            if best < 0 or (v < bv if lowest else v > bv):
+                best = i
+                bv = v
+    return best
+
+
+@njit(cache=True, _nrt=False)
+def catch_to_fisher(st, ev, p, i, code, c):
+    """Move the card at trick index i to p's fisher and log it (event code, p, card, c);
+    B3: a minus-3 card costs whoever moves it to their fisher 3 points at once."""
+    card = st[A_TRICK_CARD + i]
+    st[A_TRICK_IN + i] = 0
+    fisher_add(st, p, card)
+    if st[S_LOG] != 0:
+        log_event(st, ev, code, p, card, c, 0, 0)
+    if st[A_EFFECT + card] == E_MINUS_3:
+        st[A_POINTS + p] -= 3
+        st[A_BONUS + p] -= 3
+        if st[S_LOG] != 0:
+            log_event(st, ev, EV_BONUS, p, -3, 0, 0, 0)
+
+
+@njit(cache=True, _nrt=False)
+def finish_trick_fishing(st, rng, ev, obs, strats, params):
+    """B3 / B4: the card that catches, the effects in play order, catching, next leader."""
+    players = st[S_PLAYERS]
+    n_plays = st[S_PLAYS_N]
+    # the catching card, from the cards as played, under this trick's effects (B4)
+    w = find_winner_fishing(st, n_plays)
+    if w >= 0:
+        hp = st[A_TRICK_PLAYER + w]
+        hc = st[A_TRICK_CARD + w]
+        if st[A_KIND + hc] == K_BUOY:
+            hc = -1
+    else:  # B4: nobody played the named suit or a trump: the naming player catches
+        hp = st[S_NAMER]
+        hc = -1
+    if st[S_LOG] != 0:
+        log_event(st, ev, EV_TRICK_RESULT, hp, hc, -1, -1, 0)
+    # B3 / B4: the effects in the order their cards were played, on the cards still in the
+    # trick (project ruling: a card's effect resolves even if an earlier effect moved the
+    # card; the next-trick effects are settled at their turn too, and are forfeited when
+    # the hands are empty: the round has no next trick).
+    more = st[A_HAND_N] > 0
+    next_leader = hp
+    next_low = 0
+    next_named = SUIT_NONE
+    next_namer = -1
+    for b in range(n_plays):
+        card = st[A_TRICK_CARD + b]
+        effect = st[A_EFFECT + card]
+        if effect == E_NONE or effect == E_MINUS_3:
+            continue
+        p = st[A_TRICK_PLAYER + b]
+        if effect == E_ZERO:
+            # B3: a zero's player moves 1 other card still in the trick to their fisher
+            n = trick_targets(st, obs, b)
+            if n > 0:
+                choice = ask(st, rng, obs, strats, params, p, D_ZERO_CATCH, n, card)
+                if choice < 0:
+                    return
+                catch_to_fisher(st, ev, p, trick_index_of(st, choice), EV_ZERO_CATCH, card)
+        elif effect == E_CATCH_ALL_OTHERS:
+            # B3: its player moves all other cards still in the trick to their fisher
+            for i in range(st[S_TRICK_N]):
+                if i != b and st[A_TRICK_IN + i] != 0:
+                    catch_to_fisher(st, ev, p, i, EV_CATCH_ALL_OTHERS, 0)
+        elif effect == E_PASS_1_LEFT:
+            # B3: every player chooses 1 hand card (all at once: nobody sees what they will
+            # receive) and passes it to the left; nothing with empty hands
+            if more:
+                chosen = A_SCRATCH  # st[chosen + q]: the card q passes
+                for k in range(players):
+                    q = st[A_TRICK_PLAYER + k]
+                    n = hand_options(st, obs, q)
+                    choice = ask(st, rng, obs, strats, params, q, D_PASS_1_LEFT, n, card)
+                    if choice < 0:
+                        return
+                    st[chosen + q] = choice
+                for q in range(players):
+                    hand_remove(st, q, st[chosen + q])
+                for k in range(players):
+                    q = st[A_TRICK_PLAYER + k]
+                    to = (q + 1) % players
+                    hand_add(st, to, st[chosen + q])
+                    if st[S_LOG] != 0:
+                        log_event(st, ev, EV_PASS_1_LEFT, q, st[chosen + q], to, 0, 0)
+        elif effect == E_PLAY_FIRST:
+            # B4: its player leads the next trick instead of the catching player
+            if more:
+                next_leader = p
+            if st[S_LOG] != 0:
+                log_event(st, ev, EV_PLAY_FIRST, p, 0 if more else 1, 0, 0, 0)
+        elif effect == E_DETERMINE_COLOUR:
+            # B4: its player names the next trick's suit (blue, yellow, purple, red, green)
+            if more:
+                obs[O_OPTIONS] = C_BLUE
+                obs[O_OPTIONS + 1] = C_YELLOW
+                obs[O_OPTIONS + 2] = C_PURPLE
+                obs[O_OPTIONS + 3] = C_RED
+                obs[O_OPTIONS + 4] = C_GREEN
+                choice = ask(st, rng, obs, strats, params, p, D_DETERMINE_COLOUR, 5, card)
+                if choice < 0:
+                    return
+                next_named = SUIT_TRUMP if choice == C_GREEN else choice
+                next_namer = p
+                if st[S_LOG] != 0:
+                    log_event(st, ev, EV_DETERMINE_COLOUR, p, choice, 0, 0, 0)
+            elif st[S_LOG] != 0:
+                log_event(st, ev, EV_DETERMINE_COLOUR, p, -1, 0, 0, 0)
+        elif effect == E_LOWEST_WINS:
+            # B4: in the next trick the lowest card wins
+            if more:
+                next_low = 1
+            if st[S_LOG] != 0:
+                log_event(st, ev, EV_LOWEST_WINS, p, 0 if more else 1, 0, 0, 0)
+    # B3: the catching player catches what is left (even if nothing is left)
+    for i in range(st[S_TRICK_N]):
+        if st[A_TRICK_IN + i] != 0:
+            catch_to_fisher(st, ev, hp, i, EV_CAUGHT, 1)
+    # B3 / B4: the catching player (or play-first's) leads the next trick, under its effects
+    for k in range(players):
+        st[A_LAST_ORDER + k] = st[A_TRICK_PLAYER + k]
+    st[S_LEADER] = next_leader
+    st[S_TRICK_N] = 0
+    st[S_PLAYS_N] = 0
+    st[S_LOWEST_WINS] = next_low
+    st[S_NAMED_SUIT] = next_named
+    st[S_NAMER] = next_namer
+    st[S_LED] = next_named  # B4: the named suit is the led suit from the first card on
+    st[S_N_TRICKS] += 1
+
+
 @njit(cache=True, _nrt=False)
 def play_trick(st, rng, ev, obs, strats, params):
     players = st[S_PLAYERS]
     st[S_TRICK_NO] += 1
     leader = st[S_LEADER]
     if st[S_LOG] != 0:
-        log_event(st, ev, EV_TRICK_START, st[S_ROUND], st[S_TRICK_NO], leader, st[S_TRUMP], 0)
+        log_event(st, ev, EV_TRICK_START, st[S_ROUND], st[S_TRICK_NO], leader, st[S_TRUMP],
+                  trick_flags(st))
     for k in range(players):
         p = (leader + k) % players
         n = legal_options(st, p, obs)
@@ -739,13 +964,16 @@ def begin_round(st, ev):
     st[S_ROUND] = r
     st[S_TRICK_NO] = 0
     st[S_PLAYED_N] = 0
+    st[S_OBS_PLAYED] = 0  # the observation's played list starts again with the round
     h = st[A_HAND_SIZES + r]
     if st[S_LOG] != 0:
         log_event(st, ev, EV_ROUND_START, r, h, 0, 0, 0)
+    st[S_LED] = SUIT_NONE
+    clear_next_trick(st)  # B4: next-trick effects never reach into a new round
     if r == 1:
         st[R_OCEAN + 1] = ocean_size(st)
         st[R_OCEAN_END + 1] = ocean_size(st)
-        set_trump(st, C_NONE)
+        set_trump(st, first_trump(st))
         if st[S_LOG] != 0:
             log_event(st, ev, EV_LEADER, 1, st[S_LEADER], 0, 0, 0)
         return True
@@ -866,7 +1094,11 @@ def run_game(st, rng, ev, deck, obs, strats, params, stop_at_trump):
         if ph == PH_ROUND_START:
             if not begin_round(st, ev):
                 return
-            st[S_PHASE] = PH_TRUMP if st[S_ROUND] > 1 else PH_TRICKS
+            # A10.3: rounds 2.. open with the trump choice (B2: the original Fishing has none)
+            if st[S_ROUND] > 1 and st[S_RULESET] != RS_FISHING:
+                st[S_PHASE] = PH_TRUMP
+            else:
+                st[S_PHASE] = PH_TRICKS
         elif ph == PH_TRUMP:
             if stop_at_trump:
                 return

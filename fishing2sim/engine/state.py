@@ -26,7 +26,7 @@ S_RULESET = _field("ruleset")
 S_N_ROUNDS = _field("n_rounds")
 S_ROUND = _field("round")  # 1-based; 0 before the first round
 S_PHASE = _field("phase")
-S_TRUMP = _field("trump")  # active shade, C_NONE in round 1
+S_TRUMP = _field("trump")  # active shade, C_NONE in round 1; Fishing: always C_GREEN
 S_LEADER = _field("leader")  # leader of the current trick
 S_TRICK_NO = _field("trick_no")  # 1-based trick number in the round
 S_TRICK_N = _field("trick_n")  # items in the trick (plays, then face-down cards)
@@ -48,11 +48,16 @@ S_ERR_CHOICE = _field("err_choice")
 S_ERR_CODE = _field("err_code")
 S_N_PLAYS = _field("n_plays")  # card plays in the game (a statistic)
 S_N_TRICKS = _field("n_tricks")
-S_OBS_PLAYED = _field("obs_played")
-S_OBSERVE_MASK = _field("observe_mask")  # bit p: seat p's strategy reads the observation  # how much of the played list the obs buffer holds
+S_OBS_PLAYED = _field("obs_played")  # how much of the played list the obs buffer holds
+S_OBSERVE_MASK = _field("observe_mask")  # bit p: seat p's strategy reads the observation
+# Fishing (RULES.md B4): the current trick's next-trick effects, set at the end of the
+# previous trick (play-first sets S_LEADER directly)
+S_LOWEST_WINS = _field("lowest_wins")  # 1: the lowest card wins this trick
+S_NAMED_SUIT = _field("named_suit")  # determine-colour's suit (green: SUIT_TRUMP), or SUIT_NONE
+S_NAMER = _field("namer")  # the player who named it, or -1
 # per-player
 A_POINTS = _field("points", MAX_PLAYERS)
-A_BONUS = _field("bonus", MAX_PLAYERS)  # +3 (and Fishing's -3) points
+A_BONUS = _field("bonus", MAX_PLAYERS)  # +3 (and Fishing's minus-3: -3) points
 A_SCORED = _field("scored", MAX_PLAYERS)  # fisher cards scored at round ends
 A_HAND_N = _field("hand_n", MAX_PLAYERS)
 A_HAND = _field("hand", MAX_PLAYERS * MAX_HAND)
@@ -69,6 +74,7 @@ A_COLOUR = _field("colour", MAX_CARDS)
 A_VALUE = _field("value", MAX_CARDS)
 A_EFFECT = _field("effect", MAX_CARDS)
 A_SUIT = _field("suit", 3 * MAX_CARDS)  # a card's suit in a trick: [no trump, light, dark]
+# (Fishing: green is SUIT_TRUMP in all three rows)
 S_SUIT_BASE = _field("suit_base")  # A_SUIT + MAX_CARDS * (index of the active trump)
 # ocean and trick
 A_OCEAN = _field("ocean", MAX_CARDS)
