@@ -38,14 +38,28 @@ def experiment(folder: Path, games: int, chunk: int = 20000) -> Path:
     return path
 
 
-def runner_rate(games: int, workers: int) -> float:
+def runner_rate(games: int, workers: int, scheduler: str | None = None) -> float:
     from fishing2sim.runner import run
 
     with tempfile.TemporaryDirectory() as d:
         path = experiment(Path(d), games)
         t = time.perf_counter()
-        run(path, workers=workers, progress=False, write=False)
+        run(path, workers=workers, progress=False, write=False, scheduler=scheduler)
         return games / (time.perf_counter() - t)
+
+
+def dask_rates(games: int, repeats: int) -> tuple[float, float]:
+    """games/s on a local Dask cluster of 1 and of 2 worker processes."""
+    from distributed import LocalCluster
+
+    out = []
+    for n in (1, 2):
+        with LocalCluster(n_workers=n, threads_per_worker=1, processes=True,
+                          dashboard_address=None) as c:
+            runner_rate(20_000, 0, c.scheduler_address)  # workers load their caches
+            out.append(statistics.median(runner_rate(games, 0, c.scheduler_address)
+                                         for _ in range(repeats)))
+    return out[0], out[1]
 
 
 def engine_rate(games: int) -> float:
@@ -94,6 +108,8 @@ def main():
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--memory-games", type=int, nargs="*", default=[100_000, 1_000_000])
     ap.add_argument("--skip-trump", action="store_true")
+    ap.add_argument("--dask-games", type=int, default=200_000,
+                    help="games of the Dask comparison (0: skip it)")
     args = ap.parse_args()
     os.environ.setdefault("NUMBA_NUM_THREADS", "1")
     rows = []
@@ -109,6 +125,15 @@ def main():
              ("runner 1 worker / raw engine", f"{o / e:.2f}"),
              (f"runner, {args.games:,} games, 2 workers (games/s)", f"{t:,.0f}"),
              ("2 workers / 1 worker", f"{t / o:.2f}")]
+    if args.dask_games:
+        d1, d2 = dask_rates(args.dask_games, args.repeats)
+        local2 = statistics.median(runner_rate(args.dask_games, 2) for _ in range(args.repeats))
+        rows += [(f"Dask, {args.dask_games:,} games, 1 worker (games/s)", f"{d1:,.0f}"),
+                 (f"Dask, {args.dask_games:,} games, 2 workers (games/s)", f"{d2:,.0f}"),
+                 ("Dask 2 workers / Dask 1 worker", f"{d2 / d1:.2f}"),
+                 (f"local runner, {args.dask_games:,} games, 2 processes (games/s)",
+                  f"{local2:,.0f}"),
+                 ("Dask 2 workers / local 2 processes", f"{d2 / local2:.2f}")]
     for g in args.memory_games:
         me, kid = peak_memory(g, 2)
         rows.append((f"peak RSS, {g:,} games, 2 workers: runner / largest worker",

@@ -30,7 +30,7 @@ def cheapest_win_or_weakest(obs):
     for i in range(n_options(obs)):
         c = option(obs, i)
         p = power(obs, c)
-        if not is_buoy(obs, c) and wins_now(obs, c) and p < win_p:
+        if p < win_p and not is_buoy(obs, c) and wins_now(obs, c):  # cheap test first
             win, win_p = c, p
         if p < low_p:
             low, low_p = c, p
