@@ -574,3 +574,47 @@ def richest_suit(obs, high):
         if score > best_s:
             best, best_s = s, score
     return best
+
+
+# ---- ready-made decisions the bots share (assign them: ``catch_1_card = give_weakest``) --
+
+@decision
+def shade_held_more(obs, params, rng):
+    """trump_choice / determine_trump: the shade held in more cards (then higher values)."""
+    return richer_shade(obs, 100)
+
+
+@decision
+def take_strongest(obs, params, rng):
+    """catch_1_other: the strongest other card in the trick, for later rounds."""
+    return strongest_option(obs, True)
+
+
+@decision
+def take_strongest_now(obs, params, rng):
+    """exchange_take: the strongest other card in the trick, to play this round."""
+    return strongest_option(obs, False)
+
+
+@decision
+def give_weakest(obs, params, rng):
+    """exchange_give / catch_1_card: the weakest card."""
+    return weakest_option(obs)
+
+
+@decision
+def catch_most_valuable(obs, params, rng):
+    """zero_catch (Fishing): the card most worth keeping, a minus-3 only if nothing else."""
+    return best_catch_option(obs)
+
+
+@decision
+def pass_least_kept(obs, params, rng):
+    """pass_1_left (Fishing): the card least worth keeping."""
+    return least_kept_option(obs)
+
+
+@decision
+def name_richest_suit(obs, params, rng):
+    """determine_colour (Fishing): the suit held with the most high cards."""
+    return richest_suit(obs, 10)

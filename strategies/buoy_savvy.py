@@ -19,13 +19,41 @@ determine-colour names the suit it holds the most high cards of.
 """
 from numba import njit
 
-from fishing2sim.strategy_kit import (
-    DARK, E_CATCH_1_OTHER, E_DETERMINE_TRUMP, E_EXCHANGE_1_CARD, E_PLUS_3,
-    FACE_DOWN_OPTION, LIGHT, O_PLAYERS, O_POINTS, O_SEAT, O_TRICK_IN, O_TRICK_N,
-    best_catch_option, blowfish_in_trick, decision, future_power, has_effect, highest_with,
-    is_blowfish, is_buoy, least_kept_option, n_options, option, power, richer_shade,
-    richest_suit, shade_cards, strongest_option, trick_card, trick_player, weakest_now,
-    weakest_option, weakest_with, wins_now,
+from fishing2sim.strategy_kit import (  # shared decisions
+    DARK,
+    E_CATCH_1_OTHER,
+    E_DETERMINE_TRUMP,
+    E_EXCHANGE_1_CARD,
+    E_PLUS_3,
+    FACE_DOWN_OPTION,
+    LIGHT,
+    O_PLAYERS,
+    O_POINTS,
+    O_SEAT,
+    O_TRICK_IN,
+    O_TRICK_N,
+    blowfish_in_trick,
+    catch_most_valuable,
+    decision,
+    future_power,
+    give_weakest,
+    has_effect,
+    highest_with,
+    is_blowfish,
+    is_buoy,
+    n_options,
+    name_richest_suit,
+    option,
+    pass_least_kept,
+    power,
+    shade_cards,
+    shade_held_more,
+    take_strongest_now,
+    trick_card,
+    trick_player,
+    weakest_now,
+    weakest_with,
+    wins_now,
 )
 
 NAME = "buoy_savvy"
@@ -146,45 +174,16 @@ def play(obs, params, rng):
 
 
 @decision
-def trump_choice(obs, params, rng):
-    return richer_shade(obs, 100)
-
-
-@decision
-def determine_trump(obs, params, rng):
-    return richer_shade(obs, 100)
-
-
-@decision
 def catch_1_other(obs, params, rng):
     return best_catch(obs)
 
 
-@decision
-def exchange_take(obs, params, rng):
-    return strongest_option(obs, False)
-
-
-@decision
-def exchange_give(obs, params, rng):
-    return weakest_option(obs)
-
-
-@decision
-def catch_1_card(obs, params, rng):
-    return weakest_option(obs)
-
-
-@decision
-def zero_catch(obs, params, rng):
-    return best_catch_option(obs)
-
-
-@decision
-def pass_1_left(obs, params, rng):
-    return least_kept_option(obs)
-
-
-@decision
-def determine_colour(obs, params, rng):
-    return richest_suit(obs, 10)
+# the shared decisions of fishing2sim.strategy_kit
+trump_choice = shade_held_more
+determine_trump = shade_held_more
+exchange_take = take_strongest_now
+exchange_give = give_weakest
+catch_1_card = give_weakest
+zero_catch = catch_most_valuable
+pass_1_left = pass_least_kept
+determine_colour = name_richest_suit

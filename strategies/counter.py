@@ -17,11 +17,38 @@ high cards of. Original Fishing: purple counts like the other colours.
 """
 from numba import njit
 
-from fishing2sim.strategy_kit import (
-    C_BLUE, C_PURPLE, C_RED, C_YELLOW, K_BLOWFISH, K_BUOY, O_CARD_COLOUR, O_CARD_KIND,
-    O_N_PLAYED, O_PLAYED, O_PLAYED_BY, O_PLAYERS, O_SEAT, O_TRICK_N, best_catch_option, decision,
-    is_blowfish, is_boss, is_buoy, is_trump, least_kept_option, n_options, option, power,
-    richer_shade, richest_suit, strongest_option, to_play, weakest_option, wins_now,
+from fishing2sim.strategy_kit import (  # shared decisions
+    C_BLUE,
+    C_PURPLE,
+    C_RED,
+    C_YELLOW,
+    K_BLOWFISH,
+    K_BUOY,
+    O_CARD_COLOUR,
+    O_CARD_KIND,
+    O_N_PLAYED,
+    O_PLAYED,
+    O_PLAYED_BY,
+    O_PLAYERS,
+    O_SEAT,
+    O_TRICK_N,
+    catch_most_valuable,
+    decision,
+    give_weakest,
+    is_blowfish,
+    is_boss,
+    is_buoy,
+    is_trump,
+    n_options,
+    name_richest_suit,
+    option,
+    pass_least_kept,
+    power,
+    richer_shade,
+    take_strongest,
+    take_strongest_now,
+    to_play,
+    wins_now,
 )
 
 NAME = "counter"
@@ -122,36 +149,11 @@ def determine_trump(obs, params, rng):
     return richer_shade(obs, 10)
 
 
-@decision
-def catch_1_other(obs, params, rng):
-    return strongest_option(obs, True)
-
-
-@decision
-def exchange_take(obs, params, rng):
-    return strongest_option(obs, False)
-
-
-@decision
-def exchange_give(obs, params, rng):
-    return weakest_option(obs)
-
-
-@decision
-def catch_1_card(obs, params, rng):
-    return weakest_option(obs)
-
-
-@decision
-def zero_catch(obs, params, rng):
-    return best_catch_option(obs)
-
-
-@decision
-def pass_1_left(obs, params, rng):
-    return least_kept_option(obs)
-
-
-@decision
-def determine_colour(obs, params, rng):
-    return richest_suit(obs, 10)
+# the shared decisions of fishing2sim.strategy_kit
+catch_1_other = take_strongest
+exchange_take = take_strongest_now
+exchange_give = give_weakest
+catch_1_card = give_weakest
+zero_catch = catch_most_valuable
+pass_1_left = pass_least_kept
+determine_colour = name_richest_suit

@@ -17,10 +17,26 @@ high cards of.
 """
 from numba import njit
 
-from fishing2sim.strategy_kit import (
-    O_HAND_N, O_N_ROUNDS, O_OCEAN_N, O_ROUND, O_TRICK_N, O_TRICK_NO, best_catch_option,
-    decision, is_buoy, least_kept_option, n_options, option, power, richer_shade,
-    richest_suit, strongest_option, weakest_option, wins_now,
+from fishing2sim.strategy_kit import (  # shared decisions
+    O_HAND_N,
+    O_N_ROUNDS,
+    O_OCEAN_N,
+    O_ROUND,
+    O_TRICK_N,
+    O_TRICK_NO,
+    catch_most_valuable,
+    decision,
+    give_weakest,
+    is_buoy,
+    n_options,
+    name_richest_suit,
+    option,
+    pass_least_kept,
+    power,
+    shade_held_more,
+    take_strongest,
+    take_strongest_now,
+    wins_now,
 )
 
 NAME = "sandbagger"
@@ -73,46 +89,13 @@ def play(obs, params, rng):
     return fight(obs)
 
 
-@decision
-def trump_choice(obs, params, rng):
-    return richer_shade(obs, 100)
-
-
-@decision
-def determine_trump(obs, params, rng):
-    return richer_shade(obs, 100)
-
-
-@decision
-def catch_1_other(obs, params, rng):
-    return strongest_option(obs, True)
-
-
-@decision
-def exchange_take(obs, params, rng):
-    return strongest_option(obs, False)
-
-
-@decision
-def exchange_give(obs, params, rng):
-    return weakest_option(obs)
-
-
-@decision
-def catch_1_card(obs, params, rng):
-    return weakest_option(obs)
-
-
-@decision
-def zero_catch(obs, params, rng):
-    return best_catch_option(obs)
-
-
-@decision
-def pass_1_left(obs, params, rng):
-    return least_kept_option(obs)
-
-
-@decision
-def determine_colour(obs, params, rng):
-    return richest_suit(obs, 10)
+# the shared decisions of fishing2sim.strategy_kit
+trump_choice = shade_held_more
+determine_trump = shade_held_more
+catch_1_other = take_strongest
+exchange_take = take_strongest_now
+exchange_give = give_weakest
+catch_1_card = give_weakest
+zero_catch = catch_most_valuable
+pass_1_left = pass_least_kept
+determine_colour = name_richest_suit

@@ -24,13 +24,47 @@ not a zero, buoy or trump), determine-colour names the suit it holds the most hi
 """
 from numba import njit
 
-from fishing2sim.strategy_kit import (
-    C_NONE, DARK, E_CATCH_1_OTHER, E_PLUS_3, LIGHT, O_HAND_N, O_LED, O_OCEAN_N, O_PLAYERS,
-    O_TRICK_N, O_TRICK_NO, O_TRUMP, SUIT_NONE, SUIT_TRUMP, best_catch_option,
-    blowfish_in_trick, decision, hand_card, has_effect, is_blowfish, is_buoy, is_green,
-    is_trump, leader_gap, least_kept_option, n_options, option, power, richer_shade,
-    richest_suit, strongest_option, suit, suit_under, to_play, trick_card, unseen_above,
-    weakest_now, weakest_option, wins_now,
+from fishing2sim.strategy_kit import (  # shared decisions
+    C_NONE,
+    DARK,
+    E_CATCH_1_OTHER,
+    E_PLUS_3,
+    LIGHT,
+    O_HAND_N,
+    O_LED,
+    O_OCEAN_N,
+    O_PLAYERS,
+    O_TRICK_N,
+    O_TRICK_NO,
+    O_TRUMP,
+    SUIT_NONE,
+    SUIT_TRUMP,
+    blowfish_in_trick,
+    catch_most_valuable,
+    decision,
+    give_weakest,
+    hand_card,
+    has_effect,
+    is_blowfish,
+    is_buoy,
+    is_green,
+    is_trump,
+    leader_gap,
+    n_options,
+    name_richest_suit,
+    option,
+    pass_least_kept,
+    power,
+    richer_shade,
+    suit,
+    suit_under,
+    take_strongest,
+    take_strongest_now,
+    to_play,
+    trick_card,
+    unseen_above,
+    weakest_now,
+    wins_now,
 )
 
 NAME = "weights"
@@ -171,36 +205,11 @@ def determine_trump(obs, params, rng):
     return richer_shade(obs, params[16])
 
 
-@decision
-def catch_1_other(obs, params, rng):
-    return strongest_option(obs, True)
-
-
-@decision
-def exchange_take(obs, params, rng):
-    return strongest_option(obs, False)
-
-
-@decision
-def exchange_give(obs, params, rng):
-    return weakest_option(obs)
-
-
-@decision
-def catch_1_card(obs, params, rng):
-    return weakest_option(obs)
-
-
-@decision
-def zero_catch(obs, params, rng):
-    return best_catch_option(obs)
-
-
-@decision
-def pass_1_left(obs, params, rng):
-    return least_kept_option(obs)
-
-
-@decision
-def determine_colour(obs, params, rng):
-    return richest_suit(obs, 10)
+# the shared decisions of fishing2sim.strategy_kit
+catch_1_other = take_strongest
+exchange_take = take_strongest_now
+exchange_give = give_weakest
+catch_1_card = give_weakest
+zero_catch = catch_most_valuable
+pass_1_left = pass_least_kept
+determine_colour = name_richest_suit
