@@ -23,8 +23,10 @@ engine/constants.py): read it through the helpers below. ``params`` is the seat'
 vector from the experiment file (the file's ``PARAMS`` gives the defaults and the length).
 ``rng`` is the seat's own random stream: use ``rand_below(rng, n)``.
 A trick card that lies face down shows as FACE_DOWN; as an option it is FACE_DOWN_OPTION + i.
+Functions of the strategy's own that its decisions call are decorated with ``@helper``.
 """
 from numba import njit
+from numba.core import errors
 
 from .engine.constants import (  # noqa: F401  (re-exported for strategy files)
     C_BLUE, C_BOTH, C_DARK, C_GREEN, C_LIGHT, C_NONE, C_PURPLE, C_RED, C_YELLOW,
@@ -51,32 +53,54 @@ DARK = C_DARK
 
 
 def decision(fn):
-    """Compile a decision function ``f(obs, params, rng) -> choice`` for the engine."""
-    return njit(DECISION_SIGNATURE, cache=True)(fn)
+    """Compile a decision function ``f(obs, params, rng) -> choice`` for the engine.
+
+    Compiled without numba's reference counting when the function allocates no arrays
+    (every call then saves two atomic counter updates on each array it touches); a
+    function that does allocate is compiled with it.
+    """
+    try:
+        return njit(DECISION_SIGNATURE, cache=True, _nrt=False)(fn)
+    except errors.NumbaError:
+        return njit(DECISION_SIGNATURE, cache=True)(fn)
 
 
-@njit(cache=True)
+def helper(fn_or_signature):
+    """Compile a helper of decision functions: ``@helper`` or ``@helper("int64(int64[::1],
+    int64)")``. Like ``numba.njit(cache=True)`` without the reference counting (no atomic
+    counter updates per call, and small helpers get inlined into their callers), so it may
+    not allocate arrays: use plain ``@njit`` for one that does.
+
+    Give a helper that is called with constant arguments (``has_effect(obs, c, E_PLUS_3)``)
+    a signature: numba compiles a function again for every distinct constant otherwise.
+    """
+    if isinstance(fn_or_signature, str):
+        return njit(fn_or_signature, cache=True, _nrt=False)
+    return njit(cache=True, _nrt=False)(fn_or_signature)
+
+
+@helper
 def rand_below(rng, n):
     """A uniform integer in [0, n) from the seat's own stream."""
     return _rand_below(rng, 0, n)
 
 
-@njit(cache=True)
+@helper
 def n_options(obs):
     return obs[O_N_OPTIONS]
 
 
-@njit(cache=True)
+@helper("int64(int64[::1], int64)")
 def option(obs, i):
     return obs[O_OPTIONS + i]
 
 
-@njit(cache=True)
+@helper
 def random_option(obs, rng):
     return obs[O_OPTIONS + _rand_below(rng, 0, obs[O_N_OPTIONS])]
 
 
-@njit(cache=True)
+@helper
 def value(obs, card):
     """A card's printed value (-1 for buoys and face-down cards)."""
     if card < 0 or card >= FACE_DOWN_OPTION:
@@ -84,22 +108,22 @@ def value(obs, card):
     return obs[O_CARD_VALUE + card]
 
 
-@njit(cache=True)
+@helper
 def kind(obs, card):
     return obs[O_CARD_KIND + card]
 
 
-@njit(cache=True)
+@helper
 def effect(obs, card):
     return obs[O_CARD_EFFECT + card]
 
 
-@njit(cache=True)
+@helper
 def colour(obs, card):
     return obs[O_CARD_COLOUR + card]
 
 
-@njit(cache=True)
+@helper("int64(int64[::1], int64, int64)")
 def suit_under(obs, card, trump):
     """The card's suit in a trick when ``trump`` is the active shade (SUIT_TRUMP for trump)."""
     if trump == C_LIGHT:
@@ -109,38 +133,38 @@ def suit_under(obs, card, trump):
     return obs[O_CARD_SUIT + card]
 
 
-@njit(cache=True)
+@helper
 def suit(obs, card):
     """The card's suit in the current trick (SUIT_TRUMP, a colour code, or SUIT_NONE)."""
     return suit_under(obs, card, obs[O_TRUMP])
 
 
-@njit(cache=True)
+@helper
 def is_trump(obs, card):
     return suit(obs, card) == SUIT_TRUMP
 
 
-@njit(cache=True)
+@helper
 def hand_size(obs):
     return obs[O_HAND_N]
 
 
-@njit(cache=True)
+@helper("int64(int64[::1], int64)")
 def hand_card(obs, i):
     return obs[O_HAND + i]
 
 
-@njit(cache=True)
+@helper
 def seat(obs):
     return obs[O_SEAT]
 
 
-@njit(cache=True)
+@helper
 def players(obs):
     return obs[O_PLAYERS]
 
 
-@njit(cache=True)
+@helper("int64(int64[::1], int64)")
 def points(obs, p):
     return obs[O_POINTS + p]
 
@@ -154,63 +178,63 @@ from .engine.constants import (  # noqa: E402
 )
 
 
-@njit(cache=True)
+@helper
 def trick_n(obs):
     """Cards in the current trick (a face-down exchanged card included)."""
     return obs[O_TRICK_N]
 
 
-@njit(cache=True)
+@helper("int64(int64[::1], int64)")
 def trick_card(obs, i):
     """The card at trick position i (FACE_DOWN for a face-down card)."""
     return obs[O_TRICK_CARD + i]
 
 
-@njit(cache=True)
+@helper("int64(int64[::1], int64)")
 def trick_player(obs, i):
     return obs[O_TRICK_PLAYER + i]
 
 
-@njit(cache=True)
+@helper
 def to_play(obs):
     """While choosing a card to play: how many players play after the deciding seat."""
     return obs[O_PLAYERS] - obs[O_TRICK_N] - 1
 
 
-@njit(cache=True)
+@helper
 def is_card(obs, card):
     """True for a real card id (not FACE_DOWN, not a face-down option, not a shade)."""
     return 0 <= card < obs[O_N_CARDS]
 
 
-@njit(cache=True)
+@helper
 def is_buoy(obs, card):
     return is_card(obs, card) and obs[O_CARD_KIND + card] == K_BUOY
 
 
-@njit(cache=True)
+@helper
 def is_blowfish(obs, card):
     return is_card(obs, card) and obs[O_CARD_KIND + card] == K_BLOWFISH
 
 
-@njit(cache=True)
+@helper
 def is_green(obs, card):
     return is_card(obs, card) and obs[O_CARD_KIND + card] == K_GREEN
 
 
-@njit(cache=True)
+@helper("boolean(int64[::1], int64, int64)")
 def has_effect(obs, card, eff):
     return is_card(obs, card) and obs[O_CARD_EFFECT + card] == eff
 
 
-@njit(cache=True)
+@helper("int64(int64[::1], int64, int64, int64)")
 def _card_or_extra(obs, i, n, extra):
     if i == n:
         return extra
     return obs[O_TRICK_CARD + i]
 
 
-@njit(cache=True)
+@helper("int64(int64[::1], int64)")
 def led_with(obs, card):
     """The led suit once ``card`` is played (card < 0: the trick as it is)."""
     led = obs[O_LED]
@@ -219,7 +243,7 @@ def led_with(obs, card):
     return led
 
 
-@njit(cache=True)
+@helper("int64(int64[::1], int64)")
 def highest_with(obs, card):
     """A6: trick index of the highest card if ``card`` were played now (it would sit at
     index O_TRICK_N); card < 0: of the trick as it is. -1 for an empty trick.
@@ -261,7 +285,7 @@ def highest_with(obs, card):
     return best_l
 
 
-@njit(cache=True)
+@helper("int64(int64[::1], int64)")
 def weakest_with(obs, card):
     """A7: trick index of the weakest card if ``card`` were played now (-1: none)."""
     n = obs[O_TRICK_N]
@@ -302,19 +326,47 @@ def weakest_with(obs, card):
     return weakest
 
 
-@njit(cache=True)
+@helper("boolean(int64[::1], int64)")
 def wins_now(obs, card):
-    """Playing ``card`` now makes it the trick's highest card (so far)."""
-    return highest_with(obs, card) == obs[O_TRICK_N]
+    """Playing ``card`` now makes it the trick's highest card (so far): the same answer as
+    ``highest_with(obs, card) == trick_n(obs)``, in one pass that stops at the first card
+    that beats it."""
+    n = obs[O_TRICK_N]
+    led = obs[O_LED]
+    if card < 0 or n == 0 or led == SUIT_NONE:
+        return highest_with(obs, card) == n  # leading, or only buoys/blowfish so far
+    trump = obs[O_TRUMP]
+    low = obs[O_LOWEST_WINS] != 0
+    v = obs[O_CARD_VALUE + card]
+    s = suit_under(obs, card, trump)
+    if led != SUIT_TRUMP and s == SUIT_TRUMP:  # A6: it must top every trump in the trick
+        for i in range(n):
+            c = obs[O_TRICK_CARD + i]
+            if c >= 0 and suit_under(obs, c, trump) == SUIT_TRUMP:
+                if (v >= obs[O_CARD_VALUE + c]) == low:  # the later of two 16s is higher
+                    return False
+        return True
+    if s != led and obs[O_CARD_KIND + card] != K_BLOWFISH:
+        return False
+    for i in range(n):  # A6: the highest of the led suit (blowfish included), no trump
+        c = obs[O_TRICK_CARD + i]
+        if c >= 0:
+            sc = suit_under(obs, c, trump)
+            if sc == SUIT_TRUMP and led != SUIT_TRUMP:
+                return False
+            if sc == led or obs[O_CARD_KIND + c] == K_BLOWFISH:
+                if (v >= obs[O_CARD_VALUE + c]) == low:
+                    return False
+    return True
 
 
-@njit(cache=True)
+@helper("boolean(int64[::1], int64)")
 def weakest_now(obs, card):
     """Playing ``card`` now makes it the trick's weakest card (so far)."""
     return weakest_with(obs, card) == obs[O_TRICK_N]
 
 
-@njit(cache=True)
+@helper
 def blowfish_in_trick(obs):
     """Blowfish still in the current trick."""
     k = 0
@@ -325,7 +377,7 @@ def blowfish_in_trick(obs):
     return k
 
 
-@njit(cache=True)
+@helper
 def power(obs, card):
     """Trick-taking strength under the active trump: blowfish 41..47, the two 16s 40,
     other trump 25..39 (round 1, with no trump: every green), colour and inactive green
@@ -347,7 +399,7 @@ def power(obs, card):
     return v
 
 
-@njit(cache=True)
+@helper
 def future_power(obs, card):
     """Strength of a card for later rounds, where the trump shade is not known yet:
     greens count half their trump bonus (the original Fishing's green all of it),
@@ -368,7 +420,7 @@ def future_power(obs, card):
     return v
 
 
-@njit(cache=True)
+@helper("int64(int64[::1], int64)")
 def shade_cards(obs, shade):
     """Hand cards that are trump when ``shade`` is active (the two 16s count for both)."""
     k = 0
@@ -381,7 +433,7 @@ def shade_cards(obs, shade):
     return k
 
 
-@njit(cache=True)
+@helper("int64(int64[::1], int64)")
 def shade_value(obs, shade):
     """Sum of the values of the hand cards that are trump when ``shade`` is active."""
     s = 0
@@ -394,7 +446,7 @@ def shade_value(obs, shade):
     return s
 
 
-@njit(cache=True)
+@helper
 def in_hand(obs, card):
     for i in range(obs[O_HAND_N]):
         if obs[O_HAND + i] == card:
@@ -402,7 +454,7 @@ def in_hand(obs, card):
     return False
 
 
-@njit(cache=True)
+@helper
 def was_played(obs, card):
     """``card`` was played this round (the O_PLAYED list)."""
     for i in range(obs[O_N_PLAYED]):
@@ -411,7 +463,7 @@ def was_played(obs, card):
     return False
 
 
-@njit(cache=True)
+@helper
 def unseen_above(obs, card):
     """Cards of ``card``'s suit (under the active trump) that could beat it and are
     neither in the hand nor played this round (so may be in another hand). Blowfish are
@@ -429,7 +481,7 @@ def unseen_above(obs, card):
     return k
 
 
-@njit(cache=True)
+@helper
 def is_boss(obs, card):
     """``card`` has a suit and no card of that suit that could beat it is unseen (see
     unseen_above); blowfish and buoys are never bosses."""
@@ -445,7 +497,7 @@ def is_boss(obs, card):
     return True
 
 
-@njit(cache=True)
+@helper
 def unseen_blowfish(obs):
     """Blowfish neither in the hand nor played this round."""
     k = 0
@@ -455,7 +507,7 @@ def unseen_blowfish(obs):
     return k
 
 
-@njit(cache=True)
+@helper
 def leader_gap(obs):
     """The best other player's points minus the deciding seat's (>0: behind)."""
     me = obs[O_SEAT]
@@ -469,7 +521,7 @@ def leader_gap(obs):
 # ---- ready-made bodies for the simple decisions ------------------------------------------
 
 
-@njit(cache=True)
+@helper("int64(int64[::1], boolean)")
 def strongest_option(obs, future):
     """The option with the highest ``power`` (future: ``future_power``, for a card that
     goes to the fisher and so to the next rounds); never a minus-3 buoy (original Fishing)
@@ -485,7 +537,7 @@ def strongest_option(obs, future):
     return best
 
 
-@njit(cache=True)
+@helper
 def weakest_option(obs):
     """The option with the lowest ``power``, keeping the +3-points buoy (3 points when
     played) while there is another option. Ties: the first."""
@@ -498,7 +550,7 @@ def weakest_option(obs):
     return best
 
 
-@njit(cache=True)
+@helper("int64(int64[::1], int64)")
 def richer_shade(obs, per_card):
     """LIGHT or DARK: the shade whose trump cards in hand score more, scoring
     ``per_card`` per card plus the sum of their values (ties: LIGHT)."""
@@ -507,7 +559,7 @@ def richer_shade(obs, per_card):
     return C_LIGHT if light >= dark else C_DARK
 
 
-@njit(cache=True)
+@helper
 def keep_value(obs, card):
     """Original Fishing: what a card is worth to its holder, in hand now or on the boat for
     the next rounds. Colour cards their value (1..18); green (always trump) 24 + value;
@@ -532,7 +584,7 @@ def keep_value(obs, card):
     return 24 + v if green else v
 
 
-@njit(cache=True)
+@helper
 def best_catch_option(obs):
     """zero-catch (original Fishing): the option most worth keeping (keep_value), never a
     minus-3 buoy (it costs 3 points at once) while there is another option. Ties: the first."""
@@ -545,7 +597,7 @@ def best_catch_option(obs):
     return best
 
 
-@njit(cache=True)
+@helper
 def least_kept_option(obs):
     """pass-1-left (original Fishing): the hand card least worth keeping (keep_value): a
     low plain card rather than a zero, a buoy or a trump. Ties: the first."""
@@ -558,7 +610,7 @@ def least_kept_option(obs):
     return best
 
 
-@njit(cache=True)
+@helper("int64(int64[::1], int64)")
 def richest_suit(obs, high):
     """determine-colour (original Fishing): the option suit of which the hand holds the
     most cards of value >= ``high``, then the largest sum of values (ties: the first)."""

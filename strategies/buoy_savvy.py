@@ -17,8 +17,6 @@ takes the card most worth keeping (never a minus-3 while there is another), pass
 passes the card least worth keeping (a low plain card, not a zero, buoy or trump),
 determine-colour names the suit it holds the most high cards of.
 """
-from numba import njit
-
 from fishing2sim.strategy_kit import (  # shared decisions
     DARK,
     E_CATCH_1_OTHER,
@@ -38,6 +36,7 @@ from fishing2sim.strategy_kit import (  # shared decisions
     future_power,
     give_weakest,
     has_effect,
+    helper,
     highest_with,
     is_blowfish,
     is_buoy,
@@ -60,7 +59,7 @@ NAME = "buoy_savvy"
 OBSERVES = True
 
 
-@njit(cache=True)
+@helper
 def points_leader(obs):
     """The seat with the most points other than the deciding seat."""
     me = obs[O_SEAT]
@@ -71,7 +70,7 @@ def points_leader(obs):
     return best
 
 
-@njit(cache=True)
+@helper
 def trick_best_power(obs):
     best = 0
     for i in range(obs[O_TRICK_N]):
@@ -82,7 +81,7 @@ def trick_best_power(obs):
     return best
 
 
-@njit(cache=True)
+@helper
 def fish_ok(obs, c):
     """Play blowfish c only if the weakest card's player would not be ahead of us."""
     w = weakest_with(obs, c)
@@ -92,7 +91,7 @@ def fish_ok(obs, c):
     return obs[O_POINTS + q] <= obs[O_POINTS + obs[O_SEAT]]
 
 
-@njit(cache=True)
+@helper
 def lead(obs):
     top, top_p = option(obs, 0), -1
     for i in range(n_options(obs)):
@@ -103,7 +102,7 @@ def lead(obs):
     return top
 
 
-@njit(cache=True)
+@helper
 def follow(obs):
     win, win_p = -1, 1 << 30
     low, low_p = option(obs, 0), 1 << 30
@@ -144,7 +143,7 @@ def follow(obs):
     return low
 
 
-@njit(cache=True)
+@helper
 def best_catch(obs):
     """The card most useful next round; from the points leader's catch if it can."""
     lead_p = points_leader(obs)

@@ -15,8 +15,6 @@ keeping (never a minus-3 while there is another), pass-1-left the card least wor
 (a low plain card, not a zero, buoy or trump), determine-colour the suit it holds the most
 high cards of. Original Fishing: purple counts like the other colours.
 """
-from numba import njit
-
 from fishing2sim.strategy_kit import (  # shared decisions
     C_BLUE,
     C_PURPLE,
@@ -35,6 +33,7 @@ from fishing2sim.strategy_kit import (  # shared decisions
     catch_most_valuable,
     decision,
     give_weakest,
+    helper,
     is_blowfish,
     is_boss,
     is_buoy,
@@ -55,7 +54,7 @@ NAME = "counter"
 OBSERVES = True
 
 
-@njit(cache=True)
+@helper
 def void_mask(obs, colour):
     """Bit p: player p did not follow a trick led in ``colour`` (blue, yellow, red, purple)
     this round. Tricks are the played list in groups of one card per player."""
@@ -78,7 +77,7 @@ def void_mask(obs, colour):
     return mask
 
 
-@njit(cache=True)
+@helper
 def trumpable(obs, c):
     """Some opponent showed out of c's colour this round."""
     col = obs[O_CARD_COLOUR + c]
@@ -87,7 +86,7 @@ def trumpable(obs, c):
     return (void_mask(obs, col) & ~(1 << obs[O_SEAT])) != 0
 
 
-@njit(cache=True)
+@helper
 def lead(obs):
     boss, boss_key = -1, -1
     fish, fish_p = -1, -1
@@ -110,7 +109,7 @@ def lead(obs):
     return top
 
 
-@njit(cache=True)
+@helper
 def follow(obs):
     last = to_play(obs) == 0
     win, win_p = -1, 1 << 30

@@ -12,12 +12,11 @@ worth keeping (never a minus-3 while there is another), pass-1-left passes the c
 worth keeping (a low plain card, not a zero, buoy or trump), determine-colour names the
 suit it holds the most high cards of.
 """
-from numba import njit
-
 from fishing2sim.strategy_kit import (  # shared decisions
     catch_most_valuable,
     decision,
     give_weakest,
+    helper,
     is_buoy,
     n_options,
     name_richest_suit,
@@ -34,7 +33,7 @@ NAME = "greedy"
 OBSERVES = True
 
 
-@njit(cache=True)
+@helper
 def cheapest_win_or_weakest(obs):
     win, win_p = -1, 1 << 30
     low, low_p = option(obs, 0), 1 << 30

@@ -9,12 +9,11 @@ exchange the strongest card, give and move the weakest; original Fishing
 there is another), pass-1-left the card least worth keeping (a low plain card, not a zero,
 buoy or trump), determine-colour the suit it holds the most high cards of.
 """
-from numba import njit
-
 from fishing2sim.strategy_kit import (  # shared decisions
     catch_most_valuable,
     decision,
     give_weakest,
+    helper,
     n_options,
     name_richest_suit,
     option,
@@ -29,7 +28,7 @@ NAME = "highest"
 OBSERVES = True
 
 
-@njit(cache=True)
+@helper
 def strongest_card(obs):
     best, best_p = option(obs, 0), -1
     for i in range(n_options(obs)):

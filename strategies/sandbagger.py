@@ -15,8 +15,6 @@ keeping (never a minus-3 while there is another), pass-1-left the card least wor
 (a low plain card, not a zero, buoy or trump), determine-colour the suit it holds the most
 high cards of.
 """
-from numba import njit
-
 from fishing2sim.strategy_kit import (  # shared decisions
     O_HAND_N,
     O_N_ROUNDS,
@@ -27,6 +25,7 @@ from fishing2sim.strategy_kit import (  # shared decisions
     catch_most_valuable,
     decision,
     give_weakest,
+    helper,
     is_buoy,
     n_options,
     name_richest_suit,
@@ -45,7 +44,7 @@ PARAM_NAMES = ("sandbag_fraction",)
 PARAMS = (0.5,)
 
 
-@njit(cache=True)
+@helper
 def duck(obs):
     """The weakest card that does not win the trick so far (else the weakest card)."""
     best, best_p = -1, 1 << 30
@@ -60,7 +59,7 @@ def duck(obs):
     return best if best >= 0 else low
 
 
-@njit(cache=True)
+@helper
 def fight(obs):
     """Lead the strongest card; follow with the cheapest winner, else the weakest card."""
     win, win_p = -1, 1 << 30

@@ -22,8 +22,6 @@ the strongest card; exchange gives and catch-1-card move the weakest; original F
 while there is another), pass-1-left passes the card least worth keeping (a low plain card,
 not a zero, buoy or trump), determine-colour names the suit it holds the most high cards of.
 """
-from numba import njit
-
 from fishing2sim.strategy_kit import (  # shared decisions
     C_NONE,
     DARK,
@@ -45,6 +43,7 @@ from fishing2sim.strategy_kit import (  # shared decisions
     give_weakest,
     hand_card,
     has_effect,
+    helper,
     is_blowfish,
     is_buoy,
     is_green,
@@ -96,7 +95,7 @@ PARAMS = (0.5, 3.0, -2.0, -0.5, -1.0, -1.0, 0.0, 0.3, 1.0, 0.3, 2.0, 0.0, 1.0, 0
           -1.0, 10.0, 0.0, 0.0, 0.5, 0.0)
 
 
-@njit(cache=True)
+@helper
 def trumps_under(obs, shade):
     """Hand cards that are trump when ``shade`` is active."""
     k = 0
@@ -106,7 +105,7 @@ def trumps_under(obs, shade):
     return k
 
 
-@njit(cache=True)
+@helper
 def same_suit(obs, c):
     s = suit(obs, c)
     if s == SUIT_NONE:
@@ -118,7 +117,9 @@ def same_suit(obs, c):
     return k
 
 
-@njit(cache=True)
+# a signature: numba would compile it again for the constant False of best_scored
+@helper("float64(int64[::1], float64[::1], int64, float64, float64, int64, int64, boolean, int64, "
+        "int64)")
 def score(obs, params, c, exposed, progress, gap, fish, green_in_trick, t_now, t_flip):
     p = power(obs, c) / 47.0
     win = 1.0 if (not is_buoy(obs, c) and wins_now(obs, c)) else 0.0
@@ -166,7 +167,7 @@ def score(obs, params, c, exposed, progress, gap, fish, green_in_trick, t_now, t
     return s
 
 
-@njit(cache=True)
+@helper
 def best_scored(obs, params):
     exposed = to_play(obs) / (obs[O_PLAYERS] - 1)
     tricks = obs[O_TRICK_NO] + obs[O_HAND_N] - 1

@@ -12,6 +12,7 @@ from numba import njit
 from .constants import C_DARK, C_LIGHT, END_ERROR, MAX_PLAYERS, MAX_ROUNDS, OBS_SIZE
 from .core import apply_trump_choice, ask_trump_choice, run_game, setup_game
 from .rng import game_seed, mix64, seed_streams
+from .sigs import DECK, EV, PARAMS, RNG, ST, STRATS, i64, types
 from .state import (
     A_POINTS, PH_TRUMP, R_OCEAN, R_OCEAN_END, R_POINTS, R_TRUMP, R_CHOOSER, RNG_SIZE,
     S_END, S_END_ROUND, S_ERR_CHOICE, S_ERR_CODE, S_ERR_KIND, S_ERR_SEAT, S_FIRST_LEADER,
@@ -121,7 +122,8 @@ def win_share(st, p, players):
     return 60 // k
 
 
-@njit(cache=True)
+@njit(types.UniTuple(i64, 2)(ST, RNG, ST, RNG, EV, DECK, ST, STRATS, PARAMS, i64, i64, i64,
+                                  types.uint64), cache=True)
 def play_branch(src, src_rng, br, br_rng, ev, deck, obs, strats, params, shade, players, c,
                 fresh_seed):
     """Finish the game from a copy of (src, src_rng) with ``shade`` as the trump choice;

@@ -43,6 +43,9 @@ from .constants import (
     O_TRICK_N, O_TRICK_NO, O_TRICK_PLAYER, O_TRUMP, SUIT_NONE, SUIT_TRUMP,
 )
 from .rng import rand_below, seed_streams
+from .sigs import (  # explicit signatures: see sigs.py
+    DECK, EV, HAND_SIZES, PARAMS, RNG, ST, STRATS, b1, i64, types, void,
+)
 from .state import (
     A_KIND, A_COLOUR, A_VALUE, A_EFFECT, A_SCRATCH, A_SUIT, S_SUIT_BASE, S_OBSERVE_MASK,
     A_BOAT, A_BOAT_HEAD, A_BOAT_N, A_BONUS, A_FISHER, A_FISHER_N, A_HAND, A_HAND_N,
@@ -66,7 +69,7 @@ ERR_SETUP = 4
 # event log
 
 
-@njit(cache=True, _nrt=False)
+@njit(void(ST, EV, i64, i64, i64, i64, i64, i64), cache=True, _nrt=False)
 def log_event(st, ev, code, a, b, c, d, e):
     if st[S_LOG] == 0:
         return
@@ -87,7 +90,7 @@ def log_event(st, ev, code, a, b, c, d, e):
 # cards and suits
 
 
-@njit(cache=True)
+@njit(i64(DECK, i64, i64, i64), cache=True)
 def card_suit(deck, card, trump, ruleset):
     """A4: the suit a card belongs to in a trick, given the active shade (B2: in the
     original Fishing green is always trump)."""
@@ -105,7 +108,7 @@ def card_suit(deck, card, trump, ruleset):
     return SUIT_NONE  # A4: blowfish and buoys belong to no suit by themselves
 
 
-@njit(cache=True, _nrt=False)
+@njit(void(ST, i64), cache=True, _nrt=False)
 def set_trump(st, shade):
     """Make ``shade`` the active trump; the suit table follows it."""
     st[S_TRUMP] = shade
@@ -152,7 +155,7 @@ def hand_remove(st, p, card):
     return False
 
 
-@njit(cache=True, _nrt=False)
+@njit(void(ST, i64, i64), cache=True, _nrt=False)
 def hand_add(st, p, card):
     n = st[A_HAND_N + p]
     st[A_HAND + p * MAX_HAND + n] = card
@@ -208,7 +211,8 @@ def shuffle_slice(st, start, n, rng):
 # setup (A2)
 
 
-@njit(cache=True)
+@njit(void(ST, RNG, EV, DECK, i64, i64, HAND_SIZES, i64, i64, types.uint64, i64, i64, i64),
+      cache=True)
 def setup_game(st, rng, ev, deck, players, ruleset, hand_sizes, n_rounds, first_leader,
                gseed, log, check, observe_mask):
     """Deal a new game: A2 starting cards, the tiered ocean, the round-1 leader."""
@@ -291,7 +295,7 @@ def setup_game(st, rng, ev, deck, players, ruleset, hand_sizes, n_rounds, first_
 # asking a strategy (RULES.md C)
 
 
-@njit(cache=True, _nrt=False)
+@njit(void(ST, ST, i64, i64, i64, i64), cache=True, _nrt=False)
 def fill_obs(st, obs, seat, kind, n_opt, subject):
     """Write what ``seat`` may know into obs (the options are already at O_OPTIONS)."""
     players = st[S_PLAYERS]
@@ -329,19 +333,6 @@ def fill_obs(st, obs, seat, kind, n_opt, subject):
     while i < MAX_HAND and obs[O_OPTIONS + i] != -1:
         obs[O_OPTIONS + i] = -1
         i += 1
-    tn = st[S_TRICK_N]
-    obs[O_TRICK_N] = tn
-    for i in range(tn):
-        if st[A_TRICK_FD + i] != 0:
-            obs[O_TRICK_CARD + i] = FACE_DOWN  # A9: the exchanged card lies face down
-        else:
-            obs[O_TRICK_CARD + i] = st[A_TRICK_CARD + i]
-        obs[O_TRICK_PLAYER + i] = st[A_TRICK_PLAYER + i]
-        obs[O_TRICK_IN + i] = st[A_TRICK_IN + i]
-    for i in range(tn, MAX_TRICK):  # nothing of an earlier trick past the current one
-        obs[O_TRICK_CARD + i] = -1
-        obs[O_TRICK_PLAYER + i] = -1
-        obs[O_TRICK_IN + i] = 0
     # the deck is public and the same for the whole batch: copy it once
     if obs[O_N_CARDS] != st[S_N_CARDS]:
         n_cards = st[S_N_CARDS]
@@ -353,6 +344,25 @@ def fill_obs(st, obs, seat, kind, n_opt, subject):
             obs[O_CARD_EFFECT + c] = st[A_EFFECT + c]
         for i in range(3 * MAX_CARDS):
             obs[O_CARD_SUIT + i] = st[A_SUIT + i]
+        obs[O_TRICK_N] = MAX_TRICK  # a fresh buffer: clear the whole trick below
+    tn = st[S_TRICK_N]
+    for i in range(tn):
+        if st[A_TRICK_FD + i] != 0:
+            obs[O_TRICK_CARD + i] = FACE_DOWN  # A9: the exchanged card lies face down
+        else:
+            obs[O_TRICK_CARD + i] = st[A_TRICK_CARD + i]
+        obs[O_TRICK_PLAYER + i] = st[A_TRICK_PLAYER + i]
+        obs[O_TRICK_IN + i] = st[A_TRICK_IN + i]
+    # nothing of an earlier trick past the current one: clear what the last observation
+    # wrote past tn (all of it in a fresh buffer, or if a strategy overwrote the count)
+    prev = obs[O_TRICK_N]
+    if prev < 0 or prev > MAX_TRICK:
+        prev = MAX_TRICK
+    for i in range(tn, prev):
+        obs[O_TRICK_CARD + i] = -1
+        obs[O_TRICK_PLAYER + i] = -1
+        obs[O_TRICK_IN + i] = 0
+    obs[O_TRICK_N] = tn
     # the cards played this round are public: copy only what the buffer lacks
     pn = st[S_PLAYED_N]
     have = st[S_OBS_PLAYED]
@@ -365,7 +375,7 @@ def fill_obs(st, obs, seat, kind, n_opt, subject):
     st[S_OBS_PLAYED] = pn
 
 
-@njit(cache=True, _nrt=False)
+@njit(i64(ST, RNG, ST, STRATS, PARAMS, i64, i64, i64, i64), cache=True, _nrt=False)
 def ask(st, rng, obs, strats, params, seat, kind, n_opt, subject):
     """Ask ``seat``'s strategy to choose one of the n_opt options at obs[O_OPTIONS:].
 
@@ -570,7 +580,7 @@ def hand_options(st, obs, p):
     return n
 
 
-@njit(cache=True, _nrt=False)
+@njit(void(ST, EV, i64, i64), cache=True, _nrt=False)
 def end_game(st, ev, reason, end_round):
     """A11. end_round: the round in which the game ended (overfishing at the start of
     round r: r, although round r never started)."""
@@ -799,7 +809,7 @@ def find_winner_fishing(st, n_plays):
     return best
 
 
-@njit(cache=True, _nrt=False)
+@njit(void(ST, EV, i64, i64, i64, i64), cache=True, _nrt=False)
 def catch_to_fisher(st, ev, p, i, code, c):
     """Move the card at trick index i to p's fisher and log it (event code, p, card, c);
     B3: a minus-3 card costs whoever moves it to their fisher 3 points at once."""
@@ -1049,7 +1059,7 @@ def choose_trump(st, rng, ev, obs, strats, params):
         apply_trump_choice(st, ev, choice)
 
 
-@njit(cache=True, _nrt=False)
+@njit(void(ST, EV, i64), cache=True, _nrt=False)
 def apply_trump_choice(st, ev, shade):
     r = st[S_ROUND]
     set_trump(st, shade)
@@ -1083,6 +1093,36 @@ def end_round(st, rng, ev):
 
 
 @njit(cache=True, _nrt=False)
+def invariants_hold(st, deck):
+    """Every card in exactly one place; equal hand sizes; points = scored + bonuses."""
+    players = st[S_PLAYERS]
+    n_cards = st[S_N_CARDS]
+    seen = A_SCRATCH  # st[seen + c]: places card c was found in
+    for c in range(n_cards):
+        st[seen + c] = 0
+    for p in range(players):
+        if st[A_HAND_N + p] != st[A_HAND_N]:
+            return False
+        if st[A_POINTS + p] != st[A_SCORED + p] + st[A_BONUS + p]:
+            return False
+        for i in range(st[A_HAND_N + p]):
+            st[seen + st[A_HAND + p * MAX_HAND + i]] += 1
+        for i in range(st[A_BOAT_N + p]):
+            st[seen + st[A_BOAT + p * MAX_CARDS + (st[A_BOAT_HEAD + p] + i) % MAX_CARDS]] += 1
+        for i in range(st[A_FISHER_N + p]):
+            st[seen + st[A_FISHER + p * MAX_CARDS + i]] += 1
+    for i in range(st[S_OCEAN_TOP], st[S_OCEAN_LEN]):
+        st[seen + st[A_OCEAN + i]] += 1
+    for i in range(st[S_TRICK_N]):
+        if st[A_TRICK_IN + i] != 0:
+            st[seen + st[A_TRICK_CARD + i]] += 1
+    for c in range(n_cards):
+        if st[seen + c] != (1 if deck[c, F_MIN_PLAYERS] <= players else 0):
+            return False
+    return True
+
+
+@njit(void(ST, RNG, EV, DECK, ST, STRATS, PARAMS, b1), cache=True, _nrt=False)
 def run_game(st, rng, ev, deck, obs, strats, params, stop_at_trump):
     """Play on from the state's phase until the game ends.
 
@@ -1119,33 +1159,3 @@ def run_game(st, rng, ev, deck, obs, strats, params, stop_at_trump):
                     st[S_PHASE] = PH_ROUND_START
     if st[S_ERR_CODE] == ERR_EVENT_OVERFLOW:
         st[S_END] = END_ERROR
-
-
-@njit(cache=True, _nrt=False)
-def invariants_hold(st, deck):
-    """Every card in exactly one place; equal hand sizes; points = scored + bonuses."""
-    players = st[S_PLAYERS]
-    n_cards = st[S_N_CARDS]
-    seen = A_SCRATCH  # st[seen + c]: places card c was found in
-    for c in range(n_cards):
-        st[seen + c] = 0
-    for p in range(players):
-        if st[A_HAND_N + p] != st[A_HAND_N]:
-            return False
-        if st[A_POINTS + p] != st[A_SCORED + p] + st[A_BONUS + p]:
-            return False
-        for i in range(st[A_HAND_N + p]):
-            st[seen + st[A_HAND + p * MAX_HAND + i]] += 1
-        for i in range(st[A_BOAT_N + p]):
-            st[seen + st[A_BOAT + p * MAX_CARDS + (st[A_BOAT_HEAD + p] + i) % MAX_CARDS]] += 1
-        for i in range(st[A_FISHER_N + p]):
-            st[seen + st[A_FISHER + p * MAX_CARDS + i]] += 1
-    for i in range(st[S_OCEAN_TOP], st[S_OCEAN_LEN]):
-        st[seen + st[A_OCEAN + i]] += 1
-    for i in range(st[S_TRICK_N]):
-        if st[A_TRICK_IN + i] != 0:
-            st[seen + st[A_TRICK_CARD + i]] += 1
-    for c in range(n_cards):
-        if st[seen + c] != (1 if deck[c, F_MIN_PLAYERS] <= players else 0):
-            return False
-    return True

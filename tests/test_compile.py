@@ -1,0 +1,122 @@
+"""What numba compiles: every kernel and strategy function once, decisions without reference
+counting.
+
+numba compiles a function again for every distinct argument type, and a constant argument
+passed from another jitted function has its own literal type: before the kernels had
+explicit signatures, log_event was compiled 44 times and ask / fill_obs 10 times each, half
+of a cold start. The first test compiles everything afresh in a child process (an empty
+NUMBA_CACHE_DIR: the warm cache would load the callers whole and compile nothing) and plays
+every bot in both rulesets, logged and not, with the trump pairs, then lists any function
+compiled more than once or for a literal argument.
+"""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+CHILD = textwrap.dedent('''
+    import gc, json
+    import numba
+    from numba.core.registry import CPUDispatcher
+    from fishing2sim import api
+    from fishing2sim.engine import batch
+    import pathlib, tempfile
+    from fishing2sim.runner import run
+    from fishing2sim.strategies import known_strategies
+
+    bots = known_strategies()
+    for ruleset in ("fishing2", "fishing"):
+        for players in (3, 4, 5):
+            lineup = (bots * 2)[players:2 * players]
+            api.play_games(30, players, seed=1, ruleset=ruleset, strategies=lineup)
+            api.play_game(players, seed=2, ruleset=ruleset, strategies=lineup)
+    exp = pathlib.Path(tempfile.mkdtemp()) / "compile_check.yaml"
+    exp.write_text("""
+    name: compile_check
+    players: 4
+    games: 40
+    seed: 3
+    seats: [greedy, counter, buoy_savvy, weights]
+    analyses: [trump_value, depletion, strategies]
+    """)
+    run(exp, write=False, workers=1, progress=False)
+    bad = {}
+    for f in gc.get_objects():
+        if isinstance(f, CPUDispatcher):
+            mod = f.py_func.__module__
+            if not (mod.startswith("fishing2sim") or mod.startswith("strategies")):
+                continue
+            sigs = [str(s) for s in f.signatures]
+            literal = [s for s in f.signatures
+                       if any(isinstance(a, numba.types.Literal) for a in s)]
+            if len(sigs) > 1 or literal:
+                bad[mod + "." + f.py_func.__qualname__] = sigs
+    print(json.dumps(bad))
+''')
+
+
+@pytest.mark.slow
+def test_every_function_compiles_once_and_never_for_a_literal(tmp_path):
+    out = subprocess.run([sys.executable, "-c", CHILD], capture_output=True, text=True,
+                         env={**os.environ, "NUMBA_CACHE_DIR": str(tmp_path)},
+                         timeout=600)
+    assert out.returncode == 0, out.stderr[-3000:]
+    bad = json.loads(out.stdout.strip().splitlines()[-1])
+    assert bad == {}, "compiled more than once or for a constant:\n" + "\n".join(
+        f"{k}: {len(v)} versions, e.g. {v[0]}" for k, v in bad.items())
+
+
+DECISIONS = textwrap.dedent('''
+    import json, sys
+    import numpy as np
+    sys.path.insert(0, sys.argv[1])
+    from dec_bot import allocating, plain
+    obs = np.full(4, 5, np.int64)
+    args = (np.zeros(1), np.zeros(2, np.uint64))
+    results = [plain(obs, *args), allocating(obs, *args)]
+    try:
+        asm = plain.inspect_asm(plain.signatures[0])
+    except Exception:  # loaded from the cache: numba keeps no assembly to inspect
+        asm = None
+    print(json.dumps({"results": [int(r) for r in results],
+                      "plain_nrt": plain.targetoptions.get("_nrt", True),
+                      "alloc_nrt": allocating.targetoptions.get("_nrt", True),
+                      "plain_counts": None if asm is None else "NRT_incref" in asm}))
+''')
+DEC_BOT = textwrap.dedent('''
+    import numpy as np
+    from fishing2sim.strategy_kit import decision
+
+    @decision
+    def plain(obs, params, rng):
+        return obs[0]
+
+    @decision
+    def allocating(obs, params, rng):
+        scratch = np.zeros(3, np.int64)
+        scratch[1] = obs[0]
+        return scratch[1]
+''')
+
+
+def test_a_decision_is_compiled_without_reference_counting_unless_it_allocates(tmp_path):
+    """Cold: the plain decision is compiled without reference counting (no counter update
+    in its code), the allocating one with it. Warm (the same cache): both load and answer
+    alike."""
+    (tmp_path / "dec_bot.py").write_text(DEC_BOT)
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path / "cache")}
+    runs = []
+    for _ in range(2):
+        out = subprocess.run([sys.executable, "-c", DECISIONS, str(tmp_path)], env=env,
+                             capture_output=True, text=True, timeout=300)
+        assert out.returncode == 0, out.stderr[-3000:]
+        runs.append(json.loads(out.stdout.strip().splitlines()[-1]))
+    cold, warm = runs
+    assert cold == {"results": [5, 5], "plain_nrt": False, "alloc_nrt": True,
+                    "plain_counts": False}
+    assert warm["results"] == [5, 5]
