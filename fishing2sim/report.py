@@ -528,7 +528,15 @@ def _summary(ctx: _Context, plots: dict[str, str]) -> str:
         lu = ", ".join(_name(s) for s in (getattr(c, "lineup", None) or ()))
         if lu and lu not in lineups:
             lineups.append(lu)
-    L.append(f"- Ruleset: `{ruleset}`")
+    rulesets = []
+    for c in ctx.conditions:
+        r = getattr(getattr(c, "deck", None), "ruleset", None)
+        if r and r not in rulesets:
+            rulesets.append(r)
+    if len(rulesets) > 1:  # a swept ruleset: each condition names its own below
+        L.append("- Rulesets: " + ", ".join(f"`{r}`" for r in rulesets) + " (per condition)")
+    else:
+        L.append(f"- Ruleset: `{rulesets[0] if rulesets else ruleset}`")
     L.append(f"- Players: {', '.join(map(str, players)) or '–'}")
     L.append(f"- Games per condition: {ctx.games_text().split(' games')[0]}")
     L.append(f"- Seed: {exp.seed}; config hash: `{exp.config_hash}`")

@@ -142,7 +142,8 @@ def run_chunk(exp, task: Task) -> dict:
             pairs = np.zeros((n, R, N_T), np.int64)
             dummy = np.zeros((1, K.EV_FIELDS), np.int64)
             done = trump_batch(*args, exp.trump_max_round, out_int, out_points, out_ocean,
-                               out_trump, out_round_points, pairs, -1, dummy, dummy, dummy)
+                               out_trump, out_round_points, pairs, -1, dummy, dummy, dummy,
+                               np.zeros(3, np.int64))
         else:
             pairs = None
             done = play_batch(*args, out_int, out_points, out_ocean, out_trump,

@@ -3,13 +3,16 @@
 A strategy file has ``NAME`` and one ``@decision`` function per decision it makes
 (strategy_kit.DECISION_FUNCTIONS); the reference random strategy makes the others.
 Files are imported as real modules (their folder on sys.path, then importlib), so numba's
-on-disk cache works for them across processes. A lineup is one tuple per decision kind of
-one function per seat: all have one signature, so the jitted driver compiles once for
-every lineup and calls the seat's function through the tuple.
+on-disk cache works for them across processes (dropped when the engine or kit sources
+changed since it was written: the bots' compiled code holds the kit's helpers). A lineup
+is one tuple per decision kind of one function per seat: all have one signature, so the
+jitted driver compiles once for every lineup and calls the seat's function through the
+tuple.
 """
 from __future__ import annotations
 
 import importlib
+import os
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -50,8 +53,66 @@ def known_strategies() -> list[str]:
     return sorted(p.stem for p in STRATEGIES_DIR.glob("*.py") if not p.stem.startswith("_"))
 
 
+def _cache_dirs(path: Path) -> list[Path]:
+    """Where numba may keep the compiled code of the functions in ``path``."""
+    from numba.core import caching
+
+    def probe():
+        pass
+
+    dirs = []
+    for cls in (caching.UserProvidedCacheLocator, caching.InTreeCacheLocator,
+                caching.UserWideCacheLocator):
+        try:
+            loc = cls.from_function(probe, str(path))
+        except Exception:  # a locator that does not apply here
+            loc = None
+        if loc is not None:
+            dirs.append(Path(loc.get_cache_path()))
+    return dirs
+
+
+def _stamp_file(folder: Path, path: Path) -> Path:
+    return folder / f"{path.stem}.fishing2sim.stamp"
+
+
+def _drop_stale_strategy_cache(path: Path) -> None:
+    """numba keys a cached function on its own file only, but a strategy's compiled code
+    holds the strategy_kit helpers (and engine constants) it calls: when those sources
+    changed since the file's cache was written, drop that cache before importing."""
+    from .engine import kernel_stamp
+
+    stamp = kernel_stamp()
+    for folder in _cache_dirs(path):
+        cached = list(folder.glob(f"{path.stem}.*.nbi")) + list(folder.glob(f"{path.stem}.*.nbc"))
+        if not cached:
+            continue
+        sf = _stamp_file(folder, path)
+        try:
+            if sf.is_file() and sf.read_text() == stamp:
+                continue
+            for f in cached:
+                f.unlink(missing_ok=True)
+        except OSError:  # a read-only cache cannot have been written by another version
+            pass
+
+
+def _write_strategy_stamp(path: Path) -> None:
+    from .engine import kernel_stamp
+
+    for folder in _cache_dirs(path):
+        if any(folder.glob(f"{path.stem}.*.nbi")):
+            sf = _stamp_file(folder, path)
+            tmp = sf.with_suffix(f".{os.getpid()}.tmp")
+            try:
+                tmp.write_text(kernel_stamp())
+                os.replace(tmp, sf)
+            except OSError:
+                pass
+
+
 def _import_file(path: Path):
-    if path.parent == STRATEGIES_DIR:
+    if path.parent == STRATEGIES_DIR:  # the engine keeps this folder's cache current
         if str(REPO_ROOT) not in sys.path:
             sys.path.insert(0, str(REPO_ROOT))
         return importlib.import_module(f"strategies.{path.stem}")
@@ -63,7 +124,12 @@ def _import_file(path: Path):
         raise StrategyError(
             f"strategy file {path}: its module name '{path.stem}' is already taken by "
             f"{getattr(existing, '__file__', 'a built-in module')}; rename the file")
-    return importlib.import_module(path.stem)
+    if existing is None:
+        _drop_stale_strategy_cache(path)
+    module = importlib.import_module(path.stem)
+    if existing is None:
+        _write_strategy_stamp(path)
+    return module
 
 
 def _check_function(path: Path, fname: str, fn):

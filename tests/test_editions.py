@@ -110,4 +110,8 @@ def test_a_small_editions_run_matches_the_api(tmp_path):
     # the original Fishing never ends by a draw-1-card (there is none)
     d1c = ovf[(ovf.metric == "overfished_by_draw_1_card_share")].set_index("condition")
     assert d1c.loc[1, "estimate"] == 0
-    assert "ruleset=fishing" in (out / "summary.md").read_text()
+    md = (out / "summary.md").read_text()
+    assert "ruleset=fishing" in md
+    # the header names both games, not the file's default ruleset
+    assert "- Rulesets: `fishing2`, `fishing` (per condition)" in md
+    assert "- Ruleset: `fishing2`" not in md

@@ -111,10 +111,11 @@ def _trump_run(spec, n, seed, log_game=-1):
            np.zeros((n, R, 5), np.int64)]
     pairs = np.zeros((n, R, N_T), np.int64)
     evs = [np.zeros((20000, K.EV_FIELDS), np.int64) for _ in range(3)]
+    counts = np.zeros(3, np.int64)
     trump_batch(np.ascontiguousarray(deck.arrays), 4, 0,
                 np.ascontiguousarray(deck.hand_sizes[4]), 8, -1, np.uint64(seed), 0, n, funcs,
-                table, 0, observe_mask(strats), 8, *out, pairs, log_game, *evs)
-    return out, pairs, [decode_events(e[:e[0, 5]], deck, seed, log_game) for e in evs]
+                table, 0, observe_mask(strats), 8, *out, pairs, log_game, *evs, counts)
+    return out, pairs, [decode_events(e[:k], deck, seed, log_game) for e, k in zip(evs, counts)]
 
 
 def test_trump_pair_branches_are_the_same_game_up_to_the_choice():

@@ -141,6 +141,50 @@ def test_strategy_file_outside_the_repo_is_loaded_by_path_and_plays(tmp_path):
     assert g.end_reason in ("completed", "overfished")
 
 
+LOAD_AND_PLAY = textwrap.dedent("""
+    import sys
+    from fishing2sim.api import play_games
+    df = play_games(30, 4, seed=1, strategies=[sys.argv[1]] + ["random"] * 3)
+    print(int(df.points_0.sum()))
+""")
+
+
+def test_a_user_strategy_cache_built_by_another_version_is_dropped(tmp_path):
+    """numba keys a cached function on its own file only, but a user's bot has the
+    strategy_kit helpers compiled into it: its cache is kept while the kit and engine
+    sources are the ones it was built from, and dropped (recompiled) when they are not."""
+    import os
+    import subprocess
+    import sys
+
+    from fishing2sim.engine import kernel_stamp
+
+    src = (STRATEGIES_DIR / "greedy.py").read_text().replace('NAME = "greedy"',
+                                                               'NAME = "cache_probe"')
+    path = tmp_path / "cache_probe.py"
+    path.write_text(src)
+    env = {k: v for k, v in os.environ.items() if k != "NUMBA_CACHE_DIR"}
+    cache = tmp_path / "__pycache__"
+    stamp = cache / "cache_probe.fishing2sim.stamp"
+
+    def run():
+        out = subprocess.run([sys.executable, "-c", LOAD_AND_PLAY, str(path)], env=env,
+                             capture_output=True, text=True, timeout=300)
+        assert out.returncode == 0, out.stderr[-2000:]
+        files = {f.name: (f.stat().st_ino, f.stat().st_mtime_ns)
+                 for f in cache.glob("cache_probe.*.nb*")}
+        return int(out.stdout.split()[-1]), files
+
+    points, first = run()
+    assert first and stamp.read_text() == kernel_stamp()
+    again, kept = run()
+    assert again == points and kept == first  # same sources: the cache is used as it is
+    stamp.write_text("built by another version of fishing2sim")
+    after, rebuilt = run()
+    assert after == points and stamp.read_text() == kernel_stamp()
+    assert all(rebuilt.get(name) != info for name, info in first.items())  # recompiled
+
+
 def test_strategy_parameters_reach_the_bot():
     # sandbagger ducking for the whole round plays different games from never ducking
     lineup = ["sandbagger", "random", "random", "random"]

@@ -25,13 +25,24 @@ def _cache_dirs():
     return [p / "__pycache__" for p in (_PKG, _PKG / "engine", _PKG.parent / "strategies")]
 
 
+_stamp = None
+
+
+def kernel_stamp() -> str:
+    """A hash of every source a compiled kernel or strategy may have frozen into its code."""
+    global _stamp
+    if _stamp is None:
+        h = hashlib.sha256()
+        for p in _sources():
+            if p.is_file():
+                h.update(p.name.encode())
+                h.update(p.read_bytes())
+        _stamp = h.hexdigest()
+    return _stamp
+
+
 def _drop_stale_cache():
-    h = hashlib.sha256()
-    for p in _sources():
-        if p.is_file():
-            h.update(p.name.encode())
-            h.update(p.read_bytes())
-    stamp = h.hexdigest()
+    stamp = kernel_stamp()
     stamp_file = _PKG / "engine" / "__pycache__" / "kernels.stamp"
     try:
         if stamp_file.is_file() and stamp_file.read_text() == stamp:

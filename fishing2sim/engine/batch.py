@@ -144,12 +144,13 @@ def play_branch(src, src_rng, br, br_rng, ev, deck, obs, strats, params, shade, 
 def trump_batch(deck, players, ruleset, hand_sizes, n_rounds, first_leader, seed, start, n,
                 strats, params, check, observe_mask, max_round, out_int, out_points,
                 out_ocean, out_trump, out_round_points, out_pairs, log_game, ev_main, ev_a,
-                ev_b):
+                ev_b, ev_n):
     """As play_batch, plus the trump-choice pairs of RULES.md E in out_pairs[g, round, T_*].
 
     The game with index ``log_game`` (relative to start; -1: none) is logged into ev_main,
     and the two branches of pair 1 at its first analysed choice into ev_a (light) and ev_b
-    (dark), each a whole game's log: the same up to the trump choice.
+    (dark), each a whole game's log: the same up to the trump choice; ev_n[0..2] receives
+    the number of events in ev_main, ev_a and ev_b.
     """
     st = np.zeros(STATE_SIZE, np.int64)
     rng = np.zeros(RNG_SIZE, np.uint64)
@@ -186,12 +187,12 @@ def trump_batch(deck, players, ruleset, hand_sizes, n_rounds, first_leader, seed
                     br_rng[:] = rng
                     apply_trump_choice(br, ev_a, C_LIGHT)
                     run_game(br, br_rng, ev_a, deck, obs, strats, params, False)
-                    ev_a[0, 5] = br[S_EVN]  # the number of events, in the setup row's spare field
+                    ev_n[1] = br[S_EVN]
                     br[:] = st
                     br_rng[:] = rng
                     apply_trump_choice(br, ev_b, C_DARK)
                     run_game(br, br_rng, ev_b, deck, obs, strats, params, False)
-                    ev_b[0, 5] = br[S_EVN]
+                    ev_n[2] = br[S_EVN]
                     logged = True
                 pl, wl = play_branch(st, rng, br, br_rng, ev, deck, obs, strats, params,
                                      C_LIGHT, players, c, 0)
@@ -217,7 +218,7 @@ def trump_batch(deck, players, ruleset, hand_sizes, n_rounds, first_leader, seed
                 out_pairs[g, r, T_D2_WIN] = xl - xd
             apply_trump_choice(st, evg, choice)
         if log:
-            ev_main[0, 5] = st[S_EVN]
+            ev_n[0] = st[S_EVN]
         record_game(st, g, tier, out_int, out_points, out_ocean, out_trump, out_round_points,
                     players)
         if st[S_ERR_CODE] != 0:
