@@ -688,6 +688,17 @@ def _section_depletion(ctx, df, plot) -> list[str]:
     return L
 
 
+def _share_body(intro: str, paras: list[str], shown: list, what: str, title: str,
+                plot: str | None, head: list[str], rows: list[list[str]]) -> list[str]:
+    """A section about shares: its intro, one paragraph per condition, the widest 95% CI of
+    ``what`` (from the rows in ``shown``), the plot and the table."""
+    L = [intro, ""] + [p + "\n" for p in paras]
+    hw = _max_hw(pd.concat(shown), 100) if shown else float("nan")
+    if not _isnan(hw):
+        L += [f"95% CIs of {what} are at most {_hw_text(hw, ' percentage points')} wide.", ""]
+    return L + _img(title, plot) + [_md_table(head, rows), ""]
+
+
 def _section_overfishing(ctx, df, plot) -> list[str]:
     L = [f"## {_TITLES['overfishing']}", ""]
     head = ["condition", "n", "overfished share", "by a draw-1-card", "mean rounds played"]
@@ -716,16 +727,10 @@ def _section_overfishing(ctx, df, plot) -> list[str]:
             who = f"**{ctx.label(c)}**: " if ctx.sweep else ""
             paras.append(_sentence(who, f"{_ci(o.iloc[0], pct=True, unit=' of games', n=n)} "
                          f"end by overfishing{peak}"))
-    L.append("Share of games that end because the ocean cannot supply a draw (RULES.md A11), "
-             "how many of them at a draw-1-card buoy, and in which round.")
-    L.append("")
-    L += [p + "\n" for p in paras]
-    hw = _max_hw(pd.concat(shown), 100) if shown else float("nan")
-    if not _isnan(hw):
-        L += [f"95% CIs of the overfished share are at most {_hw_text(hw, ' percentage points')} "
-              "wide.", ""]
-    L += _img("Overfishing", plot)
-    L += [_md_table(head, rows), ""]
+    L += _share_body("Share of games that end because the ocean cannot supply a draw "
+                     "(RULES.md A11), how many of them at a draw-1-card buoy, and in which "
+                     "round.", paras, shown, "the overfished share", "Overfishing", plot,
+                     head, rows)
     if not ctx.sweep and ctx.indices:
         rr = _rows(df, "overfished_in_round_share", ctx.indices[0]).dropna(subset=["round"])
         if len(rr):
@@ -860,15 +865,9 @@ def _section_strategies(ctx, df, plot) -> list[str]:
         if bits:
             who = f"**{ctx.label(c)}**: " if cc else ""
             paras.append(_sentence(who, "; ".join(bits)))
-    L.append("Win share per strategy (tied winners share the win) and mean final points.")
-    L.append("")
-    L += [p + "\n" for p in paras]
-    hw = _max_hw(pd.concat(shown), 100) if shown else float("nan")
-    if not _isnan(hw):
-        L += [f"95% CIs of the win shares are at most {_hw_text(hw, ' percentage points')} "
-              "wide.", ""]
-    L += _img("Win share per strategy", plot)
-    L += [_md_table(head, rows), ""]
+    L += _share_body("Win share per strategy (tied winners share the win) and mean final "
+                     "points.", paras, shown, "the win shares", "Win share per strategy", plot,
+                     head, rows)
     return L
 
 

@@ -420,30 +420,30 @@ def future_power(obs, card):
     return v
 
 
-@helper("int64(int64[::1], int64)")
-def shade_cards(obs, shade):
-    """Hand cards that are trump when ``shade`` is active (the two 16s count for both)."""
-    k = 0
+@helper("int64(int64[::1], int64, boolean)")
+def _shade_total(obs, shade, values):
+    """Over the hand cards that are trump when ``shade`` is active (the two 16s count for
+    both): their number, or (values) the sum of their values."""
+    t = 0
     for i in range(obs[O_HAND_N]):
         c = obs[O_HAND + i]
         if obs[O_CARD_KIND + c] == K_GREEN:
             col = obs[O_CARD_COLOUR + c]
             if col == shade or col == C_BOTH:
-                k += 1
-    return k
+                t += obs[O_CARD_VALUE + c] if values else 1
+    return t
+
+
+@helper("int64(int64[::1], int64)")
+def shade_cards(obs, shade):
+    """Hand cards that are trump when ``shade`` is active (the two 16s count for both)."""
+    return _shade_total(obs, shade, False)
 
 
 @helper("int64(int64[::1], int64)")
 def shade_value(obs, shade):
     """Sum of the values of the hand cards that are trump when ``shade`` is active."""
-    s = 0
-    for i in range(obs[O_HAND_N]):
-        c = obs[O_HAND + i]
-        if obs[O_CARD_KIND + c] == K_GREEN:
-            col = obs[O_CARD_COLOUR + c]
-            if col == shade or col == C_BOTH:
-                s += obs[O_CARD_VALUE + c]
-    return s
+    return _shade_total(obs, shade, True)
 
 
 @helper
@@ -463,11 +463,9 @@ def was_played(obs, card):
     return False
 
 
-@helper
-def unseen_above(obs, card):
-    """Cards of ``card``'s suit (under the active trump) that could beat it and are
-    neither in the hand nor played this round (so may be in another hand). Blowfish are
-    not counted. For a 16 the other 16 counts (a later 16 beats an earlier one)."""
+@helper("int64(int64[::1], int64, int64)")
+def _unseen_above(obs, card, limit):
+    """unseen_above, counting no further than ``limit``."""
     s = suit(obs, card)
     if s == SUIT_NONE:
         return 0
@@ -478,23 +476,24 @@ def unseen_above(obs, card):
         if c != card and obs[O_CARD_KIND + c] != K_BLOWFISH and obs[O_CARD_VALUE + c] >= v:
             if suit_under(obs, c, trump) == s and not in_hand(obs, c) and not was_played(obs, c):
                 k += 1
+                if k >= limit:
+                    return k
     return k
+
+
+@helper
+def unseen_above(obs, card):
+    """Cards of ``card``'s suit (under the active trump) that could beat it and are
+    neither in the hand nor played this round (so may be in another hand). Blowfish are
+    not counted. For a 16 the other 16 counts (a later 16 beats an earlier one)."""
+    return _unseen_above(obs, card, 1 << 30)
 
 
 @helper
 def is_boss(obs, card):
     """``card`` has a suit and no card of that suit that could beat it is unseen (see
     unseen_above); blowfish and buoys are never bosses."""
-    s = suit(obs, card)
-    if s == SUIT_NONE:
-        return False
-    v = obs[O_CARD_VALUE + card]
-    trump = obs[O_TRUMP]
-    for c in range(obs[O_N_CARDS]):
-        if c != card and obs[O_CARD_KIND + c] != K_BLOWFISH and obs[O_CARD_VALUE + c] >= v:
-            if suit_under(obs, c, trump) == s and not in_hand(obs, c) and not was_played(obs, c):
-                return False
-    return True
+    return suit(obs, card) != SUIT_NONE and _unseen_above(obs, card, 1) == 0
 
 
 @helper

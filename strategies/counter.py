@@ -143,10 +143,7 @@ def trump_choice(obs, params, rng):
     return richer_shade(obs, 10)
 
 
-@decision
-def determine_trump(obs, params, rng):
-    return richer_shade(obs, 10)
-
+determine_trump = trump_choice
 
 # the shared decisions of fishing2sim.strategy_kit
 catch_1_other = take_strongest

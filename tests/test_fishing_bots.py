@@ -9,6 +9,7 @@ agrees with the engine under green trump, named suits and lowest-wins.
 from __future__ import annotations
 
 import math
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -213,52 +214,13 @@ def test_kit_nobody_follows_the_named_suit_no_card_wins():
     assert kit.wins_now(obs, DECK.card("green 3"))  # a trump would win
 
 
-SPY = '''
-"""spy: an illegal choice (7000 + offset) if a card it cannot know shows anywhere in the hand
-or options sections of its observation, also past the counts (the original Fishing)."""
-from numba import njit
-
-from fishing2sim.engine.constants import D_DETERMINE_COLOUR, MAX_HAND, O_KIND, O_N_CARDS
-from fishing2sim.strategy_kit import (
-    O_HAND, O_OPTIONS, decision, in_hand, random_option, was_played,
-)
-
-NAME = "fishing_spy"
+SPY = str(Path(__file__).parent / "bots" / "spy.py")
 
 
-@njit(cache=True)
-def hidden(obs, v):
-    # card 0 (blue 1) is not used with 4 players; -1 is a cleared slot
-    return 0 < v < obs[O_N_CARDS] and not in_hand(obs, v) and not was_played(obs, v)
-
-
-@njit(cache=True)
-def check(obs, rng):
-    for i in range(MAX_HAND):
-        if hidden(obs, obs[O_HAND + i]):
-            return 7000 + i
-    if obs[O_KIND] != D_DETERMINE_COLOUR:  # its options are suit codes, not cards
-        for i in range(MAX_HAND):
-            if hidden(obs, obs[O_OPTIONS + i]):
-                return 7100 + i
-    return random_option(obs, rng)
-
-
-@decision
-def play(obs, params, rng):
-    return check(obs, rng)
-
-
-zero_catch = pass_1_left = determine_colour = play
-'''
-
-
-def test_no_hidden_card_in_the_buffer_a_fishing_strategy_receives(tmp_path):
+def test_no_hidden_card_in_the_buffer_a_fishing_strategy_receives():
     # RULES.md C in the original Fishing: other hands never show, not even past the counts
     # (pass-1-left asks every seat in turn for a hand card)
-    path = tmp_path / "fishing_spy.py"
-    path.write_text(SPY)
     play_games(300, 4, seed=9, ruleset="fishing",
-               strategies=[str(path), "greedy", "counter", "random"])
+               strategies=[SPY, "greedy", "counter", "random"])
     play_games(300, 4, seed=9, ruleset="fishing",
-               strategies=["weights", "random", str(path), "buoy_savvy"])
+               strategies=["weights", "random", SPY, "buoy_savvy"])

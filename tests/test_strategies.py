@@ -8,6 +8,7 @@ among k players counts 1/k.
 from __future__ import annotations
 
 import math
+from pathlib import Path
 import textwrap
 
 import numpy as np
@@ -407,46 +408,11 @@ def test_observation_shows_nothing_seat_0_may_not_know():
     assert checked >= 10
 
 
-SPY = '''
-"""spy: returns an illegal choice (7000 + offset) if a card it cannot know shows anywhere
-in the hand or options sections of its observation, also past the counts."""
-from numba import njit
-
-from fishing2sim.engine.constants import MAX_HAND, O_N_CARDS
-from fishing2sim.strategy_kit import (
-    O_HAND, O_OPTIONS, decision, in_hand, random_option, was_played,
-)
-
-NAME = "spy"
+SPY = str(Path(__file__).parent / "bots" / "spy.py")
 
 
-@njit(cache=True)
-def hidden(obs, v):
-    # card 0 (blue 1) is not used with 4 players; a zero is an untouched slot
-    return 0 < v < obs[O_N_CARDS] and not in_hand(obs, v) and not was_played(obs, v)
-
-
-@njit(cache=True)
-def check(obs, rng):
-    for i in range(MAX_HAND):
-        if hidden(obs, obs[O_HAND + i]):
-            return 7000 + i
-    for i in range(MAX_HAND):
-        if hidden(obs, obs[O_OPTIONS + i]):
-            return 7100 + i
-    return random_option(obs, rng)
-
-
-@decision
-def play(obs, params, rng):
-    return check(obs, rng)
-'''
-
-
-def test_no_hidden_card_anywhere_in_the_buffer_a_strategy_receives(tmp_path):
-    path = tmp_path / "spy_bot.py"
-    path.write_text(SPY)
-    play_games(300, 4, seed=9, strategies=[str(path), "greedy", "counter", "random"])
+def test_no_hidden_card_anywhere_in_the_buffer_a_strategy_receives():
+    play_games(300, 4, seed=9, strategies=[SPY, "greedy", "counter", "random"])
 
 
 # ---- the helpers the bots judge tricks with agree with the engine -------------------
