@@ -224,3 +224,38 @@ def trump_batch(deck, players, ruleset, hand_sizes, n_rounds, first_leader, seed
         if st[S_ERR_CODE] != 0:
             return g + 1
     return n
+
+
+FNV_OFFSET = np.uint64(0xCBF29CE484222325)
+FNV_PRIME = np.uint64(0x100000001B3)
+
+
+@njit(cache=True)
+def digest_batch(deck, players, ruleset, hand_sizes, n_rounds, first_leader, seed, start, n,
+                 strats, params, observe_mask, ev, out_int, out_points, out_hash):
+    """Play games start .. start+n-1 of the experiment seeded ``seed`` with the event log on
+    and write each game's results (as play_batch) and a 64-bit FNV-1a hash of its event
+    rows to out_hash[g]. The golden file (tests/golden.py) pins every seeded game with it.
+    Returns the number of games played (a strategy error stops the batch, as play_batch).
+    """
+    st = np.zeros(STATE_SIZE, np.int64)
+    rng = np.zeros(RNG_SIZE, np.uint64)
+    obs = np.zeros(OBS_SIZE, np.int64)
+    R = MAX_ROUNDS + 1
+    dummy_ocean = np.zeros((1, 2 * R), np.int64)
+    dummy_rp = np.zeros((1, R, MAX_PLAYERS), np.int64)
+    tier = deck[:, 4].copy()
+    for g in range(n):
+        setup_game(st, rng, ev, deck, players, ruleset, hand_sizes, n_rounds, first_leader,
+                   game_seed(seed, start + g), 1, 0, observe_mask)
+        run_game(st, rng, ev, deck, obs, strats, params, False)
+        record_game(st, 0, tier, out_int[g:g + 1], out_points[g:g + 1], dummy_ocean,
+                    dummy_ocean, dummy_rp, players)
+        h = FNV_OFFSET
+        for i in range(st[S_EVN]):
+            for j in range(ev.shape[1]):
+                h = (h ^ np.uint64(ev[i, j])) * FNV_PRIME
+        out_hash[g] = h
+        if st[S_ERR_CODE] != 0:
+            return g + 1
+    return n
