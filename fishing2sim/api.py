@@ -18,13 +18,17 @@ import pandas as pd
 from .cards import Deck, load_deck
 from .engine import constants as K
 from .engine.batch import (
-    G_END, G_END_ROUND, G_ERR_CHOICE, G_ERR_CODE, G_ERR_KIND, G_ERR_SEAT, G_FIRST_LEADER,
+    G_END, G_END_ROUND, G_ERR_CODE, G_FIRST_LEADER,
     G_PLAYS, G_ROUNDS, G_TRICKS, G_WINNERS, N_G, play_batch,
 )
 from .engine.core import ERR_EVENT_OVERFLOW, ERR_ILLEGAL_CHOICE, ERR_INVARIANT, run_game, setup_game
 from .engine.rng import game_seed
-from .engine.state import new_state, S_END, S_END_ROUND, S_ERR_CODE, S_EVN, S_ROUND, A_POINTS
+from .engine.state import (
+    A_OPTIONS, A_POINTS, S_ASK_KIND, S_ASK_SEAT, S_END, S_END_ROUND, S_ERR_CHOICE, S_ERR_CODE,
+    S_ERR_KIND, S_ERR_SEAT, S_EVN, S_N_OPTIONS, S_ROUND, STATE_SIZE, new_obs, new_state,
+)
 from .strategies import build_lineup, observe_mask
+from .strategy_kit import DECISION_FUNCTIONS
 
 try:  # numba warns once per process that first-class functions are experimental
     from numba.core.errors import NumbaExperimentalFeatureWarning
@@ -43,7 +47,20 @@ EVENT_CAPACITY = 16384
 
 
 class StrategyFailure(RuntimeError):
-    """A strategy returned a choice that is not one of its options."""
+    """A strategy broke the contract during a game: it returned a choice that is not one of
+    its options, or it raised an exception. The message names the strategy, its file, the
+    seat, the decision and what went wrong; the same facts are attributes."""
+
+    def __init__(self, message, strategy=None, file=None, seat=None, decision=None,
+                 choice=None, options=None):
+        super().__init__(message)
+        self.strategy, self.file, self.seat, self.decision = strategy, file, seat, decision
+        self.choice, self.options = choice, options
+        self.traceback = None  # the debug mode (NUMBA_DISABLE_JIT=1): the exception's
+
+    def __reduce__(self):  # raised in a worker process, re-raised in the main one
+        return (StrategyFailure, (str(self), self.strategy, self.file, self.seat,
+                                  self.decision, self.choice, self.options))
 
 
 def check_players(players) -> int:
@@ -102,60 +119,118 @@ class GameRecord:
     state: tuple | None = None  # (st, rng) at the end, for tests
 
 
-def _strategy_error(strats, seat, kind, choice, deck: Deck) -> StrategyFailure:
-    name = strats[seat].name if seat < len(strats) else "?"
-    what = K.DECISION_NAMES[kind] if 0 <= kind < len(K.DECISION_NAMES) else str(kind)
-    shown, choice, seat, kind = int(choice), int(choice), int(seat), int(kind)
-    if kind in (K.D_TRUMP_CHOICE, K.D_DETERMINE_TRUMP):
-        shown = SHADE_NAMES.get(choice, choice)
-    elif kind == K.D_DETERMINE_COLOUR:
-        shown = SUIT_NAMES.get(choice, choice)
-    elif 0 <= choice < deck.n_cards:
-        shown = deck.name(choice)
-    return StrategyFailure(
-        f"strategy '{name}' (seat {seat}) made an illegal {what} decision: {shown} "
-        "is not one of its options"
-    )
+def describe_option(option: int, deck: Deck) -> str:
+    """An option (or any integer a strategy returned) in words: a card's name, a face-down
+    trick card, LIGHT / DARK, a suit, else the number itself."""
+    o = int(option)
+    if 0 <= o < deck.n_cards:
+        return deck.name(o)
+    if K.OPT_FACE_DOWN <= o < K.OPT_FACE_DOWN + K.MAX_TRICK:
+        return f"the face-down card at trick position {o - K.OPT_FACE_DOWN}"
+    if o - K.OPT_SHADE in (K.C_LIGHT, K.C_DARK):
+        return SHADE_NAMES[o - K.OPT_SHADE].upper()
+    if o - K.OPT_SUIT in SUIT_NAMES:
+        return SUIT_NAMES[o - K.OPT_SUIT].upper()
+    return str(o)
 
 
-def _raise_kernel_error(code, seat, kind, choice, strats, deck):
+def _who(strats, seat: int) -> tuple[str, str, str]:
+    s = strats[seat] if 0 <= seat < len(strats) else None
+    name = s.name if s is not None else "?"
+    source = s.source if s is not None else "?"
+    return name, source, f"strategy '{name}' ({source}), seat {seat}"
+
+
+def kernel_failure(st: np.ndarray, strats, deck: Deck) -> Exception:
+    """The error a game state carries (S_ERR_CODE != 0), as an exception to raise."""
+    code = int(st[S_ERR_CODE])
     if code == ERR_ILLEGAL_CHOICE:
-        raise _strategy_error(strats, seat, kind, choice, deck)
+        seat, kind, choice = int(st[S_ERR_SEAT]), int(st[S_ERR_KIND]), int(st[S_ERR_CHOICE])
+        options = [int(x) for x in st[A_OPTIONS:A_OPTIONS + st[S_N_OPTIONS]]]
+        name, source, who = _who(strats, seat)
+        what = DECISION_FUNCTIONS[kind] if 0 <= kind < K.N_DECISIONS else str(kind)
+        return StrategyFailure(
+            f"{who}: illegal {what} decision: returned {describe_option(choice, deck)}"
+            f"{'' if describe_option(choice, deck) == str(choice) else f' ({choice})'}, "
+            f"not one of its options: {', '.join(describe_option(o, deck) for o in options)}",
+            name, source, seat, what, choice, options)
     if code == ERR_INVARIANT:
-        raise RuntimeError("engine invariant broken (a bug): run with check=True to find it")
+        return RuntimeError("engine invariant broken (a bug): run with check=True to find it")
     if code == ERR_EVENT_OVERFLOW:
-        raise RuntimeError("event log overflow")
-    raise RuntimeError(f"engine error code {code}")
+        return RuntimeError("event log overflow")
+    return RuntimeError(f"engine error code {code}")
+
+
+def raised_in_strategy(states, exc: BaseException, strats) -> StrategyFailure | None:
+    """An exception that came out of a kernel call: if a strategy was deciding when it
+    was raised (S_ASK_SEAT of one of the ``states``), the StrategyFailure naming it."""
+    for st in states:
+        seat = int(st[S_ASK_SEAT])
+        if seat >= 0:
+            kind = int(st[S_ASK_KIND])
+            name, source, who = _who(strats, seat)
+            what = DECISION_FUNCTIONS[kind] if 0 <= kind < K.N_DECISIONS else str(kind)
+            return StrategyFailure(f"{who}: decision {what} raised {type(exc).__name__}: {exc}",
+                                   name, source, seat, what)
+    return None
+
+
+def call_kernel(kernel, args, work, strats):
+    """Call a game kernel; an exception raised inside a strategy becomes a StrategyFailure
+    naming it (in the pure-Python debug mode, NUMBA_DISABLE_JIT=1, with its traceback)."""
+    work[:, S_ASK_SEAT] = -1
+    try:
+        return kernel(*args)
+    except (KeyboardInterrupt, SystemExit, MemoryError):
+        raise
+    except Exception as exc:
+        failure = raised_in_strategy(work, exc, strats)
+        if failure is None:
+            raise
+        if _debug_mode():  # plain Python: the strategy's own traceback is worth showing
+            import traceback
+
+            failure.traceback = "".join(traceback.format_exception(exc))
+        raise failure from None
+
+
+def _debug_mode() -> bool:
+    from numba.core import config
+
+    return bool(config.DISABLE_JIT)
+
+
+def new_work() -> np.ndarray:
+    """The state rows a batch kernel plays in (row 0: the game, row 1: trump branches)."""
+    return np.zeros((2, STATE_SIZE), np.int64)
 
 
 def play_game(players: int = 4, seed: int = 0, ruleset: str = "fishing2", strategies=None,
               params=None, log: bool = True, first_leader=None, deck=None, game: int = 0,
-              check: bool = False) -> GameRecord:
+              check: bool = False, strict: bool = False) -> GameRecord:
     """Play one game: game number ``game`` of the experiment seeded ``seed``.
 
     ``strategies`` is a strategy name / file for every seat or a list, one per seat
     (default: the reference random strategy). The same (seed, game) is the same game.
+    ``strict``: the strategies run with bounds checking (strict mode).
     """
     players = check_players(players)
     seed = check_seed(seed)
     ruleset = check_ruleset(ruleset)
     deck = resolve_deck(ruleset, deck)
     first_leader = check_first_leader(first_leader, players)
-    funcs, ptable, strats = build_lineup(strategies, players, params)
-    st, rng = new_state()
+    funcs, ptable, strats = build_lineup(strategies, players, params, strict)
+    work = new_work()
+    st, rng = work[0], new_state()[1]
     ev = np.zeros((EVENT_CAPACITY if log else 1, K.EV_FIELDS), np.int64)
-    obs = np.zeros(K.OBS_SIZE, np.int64)
     arrays = np.ascontiguousarray(deck.arrays)
     setup_game(st, rng, ev, arrays, players, K.RULESETS[ruleset],
                np.ascontiguousarray(deck.hand_sizes[players]), deck.n_rounds, first_leader,
                np.uint64(game_seed(seed, game)), int(log), int(check),
                observe_mask(strats))
-    run_game(st, rng, ev, arrays, obs, funcs, ptable, False)
+    call_kernel(run_game, (st, rng, ev, arrays, new_obs(), funcs, ptable, False), work, strats)
     if st[S_ERR_CODE] != 0:
-        from .engine.state import S_ERR_CHOICE, S_ERR_KIND, S_ERR_SEAT
-
-        _raise_kernel_error(st[S_ERR_CODE], st[S_ERR_SEAT], st[S_ERR_KIND],
-                            st[S_ERR_CHOICE], strats, deck)
+        raise kernel_failure(st, strats, deck)
     from .engine.state import R_OCEAN, R_TRUMP
 
     pts = [int(st[A_POINTS + p]) for p in range(players)]
@@ -286,7 +361,7 @@ def _fill_game_end_points(events: list[dict]) -> None:
 
 def play_games(n: int, players: int = 4, seed: int = 0, ruleset: str = "fishing2",
                strategies=None, params=None, first_leader=None, deck=None, start: int = 0,
-               check: bool = False) -> pd.DataFrame:
+               check: bool = False, strict: bool = False) -> pd.DataFrame:
     """Play games start .. start+n-1 of the experiment seeded ``seed``; one row per game.
 
     Columns: game, points_0.., winners (list of seats), n_winners, end_reason, end_round,
@@ -295,12 +370,12 @@ def play_games(n: int, players: int = 4, seed: int = 0, ruleset: str = "fishing2
     the original Fishing, which has no trump choice).
     """
     arrays = run_games(n, players, seed, ruleset, strategies, params, first_leader, deck,
-                       start, check)
+                       start, check, strict)
     return games_frame(arrays, players, start)
 
 
 def run_games(n, players=4, seed=0, ruleset="fishing2", strategies=None, params=None,
-              first_leader=None, deck=None, start=0, check=False) -> dict:
+              first_leader=None, deck=None, start=0, check=False, strict=False) -> dict:
     """The raw per-game arrays of play_games (no DataFrame)."""
     if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 0:
         raise ValueError(f"the number of games must be a whole number >= 0, got {n!r}")
@@ -309,22 +384,21 @@ def run_games(n, players=4, seed=0, ruleset="fishing2", strategies=None, params=
     ruleset = check_ruleset(ruleset)
     deck = resolve_deck(ruleset, deck)
     first_leader = check_first_leader(first_leader, players)
-    funcs, ptable, strats = build_lineup(strategies, players, params)
+    funcs, ptable, strats = build_lineup(strategies, players, params, strict)
     R = K.MAX_ROUNDS + 1
     out_int = np.zeros((n, N_G), np.int64)
     out_points = np.zeros((n, K.MAX_PLAYERS), np.int64)
     out_ocean = np.zeros((n, 2 * R), np.int64)
     out_trump = np.zeros((n, 2 * R), np.int64)
     out_round_points = np.zeros((n, R, K.MAX_PLAYERS), np.int64)
-    done = play_batch(np.ascontiguousarray(deck.arrays), players, K.RULESETS[ruleset],
-                      np.ascontiguousarray(deck.hand_sizes[players]), deck.n_rounds,
-                      first_leader, seed, start, n, funcs, ptable, int(check),
-                      observe_mask(strats), out_int,
-                      out_points, out_ocean, out_trump, out_round_points)
+    work = new_work()
+    done = call_kernel(play_batch, (
+        np.ascontiguousarray(deck.arrays), players, K.RULESETS[ruleset],
+        np.ascontiguousarray(deck.hand_sizes[players]), deck.n_rounds, first_leader, seed,
+        start, n, funcs, ptable, int(check), observe_mask(strats), work, out_int, out_points,
+        out_ocean, out_trump, out_round_points), work, strats)
     if done and out_int[done - 1, G_ERR_CODE] != 0:
-        row = out_int[done - 1]
-        _raise_kernel_error(row[G_ERR_CODE], row[G_ERR_SEAT], row[G_ERR_KIND],
-                            row[G_ERR_CHOICE], strats, deck)
+        raise kernel_failure(work[0], strats, deck)
     return {"int": out_int, "points": out_points, "ocean": out_ocean, "trump": out_trump,
             "round_points": out_round_points, "n_rounds": deck.n_rounds}
 

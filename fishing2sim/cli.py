@@ -17,6 +17,9 @@ class UserError(click.ClickException):
 
 
 def _fail(exc: Exception):
+    shown = getattr(exc, "traceback", None)
+    if shown:  # the debug mode (NUMBA_DISABLE_JIT=1): the strategy's own traceback first
+        sys.stderr.write(shown)
     raise UserError(str(exc)) from None
 
 
@@ -41,7 +44,11 @@ def main():
 @click.option("--deck", type=click.Path(dir_okay=False), default=None,
               help="A deck CSV file instead of the ruleset's own.")
 @click.option("--json", "as_json", is_flag=True, help="Print the events as JSON lines.")
-def play(players, seed, game, ruleset, strategies, leader, deck, as_json):
+@click.option("--strict", is_flag=True,
+              help="Strict mode: the strategies run with bounds checking.")
+@click.option("--audit", is_flag=True,
+              help="Strict mode, and the independent auditor checks the game's every rule.")
+def play(players, seed, game, ruleset, strategies, leader, deck, as_json, strict, audit):
     """Play one game and print what happened, trick by trick."""
     from .api import StrategyFailure, play_game
     from .cards import DeckError
@@ -57,8 +64,10 @@ def play(players, seed, game, ruleset, strategies, leader, deck, as_json):
     try:
         if game < 0:
             raise ValueError(f"--game must be >= 0, got {game}")
+        if audit and deck is not None:
+            raise ValueError("--audit checks games of the shipped decks; leave out --deck")
         g = play_game(players=players, seed=seed, ruleset=ruleset, strategies=lineup,
-                      first_leader=leader, deck=deck, game=game)
+                      first_leader=leader, deck=deck, game=game, strict=strict or audit)
     except (ValueError, DeckError, StrategyError, StrategyFailure) as exc:
         _fail(exc)
     if as_json:
@@ -66,6 +75,16 @@ def play(players, seed, game, ruleset, strategies, leader, deck, as_json):
             sys.stdout.write(json.dumps(e) + "\n")
     else:
         click.echo(render_game(g.events))
+    if audit:
+        from .audit import AuditError, audit_game
+
+        try:
+            summary = audit_game(g.events)
+        except AuditError as exc:
+            click.echo(f"audit: the game breaks a rule: {exc}", err=True)
+            sys.exit(1)
+        click.echo(f"audit: every rule checked, the game is legal ({len(g.events)} events; "
+                   f"points {summary['points']})", err=as_json)
 
 
 @main.command()
@@ -82,7 +101,10 @@ def play(players, seed, game, ruleset, strategies, leader, deck, as_json):
               help="Run the chunks on a Dask cluster: its scheduler, e.g. tcp://host:8786.")
 @click.option("--dask-local", type=int, default=None, metavar="N",
               help="Start a local Dask cluster of N workers and run on it.")
-def run(experiment, workers, resume, games, output, no_progress, scheduler, dask_local):
+@click.option("--strict", is_flag=True, default=None,
+              help="Strict mode: the strategies run with bounds checking.")
+def run(experiment, workers, resume, games, output, no_progress, scheduler, dask_local,
+        strict):
     """Run an experiment file and write its report (CSV tables, plots, summary.md)."""
     from .cards import DeckError
     from .experiment import ExperimentError, load_experiment
@@ -90,8 +112,8 @@ def run(experiment, workers, resume, games, output, no_progress, scheduler, dask
     from .runner import RunError, run as run_experiment
     from .strategies import StrategyError
 
-    overrides = {k: v for k, v in (("games", games), ("output", output), ("workers", workers))
-                 if v is not None}
+    overrides = {k: v for k, v in (("games", games), ("output", output), ("workers", workers),
+                                   ("strict", strict)) if v is not None}
     try:
         if workers is not None and workers < 0:
             raise ValueError(f"--workers must be >= 0, got {workers}")

@@ -28,7 +28,9 @@ import yaml
 
 from .cards import SUPPORTED_PLAYERS, Deck, DeckError, edit_deck, load_deck
 from .engine.constants import MAX_ROUNDS, RULESETS
-from .strategies import StrategyError, known_strategies, load_strategy, resolve_path
+from .strategies import (
+    StrategyError, known_strategies, load_strategy, resolve_path, strategy_digest,
+)
 
 __all__ = [
     "ANALYSES",
@@ -42,17 +44,17 @@ __all__ = [
 ANALYSES = ("depletion", "overfishing", "trump_value", "strategies")
 TOP_KEYS = ("name", "ruleset", "players", "games", "seed", "chunk", "first_leader", "seats",
             "rotate", "deck", "sweep", "analyses", "trump_value", "workers", "scheduler",
-            "output")
+            "output", "strict")
 DECK_KEYS = ("file", "remove", "remove_from_tier", "add", "move", "hand_sizes", "rounds")
 SEAT_KEYS = ("strategy", "params")
 TRUMP_KEYS = ("max_round",)
 # keys a sweep may vary (per condition); the others are experiment-wide
 SWEEPABLE = ("players", "games", "first_leader", "seats", "rotate", "deck", "ruleset")
 # keys the command line may override
-OVERRIDE_KEYS = ("workers", "scheduler", "games", "output")
+OVERRIDE_KEYS = ("workers", "scheduler", "games", "output", "strict")
 # keys that do not change any result: left out of config_hash (so --resume may reuse
 # checkpoints after a change of workers, scheduler or output folder)
-EXECUTION_KEYS = ("workers", "scheduler", "output")
+EXECUTION_KEYS = ("workers", "scheduler", "output", "strict")
 
 DEFAULT_GAMES = 100_000
 DEFAULT_CHUNK = 10_000
@@ -106,6 +108,7 @@ class Experiment:
     conditions: tuple
     resolved: dict  # the whole config, every default filled (JSON / YAML serialisable)
     config_hash: str  # what --resume compares before reusing checkpoints
+    strict: bool = False  # strategies run with bounds checking (strict mode)
 
 
 def condition_seed(seed: int, index: int) -> int:
@@ -295,6 +298,9 @@ class _Loader:
             self.fail(key_of("scheduler"), f"expected a scheduler address such as "
                       f"tcp://host:8786, or null, {_got(scheduler)}")
         scheduler = scheduler.strip() if scheduler else None
+        strict = cfg.get("strict", False)
+        if not isinstance(strict, bool):
+            self.fail(key_of("strict"), f"expected true or false, {_got(strict)}")
         output = cfg.get("output", "reports")
         if not isinstance(output, (str, Path)) or not str(output).strip():
             self.fail(key_of("output"), f"expected a folder path, {_got(output)}")
@@ -383,6 +389,7 @@ class _Loader:
             "workers": workers,
             "scheduler": scheduler,
             "output": output,
+            "strict": strict,
         }
         h = hashlib.sha256()
         hashed = {k: v for k, v in resolved.items() if k not in EXECUTION_KEYS}
@@ -396,7 +403,8 @@ class _Loader:
             name=name, path=self.path.resolve(), ruleset=ruleset, games=games, seed=seed,
             chunk=chunk, analyses=tuple(analyses), trump_max_round=int(max_round),
             workers=workers, scheduler=scheduler, output_dir=output_dir,
-            conditions=tuple(conditions), resolved=resolved, config_hash=h.hexdigest())
+            conditions=tuple(conditions), resolved=resolved, config_hash=h.hexdigest(),
+            strict=strict)
 
     # ---- sweep ----------------------------------------------------------------------------
     def sweep(self, cfg) -> tuple[list, list]:
@@ -582,7 +590,7 @@ class _Loader:
             except StrategyError as exc:
                 self.fail(key, str(exc))
             if path not in self.strategy_files:
-                self.strategy_files[str(path)] = hashlib.sha256(path.read_bytes()).hexdigest()
+                self.strategy_files[str(path)] = strategy_digest(path)
             return path, str(path)
         try:
             path = resolve_path(spec)
@@ -591,7 +599,7 @@ class _Loader:
             self.fail(key, f"unknown strategy {spec!r}{_did_you_mean(spec, known)}; known: "
                       f"{', '.join(known)} (or give the path of a .py file)")
         if str(path) not in self.strategy_files:
-            self.strategy_files[str(path)] = hashlib.sha256(path.read_bytes()).hexdigest()
+            self.strategy_files[str(path)] = strategy_digest(path)
         return path, spec
 
     def n_params(self, key, path: Path) -> tuple[int, tuple]:

@@ -96,7 +96,7 @@ _prepared: dict = {}
 
 def _prepare(exp, cond):
     """Per process: the lineups (one per rotation) of a condition, built once."""
-    key = (exp.config_hash, cond.index)
+    key = (exp.config_hash, cond.index, exp.strict)
     if key in _prepared:
         return _prepared[key]
     from .strategies import build_lineup, load_strategy, observe_mask
@@ -110,7 +110,7 @@ def _prepare(exp, cond):
         idx = [(p - r) % P for p in range(P)]
         specs = [cond.lineup[i] for i in idx]
         params = [cond.params[i] for i in idx]
-        funcs, table, strats = build_lineup(specs, P, params)
+        funcs, table, strats = build_lineup(specs, P, params, exp.strict)
         slot = np.array([names.index(load_strategy(s).name) for s in specs], np.int64)
         lineups.append((funcs, table, observe_mask(strats), slot, strats))
     arrays = np.ascontiguousarray(cond.deck.arrays)
@@ -121,7 +121,7 @@ def _prepare(exp, cond):
 
 def run_chunk(exp, task: Task) -> dict:
     """Play one chunk and reduce it to totals (a dict of int64 arrays)."""
-    from .api import _raise_kernel_error
+    from .api import call_kernel, kernel_failure, new_work
     from .engine.batch import N_G, N_T, G_ERR_CODE, play_batch, trump_batch
 
     cond = exp.conditions[task.condition]
@@ -136,21 +136,23 @@ def run_chunk(exp, task: Task) -> dict:
         out_ocean = np.zeros((n, 2 * R), np.int64)
         out_trump = np.zeros((n, 2 * R), np.int64)
         out_round_points = np.zeros((n, R, K.MAX_PLAYERS), np.int64)
+        work = new_work()
         args = (arrays, P, K.RULESETS[cond.deck.ruleset], hands, cond.deck.n_rounds,
-                cond.first_leader, np.uint64(cond.seed), task.start, n, funcs, table, 0, mask)
+                cond.first_leader, np.uint64(cond.seed), task.start, n, funcs, table, 0, mask,
+                work)
         if trump:
             pairs = np.zeros((n, R, N_T), np.int64)
             dummy = np.zeros((1, K.EV_FIELDS), np.int64)
-            done = trump_batch(*args, exp.trump_max_round, out_int, out_points, out_ocean,
-                               out_trump, out_round_points, pairs, -1, dummy, dummy, dummy,
-                               np.zeros(3, np.int64))
+            done = call_kernel(trump_batch, (
+                *args, exp.trump_max_round, out_int, out_points, out_ocean, out_trump,
+                out_round_points, pairs, -1, dummy, dummy, dummy, np.zeros(3, np.int64)),
+                work, strats)
         else:
             pairs = None
-            done = play_batch(*args, out_int, out_points, out_ocean, out_trump,
-                              out_round_points)
+            done = call_kernel(play_batch, (*args, out_int, out_points, out_ocean, out_trump,
+                                            out_round_points), work, strats)
         if done and out_int[done - 1, G_ERR_CODE] != 0:
-            row = out_int[done - 1]
-            _raise_kernel_error(row[7], row[8], row[9], row[10], strats, cond.deck)
+            raise kernel_failure(work[0], strats, cond.deck)
         accumulate(totals, P, slot, out_int, out_points, out_ocean, pairs)
     add_blocks(totals, len(lineups), n)
     return totals

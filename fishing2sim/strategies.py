@@ -1,19 +1,29 @@
 """Strategy plugins: find a bot by NAME (in strategies/) or by file path; build lineups.
 
 A strategy file has ``NAME`` and one ``@decision`` function per decision it makes
-(strategy_kit.DECISION_FUNCTIONS); the reference random strategy makes the others.
-Files are imported as real modules (their folder on sys.path, then importlib), so numba's
-on-disk cache works for them across processes (dropped when the engine or kit sources
-changed since it was written: the bots' compiled code holds the kit's helpers). A lineup
-is one tuple per decision kind of one function per seat: all have one signature, so the
-jitted driver compiles once for every lineup and calls the seat's function through the
-tuple.
+(strategy_kit.DECISION_FUNCTIONS); the reference random strategy makes the others. Loading
+checks the names: a function named almost like a decision, or a ``@decision`` bound to no
+decision name, is an error with a did-you-mean.
+Files are imported as real modules (their folder on sys.path while they are imported, then
+taken off it again), so numba's on-disk cache works for them across processes. numba keys
+a cached function on its own file only, but a strategy's compiled code holds what it calls:
+the engine and kit sources and the modules of the user's own folder it imports. A stamp
+beside the cache holds a digest of all of them (``strategy_digest``) and the cache is dropped
+when it differs. The same digest goes into an experiment's config hash.
+A lineup is one tuple per decision kind of one function per seat: all have one signature,
+so the jitted driver compiles once for every lineup and calls the seat's function through
+the tuple. Strict mode (``load_strategy(spec, strict=True)``) compiles the strategy's own
+functions again with bounds checking, so an out-of-range read raises an error naming it.
 """
 from __future__ import annotations
 
+import ast
+import difflib
+import hashlib
 import importlib
 import os
 import sys
+import types as pytypes
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -22,7 +32,7 @@ from numba import types
 
 from .engine.constants import MAX_PLAYERS
 from .reference import choose_uniformly
-from .strategy_kit import DECISION_FUNCTIONS
+from .strategy_kit import DECISION_FUNCTIONS, ContractError
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 STRATEGIES_DIR = REPO_ROOT / "strategies"
@@ -43,6 +53,8 @@ class Strategy:
     defaults: tuple = ()  # default parameter vector (the file's PARAMS)
     param_names: tuple = ()
     observes: bool = True  # False: reads only its options (the engine skips building obs)
+    digest: str = ""  # sha256 of the file and of the user's modules it imports
+    strict: bool = False  # compiled with bounds checking
 
     @property
     def n_params(self) -> int:
@@ -76,13 +88,90 @@ def _stamp_file(folder: Path, path: Path) -> Path:
     return folder / f"{path.stem}.fishing2sim.stamp"
 
 
-def _drop_stale_strategy_cache(path: Path) -> None:
-    """numba keys a cached function on its own file only, but a strategy's compiled code
-    holds the strategy_kit helpers (and engine constants) it calls: when those sources
-    changed since the file's cache was written, drop that cache before importing."""
+# ---- what a strategy file is made of: the file and the user's modules it imports ---------
+
+def _local_module(folder: Path, dotted: str) -> Path | None:
+    """The file of module ``dotted`` when it lives in ``folder`` (the strategy's own folder,
+    which is on the import path while the strategy is imported), else None."""
+    base = folder.joinpath(*dotted.split("."))
+    for cand in (base.with_suffix(".py"), base / "__init__.py"):
+        if cand.is_file():
+            return cand.resolve()
+    return None
+
+
+def _imported_files(path: Path, root: Path) -> list[Path]:
+    """The files of ``root``'s folder that ``path`` imports (import x, from x import y,
+    from . import y), read from its source: no code runs."""
+    try:
+        tree = ast.parse(path.read_bytes(), filename=str(path))
+    except (SyntaxError, ValueError, OSError):
+        return []
+    pkg = path.parent.relative_to(root).parts if path.parent != root and \
+        root in path.parents else ()
+    out = []
+    for node in ast.walk(tree):
+        names = []
+        if isinstance(node, ast.Import):
+            names = [a.name for a in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:  # relative: from the importing file's package
+                up = pkg[: len(pkg) - (node.level - 1)] if node.level - 1 <= len(pkg) else ()
+                prefix = ".".join(up)
+                mod = ".".join(x for x in (prefix, node.module or "") if x)
+            else:
+                mod = node.module or ""
+            names = [mod] if mod else []
+            names += [f"{mod}.{a.name}" if mod else a.name for a in node.names]
+        for name in names:
+            parts = name.split(".")
+            for k in range(1, len(parts) + 1):  # a.b.c imports a, a.b and a.b.c
+                f = _local_module(root, ".".join(parts[:k]))
+                if f is not None and f != path:
+                    out.append(f)
+    return out
+
+
+def strategy_sources(path: Path) -> list[Path]:
+    """The strategy file and every module of its folder it imports, directly or not."""
+    path = Path(path).resolve()
+    root = path.parent
+    seen, todo = [path], [path]
+    while todo:
+        for f in _imported_files(todo.pop(), root):
+            if f not in seen:
+                seen.append(f)
+                todo.append(f)
+    return seen
+
+
+def strategy_digest(path) -> str:
+    """sha256 over the strategy file and the user's modules it imports (by content, in a
+    fixed order, named relative to the strategy's folder: the same files elsewhere give the
+    same digest)."""
+    path = Path(path).resolve()
+    h = hashlib.sha256()
+    files = strategy_sources(path)
+    for f in [files[0]] + sorted(files[1:]):
+        h.update(str(f.relative_to(path.parent)).encode() + b"\0")
+        h.update(f.read_bytes())
+        h.update(b"\0")
+    return h.hexdigest()
+
+
+def _cache_stamp(path: Path) -> str:
     from .engine import kernel_stamp
 
-    stamp = kernel_stamp()
+    return f"{kernel_stamp()} {strategy_digest(path)}"
+
+
+def _drop_stale_strategy_cache(path: Path) -> None:
+    """numba keys a cached function on its own file only, but a strategy's compiled code
+    holds the strategy_kit helpers (and engine constants) it calls and the helpers of the
+    user's modules it imports: when any of those sources changed since the file's cache
+    was written, drop the cache of the file and of those modules before importing."""
+    stamp = _cache_stamp(path)
+    sources = strategy_sources(path)
     for folder in _cache_dirs(path):
         cached = list(folder.glob(f"{path.stem}.*.nbi")) + list(folder.glob(f"{path.stem}.*.nbc"))
         if not cached:
@@ -91,21 +180,22 @@ def _drop_stale_strategy_cache(path: Path) -> None:
         try:
             if sf.is_file() and sf.read_text() == stamp:
                 continue
-            for f in cached:
-                f.unlink(missing_ok=True)
+            for src in sources:
+                for d in _cache_dirs(src):
+                    for f in list(d.glob(f"{src.stem}.*.nbi")) + list(d.glob(f"{src.stem}.*.nbc")):
+                        f.unlink(missing_ok=True)
         except OSError:  # a read-only cache cannot have been written by another version
             pass
 
 
 def _write_strategy_stamp(path: Path) -> None:
-    from .engine import kernel_stamp
-
+    stamp = _cache_stamp(path)
     for folder in _cache_dirs(path):
         if any(folder.glob(f"{path.stem}.*.nbi")):
             sf = _stamp_file(folder, path)
             tmp = sf.with_suffix(f".{os.getpid()}.tmp")
             try:
-                tmp.write_text(kernel_stamp())
+                tmp.write_text(stamp)
                 os.replace(tmp, sf)
             except OSError:
                 pass
@@ -116,23 +206,45 @@ def _import_file(path: Path):
         if str(REPO_ROOT) not in sys.path:
             sys.path.insert(0, str(REPO_ROOT))
         return importlib.import_module(f"strategies.{path.stem}")
-    folder = str(path.parent)
-    if folder not in sys.path:
-        sys.path.insert(0, folder)
     existing = sys.modules.get(path.stem)
-    if existing is not None and Path(getattr(existing, "__file__", "") or "").resolve() != path:
+    if existing is not None:
+        if Path(getattr(existing, "__file__", "") or "").resolve() != path:
+            raise StrategyError(
+                f"strategy file {path}: its module name '{path.stem}' is already taken by "
+                f"{getattr(existing, '__file__', None) or 'a built-in module'}; rename the file")
+        return existing
+    _drop_stale_strategy_cache(path)
+    # the folder is on the import path only while the strategy is imported, and last: a
+    # module of the user's folder never shadows an installed one for the rest of the run
+    folder = str(path.parent)
+    added = folder not in sys.path
+    if added:
+        sys.path.append(folder)
+    try:
+        module = importlib.import_module(path.stem)
+    finally:
+        if added:
+            try:
+                sys.path.remove(folder)
+            except ValueError:
+                pass
+    if Path(getattr(module, "__file__", "") or "").resolve() != path:
         raise StrategyError(
-            f"strategy file {path}: its module name '{path.stem}' is already taken by "
-            f"{getattr(existing, '__file__', 'a built-in module')}; rename the file")
-    if existing is None:
-        _drop_stale_strategy_cache(path)
-    module = importlib.import_module(path.stem)
-    if existing is None:
-        _write_strategy_stamp(path)
+            f"strategy file {path}: its module name '{path.stem}' is the name of an installed "
+            f"module ({getattr(module, '__file__', None) or 'built in'}); rename the file")
+    _write_strategy_stamp(path)
     return module
 
 
+def _is_decision(fn) -> bool:
+    return bool(getattr(fn, "__fishing2sim_decision__", False))
+
+
 def _check_function(path: Path, fname: str, fn):
+    from numba.core import config
+
+    if config.DISABLE_JIT and _is_decision(fn):  # the debug mode: plain Python functions
+        return
     if not hasattr(fn, "nopython_signatures"):
         raise StrategyError(
             f"strategy file {path}: {fname} is not a decision function: decorate it with "
@@ -143,6 +255,31 @@ def _check_function(path: Path, fname: str, fn):
         raise StrategyError(
             f"strategy file {path}: {fname} has the wrong signature ({got}); a decision "
             "takes (obs, params, rng) and returns an int: decorate it with @decision")
+
+
+def _own(module, obj) -> bool:
+    """``obj`` is a function (plain or compiled) defined in ``module`` itself."""
+    fn = getattr(obj, "py_func", obj)
+    return callable(fn) and getattr(fn, "__module__", None) == module.__name__
+
+
+def _check_names(path: Path, module) -> None:
+    """A function named almost like a decision, or a @decision bound to no decision name,
+    is an error with a did-you-mean: otherwise a misspelled decision is silently ignored."""
+    bound = {id(getattr(module, n)) for n in DECISION_FUNCTIONS if hasattr(module, n)}
+    for name, obj in vars(module).items():
+        if name in DECISION_FUNCTIONS or name.startswith("__") or not _own(module, obj):
+            continue
+        close = difflib.get_close_matches(name, DECISION_FUNCTIONS, n=1, cutoff=0.8)
+        if close:
+            raise StrategyError(
+                f"strategy file {path}: '{name}' is not a decision name: did you mean "
+                f"'{close[0]}'? (decisions: {', '.join(DECISION_FUNCTIONS)})")
+        if _is_decision(obj) and id(obj) not in bound:
+            raise StrategyError(
+                f"strategy file {path}: @decision function '{name}' is not a decision name "
+                f"and no decision name is bound to it; name it after the decision it makes "
+                f"({', '.join(DECISION_FUNCTIONS)}) or assign it, e.g. 'play = {name}'")
 
 
 def resolve_path(spec: str) -> Path:
@@ -159,26 +296,50 @@ def resolve_path(spec: str) -> Path:
     return path
 
 
-_cache: dict[Path, Strategy] = {}
+def _short_error(exc: Exception, path: Path) -> str:
+    """A compile or import error in a user's file, in a line or two: numba's typing errors
+    run to a dozen lines; keep the first statement of the problem and the file's line."""
+    from numba.core import errors
+
+    if isinstance(exc, ContractError):
+        return str(exc)
+    text = str(exc)
+    if isinstance(exc, errors.NumbaError):
+        import re
+
+        text = re.sub(r"\x1b\[[0-9;]*m", "", text)
+        lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
+        first = next((ln for ln in lines if not ln.startswith(("During:", "File"))), "")
+        where = next((ln for ln in lines if ln.startswith("File") and path.name in ln), "")
+        text = f"{first}{' (' + where + ')' if where else ''}"
+    return f"{type(exc).__name__}: {text}"
 
 
-def load_strategy(spec) -> Strategy:
-    """A strategy by name (a file in strategies/) or by path to a .py file."""
+_cache: dict[tuple, Strategy] = {}
+
+
+def load_strategy(spec, strict: bool = False) -> Strategy:
+    """A strategy by name (a file in strategies/) or by path to a .py file. ``strict``:
+    its own functions compiled again with bounds checking (strict mode)."""
     if isinstance(spec, Strategy):
-        return spec
+        if spec.strict or not strict:
+            return spec
+        spec = spec.source
     path = resolve_path(str(spec))
-    if path in _cache:
-        return _cache[path]
+    key = (path, bool(strict))
+    if key in _cache:
+        return _cache[key]
     try:
         module = _import_file(path)
     except StrategyError:
         raise
     except Exception as exc:  # a user's file: report it, do not crash
         raise StrategyError(
-            f"strategy file {path}: cannot be imported: {type(exc).__name__}: {exc}") from None
+            f"strategy file {path}: cannot be imported: {_short_error(exc, path)}") from None
     name = getattr(module, "NAME", None)
     if not isinstance(name, str) or not name:
         raise StrategyError(f"strategy file {path}: no NAME (a non-empty string) defined")
+    _check_names(path, module)
     funcs, defined = [], []
     for fname in DECISION_FUNCTIONS:
         fn = getattr(module, fname, None)
@@ -201,19 +362,89 @@ def load_strategy(spec) -> Strategy:
     if param_names and len(param_names) != len(defaults):
         raise StrategyError(f"strategy file {path}: PARAM_NAMES has {len(param_names)} names "
                             f"for {len(defaults)} PARAMS")
+    observes = getattr(module, "OBSERVES", True)
+    if not isinstance(observes, bool):
+        raise StrategyError(f"strategy file {path}: OBSERVES must be True or False")
+    if strict:
+        try:
+            funcs = _strict_functions(path, module, funcs)
+        except Exception as exc:
+            raise StrategyError(f"strategy file {path}: cannot be compiled in strict mode: "
+                                f"{_short_error(exc, path)}") from None
     s = Strategy(name, str(path), tuple(funcs), tuple(defined), defaults, param_names,
-                 bool(getattr(module, "OBSERVES", True)))
-    _cache[path] = s
+                 observes, strategy_digest(path), bool(strict))
+    _cache[key] = s
     return s
 
 
-def build_lineup(specs, players: int, params=None):
+# ---- strict mode: the strategy's own code compiled again with bounds checking -------------
+
+def _strict_functions(path: Path, module, funcs: list) -> list:
+    """The decision functions compiled again with boundscheck=True, and with them every
+    compiled function of the strategy file and of the user's modules it imports (their
+    globals copied, so the originals stay as they are). The kit and the engine are
+    bounds-safe by construction and are not recompiled. Not cached (numba's cache does not
+    key on the flag): a few seconds per strategy."""
+    from numba import njit
+    from numba.core import config
+    from numba.core.dispatcher import Dispatcher
+
+    from .strategy_kit import DECISION_SIGNATURE
+
+    if config.DISABLE_JIT:  # plain Python: every index is checked anyway
+        return funcs
+    user_files = {str(f) for f in strategy_sources(path)}
+    modules: dict[str, pytypes.ModuleType] = {}
+    done: dict[int, object] = {}
+
+    def user_module(mod) -> bool:
+        return str(Path(getattr(mod, "__file__", "") or "").resolve()) in user_files
+
+    def copy_module(mod):
+        if mod.__name__ not in modules:
+            new = pytypes.ModuleType(mod.__name__)
+            modules[mod.__name__] = new
+            g = dict(vars(mod))
+            for k, v in list(g.items()):
+                g[k] = convert(v)
+            new.__dict__.update(g)
+        return modules[mod.__name__]
+
+    def convert(obj):
+        if isinstance(obj, pytypes.ModuleType):
+            return copy_module(obj) if user_module(obj) else obj
+        if not isinstance(obj, Dispatcher):
+            return obj
+        mod = sys.modules.get(obj.py_func.__module__)
+        if mod is None or not user_module(mod):
+            return obj
+        if id(obj) not in done:
+            g = copy_module(mod).__dict__
+            py = obj.py_func
+            fn = pytypes.FunctionType(py.__code__, g, py.__name__, py.__defaults__,
+                                      py.__closure__)
+            opts = {k: v for k, v in obj.targetoptions.items() if k not in ("cache", "nopython")}
+            opts["boundscheck"] = True
+            done[id(obj)] = njit(**opts)(fn)
+        return done[id(obj)]
+
+    out = []
+    for fn in funcs:
+        strict = convert(fn)
+        if strict is not fn:
+            strict.compile(DECISION_SIGNATURE)
+        out.append(strict)
+    return out
+
+
+def build_lineup(specs, players: int, params=None, strict: bool = False):
     """(strats, params table, strategies) for the kernels.
 
     ``specs``: one strategy (name, path or Strategy) for every seat or a list, one per seat.
     ``params``: None, or a list with one vector (or None for the defaults) per seat.
     ``strats[kind][seat]`` is the seat's function for decision ``kind``; unused seats are
-    padded with seat 0's, so the driver's type never depends on the lineup.
+    padded with seat 0's, so the driver's type never depends on the lineup. ``strict``:
+    the strategies in strict mode (bounds checking).
     """
     if specs is None:
         specs = "random"
@@ -222,7 +453,7 @@ def build_lineup(specs, players: int, params=None):
     specs = list(specs)
     if len(specs) != players:
         raise StrategyError(f"the lineup names {len(specs)} strategies for {players} seats")
-    strats = [load_strategy(s) for s in specs]
+    strats = [load_strategy(s, strict) for s in specs]
     if params is not None and len(params) != players:
         raise StrategyError(f"params: {len(params)} vectors for {players} seats")
     width = max([1] + [s.n_params for s in strats])

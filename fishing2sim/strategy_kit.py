@@ -14,16 +14,27 @@ returns one of the options:
     zero_catch        original Fishing: the card a zero catches (options: other cards still
                       in the trick)
     pass_1_left       original Fishing: the hand card passed to the left (options: the hand)
-    determine_colour  original Fishing: the next trick's suit (options: C_BLUE, C_YELLOW,
-                      C_PURPLE, C_RED, C_GREEN)
+    determine_colour  original Fishing: the next trick's suit (options: BLUE, YELLOW,
+                      PURPLE, RED, GREEN)
 
 A decision the file does not define is made by the reference random strategy (a uniform
 choice among the options). ``obs`` is the observation (the O_* layout in
 engine/constants.py): read it through the helpers below. ``params`` is the seat's parameter
 vector from the experiment file (the file's ``PARAMS`` gives the defaults and the length).
 ``rng`` is the seat's own random stream: use ``rand_below(rng, n)``.
-A trick card that lies face down shows as FACE_DOWN; as an option it is FACE_DOWN_OPTION + i.
-Functions of the strategy's own that its decisions call are decorated with ``@helper``.
+
+Options are action ids of one space, so an option never means two things: a card option is
+the card's id (0 .. MAX_CARDS-1); a face-down trick card is OPT_FACE_DOWN + its trick
+position (in the trick it shows as FACE_DOWN); the shades are LIGHT and DARK (OPT_LIGHT,
+OPT_DARK); the suits BLUE, YELLOW, PURPLE, RED, GREEN (OPT_*). These are not the codes the
+observation uses for a trump or a colour (C_LIGHT, C_BLUE, ... in O_TRUMP, a card's colour):
+``option_card``, ``option_shade``, ``option_suit``, ``option_trick_index`` read an option,
+``shade_option`` / ``suit_option`` make one. Functions of the strategy's own that its
+decisions call are decorated with ``@helper``.
+
+Every accessor here is bounds-safe: a card id, index or count out of range reads nothing
+and gives -1 (or 0 / False), so a strategy that reads through the kit cannot read past its
+observation.
 """
 from numba import njit
 from numba.core import errors
@@ -38,8 +49,11 @@ from .engine.constants import (  # noqa: F401  (re-exported for strategy files)
     O_FISHER_N, O_HAND, O_HAND_N, O_KIND, O_LEADER, O_LED, O_LOWEST_WINS, O_N_OPTIONS,
     O_N_PLAYED, O_N_ROUNDS, O_OCEAN_N, O_OPTIONS, O_PLAYED, O_PLAYED_BY, O_PLAYERS, O_POINTS,
     O_ROUND, O_RULESET, O_SEAT, O_SUBJECT, O_TRICK_CARD, O_TRICK_IN, O_TRICK_N, O_TRICK_NO,
-    O_TRICK_PLAYER, O_TRUMP, RS_FISHING, RS_FISHING2, SUIT_NONE, SUIT_TRUMP,
+    O_TRICK_PLAYER, O_TRUMP, OPT_BLUE, OPT_DARK, OPT_END, OPT_FACE_DOWN, OPT_GREEN,
+    OPT_LIGHT, OPT_PURPLE, OPT_RED, OPT_SHADE, OPT_SUIT, OPT_YELLOW, RS_FISHING, RS_FISHING2,
+    SUIT_NONE, SUIT_TRUMP, MAX_HAND, MAX_PLAYERS, MAX_TRICK,
 )
+from .engine.judge import highest_index, weakest_index
 from .engine.rng import rand_below as _rand_below
 
 DECISION_SIGNATURE = "int64(int64[::1], float64[::1], uint64[::1])"
@@ -48,8 +62,21 @@ DECISION_FUNCTIONS = (
     "play", "trump_choice", "determine_trump", "catch_1_other", "exchange_take",
     "exchange_give", "catch_1_card", "zero_catch", "pass_1_left", "determine_colour",
 )
-LIGHT = C_LIGHT
-DARK = C_DARK
+# the options of trump_choice / determine_trump and of determine_colour
+LIGHT = OPT_LIGHT
+DARK = OPT_DARK
+BLUE = OPT_BLUE
+YELLOW = OPT_YELLOW
+PURPLE = OPT_PURPLE
+RED = OPT_RED
+GREEN = OPT_GREEN
+
+
+DECISION_ARGS = "(int64[::1], float64[::1], uint64[::1])"
+
+
+class ContractError(TypeError):
+    """A decision function that cannot be one: it returns something other than an integer."""
 
 
 def decision(fn):
@@ -57,12 +84,35 @@ def decision(fn):
 
     Compiled without numba's reference counting when the function allocates no arrays
     (every call then saves two atomic counter updates on each array it touches); a
-    function that does allocate is compiled with it.
+    function that does allocate is compiled with it. The return type is inferred and must
+    be an integer (a float or a path that returns None is a ContractError, not silently
+    truncated). Under NUMBA_DISABLE_JIT=1 (the debug mode) the function stays plain Python.
     """
+    from numba.core import config, types
+
+    if config.DISABLE_JIT:
+        fn.__fishing2sim_decision__ = True
+        return fn
     try:
-        return njit(DECISION_SIGNATURE, cache=True, _nrt=False)(fn)
+        d = njit(DECISION_ARGS, cache=True, _nrt=False)(fn)
     except errors.NumbaError:
-        return njit(DECISION_SIGNATURE, cache=True)(fn)
+        d = njit(DECISION_ARGS, cache=True)(fn)
+    ret = d.nopython_signatures[0].return_type
+    if ret != types.int64:
+        where = f"{fn.__code__.co_filename}:{fn.__code__.co_firstlineno}"
+        if isinstance(ret, types.Integer) or ret == types.boolean:
+            d = njit(DECISION_SIGNATURE, cache=True, _nrt=d.targetoptions.get("_nrt", True))(fn)
+        elif isinstance(ret, (types.Optional, types.NoneType)):
+            raise ContractError(
+                f"decision {fn.__name__} ({where}) can return None (a path without a "
+                "return?); a decision returns one of its options, an integer")
+        else:
+            raise ContractError(
+                f"decision {fn.__name__} ({where}) returns {ret}, not an integer; a "
+                "decision returns one of its options (an int64 from obs, or a constant "
+                "such as LIGHT)")
+    d.__fishing2sim_decision__ = True
+    return d
 
 
 def helper(fn_or_signature):
@@ -85,52 +135,135 @@ def rand_below(rng, n):
     return _rand_below(rng, 0, n)
 
 
+# ---- bounds-safe primitives: every read of the observation below goes through these ----
+
+@helper("int64(int64[::1], int64, int64)")
+def _count(obs, at, cap):
+    """The count at obs[at], clamped to 0 .. cap (a buffer a strategy wrote over cannot
+    make a loop read past its region)."""
+    n = obs[at]
+    if n < 0:
+        return 0
+    return n if n < cap else cap
+
+
+@helper("int64(int64[::1], int64, int64)")
+def _card_field(obs, base, card):
+    """obs[base + card] for a card id 0 .. MAX_CARDS-1, else -1."""
+    if 0 <= card < MAX_CARDS:
+        return obs[base + card]
+    return -1
+
+
+@helper("int64(int64[::1], int64, int64, int64)")
+def _slot(obs, base, i, cap):
+    """obs[base + i] for 0 <= i < cap, else -1."""
+    if 0 <= i < cap:
+        return obs[base + i]
+    return -1
+
+
 @helper
 def n_options(obs):
-    return obs[O_N_OPTIONS]
+    return _count(obs, O_N_OPTIONS, MAX_HAND)
 
 
 @helper("int64(int64[::1], int64)")
 def option(obs, i):
-    return obs[O_OPTIONS + i]
+    """Option i (0 <= i < n_options), else -1."""
+    return _slot(obs, O_OPTIONS, i, MAX_HAND)
 
 
 @helper
 def random_option(obs, rng):
-    return obs[O_OPTIONS + _rand_below(rng, 0, obs[O_N_OPTIONS])]
+    return obs[O_OPTIONS + _rand_below(rng, 0, n_options(obs))]
+
+
+# ---- options: one action-id space (see the module doc) ----------------------------------
+
+@helper
+def option_card(o):
+    """The card id an option stands for (a card in hand or face up in the trick), else -1."""
+    return o if 0 <= o < MAX_CARDS else -1
 
 
 @helper
+def option_trick_index(o):
+    """The trick position of a face-down card option (OPT_FACE_DOWN + i), else -1."""
+    return o - OPT_FACE_DOWN if OPT_FACE_DOWN <= o < OPT_FACE_DOWN + MAX_TRICK else -1
+
+
+@helper
+def option_shade(o):
+    """C_LIGHT / C_DARK for the option LIGHT / DARK, else -1."""
+    return o - OPT_SHADE if o == OPT_LIGHT or o == OPT_DARK else -1
+
+
+@helper
+def option_suit(o):
+    """The colour code (C_BLUE, ...) of a determine-colour option (BLUE, ...), else -1."""
+    return o - OPT_SUIT if OPT_SUIT <= o < OPT_END else -1
+
+
+@helper
+def shade_option(shade):
+    """The option (LIGHT / DARK) for a shade code C_LIGHT / C_DARK."""
+    return OPT_SHADE + shade
+
+
+@helper
+def suit_option(c):
+    """The determine-colour option for a colour code (C_BLUE -> BLUE, ...)."""
+    return OPT_SUIT + c
+
+
+@helper
+def _shade_code(shade):
+    """A shade given as a code (C_LIGHT) or as an option (LIGHT): its code."""
+    return shade - OPT_SHADE if shade >= OPT_SHADE else shade
+
+
+# ---- cards and the table ---------------------------------------------------------------
+
+@helper
 def value(obs, card):
-    """A card's printed value (-1 for buoys and face-down cards)."""
-    if card < 0 or card >= FACE_DOWN_OPTION:
-        return -1
-    return obs[O_CARD_VALUE + card]
+    """A card's printed value (-1 for buoys, face-down cards and ids that are no card)."""
+    return _card_field(obs, O_CARD_VALUE, card)
 
 
 @helper
 def kind(obs, card):
-    return obs[O_CARD_KIND + card]
+    return _card_field(obs, O_CARD_KIND, card)
 
 
 @helper
 def effect(obs, card):
-    return obs[O_CARD_EFFECT + card]
+    return _card_field(obs, O_CARD_EFFECT, card)
 
 
 @helper
 def colour(obs, card):
-    return obs[O_CARD_COLOUR + card]
+    return _card_field(obs, O_CARD_COLOUR, card)
+
+
+@helper("int64(int64[::1], int64)")
+def _suit_base(obs, trump):
+    """Where the suit column under the active shade ``trump`` starts."""
+    trump = _shade_code(trump)
+    if trump == C_LIGHT:
+        return O_CARD_SUIT + MAX_CARDS
+    if trump == C_DARK:
+        return O_CARD_SUIT + 2 * MAX_CARDS
+    return O_CARD_SUIT
 
 
 @helper("int64(int64[::1], int64, int64)")
 def suit_under(obs, card, trump):
-    """The card's suit in a trick when ``trump`` is the active shade (SUIT_TRUMP for trump)."""
-    if trump == C_LIGHT:
-        return obs[O_CARD_SUIT + MAX_CARDS + card]
-    if trump == C_DARK:
-        return obs[O_CARD_SUIT + 2 * MAX_CARDS + card]
-    return obs[O_CARD_SUIT + card]
+    """The card's suit in a trick when ``trump`` is the active shade (SUIT_TRUMP for trump;
+    SUIT_NONE for buoys, blowfish and ids that are no card)."""
+    if 0 <= card < MAX_CARDS:
+        return obs[_suit_base(obs, trump) + card]
+    return SUIT_NONE
 
 
 @helper
@@ -146,12 +279,12 @@ def is_trump(obs, card):
 
 @helper
 def hand_size(obs):
-    return obs[O_HAND_N]
+    return _count(obs, O_HAND_N, MAX_HAND)
 
 
 @helper("int64(int64[::1], int64)")
 def hand_card(obs, i):
-    return obs[O_HAND + i]
+    return _slot(obs, O_HAND, i, MAX_HAND)
 
 
 @helper
@@ -161,12 +294,12 @@ def seat(obs):
 
 @helper
 def players(obs):
-    return obs[O_PLAYERS]
+    return _count(obs, O_PLAYERS, MAX_PLAYERS)
 
 
 @helper("int64(int64[::1], int64)")
 def points(obs, p):
-    return obs[O_POINTS + p]
+    return _slot(obs, O_POINTS, p, MAX_PLAYERS)
 
 
 # ---- helpers for heuristic bots: reading the trick, judging cards -----------------------
@@ -181,57 +314,55 @@ from .engine.constants import (  # noqa: E402
 @helper
 def trick_n(obs):
     """Cards in the current trick (a face-down exchanged card included)."""
-    return obs[O_TRICK_N]
+    return _count(obs, O_TRICK_N, MAX_TRICK)
 
 
 @helper("int64(int64[::1], int64)")
 def trick_card(obs, i):
     """The card at trick position i (FACE_DOWN for a face-down card)."""
-    return obs[O_TRICK_CARD + i]
+    return _slot(obs, O_TRICK_CARD, i, MAX_TRICK)
 
 
 @helper("int64(int64[::1], int64)")
 def trick_player(obs, i):
-    return obs[O_TRICK_PLAYER + i]
+    return _slot(obs, O_TRICK_PLAYER, i, MAX_TRICK)
 
 
 @helper
 def to_play(obs):
     """While choosing a card to play: how many players play after the deciding seat."""
-    return obs[O_PLAYERS] - obs[O_TRICK_N] - 1
+    return players(obs) - trick_n(obs) - 1
+
+
+@helper
+def n_cards(obs):
+    return _count(obs, O_N_CARDS, MAX_CARDS)
 
 
 @helper
 def is_card(obs, card):
     """True for a real card id (not FACE_DOWN, not a face-down option, not a shade)."""
-    return 0 <= card < obs[O_N_CARDS]
+    return 0 <= card < n_cards(obs)
 
 
 @helper
 def is_buoy(obs, card):
-    return is_card(obs, card) and obs[O_CARD_KIND + card] == K_BUOY
+    return kind(obs, card) == K_BUOY
 
 
 @helper
 def is_blowfish(obs, card):
-    return is_card(obs, card) and obs[O_CARD_KIND + card] == K_BLOWFISH
+    return kind(obs, card) == K_BLOWFISH
 
 
 @helper
 def is_green(obs, card):
-    return is_card(obs, card) and obs[O_CARD_KIND + card] == K_GREEN
+    return kind(obs, card) == K_GREEN
 
 
 @helper("boolean(int64[::1], int64, int64)")
 def has_effect(obs, card, eff):
-    return is_card(obs, card) and obs[O_CARD_EFFECT + card] == eff
-
-
-@helper("int64(int64[::1], int64, int64, int64)")
-def _card_or_extra(obs, i, n, extra):
-    if i == n:
-        return extra
-    return obs[O_TRICK_CARD + i]
+    return is_card(obs, card) and effect(obs, card) == eff
 
 
 @helper("int64(int64[::1], int64)")
@@ -248,131 +379,42 @@ def highest_with(obs, card):
     """A6: trick index of the highest card if ``card`` were played now (it would sit at
     index O_TRICK_N); card < 0: of the trick as it is. -1 for an empty trick.
     Original Fishing (B4): the lowest under lowest-wins; -1 when nobody has played the suit
-    named by determine-colour or a trump (its namer would catch)."""
-    n = obs[O_TRICK_N]
-    m = n + 1 if card >= 0 else n
-    if m == 0:
-        return -1
-    trump = obs[O_TRUMP]
-    led = led_with(obs, card)
-    if led == SUIT_NONE:  # only buoys and blowfish: the highest blowfish, else the first buoy
-        best = -1
-        hv = -1
-        for i in range(m):
-            c = _card_or_extra(obs, i, n, card)
-            if c >= 0 and obs[O_CARD_KIND + c] == K_BLOWFISH and obs[O_CARD_VALUE + c] > hv:
-                hv = obs[O_CARD_VALUE + c]
-                best = i
-        return best if best >= 0 else 0
-    # one pass: the best trump (blowfish count only when trump was led) and the best card
-    # of the led suit (blowfish included); a trump in the trick makes the first win
-    low = obs[O_LOWEST_WINS] != 0  # original Fishing's lowest-wins trick
-    best_t, tv, best_l, lv = -1, -1, -1, -1
-    for i in range(m):
-        c = _card_or_extra(obs, i, n, card)
-        if c < 0:
-            continue
-        v = obs[O_CARD_VALUE + c]
-        s = suit_under(obs, c, trump)
-        # the later of two 16s is higher; lowest-wins: the lowest (values are unique)
-        if s == SUIT_TRUMP and (best_t < 0 or (v < tv if low else v >= tv)):
-            best_t, tv = i, v
-        if (s == led or obs[O_CARD_KIND + c] == K_BLOWFISH) and \
-                (best_l < 0 or (v < lv if low else v >= lv)):
-            best_l, lv = i, v
-    if best_t >= 0 and led != SUIT_TRUMP:
-        return best_t
-    return best_l
+    named by determine-colour or a trump (its namer would catch). The engine's own judge
+    (engine/judge.py) decides."""
+    return highest_index(obs, O_TRICK_CARD, trick_n(obs), card if card < MAX_CARDS else -1,
+                         O_CARD_KIND, O_CARD_VALUE, _suit_base(obs, obs[O_TRUMP]),
+                         led_with(obs, card), obs[O_LOWEST_WINS],
+                         1 if obs[O_RULESET] != RS_FISHING else 0)
 
 
 @helper("int64(int64[::1], int64)")
 def weakest_with(obs, card):
-    """A7: trick index of the weakest card if ``card`` were played now (-1: none)."""
-    n = obs[O_TRICK_N]
-    m = n + 1 if card >= 0 else n
-    trump = obs[O_TRUMP]
-    led = led_with(obs, card)
-    weakest = -1
-    wv = 1 << 30
-    if led == SUIT_NONE:
-        for i in range(m):
-            c = _card_or_extra(obs, i, n, card)
-            if c >= 0 and obs[O_CARD_KIND + c] == K_BLOWFISH and obs[O_CARD_VALUE + c] < wv:
-                wv = obs[O_CARD_VALUE + c]
-                weakest = i
-        return weakest
-    for i in range(m):  # the lowest shed card, the earlier of equals
-        c = _card_or_extra(obs, i, n, card)
-        if c >= 0 and (obs[O_CARD_KIND + c] == K_COLOUR or obs[O_CARD_KIND + c] == K_GREEN):
-            s = suit_under(obs, c, trump)
-            if s != led and s != SUIT_TRUMP and obs[O_CARD_VALUE + c] < wv:
-                wv = obs[O_CARD_VALUE + c]
-                weakest = i
-    if weakest >= 0:
-        return weakest
-    for i in range(m):  # else the lowest card of the led suit, blowfish included
-        c = _card_or_extra(obs, i, n, card)
-        if c >= 0 and (obs[O_CARD_KIND + c] == K_BLOWFISH or suit_under(obs, c, trump) == led):
-            if obs[O_CARD_VALUE + c] < wv:
-                wv = obs[O_CARD_VALUE + c]
-                weakest = i
-    if weakest >= 0:
-        return weakest
-    for i in range(m):  # else the lowest trump
-        c = _card_or_extra(obs, i, n, card)
-        if c >= 0 and suit_under(obs, c, trump) == SUIT_TRUMP and obs[O_CARD_VALUE + c] < wv:
-            wv = obs[O_CARD_VALUE + c]
-            weakest = i
-    return weakest
+    """A7: trick index of the weakest card if ``card`` were played now (-1: none); the
+    engine's own judge (engine/judge.py) decides."""
+    return weakest_index(obs, O_TRICK_CARD, trick_n(obs), card if card < MAX_CARDS else -1,
+                         O_CARD_KIND, O_CARD_VALUE, _suit_base(obs, obs[O_TRUMP]),
+                         led_with(obs, card))
 
 
 @helper("boolean(int64[::1], int64)")
 def wins_now(obs, card):
-    """Playing ``card`` now makes it the trick's highest card (so far): the same answer as
-    ``highest_with(obs, card) == trick_n(obs)``, in one pass that stops at the first card
-    that beats it."""
-    n = obs[O_TRICK_N]
-    led = obs[O_LED]
-    if card < 0 or n == 0 or led == SUIT_NONE:
-        return highest_with(obs, card) == n  # leading, or only buoys/blowfish so far
-    trump = obs[O_TRUMP]
-    low = obs[O_LOWEST_WINS] != 0
-    v = obs[O_CARD_VALUE + card]
-    s = suit_under(obs, card, trump)
-    if led != SUIT_TRUMP and s == SUIT_TRUMP:  # A6: it must top every trump in the trick
-        for i in range(n):
-            c = obs[O_TRICK_CARD + i]
-            if c >= 0 and suit_under(obs, c, trump) == SUIT_TRUMP:
-                if (v >= obs[O_CARD_VALUE + c]) == low:  # the later of two 16s is higher
-                    return False
-        return True
-    if s != led and obs[O_CARD_KIND + card] != K_BLOWFISH:
-        return False
-    for i in range(n):  # A6: the highest of the led suit (blowfish included), no trump
-        c = obs[O_TRICK_CARD + i]
-        if c >= 0:
-            sc = suit_under(obs, c, trump)
-            if sc == SUIT_TRUMP and led != SUIT_TRUMP:
-                return False
-            if sc == led or obs[O_CARD_KIND + c] == K_BLOWFISH:
-                if (v >= obs[O_CARD_VALUE + c]) == low:
-                    return False
-    return True
+    """Playing ``card`` now makes it the trick's highest card (so far)."""
+    return 0 <= card < MAX_CARDS and highest_with(obs, card) == trick_n(obs)
 
 
 @helper("boolean(int64[::1], int64)")
 def weakest_now(obs, card):
     """Playing ``card`` now makes it the trick's weakest card (so far)."""
-    return weakest_with(obs, card) == obs[O_TRICK_N]
+    return 0 <= card < MAX_CARDS and weakest_with(obs, card) == trick_n(obs)
 
 
 @helper
 def blowfish_in_trick(obs):
     """Blowfish still in the current trick."""
     k = 0
-    for i in range(obs[O_TRICK_N]):
+    for i in range(trick_n(obs)):
         c = obs[O_TRICK_CARD + i]
-        if c >= 0 and obs[O_TRICK_IN + i] != 0 and obs[O_CARD_KIND + c] == K_BLOWFISH:
+        if obs[O_TRICK_IN + i] != 0 and kind(obs, c) == K_BLOWFISH:
             k += 1
     return k
 
@@ -424,10 +466,11 @@ def future_power(obs, card):
 def _shade_total(obs, shade, values):
     """Over the hand cards that are trump when ``shade`` is active (the two 16s count for
     both): their number, or (values) the sum of their values."""
+    shade = _shade_code(shade)
     t = 0
-    for i in range(obs[O_HAND_N]):
+    for i in range(hand_size(obs)):
         c = obs[O_HAND + i]
-        if obs[O_CARD_KIND + c] == K_GREEN:
+        if kind(obs, c) == K_GREEN:
             col = obs[O_CARD_COLOUR + c]
             if col == shade or col == C_BOTH:
                 t += obs[O_CARD_VALUE + c] if values else 1
@@ -436,7 +479,8 @@ def _shade_total(obs, shade, values):
 
 @helper("int64(int64[::1], int64)")
 def shade_cards(obs, shade):
-    """Hand cards that are trump when ``shade`` is active (the two 16s count for both)."""
+    """Hand cards that are trump when ``shade`` (C_LIGHT / C_DARK, or the option LIGHT /
+    DARK) is active (the two 16s count for both)."""
     return _shade_total(obs, shade, False)
 
 
@@ -448,7 +492,7 @@ def shade_value(obs, shade):
 
 @helper
 def in_hand(obs, card):
-    for i in range(obs[O_HAND_N]):
+    for i in range(hand_size(obs)):
         if obs[O_HAND + i] == card:
             return True
     return False
@@ -457,7 +501,7 @@ def in_hand(obs, card):
 @helper
 def was_played(obs, card):
     """``card`` was played this round (the O_PLAYED list)."""
-    for i in range(obs[O_N_PLAYED]):
+    for i in range(_count(obs, O_N_PLAYED, MAX_CARDS)):
         if obs[O_PLAYED + i] == card:
             return True
     return False
@@ -470,11 +514,11 @@ def _unseen_above(obs, card, limit):
     if s == SUIT_NONE:
         return 0
     v = obs[O_CARD_VALUE + card]
-    trump = obs[O_TRUMP]
+    base = _suit_base(obs, obs[O_TRUMP])
     k = 0
-    for c in range(obs[O_N_CARDS]):
+    for c in range(n_cards(obs)):
         if c != card and obs[O_CARD_KIND + c] != K_BLOWFISH and obs[O_CARD_VALUE + c] >= v:
-            if suit_under(obs, c, trump) == s and not in_hand(obs, c) and not was_played(obs, c):
+            if obs[base + c] == s and not in_hand(obs, c) and not was_played(obs, c):
                 k += 1
                 if k >= limit:
                     return k
@@ -500,7 +544,7 @@ def is_boss(obs, card):
 def unseen_blowfish(obs):
     """Blowfish neither in the hand nor played this round."""
     k = 0
-    for c in range(obs[O_N_CARDS]):
+    for c in range(n_cards(obs)):
         if obs[O_CARD_KIND + c] == K_BLOWFISH and not in_hand(obs, c) and not was_played(obs, c):
             k += 1
     return k
@@ -511,10 +555,10 @@ def leader_gap(obs):
     """The best other player's points minus the deciding seat's (>0: behind)."""
     me = obs[O_SEAT]
     best = -(1 << 40)
-    for p in range(obs[O_PLAYERS]):
+    for p in range(players(obs)):
         if p != me and obs[O_POINTS + p] > best:
             best = obs[O_POINTS + p]
-    return best - obs[O_POINTS + me]
+    return best - points(obs, me)
 
 
 # ---- ready-made bodies for the simple decisions ------------------------------------------
@@ -526,7 +570,7 @@ def strongest_option(obs, future):
     goes to the fisher and so to the next rounds); never a minus-3 buoy (original Fishing)
     while there is another option. Ties: the first."""
     best, best_p = obs[O_OPTIONS], -(1 << 30)
-    for i in range(obs[O_N_OPTIONS]):
+    for i in range(n_options(obs)):
         c = obs[O_OPTIONS + i]
         p = future_power(obs, c) if future else power(obs, c)
         if has_effect(obs, c, E_MINUS_3):
@@ -541,7 +585,7 @@ def weakest_option(obs):
     """The option with the lowest ``power``, keeping the +3-points buoy (3 points when
     played) while there is another option. Ties: the first."""
     best, best_p = obs[O_OPTIONS], 1 << 30
-    for i in range(obs[O_N_OPTIONS]):
+    for i in range(n_options(obs)):
         c = obs[O_OPTIONS + i]
         p = 1000 if has_effect(obs, c, E_PLUS_3) else power(obs, c)
         if p < best_p:
@@ -551,11 +595,11 @@ def weakest_option(obs):
 
 @helper("int64(int64[::1], int64)")
 def richer_shade(obs, per_card):
-    """LIGHT or DARK: the shade whose trump cards in hand score more, scoring
+    """The option LIGHT or DARK: the shade whose trump cards in hand score more, scoring
     ``per_card`` per card plus the sum of their values (ties: LIGHT)."""
     light = per_card * shade_cards(obs, C_LIGHT) + shade_value(obs, C_LIGHT)
     dark = per_card * shade_cards(obs, C_DARK) + shade_value(obs, C_DARK)
-    return C_LIGHT if light >= dark else C_DARK
+    return LIGHT if light >= dark else DARK
 
 
 @helper
@@ -588,7 +632,7 @@ def best_catch_option(obs):
     """zero-catch (original Fishing): the option most worth keeping (keep_value), never a
     minus-3 buoy (it costs 3 points at once) while there is another option. Ties: the first."""
     best, best_v = obs[O_OPTIONS], -(1 << 30)
-    for i in range(obs[O_N_OPTIONS]):
+    for i in range(n_options(obs)):
         c = obs[O_OPTIONS + i]
         v = -1000 if has_effect(obs, c, E_MINUS_3) else keep_value(obs, c)
         if v > best_v:
@@ -601,7 +645,7 @@ def least_kept_option(obs):
     """pass-1-left (original Fishing): the hand card least worth keeping (keep_value): a
     low plain card rather than a zero, a buoy or a trump. Ties: the first."""
     best, best_v = obs[O_OPTIONS], 1 << 30
-    for i in range(obs[O_N_OPTIONS]):
+    for i in range(n_options(obs)):
         c = obs[O_OPTIONS + i]
         v = keep_value(obs, c)
         if v < best_v:
@@ -614,16 +658,17 @@ def richest_suit(obs, high):
     """determine-colour (original Fishing): the option suit of which the hand holds the
     most cards of value >= ``high``, then the largest sum of values (ties: the first)."""
     best, best_s = obs[O_OPTIONS], -1
-    for i in range(obs[O_N_OPTIONS]):
-        s = obs[O_OPTIONS + i]
+    for i in range(n_options(obs)):
+        o = obs[O_OPTIONS + i]
+        s = option_suit(o)
         score = 0
-        for j in range(obs[O_HAND_N]):
+        for j in range(hand_size(obs)):
             c = obs[O_HAND + j]
-            if obs[O_CARD_KIND + c] != K_BUOY and obs[O_CARD_COLOUR + c] == s:
+            if kind(obs, c) != K_BUOY and colour(obs, c) == s:
                 v = obs[O_CARD_VALUE + c]
                 score += v + (1000 if v >= high else 0)
         if score > best_s:
-            best, best_s = s, score
+            best, best_s = o, score
     return best
 
 

@@ -23,11 +23,11 @@ while there is another), pass-1-left passes the card least worth keeping (a low 
 not a zero, buoy or trump), determine-colour names the suit it holds the most high cards of.
 """
 from fishing2sim.strategy_kit import (  # shared decisions
+    C_DARK,
+    C_LIGHT,
     C_NONE,
-    DARK,
     E_CATCH_1_OTHER,
     E_PLUS_3,
-    LIGHT,
     O_HAND_N,
     O_LED,
     O_OCEAN_N,
@@ -154,7 +154,7 @@ def score(obs, params, c, exposed, progress, gap, fish, green_in_trick, t_now, t
         # the rest of the hand that is trump in the next trick: a green in the trick
         # flips the shade (a determine-trump buoy is ignored)
         if green_in_trick or is_green(obs, c):
-            nxt = DARK if obs[O_TRUMP] == LIGHT else LIGHT
+            nxt = C_DARK if obs[O_TRUMP] == C_LIGHT else C_LIGHT
             k = t_flip
         else:
             nxt = obs[O_TRUMP]
@@ -181,7 +181,7 @@ def best_scored(obs, params):
     t_now = t_flip = 0
     if obs[O_TRUMP] != C_NONE and params[19] != 0.0:
         t_now = trumps_under(obs, obs[O_TRUMP])
-        t_flip = trumps_under(obs, DARK if obs[O_TRUMP] == LIGHT else LIGHT)
+        t_flip = trumps_under(obs, C_DARK if obs[O_TRUMP] == C_LIGHT else C_LIGHT)
     best, best_s = option(obs, 0), -1e300
     for i in range(n_options(obs)):
         c = option(obs, i)

@@ -26,6 +26,8 @@ from pathlib import Path
 
 import numpy as np
 
+from fishing2sim.engine.state import STATE_SIZE
+
 DATA = Path(__file__).parent / "data"
 N_GAMES = 2000
 N_TRUMP_GAMES = 500
@@ -73,7 +75,8 @@ def game_rows(ruleset: str, lineup: str, players: int, n: int = N_GAMES) -> list
     out_points = np.zeros((n, K.MAX_PLAYERS), np.int64)
     out_hash = np.zeros(n, np.uint64)
     ev = np.zeros((16384, K.EV_FIELDS), np.int64)
-    done = digest_batch(*head, n, funcs, table, mask, ev, out_int, out_points, out_hash)
+    done = digest_batch(*head, n, funcs, table, mask, np.zeros((2, STATE_SIZE), np.int64), ev,
+                        out_int, out_points, out_hash)
     assert done == n and not out_int[:, G_ERR_CODE].any(), "a golden game failed"
     return [{
         "lineup": lineup, "players": players, "game": g,
@@ -94,7 +97,8 @@ def trump_rows(lineup: str, n: int = N_TRUMP_GAMES) -> list[dict]:
     head, funcs, table, mask = _lineup_args("fishing2", lineup, 4)
     pairs = np.zeros((n, R, N_T), np.int64)
     dummy = np.zeros((1, K.EV_FIELDS), np.int64)
-    done = trump_batch(*head, n, funcs, table, 0, mask, K.MAX_ROUNDS,
+    done = trump_batch(*head, n, funcs, table, 0, mask, np.zeros((2, STATE_SIZE), np.int64),
+                       K.MAX_ROUNDS,
                        np.zeros((n, N_G), np.int64), np.zeros((n, K.MAX_PLAYERS), np.int64),
                        np.zeros((n, 2 * R), np.int64), np.zeros((n, 2 * R), np.int64),
                        np.zeros((n, R, K.MAX_PLAYERS), np.int64), pairs, -1, dummy, dummy,

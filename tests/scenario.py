@@ -25,7 +25,7 @@ from fishing2sim.engine.state import (
     A_BOAT, A_BOAT_HEAD, A_BOAT_N, A_BONUS, A_FISHER, A_FISHER_N, A_HAND, A_HAND_N,
     A_LAST_ORDER, A_OCEAN, A_POINTS, A_SCORED, PH_TRICKS, PH_ROUND_START, S_END, S_EVN,
     S_LEADER, S_LED, S_LOWEST_WINS, S_NAMED_SUIT, S_NAMER, S_OCEAN_LEN, S_OCEAN_TOP, S_PHASE,
-    S_ROUND, S_TRUMP, new_state,
+    S_ROUND, S_TRUMP, new_obs, new_state,
 )
 from fishing2sim.strategies import load_strategy
 
@@ -37,8 +37,8 @@ SCRIPTED = load_strategy(str(Path(__file__).parent / "bots" / "scripted.py"))
 SHADES = {"light": K.C_LIGHT, "dark": K.C_DARK, None: K.C_NONE}
 SUITS = {"blue": K.C_BLUE, "yellow": K.C_YELLOW, "purple": K.C_PURPLE, "red": K.C_RED,
          "green": K.C_GREEN}
-SHADE_CODE = 2000
-SUIT_CODE = 3000
+SHADE_CODE = K.OPT_SHADE  # a shade's option: OPT_SHADE + its code (LIGHT, DARK)
+SUIT_CODE = K.OPT_SUIT  # a suit's option (determine-colour)
 
 
 def card(name: str) -> int:
@@ -59,7 +59,7 @@ class Table:
         self.D = DECKS[ruleset]
         self.st, self.rng = new_state()
         self.ev = np.zeros((4096, K.EV_FIELDS), np.int64)
-        self.obs = np.zeros(K.OBS_SIZE, np.int64)
+        self.obs = new_obs()
         self.deck = np.ascontiguousarray(self.D.arrays)
         hs = np.ascontiguousarray(self.D.hand_sizes[players]) if hand_sizes is None \
             else np.asarray(hand_sizes, np.int64)

@@ -1,4 +1,6 @@
 """Engine-wide properties: invariants after every step, determinism, results, bad input."""
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -7,7 +9,7 @@ from fishing2sim.cards import load_deck
 from fishing2sim.engine import constants as K
 from fishing2sim.engine.core import invariants_hold, run_game, setup_game
 from fishing2sim.engine.state import (
-    A_HAND_N, PH_TRUMP, S_END, S_PHASE, S_ROUND, new_state,
+    A_HAND_N, PH_TRUMP, S_END, S_PHASE, S_ROUND, new_obs, new_state,
 )
 from fishing2sim.strategies import build_lineup, observe_mask
 
@@ -18,8 +20,9 @@ def test_invariants_hold_after_every_trick(players):
     # place, equal hand sizes, points = scored fisher cards + bonuses. A violation stops
     # the game with an error, which play_games raises.
     df = play_games(1500, players=players, seed=11, check=True)
-    assert len(df) == 1500
     assert set(df.end_reason.unique()) <= {"completed", "overfished"}
+    assert (df.rounds_played[df.end_reason == "completed"] == 8).all()
+    assert (df.tricks >= 9).all()  # every game played at least its first round
 
 
 def test_invariant_checker_detects_a_lost_card():
@@ -33,14 +36,34 @@ def test_invariant_checker_detects_a_lost_card():
     assert not invariants_hold(st, deck.arrays)
 
 
-def test_legal_set_never_empty_while_cards_remain():
-    # every play event comes from a non-empty hand, and a game only ends by overfishing or
-    # after the last round (a stuck game would not end); checked on the event log
-    for s in range(50):
-        g = play_game(4, seed=s)
-        assert g.end_reason in ("completed", "overfished")
-        if g.end_reason == "completed":
-            assert g.rounds_played == 8
+LEGAL_CHECKER = str(Path(__file__).parent / "bots" / "legal_checker.py")
+
+
+@pytest.mark.parametrize("ruleset", ["fishing2", "fishing"])
+@pytest.mark.parametrize("players", [3, 4, 5])
+def test_legal_set_never_empty_while_cards_remain(ruleset, players):
+    """At every decision the options are exactly the legal set (A5 for plays; the hand, the
+    shades, the suits or the other cards in the trick for the others), never empty: the
+    checking bot stops the game otherwise. A game only ends by overfishing or after its
+    last round, and every play event is a card from the player's hand."""
+    df = play_games(300, players, seed=4, ruleset=ruleset, strategies=LEGAL_CHECKER)
+    assert set(df.end_reason) <= {"completed", "overfished"}
+    assert (df.rounds_played[df.end_reason == "completed"] == 8).all()
+    for s in range(5):
+        g = play_game(players, seed=s, ruleset=ruleset, strategies=LEGAL_CHECKER)
+        hands = {p: set() for p in range(players)}
+        for e in g.events:
+            if e["event"] in ("deal", "draw"):
+                hands[e["player"]].add(e["card"])
+            elif e["event"] in ("play", "catch_1_card"):
+                assert e["card"] in hands[e["player"]]
+                hands[e["player"]].remove(e["card"])
+            elif e["event"] == "exchange_1_card":
+                hands[e["player"]].add(e["taken"])
+                hands[e["player"]].remove(e["given"])
+            elif e["event"] == "pass_1_left":
+                hands[e["player"]].remove(e["card"])
+                hands[e["to"]].add(e["card"])
 
 
 def test_same_seed_same_game():
@@ -108,7 +131,7 @@ def test_stop_at_trump_choice_and_copy_state_replays_exactly():
     arrays = np.ascontiguousarray(deck.arrays)
     st, rng = new_state()
     ev = np.zeros((1, K.EV_FIELDS), np.int64)
-    obs = np.zeros(K.OBS_SIZE, np.int64)
+    obs = new_obs()
     setup_game(st, rng, ev, arrays, 4, 0, np.ascontiguousarray(deck.hand_sizes[4]), 8, -1,
                np.uint64(99), 0, 0, observe_mask(strats))
     run_game(st, rng, ev, arrays, obs, funcs, params, True)
@@ -152,6 +175,7 @@ def test_illegal_choice_stops_the_run_naming_strategy_decision_and_choice():
     from fishing2sim.api import StrategyFailure
 
     path = str(Path(__file__).parent / "bots" / "refuser.py")
-    with pytest.raises(StrategyFailure, match=r"strategy 'refuser' \(seat 0\) made an illegal "
-                                              r"(play|trump-choice) decision: -7 is not one of"):
+    with pytest.raises(StrategyFailure, match=r"strategy 'refuser' \(.*refuser.py\), seat 0: "
+                                              r"illegal (play|trump_choice) decision: "
+                                              r"returned -7, not one of its options: "):
         play_games(5, 4, seed=1, strategies=[path, "random", "random", "random"])

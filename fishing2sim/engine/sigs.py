@@ -14,7 +14,8 @@ from .constants import MAX_PLAYERS, N_DECISIONS
 i64 = types.int64
 b1 = types.boolean
 void = types.void
-ST = types.Array(types.int64, 1, "C")  # the state, an observation
+ST = types.Array(types.int64, 1, "C")  # the state, one seat's observation
+OBS = types.Array(types.int64, 2, "C")  # the observation buffers, a row per seat
 RNG = types.Array(types.uint64, 1, "C")
 EV = types.Array(types.int64, 2, "C")  # the event buffer
 DECK = types.Array(types.int64, 2, "C", readonly=True)

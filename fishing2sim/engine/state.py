@@ -6,7 +6,7 @@ Offsets are module constants: numba freezes them into the kernels.
 """
 import numpy as np
 
-from .constants import MAX_CARDS, MAX_HAND, MAX_PLAYERS, MAX_ROUNDS, MAX_TRICK
+from .constants import MAX_CARDS, MAX_HAND, MAX_PLAYERS, MAX_ROUNDS, MAX_TRICK, OBS_SIZE
 
 _layout = {}
 _size = 0
@@ -48,7 +48,11 @@ S_ERR_CHOICE = _field("err_choice")
 S_ERR_CODE = _field("err_code")
 S_N_PLAYS = _field("n_plays")  # card plays in the game (a statistic)
 S_N_TRICKS = _field("n_tricks")
-S_OBS_PLAYED = _field("obs_played")  # how much of the played list the obs buffer holds
+# the decision in progress (-1: none), so an exception raised inside a strategy can be
+# pinned on its seat and decision
+S_ASK_SEAT = _field("ask_seat")
+S_ASK_KIND = _field("ask_kind")
+S_N_OPTIONS = _field("n_options")  # the options of the current decision, at A_OPTIONS
 S_OBSERVE_MASK = _field("observe_mask")  # bit p: seat p's strategy reads the observation
 # Fishing (RULES.md B4): the current trick's next-trick effects, set at the end of the
 # previous trick (play-first sets S_LEADER directly)
@@ -92,6 +96,11 @@ R_TRUMP = _field("r_trump", MAX_ROUNDS + 1)  # trump choice (A10.3)
 R_CHOOSER = _field("r_chooser", MAX_ROUNDS + 1)
 R_POINTS = _field("r_points", (MAX_ROUNDS + 1) * MAX_PLAYERS)  # points after the round
 
+# the options of the current decision as the engine computed them: a strategy gets a copy
+# in its observation and its choice is checked against these (no strategy can write here)
+A_OPTIONS = _field("options", MAX_HAND)
+A_OBS_PLAYED = _field("obs_played", MAX_PLAYERS)  # how much of the played list seat p's
+# observation buffer holds
 A_SCRATCH = _field("scratch", MAX_CARDS)  # work space of a kernel call (no allocation)
 
 STATE_SIZE = _size
@@ -106,3 +115,9 @@ PH_OVER = 3
 
 def new_state():
     return np.zeros(STATE_SIZE, np.int64), np.zeros(RNG_SIZE, np.uint64)
+
+
+def new_obs():
+    """The observation buffers: row p is seat p's own (only the engine and seat p write
+    it); the last row stays empty, so a read just past the last seat's row finds nothing."""
+    return np.zeros((MAX_PLAYERS + 1, OBS_SIZE), np.int64)

@@ -1,27 +1,21 @@
 """scripted: a test bot that follows a preference list given as its parameters.
 
 For every decision it returns the first entry of its parameter vector that is one of the
-options (cards by id; a shade s is written as SHADE_CODE + s; a suit s named by the original
-Fishing's determine-colour as SUIT_CODE + s), else the first option.
+options (options are action ids of one space: cards by id, a shade as LIGHT / DARK =
+OPT_SHADE + its code, a suit named by the original Fishing's determine-colour as
+OPT_SUIT + its code), else the first option.
 """
-from numba import njit
-
-from fishing2sim.strategy_kit import O_N_OPTIONS, O_OPTIONS, decision
+from fishing2sim.strategy_kit import O_N_OPTIONS, O_OPTIONS, decision, helper
 
 NAME = "scripted"
 OBSERVES = False
-SHADE_CODE = 2000
-SUIT_CODE = 3000
 
 
-@njit(cache=True)
-def first_preferred(obs, params, code):
+@helper
+def first_preferred(obs, params):
     n = obs[O_N_OPTIONS]
     for j in range(params.shape[0]):
         want = int(params[j])
-        if want < 0:
-            continue
-        want -= code
         if want < 0:
             continue
         for i in range(n):
@@ -31,21 +25,9 @@ def first_preferred(obs, params, code):
 
 
 @decision
-def cards(obs, params, rng):
-    return first_preferred(obs, params, 0)
+def play(obs, params, rng):
+    return first_preferred(obs, params)
 
 
-@decision
-def shades(obs, params, rng):
-    return first_preferred(obs, params, SHADE_CODE)
-
-
-@decision
-def suits(obs, params, rng):
-    return first_preferred(obs, params, SUIT_CODE)
-
-
-play = catch_1_other = exchange_take = exchange_give = catch_1_card = cards
-zero_catch = pass_1_left = cards
-trump_choice = determine_trump = shades
-determine_colour = suits
+catch_1_other = exchange_take = exchange_give = catch_1_card = zero_catch = pass_1_left = play
+trump_choice = determine_trump = determine_colour = play
