@@ -474,5 +474,13 @@ def build_lineup(specs, players: int, params=None, strict: bool = False):
 
 
 def observe_mask(strats) -> int:
-    """Bit p set: seat p's strategy reads the observation (the engine builds it)."""
-    return sum(1 << p for p, s in enumerate(strats) if s.observes)
+    """The seats' flags for the engine (st[S_OBSERVE_MASK]). Bit p: seat p's strategy reads
+    the observation (the engine builds it). Bit MAX_PLAYERS * (1 + k) + p: seat p's
+    decision k is the reference random strategy, which the engine draws itself (the same
+    draw from the seat's stream, without the call)."""
+    mask = sum(1 << p for p, s in enumerate(strats) if s.observes)
+    for p, s in enumerate(strats):
+        for k, fn in enumerate(s.functions):
+            if fn is choose_uniformly:
+                mask |= 1 << (MAX_PLAYERS * (1 + k) + p)
+    return mask

@@ -381,10 +381,20 @@ def fill_obs(st, obs, seat, kind, n_opt, subject):
     st[A_OBS_PLAYED + seat] = pn
 
 
+@njit(void(ST, OBS, i64, i64, i64), cache=True, _nrt=False)
+def set_options_2(st, obs, p, a, b):
+    """The two options a, b of p's decision (to st[A_OPTIONS:] and p's buffer)."""
+    st[A_OPTIONS] = a
+    st[A_OPTIONS + 1] = b
+    obs[p, O_OPTIONS] = a
+    obs[p, O_OPTIONS + 1] = b
+
+
 @njit(void(ST, ST, i64, i64, i64, i64), cache=True, _nrt=False)
 def present(st, obs, seat, kind, n_opt, subject):
     """Write into ``obs`` (one seat's buffer) ``seat``'s view of a decision of ``kind``
-    whose n_opt options the engine has put at st[A_OPTIONS:]."""
+    whose n_opt options the engine has put at st[A_OPTIONS:] (for tests and tools; the
+    engine's option builders write the seat's buffer themselves)."""
     for i in range(n_opt):
         obs[O_OPTIONS + i] = st[A_OPTIONS + i]
     fill_obs(st, obs, seat, kind, n_opt, subject)
@@ -394,23 +404,29 @@ def present(st, obs, seat, kind, n_opt, subject):
 def ask(st, rng, obs, strats, params, seat, kind, n_opt, subject):
     """Ask ``seat``'s strategy to choose one of the n_opt options at st[A_OPTIONS:].
 
-    The seat decides on its own buffer obs[seat]: the options are copied there, and the
-    rest of its view written (fill_obs) if its strategy reads it. The choice is checked
+    The seat decides on its own buffer obs[seat], where the option builders wrote the
+    options too; the rest of its view is written (fill_obs) if its strategy reads it. The choice is checked
     against the engine's own options, whatever the strategy wrote into its buffer; after
     the decision the buffer's hand and options are cleared, so no buffer holds a hand
     while its seat is not deciding. A decision with a single option is not asked (there
     is no choice). A choice that is not one of the options stops the game with END_ERROR
     and the error fields set (the options stay at A_OPTIONS for the message).
     """
-    if n_opt == 1:
-        return st[A_OPTIONS]
     o = obs[seat]
-    observes = (st[S_OBSERVE_MASK] >> seat) & 1
-    if observes:
-        present(st, o, seat, kind, n_opt, subject)
-    else:  # a strategy that reads only its options (the reference random strategy)
+    if n_opt == 1:
+        o[O_OPTIONS] = -1
+        return st[A_OPTIONS]
+    mask = st[S_OBSERVE_MASK]
+    if (mask >> (MAX_PLAYERS * (1 + kind) + seat)) & 1:
+        # the seat's strategy for this decision is the reference random strategy: the same
+        # draw from the seat's stream (strategy_kit.random_option), without the call
         for i in range(n_opt):
-            o[O_OPTIONS + i] = st[A_OPTIONS + i]
+            o[O_OPTIONS + i] = -1
+        return st[A_OPTIONS + rand_below(rng, 1 + seat, n_opt)]
+    observes = (mask >> seat) & 1
+    if observes:
+        fill_obs(st, o, seat, kind, n_opt, subject)
+    else:  # a strategy that reads only its options (the reference random strategy)
         o[O_KIND] = kind
         o[O_SEAT] = seat
         o[O_N_OPTIONS] = n_opt
@@ -440,8 +456,11 @@ def ask(st, rng, obs, strats, params, seat, kind, n_opt, subject):
 
 
 @njit(cache=True, _nrt=False)
-def legal_options(st, p):
-    """A5: write the legal cards of player p to st[A_OPTIONS:], return how many."""
+def legal_options(st, p, obs):
+    """A5: write the legal cards of player p to st[A_OPTIONS:] and to p's buffer obs[p]
+    (both stores here: copying them over later costs more than the rest of a decision),
+    return how many."""
+    o = obs[p]
     n = st[A_HAND_N + p]
     base = A_HAND + p * MAX_HAND
     led = st[S_LED]
@@ -461,11 +480,14 @@ def legal_options(st, p):
                 # A5: follow the led suit; buoys and blowfish may always be played.
                 if kind == K_BLOWFISH or kind == K_BUOY or st[sb + c] == led:
                     st[A_OPTIONS + k] = c
+                    o[O_OPTIONS + k] = c
                     k += 1
             return k
     # A5: no suit set yet, or none of it held: any card.
     for i in range(n):
-        st[A_OPTIONS + i] = st[base + i]
+        c = st[base + i]
+        st[A_OPTIONS + i] = c
+        o[O_OPTIONS + i] = c
     return n
 
 
@@ -511,15 +533,16 @@ def find_highest_weakest(st, n_plays):
 
 
 @njit(cache=True, _nrt=False)
-def trick_targets(st, exclude):
-    """Options for catch-1-other / exchange: other cards still in the trick."""
+def trick_targets(st, exclude, obs, p):
+    """Options of p for catch-1-other / exchange / zero-catch: the other cards still in
+    the trick (to st[A_OPTIONS:] and p's buffer)."""
+    o = obs[p]
     k = 0
     for i in range(st[S_TRICK_N]):
         if i != exclude and st[A_TRICK_IN + i] != 0:
-            if st[A_TRICK_FD + i] != 0:
-                st[A_OPTIONS + k] = OPT_FACE_DOWN + i
-            else:
-                st[A_OPTIONS + k] = st[A_TRICK_CARD + i]
+            c = OPT_FACE_DOWN + i if st[A_TRICK_FD + i] != 0 else st[A_TRICK_CARD + i]
+            st[A_OPTIONS + k] = c
+            o[O_OPTIONS + k] = c
             k += 1
     return k
 
@@ -535,11 +558,15 @@ def trick_index_of(st, option):
 
 
 @njit(cache=True, _nrt=False)
-def hand_options(st, p):
+def hand_options(st, p, obs):
+    """Options of p: every hand card (to st[A_OPTIONS:] and p's buffer)."""
+    o = obs[p]
     n = st[A_HAND_N + p]
     base = A_HAND + p * MAX_HAND
     for i in range(n):
-        st[A_OPTIONS + i] = st[base + i]
+        c = st[base + i]
+        st[A_OPTIONS + i] = c
+        o[O_OPTIONS + i] = c
     return n
 
 
@@ -572,7 +599,7 @@ def resolve_buoy(st, rng, ev, obs, strats, params, b):
     players = st[S_PLAYERS]
     if effect == E_CATCH_1_OTHER:
         # A9: move 1 other card still in the trick to its player's fisher.
-        n = trick_targets(st, b)
+        n = trick_targets(st, b, obs, p)
         if n > 0:
             choice = ask(st, rng, obs, strats, params, p, D_CATCH_1_OTHER, n, card)
             if choice < 0:
@@ -586,8 +613,7 @@ def resolve_buoy(st, rng, ev, obs, strats, params, b):
         # A9: choose the shade of the next trick; no effect if the round has no next
         # trick (project ruling: judged when the buoy resolves, by the hands then).
         if st[A_HAND_N] > 0:
-            st[A_OPTIONS] = OPT_LIGHT
-            st[A_OPTIONS + 1] = OPT_DARK
+            set_options_2(st, obs, p, OPT_LIGHT, OPT_DARK)
             choice = ask(st, rng, obs, strats, params, p, D_DETERMINE_TRUMP, 2, card)
             if choice < 0:
                 return False
@@ -628,7 +654,7 @@ def resolve_buoy(st, rng, ev, obs, strats, params, b):
         # A9: every player moves 1 hand card of their choice to their fisher.
         for k in range(players):
             q = st[A_TRICK_PLAYER + k]
-            n = hand_options(st, q)
+            n = hand_options(st, q, obs)
             if n > 0:
                 choice = ask(st, rng, obs, strats, params, q, D_CATCH_1_CARD, n, card)
                 if choice < 0:
@@ -640,7 +666,7 @@ def resolve_buoy(st, rng, ev, obs, strats, params, b):
     elif effect == E_EXCHANGE_1_CARD:
         # A9: take 1 other card still in the trick into hand, then put 1 hand card face
         # down into the trick (project ruling: nothing happens if no other card is left).
-        n = trick_targets(st, b)
+        n = trick_targets(st, b, obs, p)
         if n > 0:
             choice = ask(st, rng, obs, strats, params, p, D_EXCHANGE_TAKE, n, card)
             if choice < 0:
@@ -649,7 +675,7 @@ def resolve_buoy(st, rng, ev, obs, strats, params, b):
             taken = st[A_TRICK_CARD + i]
             st[A_TRICK_IN + i] = 0
             hand_add(st, p, taken)
-            n = hand_options(st, p)
+            n = hand_options(st, p, obs)
             given = ask(st, rng, obs, strats, params, p, D_EXCHANGE_GIVE, n, card)
             if given < 0:
                 return False
@@ -805,7 +831,7 @@ def finish_trick_fishing(st, rng, ev, obs, strats, params):
         p = st[A_TRICK_PLAYER + b]
         if effect == E_ZERO:
             # B3: a zero's player moves 1 other card still in the trick to their fisher
-            n = trick_targets(st, b)
+            n = trick_targets(st, b, obs, p)
             if n > 0:
                 choice = ask(st, rng, obs, strats, params, p, D_ZERO_CATCH, n, card)
                 if choice < 0:
@@ -823,7 +849,7 @@ def finish_trick_fishing(st, rng, ev, obs, strats, params):
                 chosen = A_SCRATCH  # st[chosen + q]: the card q passes
                 for k in range(players):
                     q = st[A_TRICK_PLAYER + k]
-                    n = hand_options(st, q)
+                    n = hand_options(st, q, obs)
                     choice = ask(st, rng, obs, strats, params, q, D_PASS_1_LEFT, n, card)
                     if choice < 0:
                         return
@@ -845,11 +871,12 @@ def finish_trick_fishing(st, rng, ev, obs, strats, params):
         elif effect == E_DETERMINE_COLOUR:
             # B4: its player names the next trick's suit (blue, yellow, purple, red, green)
             if more:
-                st[A_OPTIONS] = OPT_BLUE
-                st[A_OPTIONS + 1] = OPT_YELLOW
-                st[A_OPTIONS + 2] = OPT_PURPLE
-                st[A_OPTIONS + 3] = OPT_RED
-                st[A_OPTIONS + 4] = OPT_GREEN
+                o = obs[p]
+                for i in range(5):
+                    c = OPT_BLUE if i == 0 else OPT_YELLOW if i == 1 else \
+                        OPT_PURPLE if i == 2 else OPT_RED if i == 3 else OPT_GREEN
+                    st[A_OPTIONS + i] = c
+                    o[O_OPTIONS + i] = c
                 choice = ask(st, rng, obs, strats, params, p, D_DETERMINE_COLOUR, 5, card)
                 if choice < 0:
                     return
@@ -893,7 +920,7 @@ def play_trick(st, rng, ev, obs, strats, params):
                   trick_flags(st))
     for k in range(players):
         p = (leader + k) % players
-        n = legal_options(st, p)
+        n = legal_options(st, p, obs)
         card = ask(st, rng, obs, strats, params, p, D_PLAY, n, -1)
         if card < 0:
             return
@@ -994,8 +1021,7 @@ def ask_trump_choice(st, rng, obs, strats, params):
     """A10.3: after drawing and before leading, the leader chooses the active shade
     (returns it as C_LIGHT / C_DARK, -1 on an illegal choice; apply_trump_choice makes it
     so)."""
-    st[A_OPTIONS] = OPT_LIGHT
-    st[A_OPTIONS + 1] = OPT_DARK
+    set_options_2(st, obs, st[S_LEADER], OPT_LIGHT, OPT_DARK)
     choice = ask(st, rng, obs, strats, params, st[S_LEADER], D_TRUMP_CHOICE, 2, -1)
     return choice - OPT_SHADE if choice >= 0 else -1
 
