@@ -3,7 +3,6 @@ one-line messages with exit code 2."""
 from __future__ import annotations
 
 import json
-import signal
 import sys
 
 import click
@@ -133,10 +132,9 @@ def run(experiment, workers, resume, games, output, no_progress, scheduler, dask
                               progress=not no_progress)
         results = run_experiment(exp, workers=workers, resume=resume,
                                  progress=not no_progress, scheduler=scheduler,
-                                 dask_local=dask_local, in_process=False, yes=yes)
+                                 dask_local=dask_local, in_process=False, yes=yes,
+                                 ignore_after_stop=True)
     except RunInterrupted as exc:
-        signal.signal(signal.SIGINT, signal.SIG_IGN)
-        signal.signal(signal.SIGTERM, signal.SIG_IGN)
         click.echo(f"\n{exc}", err=True)
         sys.exit(exc.exit_code)
     except KeyboardInterrupt:  # before the run started

@@ -566,11 +566,13 @@ class _Stop(KeyboardInterrupt):
 
 class _StopSignals:
     """While active (main thread only): SIGINT and SIGTERM raise _Stop once; any further
-    signal is ignored while the run cleans up."""
+    signal is ignored while the run cleans up (and after it, with ``ignore_after_stop``:
+    for a caller that exits right away)."""
 
-    def __init__(self):
+    def __init__(self, ignore_after_stop: bool = False):
         self.old: dict = {}
         self.signum = None
+        self.ignore_after_stop = ignore_after_stop
 
     def _handle(self, signum, frame):
         if self.signum is None:
@@ -585,7 +587,8 @@ class _StopSignals:
 
     def __exit__(self, *exc):
         for s, h in self.old.items():
-            signal.signal(s, h)
+            stopped = self.signum is not None and self.ignore_after_stop
+            signal.signal(s, signal.SIG_IGN if stopped else h)
         return False
 
 
@@ -607,7 +610,7 @@ def default_workers() -> int:
 def run(experiment, workers: int | None = None, resume: bool = False, progress: bool = True,
         write: bool = True, overrides: dict | None = None, scheduler: str | None = None,
         dask_local: int | None = None, in_process: bool | None = None,
-        yes: bool = False) -> Results:
+        yes: bool = False, ignore_after_stop: bool = False) -> Results:
     """Run an experiment (a path or a loaded Experiment); write its report unless write=False.
 
     Local processes by default (``workers``: how many; with 1 the chunks run in this
@@ -621,6 +624,8 @@ def run(experiment, workers: int | None = None, resume: bool = False, progress: 
     run is refused).
     SIGINT (Ctrl-C) or SIGTERM stops the workers at once and raises RunInterrupted (a
     KeyboardInterrupt) naming how many chunks are saved: ``resume=True`` continues.
+    ``ignore_after_stop`` keeps both signals ignored after such a stop (the command line,
+    which then prints one line and exits: a second Ctrl-C cannot interrupt that).
     """
     from .experiment import Experiment, load_experiment
 
@@ -636,7 +641,7 @@ def run(experiment, workers: int | None = None, resume: bool = False, progress: 
     total_chunks = n_chunks(exp)
     total_games = sum(c.games for c in exp.conditions)
     lock = OutputLock(exp)
-    with _StopSignals():
+    with _StopSignals(ignore_after_stop):
         saved = 0
         folder = None
         try:

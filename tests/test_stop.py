@@ -60,13 +60,23 @@ def wait_for(pred, timeout=240.0):
     return False
 
 
-def stop(proc: subprocess.Popen, signum: int, group: bool) -> tuple[float, int, str]:
-    """Send ``signum``; (seconds until the main process exited, exit code, stderr)."""
+def stop(proc: subprocess.Popen, signum: int, group: bool,
+         times: int = 1) -> tuple[float, int, str]:
+    """Send ``signum`` (``times`` times, 0.1 s apart, while the run lives); (seconds until
+    the main process exited, exit code, stderr)."""
     t0 = time.monotonic()
-    if group:
-        os.killpg(proc.pid, signum)
-    else:
-        proc.send_signal(signum)
+    for i in range(times):
+        if i:
+            time.sleep(0.1)
+            if proc.poll() is not None:
+                break
+        try:
+            if group:
+                os.killpg(proc.pid, signum)
+            else:
+                proc.send_signal(signum)
+        except ProcessLookupError:
+            break
     try:
         proc.wait(timeout=30)
     finally:
@@ -93,20 +103,21 @@ def assert_no_survivors(sid: int):
     assert not left, f"processes outlived the run: {left}"
 
 
-@pytest.mark.parametrize("signum, group, code", [
-    (signal.SIGINT, True, 130),    # Ctrl-C in a terminal: the whole process group
-    (signal.SIGTERM, False, 143),  # kill PID: the main process only
-])
+@pytest.mark.parametrize("signum, group, code, times", [
+    (signal.SIGINT, True, 130, 1),    # Ctrl-C in a terminal: the whole process group
+    (signal.SIGINT, True, 130, 3),    # an impatient user: Ctrl-C three times
+    (signal.SIGTERM, False, 143, 1),  # kill PID: the main process only
+], ids=["ctrl-c", "ctrl-c-x3", "sigterm"])
 def test_a_signal_stops_the_run_and_its_workers_and_resume_continues(tmp_path, signum, group,
-                                                                     code):
-    body = ("players: 4\ngames: 60000\nchunk: 600\nseed: 5\n"
+                                                                     code, times):
+    body = ("players: 4\ngames: 30000\nchunk: 300\nseed: 5\n"
             "analyses: [overfishing, strategies]\n")
     a = write_yaml(tmp_path / "a", "stop", body)
     ckpt = tmp_path / "a" / "reports" / ".checkpoints" / "stop"
     proc = start(a, "--workers", "2")
     assert wait_for(lambda: len(list(ckpt.glob("c*.npz"))) >= 2), "no chunk finished"
     assert len(session_processes(proc.pid)) >= 3  # the run and its two workers at least
-    elapsed, rc, err = stop(proc, signum, group)
+    elapsed, rc, err = stop(proc, signum, group, times)
     assert elapsed < STOP_WITHIN, f"took {elapsed:.2f} s to stop"
     assert rc == code
     lines = [ln for ln in err.splitlines() if ln.strip()]
@@ -119,14 +130,14 @@ def test_a_signal_stops_the_run_and_its_workers_and_resume_continues(tmp_path, s
     assert not (tmp_path / "a" / "reports" / "stop").exists()  # no half-written report
     assert not (tmp_path / "a" / "reports" / ".stop.lock").exists()
 
-    if signum != signal.SIGINT:
+    if signum != signal.SIGINT or times != 1:
         return
     # --resume plays only what is missing and gives the uninterrupted result
     res = subprocess.run([sys.executable, "-m", "fishing2sim.cli", "run", str(a), "--resume",
                           "--no-progress", "--workers", "2"], capture_output=True, text=True)
     assert res.returncode == 0, res.stderr
     b = write_yaml(tmp_path / "b", "stop", body)
-    run(b, workers=2, progress=False)
+    run(b, workers=1, progress=False)
     for name in CSVS:
         assert (tmp_path / "a/reports/stop" / name).read_bytes() == \
             (tmp_path / "b/reports/stop" / name).read_bytes(), name
