@@ -656,9 +656,12 @@ def run(experiment, workers: int | None = None, resume: bool = False, progress: 
                 saved = len(done)
                 results = _play(exp, folder, done, totals, total_games, total_chunks, workers,
                                 in_process, backend, progress)
-            finally:
+            except BaseException:
                 if backend is not None:
-                    backend.close()
+                    backend.close(fast=True)
+                raise
+            if backend is not None:
+                backend.close()
             if write:
                 from .report import write_report
 

@@ -176,3 +176,17 @@ def test_ctrl_c_stops_workers_inside_a_decision_that_never_returns(tmp_path):
     assert rc == 130
     assert err.strip() == "interrupted; 4 of 8 chunks saved; --resume continues"
     assert_no_survivors(proc.pid)
+
+
+def test_ctrl_c_stops_a_local_dask_cluster_too(tmp_path):
+    pytest.importorskip("distributed")
+    path = write_yaml(tmp_path, "dask", "games: 400000\nchunk: 20000\nanalyses: [overfishing]\n")
+    ckpt = tmp_path / "reports" / ".checkpoints" / "dask"
+    proc = start(path, "--dask-local", "2")
+    assert wait_for(lambda: len(list(ckpt.glob("c*.npz"))) >= 2), "no chunk finished"
+    elapsed, rc, err = stop(proc, signal.SIGINT, group=True)
+    assert elapsed < STOP_WITHIN, f"took {elapsed:.2f} s to stop"
+    assert rc == 130
+    saved = len(list(ckpt.glob("c*.npz")))
+    assert err.strip() == f"interrupted; {saved} of 20 chunks saved; --resume continues"
+    assert_no_survivors(proc.pid)
