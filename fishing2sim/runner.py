@@ -493,9 +493,11 @@ class OutputLock:
         self.exp = exp
         self.path = lock_path(exp)
         self.fd = None
+        self.created = False
 
     def acquire(self) -> "OutputLock":
         parent = self.path.parent
+        self.created = not parent.exists()  # removed again if the run leaves it empty
         try:
             parent.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
@@ -537,6 +539,11 @@ class OutputLock:
             pass
         os.close(self.fd)
         self.fd = None
+        if self.created:
+            try:
+                self.path.parent.rmdir()
+            except OSError:  # not empty: the report or checkpoints are there
+                pass
 
 
 # ------------------------------------------------------------------------------------

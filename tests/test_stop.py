@@ -190,3 +190,31 @@ def test_ctrl_c_stops_a_local_dask_cluster_too(tmp_path):
     saved = len(list(ckpt.glob("c*.npz")))
     assert err.strip() == f"interrupted; {saved} of 20 chunks saved; --resume continues"
     assert_no_survivors(proc.pid)
+
+
+def test_a_worker_killed_from_outside_is_one_line_and_resume_continues(tmp_path):
+    body = "players: 4\ngames: 30000\nchunk: 300\nseed: 8\nanalyses: [overfishing]\n"
+    a = write_yaml(tmp_path / "a", "dies", body)
+    ckpt = tmp_path / "a" / "reports" / ".checkpoints" / "dies"
+    proc = start(a, "--workers", "2")
+    assert wait_for(lambda: len(list(ckpt.glob("c*.npz"))) >= 2), "no chunk finished"
+    workers = [p for p in session_processes(proc.pid)
+               if p != proc.pid and "spawn_main" in Path(f"/proc/{p}/cmdline").read_text()]
+    assert len(workers) == 2
+    os.kill(workers[0], signal.SIGKILL)  # the out-of-memory killer, say
+    proc.wait(timeout=30)
+    err = proc.stderr.read()
+    proc.stdout.close()
+    proc.stderr.close()
+    assert proc.returncode == 2
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("Error: a worker process died (exit code -9)")
+    assert lines[0].endswith("the chunks saved so far are kept: run again with --resume")
+    assert_no_survivors(proc.pid)
+    res = subprocess.run([sys.executable, "-m", "fishing2sim.cli", "run", str(a), "--resume",
+                          "--no-progress", "--workers", "2"], capture_output=True, text=True)
+    assert res.returncode == 0, res.stderr
+    b = write_yaml(tmp_path / "b", "dies", body)
+    run(b, workers=1, progress=False)
+    assert (tmp_path / "a/reports/dies/overfishing.csv").read_bytes() == \
+        (tmp_path / "b/reports/dies/overfishing.csv").read_bytes()
