@@ -833,6 +833,20 @@ def _stop_workers(procs, conns, graceful: bool) -> None:
             c.close()
 
 
+def _worker_died(proc, task: Task) -> RunError:
+    proc.join(1)  # its pipe closes a moment before it can be reaped
+    code = proc.exitcode
+    if code is not None and code < 0:
+        try:
+            how = f"killed by {signal.Signals(-code).name}"
+        except ValueError:
+            how = f"killed by signal {-code}"
+    else:
+        how = f"exit code {code}"
+    return RunError(f"a worker process died ({how}) while playing chunk {task.key}; the "
+                    "chunks saved so far are kept: run again with --resume")
+
+
 def _processes(exp, pending, workers):
     """Local worker processes (spawned: each loads numba's cached kernels once), each fed
     at most two chunks at a time through its own pipe."""
@@ -861,18 +875,14 @@ def _processes(exp, pending, workers):
                     except (EOFError, OSError):
                         status = None
                     if status is None:
-                        raise RunError(f"a worker process died (exit code {procs[i].exitcode}) "
-                                       f"while playing chunk {inflight[i][0].key}; the chunks "
-                                       "saved so far are kept: run again with --resume")
+                        raise _worker_died(procs[i], inflight[i][0])
                     inflight[i].popleft()
                     if status == "error":
                         raise payload
                     yield task, payload
                     feed(i)
                 elif procs[i].sentinel in ready:
-                    raise RunError(f"a worker process died (exit code {procs[i].exitcode}) "
-                                   f"while playing chunk {inflight[i][0].key}; the chunks "
-                                   "saved so far are kept: run again with --resume")
+                    raise _worker_died(procs[i], inflight[i][0])
         finished = True
     finally:
         _stop_workers(procs, conns, graceful=finished)

@@ -208,7 +208,7 @@ def test_a_worker_killed_from_outside_is_one_line_and_resume_continues(tmp_path)
     proc.stderr.close()
     assert proc.returncode == 2
     lines = err.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith("Error: a worker process died (exit code -9)")
+    assert len(lines) == 1 and lines[0].startswith("Error: a worker process died (killed by SIGKILL)")
     assert lines[0].endswith("the chunks saved so far are kept: run again with --resume")
     assert_no_survivors(proc.pid)
     res = subprocess.run([sys.executable, "-m", "fishing2sim.cli", "run", str(a), "--resume",
