@@ -134,8 +134,8 @@ def run(experiment, workers, resume, games, output, no_progress, scheduler, dask
                                  progress=not no_progress, scheduler=scheduler,
                                  dask_local=dask_local, in_process=False, yes=yes,
                                  ignore_after_stop=True)
-    except RunInterrupted as exc:
-        click.echo(f"\n{exc}", err=True)
+    except RunInterrupted as exc:  # the progress bar has ended its line
+        click.echo(str(exc), err=True)
         sys.exit(exc.exit_code)
     except KeyboardInterrupt:  # before the run started
         click.echo("\ninterrupted; nothing was played", err=True)
