@@ -220,8 +220,12 @@ def test_a_second_run_on_a_folder_in_use_is_refused_with_the_other_pid(tmp_path)
         assert set(before) <= set(after)  # the refused runs deleted nothing
         assert proc.poll() is None  # and the first run goes on
     finally:
-        proc.send_signal(signal.SIGKILL)
-        proc.wait()
+        proc.send_signal(signal.SIGTERM)  # stops its worker too
+        try:
+            proc.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
 
 
 def test_a_lock_left_by_a_killed_run_does_not_block(tmp_path, runs):
