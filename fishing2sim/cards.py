@@ -80,6 +80,7 @@ RULESET_EFFECTS = {
 # effects a non-buoy card may carry (Fishing's zeros)
 CARD_EFFECTS = ("none", "zero")
 MAX_TIER = 5
+MAX_CARD_VALUE = 1_000_000  # far above any real card; the engine keeps values in int64
 
 
 class DeckError(ValueError):
@@ -271,8 +272,8 @@ def _check_card(get: dict[str, str], ruleset: str, loc) -> tuple[str, str, int, 
         if get["value"] == "":
             raise DeckError(f"{loc('value')}: a {kind} card needs a value")
         value = _cell_int(loc, "value", get["value"])
-        if value < 0:
-            raise DeckError(f"{loc('value')}: value must be >= 0, "
+        if not 0 <= value <= MAX_CARD_VALUE:
+            raise DeckError(f"{loc('value')}: value must be 0..{MAX_CARD_VALUE:,}, "
                             f"found {value}")
         if effect not in CARD_EFFECTS:
             raise DeckError(f"{loc('effect')}: effect {effect!r} is a buoy "

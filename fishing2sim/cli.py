@@ -23,7 +23,30 @@ def _fail(exc: Exception):
     raise UserError(str(exc)) from None
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+class _Group(click.Group):
+    """click's group with usage errors on one line: ``Error: <problem> (try '... --help')``
+    and exit code 2 (click itself prints the usage first and the problem on line 3)."""
+
+    def main(self, args=None, prog_name=None, complete_var=None, standalone_mode=True,
+             **extra):
+        if not standalone_mode:
+            return super().main(args, prog_name, complete_var, standalone_mode, **extra)
+        try:
+            rv = super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
+        except click.UsageError as exc:
+            path = exc.ctx.command_path if exc.ctx is not None else "fishing2sim"
+            click.echo(f"Error: {exc.format_message()} (try '{path} --help')", err=True)
+            sys.exit(exc.exit_code)
+        except click.ClickException as exc:
+            exc.show()
+            sys.exit(exc.exit_code)
+        except click.exceptions.Abort:
+            click.echo("Aborted!", err=True)
+            sys.exit(1)
+        sys.exit(rv if isinstance(rv, int) else 0)
+
+
+@click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="fishing2sim")
 def main():
     """fishing2sim: Monte Carlo strategy analyser for Fishing 2 (and the original Fishing)."""
@@ -62,8 +85,8 @@ def play(players, seed, game, ruleset, strategies, leader, deck, as_json, strict
     else:
         lineup = list(strategies)
     try:
-        if game < 0:
-            raise ValueError(f"--game must be >= 0, got {game}")
+        if not 0 <= game < 2**63:
+            raise ValueError(f"--game must be from 0 to 2**63-1, got {game}")
         if audit and deck is not None:
             raise ValueError("--audit checks games of the shipped decks; leave out --deck")
         g = play_game(players=players, seed=seed, ruleset=ruleset, strategies=lineup,
@@ -88,7 +111,7 @@ def play(players, seed, game, ruleset, strategies, leader, deck, as_json, strict
 
 
 @main.command()
-@click.argument("experiment", type=click.Path(dir_okay=False))
+@click.argument("experiment")
 @click.option("--workers", "-w", type=int, default=None,
               help="Local processes (default: the file's workers, else all cores).")
 @click.option("--resume", is_flag=True,
@@ -101,15 +124,21 @@ def play(players, seed, game, ruleset, strategies, leader, deck, as_json, strict
               help="Run the chunks on a Dask cluster: its scheduler, e.g. tcp://host:8786.")
 @click.option("--dask-local", type=int, default=None, metavar="N",
               help="Start a local Dask cluster of N workers and run on it.")
+@click.option("--yes", "-y", is_flag=True,
+              help="Run even above the size limits (10**9 games in all, 1,000 conditions).")
 @click.option("--strict", is_flag=True, default=None,
               help="Strict mode: the strategies run with bounds checking.")
-def run(experiment, workers, resume, games, output, no_progress, scheduler, dask_local,
+def run(experiment, workers, resume, games, output, no_progress, scheduler, dask_local, yes,
         strict):
-    """Run an experiment file and write its report (CSV tables, plots, summary.md)."""
+    """Run an experiment (a YAML file, or the name of a shipped one: fishing2sim
+    experiments) and write its report (CSV tables, plots, summary.md).
+
+    Ctrl-C (or SIGTERM) stops the run and its workers at once; the finished chunks are
+    kept and --resume continues (exit code 130, 143 after SIGTERM)."""
     from .cards import DeckError
-    from .experiment import ExperimentError, load_experiment
+    from .experiment import ExperimentError, load_experiment, shipped_experiment
     from .api import StrategyFailure
-    from .runner import RunError, run as run_experiment
+    from .runner import RunError, RunInterrupted, run as run_experiment
     from .strategies import StrategyError
 
     overrides = {k: v for k, v in (("games", games), ("output", output), ("workers", workers),
@@ -117,15 +146,21 @@ def run(experiment, workers, resume, games, output, no_progress, scheduler, dask
     try:
         if workers is not None and workers < 0:
             raise ValueError(f"--workers must be >= 0, got {workers}")
-        exp = load_experiment(experiment, overrides)
+        if dask_local is not None and dask_local < 1:
+            raise ValueError(f"--dask-local must be a number of workers >= 1, got {dask_local}")
         if scheduler and dask_local:
             raise ValueError("give either --scheduler or --dask-local, not both")
+        exp = load_experiment(shipped_experiment(experiment), overrides, yes=yes,
+                              progress=not no_progress)
         results = run_experiment(exp, workers=workers, resume=resume,
                                  progress=not no_progress, scheduler=scheduler,
-                                 dask_local=dask_local)
-    except KeyboardInterrupt:
-        click.echo("\ninterrupted: the finished chunks are saved; run again with --resume "
-                   "to continue", err=True)
+                                 dask_local=dask_local, in_process=False, yes=yes,
+                                 ignore_after_stop=True)
+    except RunInterrupted as exc:  # the progress bar has ended its line
+        click.echo(str(exc), err=True)
+        sys.exit(exc.exit_code)
+    except KeyboardInterrupt:  # before the run started
+        click.echo("\ninterrupted; nothing was played", err=True)
         sys.exit(130)
     except (ExperimentError, DeckError, StrategyError, RunError, StrategyFailure,
             ValueError) as exc:
@@ -136,6 +171,28 @@ def run(experiment, workers, resume, games, output, no_progress, scheduler, dask
                   f"{'Dask ' if m['backend'] == 'dask' else ''}workers)"
                   if m.get("games_per_second") else "")
                + f" -> {exp.output_dir}")
+
+
+@main.command("strategies")
+def list_strategies():
+    """List the shipped bots: name, what it does, its parameters (name=default)."""
+    from .strategies import describe_strategies
+
+    for d in describe_strategies():
+        click.echo(f"{d['name']:<12} {d['doc']}")
+        if d["params"]:
+            click.echo(" " * 13 + "params: " + ", ".join(
+                f"{n}={v:g}" for n, v in d["params"]))
+
+
+@main.command("experiments")
+def list_experiments():
+    """List the shipped experiment files (run one by name: fishing2sim run NAME)."""
+    from .experiment import shipped_experiments
+
+    for name, path, doc in shipped_experiments():
+        click.echo(f"{name:<14} {doc}")
+        click.echo(" " * 15 + str(path))
 
 
 if __name__ == "__main__":  # pragma: no cover

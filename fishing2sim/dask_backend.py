@@ -8,6 +8,7 @@ finished chunk to its checkpoint folder as it arrives, so --resume works as loca
 from __future__ import annotations
 
 import os
+import signal
 
 from .runner import RunError, Task, run_chunk
 
@@ -60,9 +61,28 @@ class DaskBackend:
             self.client.cancel(futures)
             raise
 
-    def close(self):
+    def close(self, fast: bool = False):
+        """Close the client (and the local cluster). ``fast`` (after Ctrl-C or an error):
+        kill the local cluster's worker processes first, even inside a compiled kernel,
+        instead of waiting for them to finish their tasks."""
+        if fast and self.cluster is not None:
+            import logging
+
+            from distributed.core import Status
+
+            for name in ["distributed", *logging.root.manager.loggerDict]:
+                if name.startswith("distributed"):
+                    logging.getLogger(name).setLevel(logging.CRITICAL)
+            for nanny in list(getattr(self.cluster, "workers", {}).values()):
+                pid = getattr(nanny, "pid", None)
+                try:
+                    nanny.status = Status.closing_gracefully  # it closes, not restarts, the worker
+                    if pid:
+                        os.kill(pid, signal.SIGKILL)
+                except (OSError, AttributeError):
+                    pass
         try:
-            self.client.close()
+            self.client.close(timeout=1 if fast else None)
         finally:
             if self.cluster is not None:
-                self.cluster.close()
+                self.cluster.close(timeout=1 if fast else None)

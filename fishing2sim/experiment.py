@@ -18,6 +18,7 @@ import difflib
 import hashlib
 import itertools
 import json
+import math
 import os
 import re
 import tempfile
@@ -60,6 +61,18 @@ DEFAULT_GAMES = 100_000
 DEFAULT_CHUNK = 10_000
 CONDITION_SEED_OFFSET = 1_000_000
 MAX_SEED = 2**63 - 1
+
+# the size of a run, checked before anything is expanded or played (docs/experiments.md):
+# above the soft limits a run needs --yes (load_experiment(..., yes=True)); the hard limits
+# always hold
+MAX_GAMES = 10**9  # games in all (games x conditions)
+MAX_GAMES_HARD = 10**13  # int64 sums of squares stay exact far below this
+MAX_CONDITIONS = 1_000  # sweep size (conditions)
+MAX_CONDITIONS_HARD = 100_000
+# the YAML itself
+MAX_YAML_DEPTH = 64  # nesting levels
+MAX_YAML_VALUES = 1_000_000  # values after expanding aliases (an "alias bomb" expands far more)
+LOAD_PROGRESS_CONDITIONS = 200  # show a progress bar while expanding more conditions
 
 
 class ExperimentError(ValueError):
@@ -122,6 +135,13 @@ def condition_seed(seed: int, index: int) -> int:
 
 
 # ---- helpers ------------------------------------------------------------------------------
+def _strategy_digest(path) -> str:
+    """The content digest of a strategy: what the config hash holds for a seat. It covers
+    the file and the modules of its folder it imports (strategies.strategy_digest), never
+    their paths, so the same experiment in another folder or install has the same hash."""
+    return strategy_digest(path)
+
+
 def _short(v) -> str:
     if isinstance(v, (dict, list)):
         return json.dumps(v, separators=(",", ":"), default=str)
@@ -169,6 +189,95 @@ _UniqueKeyLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG,
                                  _construct_mapping)
 
 
+class _YAMLLimit(yaml.YAMLError):
+    def __init__(self, problem, mark=None):
+        super().__init__(problem)
+        self.problem, self.mark = problem, mark
+
+
+class _LimitedLoader(_UniqueKeyLoader):
+    """Refuses nesting deeper than MAX_YAML_DEPTH while composing (PyYAML recurses there)."""
+
+    _depth = 0
+
+    def compose_node(self, parent, index):
+        self._depth += 1
+        try:
+            if self._depth > MAX_YAML_DEPTH:
+                raise _YAMLLimit(f"nested deeper than {MAX_YAML_DEPTH} levels",
+                                 self.peek_event().start_mark)
+            return super().compose_node(parent, index)
+        finally:
+            self._depth -= 1
+
+
+def _expanded_size(node, memo: dict) -> int:
+    """How many values ``node`` stands for once every alias is expanded (an alias shares
+    its anchor's node: counted once per use, computed once per node)."""
+    key = id(node)
+    if key not in memo:
+        if isinstance(node, yaml.SequenceNode):
+            memo[key] = 1 + sum(_expanded_size(c, memo) for c in node.value)
+        elif isinstance(node, yaml.MappingNode):
+            memo[key] = 1 + sum(_expanded_size(k, memo) + _expanded_size(v, memo)
+                                for k, v in node.value)
+        else:
+            memo[key] = 1
+    return memo[key]
+
+
+def _load_yaml(text: str):
+    loader = _LimitedLoader(text)
+    try:
+        node = loader.get_single_node()
+        if node is None:
+            return None
+        if _expanded_size(node, {}) > MAX_YAML_VALUES:
+            raise _YAMLLimit(f"the file expands to more than {MAX_YAML_VALUES:,} values "
+                             "through its aliases (*name)", None)
+        return loader.construct_document(node)
+    finally:
+        loader.dispose()
+
+
+def shipped_experiments_dir() -> Path | None:
+    """The shipped experiment files: fishing2sim/experiments/ in an installed package, the
+    repository's experiments/ in a source checkout."""
+    pkg = Path(__file__).resolve().parent
+    for d in (pkg / "experiments", pkg.parent / "experiments"):
+        if d.is_dir() and any(d.glob("*.yaml")):
+            return d
+    return None
+
+
+def shipped_experiments() -> list[tuple[str, Path, str]]:
+    """(name, path, the first line of its leading comment) of every shipped experiment."""
+    d = shipped_experiments_dir()
+    out = []
+    for path in sorted(d.glob("*.yaml")) if d else ():
+        doc = ""
+        for line in path.read_text(encoding="utf-8").splitlines():
+            if line.startswith("#"):
+                doc = line.lstrip("#").strip()
+                if doc.lower().startswith(path.name.lower()):
+                    doc = doc[len(path.name):].lstrip(" -:—")
+                break
+        out.append((path.stem, path, doc))
+    return out
+
+
+def shipped_experiment(spec: str) -> str:
+    """``spec`` itself if it is an existing file, else the shipped experiment it names
+    (``trump`` or ``trump.yaml``), else ``spec`` (the loader reports it missing)."""
+    if Path(spec).expanduser().exists() or "/" in spec or "\\" in spec:
+        return spec
+    stem = spec[:-5] if spec.endswith(".yaml") else spec
+    for name, path, _ in shipped_experiments():
+        if name == stem:
+            return str(path)
+    return spec
+
+
 def _parse_key_path(key: str) -> list:
     """``"deck.remove_from_tier.5"`` / ``"seats[1].params"`` -> components (str or int)."""
     out: list = []
@@ -191,7 +300,10 @@ def _key_str(parts) -> str:
 
 # ---- loading ------------------------------------------------------------------------------
 class _Loader:
-    def __init__(self, path, overrides):
+    def __init__(self, path, overrides, yes=False, progress=False):
+        self.yes = yes
+        self.progress = progress
+        self.digests: dict[str, str] = {}  # lineup entry -> _strategy_digest of its file
         self.given = str(path)
         self.path = Path(path).expanduser()
         self.folder = self.path.resolve().parent
@@ -202,7 +314,6 @@ class _Loader:
         self._base_decks: dict[str, Deck] = {}
         self._params_cache: dict[str, tuple] = {}
         self.ruleset = "fishing2"
-        self.strategy_files: dict[str, str] = {}  # absolute path -> sha256 of the file
 
     # every error goes through here
     def fail(self, key: str, problem: str):
@@ -215,11 +326,20 @@ class _Loader:
         try:
             text = self.path.read_text(encoding="utf-8")
         except FileNotFoundError:
-            raise ExperimentError(f"{self.given}: file not found") from None
+            hint = ""
+            if "/" not in self.given and "\\" not in self.given:
+                names = [n for n, _, _ in shipped_experiments()]
+                hint = (f"{_did_you_mean(self.given.removesuffix('.yaml'), names)}; shipped "
+                        f"experiments: {', '.join(names)}") if names else ""
+            raise ExperimentError(f"{self.given}: file not found{hint}") from None
         except (OSError, UnicodeDecodeError) as exc:
             raise ExperimentError(f"{self.given}: cannot read the file: {exc}") from None
         try:
-            data = yaml.load(text, Loader=_UniqueKeyLoader)  # a SafeLoader subclass
+            data = _load_yaml(text)  # a SafeLoader subclass with size limits
+        except _YAMLLimit as exc:
+            where = f"line {exc.mark.line + 1}, column {exc.mark.column + 1}: " if exc.mark \
+                else ""
+            raise ExperimentError(f"{self.given}: {where}{exc.problem}") from None
         except yaml.YAMLError as exc:
             mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
             where = f"line {mark.line + 1}, column {mark.column + 1}" if mark else "YAML"
@@ -253,6 +373,30 @@ class _Loader:
             rng = f" {lo}..{hi}" if hi is not None else (f" > {lo - 1}" if lo else " >= 0")
             self.fail(key, f"expected {what}{rng}, {_got(v)}")
         return int(v)
+
+    def games_limit(self, key, games) -> None:
+        if _whole(games) and games > MAX_GAMES_HARD:
+            self.fail(key, f"{games:,} games is above the limit of {MAX_GAMES_HARD:,} games "
+                      "per run")
+
+    def size_check(self, n_conditions: int, n_games: int | None) -> None:
+        """The documented limits of a run (above the soft ones only with --yes)."""
+        if n_conditions > MAX_CONDITIONS_HARD:
+            raise ExperimentError(f"{self.given}: sweep: {n_conditions:,} conditions is above "
+                                  f"the limit of {MAX_CONDITIONS_HARD:,}")
+        if n_conditions > MAX_CONDITIONS and not self.yes:
+            raise ExperimentError(f"{self.given}: sweep: {n_conditions:,} conditions is above "
+                                  f"{MAX_CONDITIONS:,}; give --yes to run it anyway")
+        if n_games is None:
+            return
+        what = (f"{n_games:,} games in all ({n_conditions:,} condition"
+                f"{'' if n_conditions == 1 else 's'})")
+        if n_games > MAX_GAMES_HARD:
+            raise ExperimentError(f"{self.given}: games: {what} is above the limit of "
+                                  f"{MAX_GAMES_HARD:,}")
+        if n_games > MAX_GAMES and not self.yes:
+            raise ExperimentError(f"{self.given}: games: {what} is above {MAX_GAMES:,}; "
+                                  "give --yes to run it anyway")
 
     def load(self) -> Experiment:
         raw = self.read()
@@ -289,6 +433,7 @@ class _Loader:
         self.ruleset = ruleset
         games = cfg.get("games", DEFAULT_GAMES)
         self.whole(key_of("games"), games, 1, what="a whole number")
+        self.games_limit(key_of("games"), games)
         seed = cfg.get("seed", 0)
         self.whole("seed", seed, 0, MAX_SEED, what="a whole number")
         chunk = self.whole("chunk", cfg.get("chunk", DEFAULT_CHUNK), 1)
@@ -348,6 +493,16 @@ class _Loader:
             sweep_keys = ["players"] + sweep_keys
             sweep_values = [list(ps)] + sweep_values
             self.swept_roots.add("players")
+        n_conditions = math.prod(len(v) for v in sweep_values)
+        self.size_check(n_conditions, None)  # before expanding anything
+        if "games" not in sweep_keys and _whole(games):
+            self.size_check(n_conditions, n_conditions * games)
+        bar = None
+        if self.progress and n_conditions >= LOAD_PROGRESS_CONDITIONS:
+            from tqdm import tqdm
+
+            bar = tqdm(total=n_conditions, desc=f"loading {self.path.name}", unit="condition",
+                       leave=False, dynamic_ncols=True)
         conditions = []
         for index, combo in enumerate(itertools.product(*sweep_values)):
             c = copy.deepcopy(base)
@@ -360,7 +515,12 @@ class _Loader:
                 labels[key] = value
             self.labels = labels
             conditions.append(self.condition(index, c, labels, games, seed))
+            if bar is not None:
+                bar.update(1)
         self.labels = {}
+        if bar is not None:
+            bar.close()
+        self.size_check(len(conditions), sum(c.games for c in conditions))
 
         n_rounds = max(c.deck.n_rounds for c in conditions)
         if max_round is None:
@@ -396,9 +556,8 @@ class _Loader:
         h.update(json.dumps(hashed, sort_keys=True, separators=(",", ":"),
                             default=str).encode())
         for c in conditions:
-            h.update(f"\ncondition {c.index} deck {c.deck_sha256}".encode())
-        for p in sorted(self.strategy_files):
-            h.update(f"\nstrategy {p} {self.strategy_files[p]}".encode())
+            lineup = ",".join(self.digests[e] for e in c.lineup)
+            h.update(f"\ncondition {c.index} deck {c.deck_sha256} lineup {lineup}".encode())
         return Experiment(
             name=name, path=self.path.resolve(), ruleset=ruleset, games=games, seed=seed,
             chunk=chunk, analyses=tuple(analyses), trump_max_round=int(max_round),
@@ -502,6 +661,7 @@ class _Loader:
             self.fail("players", "a list of player counts is only allowed at the top level")
         players = self.players("players", c["players"])
         games = self.whole("games", c["games"], 1)
+        self.games_limit("games", games)
         rotate = c.get("rotate")
         if rotate is None:
             rotate = False
@@ -589,8 +749,7 @@ class _Loader:
                 resolve_path(str(path))
             except StrategyError as exc:
                 self.fail(key, str(exc))
-            if path not in self.strategy_files:
-                self.strategy_files[str(path)] = strategy_digest(path)
+            self.remember(path, str(path))
             return path, str(path)
         try:
             path = resolve_path(spec)
@@ -598,9 +757,12 @@ class _Loader:
             known = known_strategies()
             self.fail(key, f"unknown strategy {spec!r}{_did_you_mean(spec, known)}; known: "
                       f"{', '.join(known)} (or give the path of a .py file)")
-        if str(path) not in self.strategy_files:
-            self.strategy_files[str(path)] = strategy_digest(path)
+        self.remember(path, spec)
         return path, spec
+
+    def remember(self, path: Path, entry: str) -> None:
+        if entry not in self.digests:
+            self.digests[entry] = _strategy_digest(path)
 
     def n_params(self, key, path: Path) -> tuple[int, tuple]:
         """The length of the strategy file's PARAMS (read statically; else by importing it)."""
@@ -752,11 +914,14 @@ def _static_params(path: Path) -> tuple[int, tuple] | None:
         return None
 
 
-def load_experiment(path, overrides: dict | None = None) -> Experiment:
+def load_experiment(path, overrides: dict | None = None, yes: bool = False,
+                    progress: bool = False) -> Experiment:
     """Read, validate and expand an experiment file.
 
     ``overrides`` (from the command line) may set ``workers``, ``scheduler``, ``games`` and
     ``output``; a value of None leaves the file's. Raises :class:`ExperimentError`, one
-    message ``"<file>: <key path>: <problem>"``, on any problem.
+    message ``"<file>: <key path>: <problem>"``, on any problem, and for a run above the
+    size limits (MAX_GAMES games in all, MAX_CONDITIONS conditions) unless ``yes``.
+    ``progress`` shows a bar while a large sweep expands.
     """
-    return _Loader(path, overrides).load()
+    return _Loader(path, overrides, yes=yes, progress=progress).load()

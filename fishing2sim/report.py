@@ -60,6 +60,8 @@ def write_report(exp: Any, results: Any) -> Path:
     only if its table is present), ``summary.md`` and ``config.yaml``.
     """
     out = Path(exp.output_dir)
+    if out.is_symlink():  # a link to the report folder: replace the folder it points to
+        out = out.resolve()
     parent = out.parent
     parent.mkdir(parents=True, exist_ok=True)
     pid = os.getpid()

@@ -13,12 +13,19 @@ any number of workers. Finished chunks are saved to a checkpoint folder as they 
 """
 from __future__ import annotations
 
+import fcntl
+import hashlib
+import json
 import math
 import os
+import re
 import shutil
 import signal
+import sys
+import threading
 import time
-from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+from collections import deque
+from multiprocessing import connection as mp_connection
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -59,19 +66,45 @@ class Task:
         return f"c{self.condition:04d}-k{self.chunk:06d}"
 
 
-def plan(exp) -> list[Task]:
-    """The chunks of every condition. With seat rotation the unit is a block: one deal
-    played once in every rotation of the lineup."""
-    tasks = []
+def _units(cond, chunk: int) -> tuple[int, int]:
+    """(units, units per chunk) of a condition: games, or with seat rotation blocks (one
+    deal played once in every rotation of the lineup)."""
+    if cond.rotate:
+        return math.ceil(cond.games / cond.players), max(1, chunk // cond.players)
+    return cond.games, chunk
+
+
+def iter_plan(exp):
+    """The chunks of every condition, generated one at a time (memory does not grow with
+    the number of games)."""
     for cond in exp.conditions:
-        units = cond.games
-        per = exp.chunk
-        if cond.rotate:
-            units = math.ceil(cond.games / cond.players)
-            per = max(1, exp.chunk // cond.players)
+        units, per = _units(cond, exp.chunk)
         for k, start in enumerate(range(0, units, per)):
-            tasks.append(Task(cond.index, k, start, min(per, units - start)))
-    return tasks
+            yield Task(cond.index, k, start, min(per, units - start))
+
+
+def plan(exp) -> list[Task]:
+    """All chunks as a list (small experiments; the runner itself uses iter_plan)."""
+    return list(iter_plan(exp))
+
+
+def n_chunks(exp) -> int:
+    total = 0
+    for cond in exp.conditions:
+        units, per = _units(cond, exp.chunk)
+        total += -(-units // per)
+    return total
+
+
+def task_of(exp, condition: int, chunk: int) -> Task | None:
+    """The task of (condition, chunk index), or None if the experiment has no such chunk."""
+    if not 0 <= condition < len(exp.conditions):
+        return None
+    units, per = _units(exp.conditions[condition], exp.chunk)
+    start = chunk * per
+    if chunk < 0 or start >= units:
+        return None
+    return Task(condition, chunk, start, min(per, units - start))
 
 
 def games_of(exp, task: Task) -> int:
@@ -292,38 +325,280 @@ def merge(into: dict | None, t: dict) -> dict:
 
 # ------------------------------------------------------------------------------------
 # checkpoints
+#
+# <output>/.checkpoints/<name>/cCCCC-kKKKKKK.npz, one per finished chunk: its integer
+# totals plus "_meta" (JSON bytes: the run's config hash, the chunk's key, its game count
+# and a SHA-256 of the arrays). Loaded without pickle; a file that fails any check is
+# discarded with a one-line warning and its chunk played again.
+
+CHECKPOINT_FORMAT = 1
+_BLOCK_KEYS = ("_block_win", "_block_points")
+_CHUNK_NAME = re.compile(r"c(\d{4,})-k(\d{6,})")
 
 
 def checkpoint_dir(exp) -> Path:
     return exp.output_dir.parent / ".checkpoints" / exp.name
 
 
-def save_chunk(folder: Path, task: Task, totals: dict):
+def lock_path(exp) -> Path:
+    return exp.output_dir.parent / f".{exp.name}.lock"
+
+
+def _checksum(arrays: dict) -> str:
+    h = hashlib.sha256()
+    for k in sorted(arrays):
+        a = np.ascontiguousarray(arrays[k])
+        h.update(f"{k}|{a.dtype.str}|{a.shape}|".encode())
+        h.update(a.tobytes())
+    return h.hexdigest()
+
+
+def save_chunk(folder: Path, exp, task: Task, totals: dict) -> Path:
+    """Write one finished chunk atomically (a temporary file, then os.replace): a crash or
+    a full disk never leaves a partial checkpoint under its real name."""
+    meta = {"format": CHECKPOINT_FORMAT, "config_hash": exp.config_hash, "chunk": task.key,
+            "games": games_of(exp, task), "checksum": _checksum(totals)}
+    arrays = dict(totals)
+    arrays["_meta"] = np.frombuffer(json.dumps(meta, sort_keys=True).encode(), np.uint8)
+    final = folder / f"{task.key}.npz"
     tmp = folder / f".{task.key}.{os.getpid()}.tmp.npz"
-    np.savez(tmp, **totals)
-    os.replace(tmp, folder / f"{task.key}.npz")
+    try:
+        with open(tmp, "wb") as f:
+            np.savez(f, **arrays)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, final)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+    return final
 
 
-def load_chunk(path: Path) -> dict:
-    with np.load(path) as z:
-        return {k: z[k] for k in z.files}
+def read_chunk(exp, path: Path) -> tuple[dict | None, str]:
+    """(the chunk's totals, "") if ``path`` is a valid checkpoint of this run, else
+    (None, why not)."""
+    m = _CHUNK_NAME.fullmatch(path.stem)
+    task = task_of(exp, int(m.group(1)), int(m.group(2))) if m else None
+    if task is None:
+        return None, "not a chunk of this experiment"
+    try:
+        with np.load(path, allow_pickle=False) as z:
+            arrays = {k: z[k] for k in z.files}
+    except Exception:  # truncated, empty, random bytes, pickled data: all unreadable
+        return None, "unreadable (not a complete checkpoint file)"
+    raw = arrays.pop("_meta", None)
+    try:
+        meta = json.loads(raw.tobytes().decode()) if raw is not None and raw.dtype == np.uint8 \
+            else None
+    except (UnicodeDecodeError, ValueError):
+        meta = None
+    if not isinstance(meta, dict):
+        return None, "it has no readable run stamp"
+    if meta.get("config_hash") != exp.config_hash:
+        return None, "written by another run (another configuration)"
+    if meta.get("chunk") != task.key:
+        return None, f"it holds chunk {meta.get('chunk')!r}, not {task.key}"
+    expected = [k for k in empty_totals(1, 1) if k not in _BLOCK_KEYS]
+    missing = [k for k in expected if k not in arrays]
+    extra = [k for k in arrays if k not in expected]
+    if missing or extra:
+        what = f"missing {', '.join(missing)}" if missing else f"unexpected {', '.join(extra)}"
+        return None, f"wrong arrays ({what})"
+    strat = arrays["strat_seats"]
+    ref = empty_totals(exp.conditions[task.condition].players,
+                       strat.shape[0] if strat.ndim == 1 else 0)
+    for k in expected:
+        if arrays[k].dtype != np.int64 or arrays[k].shape != ref[k].shape:
+            return None, f"array {k} has the wrong shape or type"
+    if meta.get("checksum") != _checksum(arrays):
+        return None, "its checksum does not match its contents"
+    games = games_of(exp, task)
+    n = int(arrays["games"][0])
+    if meta.get("games") != games or n != games \
+            or int(arrays["completed"][0]) + int(arrays["overfished"][0]) != games:
+        return None, f"it holds {n} games, the chunk has {games}"
+    return arrays, ""
 
 
-def open_checkpoints(exp, resume: bool) -> tuple[Path, set]:
+def _warn(msg: str) -> None:
+    print(f"warning: {msg}", file=sys.stderr, flush=True)
+
+
+def open_checkpoints(exp, resume: bool) -> tuple[Path, set, list]:
+    """The checkpoint folder (created), the keys of its valid chunks and their totals per
+    condition. Without ``resume`` an old folder is emptied first."""
     folder = checkpoint_dir(exp)
+    for p in (folder.parent, folder):
+        if p.exists() and not p.is_dir():
+            raise RunError(f"{p} is a file, not a folder: the run keeps its checkpoints "
+                           "there; move the file away")
     stamp = folder / "config_hash"
-    if folder.exists() and not resume:
-        shutil.rmtree(folder)
-    if resume and folder.exists():
-        if not stamp.is_file() or stamp.read_text() != exp.config_hash:
+    try:
+        if folder.exists() and not resume:
+            shutil.rmtree(folder)
+        if resume and stamp.is_file() and stamp.read_text() != exp.config_hash:
             raise RunError(
                 f"{exp.path}: --resume: the experiment changed since the interrupted run "
                 f"(its checkpoints in {folder} belong to another configuration); run without "
                 "--resume to start again")
-    folder.mkdir(parents=True, exist_ok=True)
-    stamp.write_text(exp.config_hash)
-    done = {p.stem for p in folder.glob("c*-k*.npz")}
-    return folder, done
+        folder.mkdir(parents=True, exist_ok=True)
+        for tmp in folder.glob(".*.tmp.npz"):  # left by a killed save
+            tmp.unlink(missing_ok=True)
+    except OSError as exc:
+        raise RunError(f"cannot use the checkpoint folder {folder}: "
+                       f"{exc.strerror or exc}") from None
+    totals: list = [None] * len(exp.conditions)
+    done: set = set()
+    for path in sorted(folder.glob("c*-k*.npz")):
+        t, why = read_chunk(exp, path)
+        if t is None:
+            _warn(f"checkpoint {path}: {why}: discarded, its chunk is played again")
+            try:
+                if path.is_dir() and not path.is_symlink():
+                    shutil.rmtree(path)
+                else:
+                    path.unlink(missing_ok=True)
+            except OSError as exc:
+                raise RunError(f"cannot remove the bad checkpoint {path}: "
+                               f"{exc.strerror or exc}") from None
+            continue
+        cond = int(_CHUNK_NAME.fullmatch(path.stem).group(1))
+        totals[cond] = merge(totals[cond], t)
+        done.add(path.stem)
+    return folder, done, totals
+
+
+def _write_stamp(folder: Path, exp) -> None:
+    stamp = folder / "config_hash"
+    if not stamp.is_file():
+        tmp = folder / f".config_hash.{os.getpid()}.tmp"
+        tmp.write_text(exp.config_hash)
+        os.replace(tmp, stamp)
+
+
+def _drop_checkpoints(folder: Path) -> None:
+    shutil.rmtree(folder, ignore_errors=True)
+    parent = folder.parent
+    try:
+        if parent.exists() and not any(parent.iterdir()):
+            parent.rmdir()
+    except OSError:
+        pass
+
+
+class OutputLock:
+    """An exclusive lock on a report folder (``<output>/.<name>.lock``, fcntl.flock, holding
+    the PID): two runs never share checkpoints or a report. Released (and the file removed)
+    by ``release``; the kernel drops it if the process dies."""
+
+    def __init__(self, exp):
+        self.exp = exp
+        self.path = lock_path(exp)
+        self.fd = None
+        self.created = False
+
+    def acquire(self) -> "OutputLock":
+        parent = self.path.parent
+        self.created = not parent.exists()  # removed again if the run leaves it empty
+        try:
+            parent.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise RunError(f"cannot create the output folder {parent}: "
+                           f"{exc.strerror or exc}") from None
+        while True:
+            try:
+                fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+            except OSError as exc:
+                raise RunError(f"cannot create the lock file {self.path}: "
+                               f"{exc.strerror or exc}") from None
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                try:
+                    pid = os.read(fd, 64).decode().strip() or "unknown"
+                finally:
+                    os.close(fd)
+                raise RunError(f"{self.exp.output_dir}: in use by another run (PID {pid}); "
+                               "wait for it to finish or stop it") from None
+            try:  # its previous holder may have removed the file between open and flock
+                same = os.stat(self.path).st_ino == os.fstat(fd).st_ino
+            except FileNotFoundError:
+                same = False
+            if not same:
+                os.close(fd)
+                continue
+            os.ftruncate(fd, 0)
+            os.write(fd, f"{os.getpid()}\n".encode())
+            self.fd = fd
+            return self
+
+    def release(self) -> None:
+        if self.fd is None:
+            return
+        try:
+            self.path.unlink(missing_ok=True)
+        except OSError:
+            pass
+        os.close(self.fd)
+        self.fd = None
+        if self.created:
+            try:
+                self.path.parent.rmdir()
+            except OSError:  # not empty: the report or checkpoints are there
+                pass
+
+
+# ------------------------------------------------------------------------------------
+# stopping: Ctrl-C (SIGINT) and SIGTERM
+
+
+class RunInterrupted(KeyboardInterrupt):
+    """The run was stopped by a signal; ``saved`` of ``total`` chunks are on disk."""
+
+    def __init__(self, signum: int, saved: int, total: int):
+        super().__init__(signum, saved, total)
+        self.signum, self.saved, self.total = signum, saved, total
+
+    @property
+    def exit_code(self) -> int:
+        return 128 + self.signum
+
+    def __str__(self):
+        return (f"interrupted; {self.saved} of {self.total} chunks saved; --resume continues")
+
+
+class _Stop(KeyboardInterrupt):
+    def __init__(self, signum):
+        super().__init__(signum)
+        self.signum = signum
+
+
+class _StopSignals:
+    """While active (main thread only): SIGINT and SIGTERM raise _Stop once; any further
+    signal is ignored while the run cleans up (and after it, with ``ignore_after_stop``:
+    for a caller that exits right away)."""
+
+    def __init__(self, ignore_after_stop: bool = False):
+        self.old: dict = {}
+        self.signum = None
+        self.ignore_after_stop = ignore_after_stop
+
+    def _handle(self, signum, frame):
+        if self.signum is None:
+            self.signum = signum
+            raise _Stop(signum)
+
+    def __enter__(self):
+        if threading.current_thread() is threading.main_thread():
+            for s in (signal.SIGINT, signal.SIGTERM):
+                self.old[s] = signal.signal(s, self._handle)
+        return self
+
+    def __exit__(self, *exc):
+        for s, h in self.old.items():
+            stopped = self.signum is not None and self.ignore_after_stop
+            signal.signal(s, signal.SIG_IGN if stopped else h)
+        return False
 
 
 # ------------------------------------------------------------------------------------
@@ -331,13 +606,6 @@ def open_checkpoints(exp, resume: bool) -> tuple[Path, set]:
 
 
 _worker_exp = None
-
-
-def _init_worker(exp):
-    global _worker_exp
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent handles Ctrl-C
-    os.environ.setdefault("NUMBA_NUM_THREADS", "1")
-    _worker_exp = exp
 
 
 def _work(task: Task):
@@ -350,81 +618,132 @@ def default_workers() -> int:
 
 def run(experiment, workers: int | None = None, resume: bool = False, progress: bool = True,
         write: bool = True, overrides: dict | None = None, scheduler: str | None = None,
-        dask_local: int | None = None) -> Results:
+        dask_local: int | None = None, in_process: bool | None = None,
+        yes: bool = False, ignore_after_stop: bool = False) -> Results:
     """Run an experiment (a path or a loaded Experiment); write its report unless write=False.
 
-    Local processes by default (``workers``: how many; 1 runs in this process). With
-    ``scheduler`` (a Dask scheduler address, also the file's ``scheduler`` key) or
-    ``dask_local`` (start a local Dask cluster of that many workers) the chunks run as Dask
-    tasks instead; the totals merge the same way, so the CSVs are the same byte for byte.
-    Returns the Results (tables as pandas DataFrames). Raises ExperimentError / RunError for
-    bad input before anything is written; KeyboardInterrupt leaves finished chunks on disk.
+    Local processes by default (``workers``: how many; with 1 the chunks run in this
+    process unless ``in_process=False``). With ``scheduler`` (a Dask scheduler address,
+    also the file's ``scheduler`` key) or ``dask_local`` (start a local Dask cluster of that
+    many workers) the chunks run as Dask tasks instead; the totals merge the same way, so
+    the CSVs are the same byte for byte. Returns the Results (tables as pandas DataFrames).
+
+    Raises ExperimentError / RunError for bad input before anything is written (a path above
+    the size limits of experiment.py needs ``yes=True``; a report folder in use by another
+    run is refused).
+    SIGINT (Ctrl-C) or SIGTERM stops the workers at once and raises RunInterrupted (a
+    KeyboardInterrupt) naming how many chunks are saved: ``resume=True`` continues.
+    ``ignore_after_stop`` keeps both signals ignored after such a stop (the command line,
+    which then prints one line and exits: a second Ctrl-C cannot interrupt that).
     """
     from .experiment import Experiment, load_experiment
 
-    exp = experiment if isinstance(experiment, Experiment) else load_experiment(experiment, overrides)
+    exp = experiment if isinstance(experiment, Experiment) \
+        else load_experiment(experiment, overrides, yes=yes)
     scheduler = scheduler or getattr(exp, "scheduler", None)
+    if dask_local is not None and dask_local < 1:
+        raise RunError(f"--dask-local needs a number of workers >= 1, got {dask_local}")
     if workers is None or workers == 0:
         workers = exp.workers or default_workers()
-    tasks = plan(exp)
-    backend = None
-    if scheduler or dask_local:
-        from .dask_backend import DaskBackend
+    if in_process is None:
+        in_process = workers == 1
+    total_chunks = n_chunks(exp)
+    total_games = sum(c.games for c in exp.conditions)
+    lock = OutputLock(exp)
+    with _StopSignals(ignore_after_stop):
+        saved = 0
+        folder = None
+        try:
+            lock.acquire()
+            backend = None
+            if scheduler or dask_local:
+                from .dask_backend import DaskBackend
 
-        backend = DaskBackend(exp, scheduler=scheduler, n_local=dask_local)  # fails early
-    folder, done = open_checkpoints(exp, resume)
-    totals: list = [None] * len(exp.conditions)
-    for task in tasks:
-        if task.key in done:
-            totals[task.condition] = merge(totals[task.condition],
-                                           load_chunk(folder / f"{task.key}.npz"))
-    pending = [t for t in tasks if t.key not in done]
-    total_games = sum(games_of(exp, t) for t in tasks)
-    done_games = total_games - sum(games_of(exp, t) for t in pending)
+                backend = DaskBackend(exp, scheduler=scheduler, n_local=dask_local)  # fails early
+            try:
+                folder, done, totals = open_checkpoints(exp, resume)
+                saved = len(done)
+                results = _play(exp, folder, done, totals, total_games, total_chunks, workers,
+                                in_process, backend, progress)
+            except BaseException:
+                if backend is not None:
+                    backend.close(fast=True)
+                raise
+            if backend is not None:
+                backend.close()
+            if write:
+                from .report import write_report
+
+                try:
+                    write_report(exp, results)
+                except OSError as exc:
+                    raise RunError(f"cannot write the report {exp.output_dir}: "
+                                   f"{exc.strerror or exc} (the older report is untouched and "
+                                   "the finished chunks are kept: run again with --resume)"
+                                   ) from None
+                _drop_checkpoints(folder)
+            return results
+        except KeyboardInterrupt as exc:
+            signum = getattr(exc, "signum", signal.SIGINT)
+            n = len(list(folder.glob("c*-k*.npz"))) if folder is not None and folder.is_dir() \
+                else saved
+            if folder is not None and n == 0:
+                _drop_checkpoints(folder)
+            raise RunInterrupted(signum, n, total_chunks) from None
+        except BaseException:
+            if folder is not None and folder.is_dir() and not any(folder.glob("c*-k*.npz")):
+                _drop_checkpoints(folder)
+            raise
+        finally:
+            lock.release()
+
+
+def _play(exp, folder, done, totals, total_games, total_chunks, workers, in_process,
+          backend, progress) -> Results:
+    pending = (t for t in iter_plan(exp) if t.key not in done)
+    done_games = 0
+    for key in done:
+        m = _CHUNK_NAME.fullmatch(key)
+        done_games += games_of(exp, task_of(exp, int(m.group(1)), int(m.group(2))))
     bar = _progress(total_games, done_games, progress, exp.name)
     t0 = time.perf_counter()
     played = 0
+    if backend is not None:
+        stream = backend.results(pending)
+    elif in_process:
+        stream = _serial(exp, pending)
+    else:
+        stream = _processes(exp, pending, workers)
     try:
-        if backend is not None:
-            stream = backend.results(pending)
-        elif workers == 1:
-            stream = _serial(exp, pending)
-        else:
-            stream = _processes(exp, pending, workers)
         for task, t in stream:  # in the order chunks finish: the sums do not care
-            save_chunk(folder, task, t)
+            try:
+                _write_stamp(folder, exp)
+                save_chunk(folder, exp, task, t)
+            except OSError as exc:
+                raise RunError(f"cannot save a checkpoint in {folder}: {exc.strerror or exc} "
+                               "(the chunks saved so far are kept: run again with --resume)"
+                               ) from None
             totals[task.condition] = merge(totals[task.condition], t)
             played += games_of(exp, task)
             bar.update(games_of(exp, task))
     finally:
+        stream.close()
         bar.close()
-        if backend is not None:
-            backend.close()
     elapsed = time.perf_counter() - t0
     meta = {
-        "games_per_condition": [c.games if not c.rotate else math.ceil(c.games / c.players) * c.players
-                                for c in exp.conditions],
+        "games_per_condition": [c.games for c in exp.conditions],
         "games": total_games,
         "games_played_now": played,
         "elapsed_s": round(elapsed, 2),
         "games_per_second": round(played / elapsed, 1) if elapsed > 0 and played else None,
         "workers": backend.n_workers if backend is not None else workers,
-        "backend": "dask" if backend is not None else ("serial" if workers == 1 else "processes"),
+        "backend": "dask" if backend is not None else ("serial" if in_process else "processes"),
         "package_version": __version__,
-        "chunks": len(tasks),
+        "chunks": total_chunks,
     }
     from .analysis import tables_from_totals
 
-    results = Results(tables_from_totals(exp, totals), meta, totals)
-    if write:
-        from .report import write_report
-
-        write_report(exp, results)
-        shutil.rmtree(folder, ignore_errors=True)
-        parent = folder.parent
-        if parent.exists() and not any(parent.iterdir()):
-            parent.rmdir()
-    return results
+    return Results(tables_from_totals(exp, totals), meta, totals)
 
 
 def _serial(exp, pending):
@@ -433,25 +752,142 @@ def _serial(exp, pending):
         yield _work(task)
 
 
-def _processes(exp, pending, workers):
-    """Local processes (spawned: each loads numba's cached kernels once)."""
-    ctx = mp.get_context("spawn")
-    with ProcessPoolExecutor(workers, mp_context=ctx, initializer=_init_worker,
-                             initargs=(exp,)) as pool:
-        queue = list(pending)
-        running = set()
+def _worker_main(conn, exp):
+    """A worker process: plays the chunks it receives until it gets None. Ctrl-C is for
+    the parent (it stops the workers); SIGTERM ends the process at once, even inside a
+    compiled kernel."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT, signal.SIGTERM})
+    _init_local(exp)
+    while True:
         try:
-            while queue or running:
-                while queue and len(running) < 2 * workers:
-                    running.add(pool.submit(_work, queue.pop(0)))
-                finished, running = wait(running, return_when=FIRST_COMPLETED)
-                for f in finished:
-                    yield f.result()
-        except BaseException:
-            for f in running:
-                f.cancel()
-            pool.shutdown(wait=False, cancel_futures=True)
-            raise
+            task = conn.recv()
+        except (EOFError, OSError):
+            return
+        if task is None:
+            return
+        try:
+            conn.send(("ok", task, run_chunk(exp, task)))
+        except BaseException as exc:
+            try:
+                conn.send(("error", task, exc))
+            except Exception:  # an exception that does not pickle
+                conn.send(("error", task, RuntimeError(f"{type(exc).__name__}: {exc}")))
+            return
+
+
+def _start_workers(exp, workers: int):
+    ctx = mp.get_context("spawn")
+    procs, conns = [], []
+    # the children start with SIGINT/SIGTERM blocked (the mask survives exec), so a Ctrl-C
+    # while they import cannot print a traceback; each unblocks once it ignores SIGINT
+    old_mask = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM})
+    old_env = os.environ.get("NUMBA_NUM_THREADS")
+    os.environ.setdefault("NUMBA_NUM_THREADS", "1")
+    try:
+        for i in range(workers):
+            mine, theirs = ctx.Pipe()
+            p = ctx.Process(target=_worker_main, args=(theirs, exp), daemon=True,
+                            name=f"fishing2sim-worker-{i}")
+            procs.append(p)
+            conns.append(mine)
+            p.start()
+            theirs.close()
+    except BaseException:
+        signal.pthread_sigmask(signal.SIG_SETMASK, old_mask)
+        _stop_workers(procs, conns, graceful=False)
+        raise
+    finally:
+        if old_env is None:
+            os.environ.pop("NUMBA_NUM_THREADS", None)
+        signal.pthread_sigmask(signal.SIG_SETMASK, old_mask)
+    return procs, conns
+
+
+def _stop_workers(procs, conns, graceful: bool) -> None:
+    """Stop every worker: politely after a finished run, else SIGTERM at once (a compiled
+    kernel cannot be interrupted from inside), then SIGKILL any that lingers."""
+    try:
+        if graceful:
+            for c in conns:
+                try:
+                    c.send(None)
+                except OSError:
+                    pass
+            deadline = time.monotonic() + 5
+            for p in procs:
+                if p.pid is not None:
+                    p.join(max(0.0, deadline - time.monotonic()))
+    finally:
+        for p in procs:
+            if p.pid is not None and p.exitcode is None:
+                p.terminate()
+        deadline = time.monotonic() + 1
+        for p in procs:
+            if p.pid is not None:
+                p.join(max(0.0, deadline - time.monotonic()))
+        for p in procs:
+            if p.pid is not None and p.exitcode is None:
+                p.kill()
+                p.join(1)
+        for c in conns:
+            c.close()
+
+
+def _worker_died(proc, task: Task) -> RunError:
+    proc.join(1)  # its pipe closes a moment before it can be reaped
+    code = proc.exitcode
+    if code is not None and code < 0:
+        try:
+            how = f"killed by {signal.Signals(-code).name}"
+        except ValueError:
+            how = f"killed by signal {-code}"
+    else:
+        how = f"exit code {code}"
+    return RunError(f"a worker process died ({how}) while playing chunk {task.key}; the "
+                    "chunks saved so far are kept: run again with --resume")
+
+
+def _processes(exp, pending, workers):
+    """Local worker processes (spawned: each loads numba's cached kernels once), each fed
+    at most two chunks at a time through its own pipe."""
+    procs, conns = _start_workers(exp, workers)
+    inflight = [deque() for _ in procs]
+    finished = False
+    try:
+        def feed(i):
+            while len(inflight[i]) < 2:
+                task = next(pending, None)
+                if task is None:
+                    return
+                conns[i].send(task)
+                inflight[i].append(task)
+
+        for i in range(len(procs)):
+            feed(i)
+        while any(inflight):
+            busy = [i for i in range(len(procs)) if inflight[i]]
+            ready = mp_connection.wait([conns[i] for i in busy] + [procs[i].sentinel for i in busy],
+                                       timeout=1.0)
+            for i in busy:
+                if conns[i] in ready or (procs[i].sentinel in ready and conns[i].poll()):
+                    try:
+                        status, task, payload = conns[i].recv()
+                    except (EOFError, OSError):
+                        status = None
+                    if status is None:
+                        raise _worker_died(procs[i], inflight[i][0])
+                    inflight[i].popleft()
+                    if status == "error":
+                        raise payload
+                    yield task, payload
+                    feed(i)
+                elif procs[i].sentinel in ready:
+                    raise _worker_died(procs[i], inflight[i][0])
+        finished = True
+    finally:
+        _stop_workers(procs, conns, graceful=finished)
 
 
 def _init_local(exp):

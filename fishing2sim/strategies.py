@@ -35,7 +35,21 @@ from .reference import choose_uniformly
 from .strategy_kit import DECISION_FUNCTIONS, ContractError
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
-STRATEGIES_DIR = REPO_ROOT / "strategies"
+
+
+def _bots_package() -> tuple[Path, str]:
+    """The shipped bots' folder and package: ``fishing2sim.bots`` (the repository's
+    ``strategies/`` folder, mapped into the installed package by pyproject.toml), or
+    ``strategies`` of a source checkout used without installing it."""
+    try:
+        import fishing2sim.bots as bots
+
+        return Path(bots.__file__).resolve().parent, "fishing2sim.bots"
+    except ImportError:
+        return REPO_ROOT / "strategies", "strategies"
+
+
+STRATEGIES_DIR, BOTS_PACKAGE = _bots_package()
 _ARGS = (types.Array(types.int64, 1, "C"), types.Array(types.float64, 1, "C"),
          types.Array(types.uint64, 1, "C"))
 
@@ -63,6 +77,35 @@ class Strategy:
 
 def known_strategies() -> list[str]:
     return sorted(p.stem for p in STRATEGIES_DIR.glob("*.py") if not p.stem.startswith("_"))
+
+
+def describe_strategies() -> list[dict]:
+    """The shipped bots, read from their files without importing (compiling) them: name,
+    the docstring's first line, and the parameters as (name, default) pairs."""
+    import ast
+
+    out = []
+    for stem in known_strategies():
+        path = STRATEGIES_DIR / f"{stem}.py"
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        doc = (ast.get_docstring(tree) or "").strip().splitlines()
+        line = doc[0] if doc else ""
+        if line.startswith(f"{stem}:"):
+            line = line[len(stem) + 1:].strip()
+        found = {}
+        for node in tree.body:
+            if isinstance(node, ast.Assign):
+                for t in node.targets:
+                    if isinstance(t, ast.Name) and t.id in ("NAME", "PARAMS", "PARAM_NAMES"):
+                        try:
+                            found[t.id] = ast.literal_eval(node.value)
+                        except ValueError:
+                            pass
+        params = [float(x) for x in found.get("PARAMS", ())]
+        names = list(found.get("PARAM_NAMES", ())) or [f"p{i}" for i in range(len(params))]
+        out.append({"name": found.get("NAME", stem), "doc": line,
+                    "params": list(zip(names, params))})
+    return out
 
 
 def _cache_dirs(path: Path) -> list[Path]:
@@ -203,9 +246,9 @@ def _write_strategy_stamp(path: Path) -> None:
 
 def _import_file(path: Path):
     if path.parent == STRATEGIES_DIR:  # the engine keeps this folder's cache current
-        if str(REPO_ROOT) not in sys.path:
+        if BOTS_PACKAGE == "strategies" and str(REPO_ROOT) not in sys.path:
             sys.path.insert(0, str(REPO_ROOT))
-        return importlib.import_module(f"strategies.{path.stem}")
+        return importlib.import_module(f"{BOTS_PACKAGE}.{path.stem}")
     existing = sys.modules.get(path.stem)
     if existing is not None:
         if Path(getattr(existing, "__file__", "") or "").resolve() != path:

@@ -17,7 +17,9 @@ from fishing2sim.audit import (
     AuditError, _Fishing2Referee, _FishingReferee, audit_game, load_deck,
 )
 
-N_SEEDS = 2000
+N_SEEDS = 2000  # the full audit (slow); the default run audits SEEDS_DEFAULT games
+SEEDS_DEFAULT = 200
+SEED_COUNTS = [SEEDS_DEFAULT, pytest.param(N_SEEDS, marks=pytest.mark.slow, id="full")]
 
 
 def _api():
@@ -135,13 +137,14 @@ def test_auditor_highest_and_weakest(plays, trump, want):
 # Many seeded games.
 
 
+@pytest.mark.parametrize("n_seeds", SEED_COUNTS)
 @pytest.mark.parametrize("players", [3, 4, 5])
-def test_auditor_passes_seeded_games(players):
+def test_auditor_passes_seeded_games(players, n_seeds):
     api = _api()
     api.play_game(players, 0, ruleset="fishing2", log=True)  # compile outside the timing
     t0 = time.perf_counter()
     reasons = {"completed": 0, "overfished": 0}
-    for seed in range(N_SEEDS):
+    for seed in range(n_seeds):
         events = api.play_game(players, seed, ruleset="fishing2", log=True).events
         try:
             summary = audit_game(events)
@@ -150,7 +153,7 @@ def test_auditor_passes_seeded_games(players):
         assert summary["players"] == players
         reasons[summary["end_reason"]] += 1
     elapsed = time.perf_counter() - t0
-    print(f"\n{players} players: {N_SEEDS} games audited in {elapsed:.1f} s; {reasons}")
+    print(f"\n{players} players: {n_seeds} games audited in {elapsed:.1f} s; {reasons}")
 
 
 def test_audit_summary():
@@ -352,14 +355,15 @@ def test_auditor_fishing_winner(plays, lowest, named, want):
     assert _winner(plays, lowest, named, namer=1) == want
 
 
+@pytest.mark.parametrize("n_seeds", SEED_COUNTS)
 @pytest.mark.parametrize("players", [3, 4, 5])
-def test_auditor_passes_seeded_fishing_games(players):
+def test_auditor_passes_seeded_fishing_games(players, n_seeds):
     api = _api()
     api.play_game(players, 0, ruleset="fishing", log=True)  # compile outside the timing
     t0 = time.perf_counter()
     reasons = {"completed": 0, "overfished": 0}
     effects: dict[str, int] = {}
-    for seed in range(N_SEEDS):
+    for seed in range(n_seeds):
         events = api.play_game(players, seed, ruleset="fishing", log=True).events
         try:
             summary = audit_game(events)
@@ -375,7 +379,7 @@ def test_auditor_passes_seeded_fishing_games(players):
                     k = "forfeited " + k
                 effects[k] = effects.get(k, 0) + 1
     elapsed = time.perf_counter() - t0
-    print(f"\nfishing, {players} players: {N_SEEDS} games audited in {elapsed:.1f} s; "
+    print(f"\nfishing, {players} players: {n_seeds} games audited in {elapsed:.1f} s; "
           f"{reasons}; {effects}")
     # every Fishing rule was exercised by these games
     for k in ("zero_catch", "catch_all_others", "pass_1_left", "play_first",

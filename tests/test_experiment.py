@@ -351,3 +351,51 @@ def test_edit_hand_sizes_and_rounds(f2):
         edit_deck(f2, hand_sizes={4: [9, 0]})
     with pytest.raises(DeckError, match="not a player count"):
         edit_deck(f2, hand_sizes={6: [9]})
+
+
+# ---- the config hash: content, never paths --------------------------------------------------
+BOT = '''"""copy: the first option."""
+from fishing2sim.strategy_kit import decision, option
+
+NAME = "copy"
+
+
+@decision
+def play(obs, params, rng):
+    return option(obs, 0)
+'''
+HASHED = """\
+    name: h
+    games: 100
+    seats: [./bots/copy_bot.py, random, greedy, random]
+    deck: {file: ./my_deck.csv}
+"""
+
+
+def _copy_of_the_study(folder: Path, bot: str = BOT) -> Path:
+    (folder / "bots").mkdir(parents=True)
+    (folder / "bots" / "copy_bot.py").write_text(bot)
+    (folder / "my_deck.csv").write_text(
+        (REPO / "fishing2sim" / "data" / "decks" / "fishing2.csv").read_text())
+    return write(folder, HASHED)
+
+
+def test_the_same_experiment_in_another_folder_has_the_same_hash(tmp_path):
+    a = load_experiment(_copy_of_the_study(tmp_path / "one"))
+    b = load_experiment(_copy_of_the_study(tmp_path / "deeper" / "two"))
+    assert a.conditions[0].lineup[0] != b.conditions[0].lineup[0]  # two different files
+    assert a.config_hash == b.config_hash
+
+
+def test_the_hash_follows_the_strategy_files_content(tmp_path):
+    a = load_experiment(_copy_of_the_study(tmp_path / "one"))
+    b = load_experiment(_copy_of_the_study(tmp_path / "two", BOT + "\n# an edit\n"))
+    assert a.config_hash != b.config_hash
+
+
+def test_the_hash_follows_which_seat_plays_which_file(tmp_path):
+    p = _copy_of_the_study(tmp_path / "one")
+    a = load_experiment(p)
+    p.write_text(p.read_text().replace("[./bots/copy_bot.py, random, greedy, random]",
+                                       "[random, ./bots/copy_bot.py, greedy, random]"))
+    assert load_experiment(p).config_hash != a.config_hash

@@ -22,7 +22,7 @@ def test_readme_strategy_example_runs_from_a_file_outside_the_repo(tmp_path):
 
 
 def test_readme_names_only_files_that_exist():
-    for rel in set(re.findall(r"(experiments/\w+\.yaml|docs/\w+\.md|benchmarks/\w+\.py)", README)):
+    for rel in set(re.findall(r"(experiments/\w+\.yaml|docs/[\w/-]+\.(?:md|csv)|benchmarks/\w+\.py|reports/README\.md)", README)):
         assert (ROOT / rel).is_file(), rel
 
 
@@ -34,4 +34,45 @@ def test_readme_commands_exist():
     assert used <= set(main.commands), used - set(main.commands)
     assert "fishing2sim run experiments/trump.yaml" in README
     assert "pip install -e '.[test]' && python -m pytest -q" in README
-    assert (ROOT / ".ci" / "run").read_text().strip().endswith("python -m pytest -q")
+    # .ci/run runs the same two commands, each on its own line (so that set -e sees a
+    # failure of either), then the slow tests and the wheel install
+    ci = (ROOT / ".ci" / "run").read_text().splitlines()
+    assert "set -euo pipefail" in ci
+    i = ci.index("python -m pip install -q -e '.[test]'")
+    assert ci[i + 1] == "python -m pytest -q"
+    assert "python -m pytest -q -m slow" in ci
+
+
+def test_the_main_job_leaves_the_repository_clean():
+    # everything `fishing2sim run experiments/trump.yaml` writes under reports/ (the
+    # report, its checkpoints, its lock, the report writer's temporary folders) is ignored
+    import shutil
+    import subprocess
+
+    if shutil.which("git") is None or not (ROOT / ".git").exists():
+        import pytest
+
+        pytest.skip("not a git checkout")
+    written = ["reports/trump/summary.md", "reports/trump/config.yaml",
+               "reports/trump/trump_value.png", "reports/.checkpoints/trump/c0000-k000000.npz",
+               "reports/.checkpoints/trump/config_hash", "reports/.trump.lock",
+               "reports/.trump.tmp-123/summary.md", "reports/.trump.old-123/summary.md"]
+    res = subprocess.run(["git", "check-ignore", "--no-index", *written], cwd=ROOT,
+                         capture_output=True, text=True)
+    assert sorted(res.stdout.split()) == sorted(written)
+    tracked = subprocess.run(["git", "ls-files", "reports"], cwd=ROOT, capture_output=True,
+                             text=True).stdout.split()
+    assert tracked == ["reports/README.md"]
+    assert (ROOT / "docs" / "example-report" / "summary.md").is_file()
+    assert "[docs/example-report/summary.md](docs/example-report/summary.md)" in README
+
+
+def test_readme_documents_stopping_and_the_limits():
+    from fishing2sim.experiment import MAX_CONDITIONS, MAX_GAMES, MAX_YAML_DEPTH
+
+    assert "interrupted; 37 of 100 chunks saved; --resume continues" in README
+    assert "exit code 130" in README and "exit code 143" in README
+    assert f"| {MAX_CONDITIONS:,} |" in README and "10^9" in README and MAX_GAMES == 10**9
+    assert f"{MAX_YAML_DEPTH} levels" in README
+    assert "pip install ." in README and "pip install -e ." in README
+    assert "fishing2sim strategies" in README and "fishing2sim experiments" in README

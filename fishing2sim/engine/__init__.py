@@ -22,7 +22,8 @@ def _cache_dirs():
     root = os.environ.get("NUMBA_CACHE_DIR")
     if root:
         return [p for p in Path(root).rglob("*") if p.is_dir() and "fishing2sim" in str(p)]
-    return [p / "__pycache__" for p in (_PKG, _PKG / "engine", _PKG.parent / "strategies")]
+    return [p / "__pycache__" for p in (_PKG, _PKG / "engine", _PKG / "bots",
+                                        _PKG.parent / "strategies")]
 
 
 _stamp = None

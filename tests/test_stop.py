@@ -1,0 +1,220 @@
+"""Stopping a run: one Ctrl-C (SIGINT to the whole process group, as a terminal sends it)
+or a SIGTERM to the main process stops `fishing2sim run` and its worker processes within
+2 s, even while a worker is inside a decision that never returns; it prints one line with
+the saved chunks, exits 130 / 143, leaves no process behind, and --resume then gives the
+uninterrupted run's CSVs byte for byte."""
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from fishing2sim.runner import run
+from fishing2sim.strategies import load_strategy
+
+CSVS = ["overfishing.csv", "strategies.csv", "scores.csv"]
+STOP_WITHIN = 2.0
+
+
+def write_yaml(folder: Path, name: str, body: str) -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / f"{name}.yaml"
+    path.write_text(f"name: {name}\noutput: {folder / 'reports'}\n" + body)
+    return path
+
+
+def session_processes(sid: int) -> list[int]:
+    """The PIDs of every live process of session ``sid`` (from /proc)."""
+    out = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            stat = Path(f"/proc/{entry}/stat").read_text()
+        except OSError:
+            continue
+        fields = stat[stat.rindex(")") + 2:].split()
+        state, session = fields[0], int(fields[3])
+        if session == sid and state != "Z":
+            out.append(int(entry))
+    return out
+
+
+def start(path: Path, *args) -> subprocess.Popen:
+    """`fishing2sim run` in a session of its own (so its process group is all of it)."""
+    return subprocess.Popen([sys.executable, "-m", "fishing2sim.cli", "run", str(path),
+                             "--no-progress", *args],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            start_new_session=True)
+
+
+def wait_for(pred, timeout=240.0):
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        if pred():
+            return True
+        time.sleep(0.02)
+    return False
+
+
+def stop(proc: subprocess.Popen, signum: int, group: bool,
+         times: int = 1) -> tuple[float, int, str]:
+    """Send ``signum`` (``times`` times, 0.1 s apart, while the run lives); (seconds until
+    the main process exited, exit code, stderr)."""
+    t0 = time.monotonic()
+    for i in range(times):
+        if i:
+            time.sleep(0.1)
+            if proc.poll() is not None:
+                break
+        try:
+            if group:
+                os.killpg(proc.pid, signum)
+            else:
+                proc.send_signal(signum)
+        except ProcessLookupError:
+            break
+    try:
+        proc.wait(timeout=30)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+    elapsed = time.monotonic() - t0
+    err = proc.stderr.read()
+    proc.stdout.close()
+    proc.stderr.close()
+    return elapsed, proc.returncode, err
+
+
+def assert_no_survivors(sid: int):
+    # the main process is gone; every worker (and multiprocessing's helper) must follow it
+    # at once: nothing may keep running after the run
+    wait_for(lambda: not session_processes(sid), timeout=1.0)
+    left = session_processes(sid)
+    if left:
+        for pid in left:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+    assert not left, f"processes outlived the run: {left}"
+
+
+@pytest.mark.parametrize("signum, group, code, times", [
+    (signal.SIGINT, True, 130, 1),    # Ctrl-C in a terminal: the whole process group
+    (signal.SIGINT, True, 130, 3),    # an impatient user: Ctrl-C three times
+    (signal.SIGTERM, False, 143, 1),  # kill PID: the main process only
+], ids=["ctrl-c", "ctrl-c-x3", "sigterm"])
+def test_a_signal_stops_the_run_and_its_workers_and_resume_continues(tmp_path, signum, group,
+                                                                     code, times):
+    body = ("players: 4\ngames: 30000\nchunk: 300\nseed: 5\n"
+            "analyses: [overfishing, strategies]\n")
+    a = write_yaml(tmp_path / "a", "stop", body)
+    ckpt = tmp_path / "a" / "reports" / ".checkpoints" / "stop"
+    proc = start(a, "--workers", "2")
+    assert wait_for(lambda: len(list(ckpt.glob("c*.npz"))) >= 2), "no chunk finished"
+    assert len(session_processes(proc.pid)) >= 3  # the run and its two workers at least
+    elapsed, rc, err = stop(proc, signum, group, times)
+    assert elapsed < STOP_WITHIN, f"took {elapsed:.2f} s to stop"
+    assert rc == code
+    lines = [ln for ln in err.splitlines() if ln.strip()]
+    assert len(lines) == 1, err
+    saved = len(list(ckpt.glob("c*.npz")))
+    assert lines[0] == f"interrupted; {saved} of 100 chunks saved; --resume continues"
+    assert 2 <= saved < 100
+    assert "Traceback" not in err
+    assert_no_survivors(proc.pid)
+    assert not (tmp_path / "a" / "reports" / "stop").exists()  # no half-written report
+    assert not (tmp_path / "a" / "reports" / ".stop.lock").exists()
+
+    if signum != signal.SIGINT or times != 1:
+        return
+    # --resume plays only what is missing and gives the uninterrupted result
+    res = subprocess.run([sys.executable, "-m", "fishing2sim.cli", "run", str(a), "--resume",
+                          "--no-progress", "--workers", "2"], capture_output=True, text=True)
+    assert res.returncode == 0, res.stderr
+    b = write_yaml(tmp_path / "b", "stop", body)
+    run(b, workers=1, progress=False)
+    for name in CSVS:
+        assert (tmp_path / "a/reports/stop" / name).read_bytes() == \
+            (tmp_path / "b/reports/stop" / name).read_bytes(), name
+
+
+STUCK_BOT = '''"""stuck: a play decision that never returns (a bug in a user's bot)."""
+from fishing2sim.strategy_kit import decision, option
+
+NAME = "stuck"
+
+
+@decision
+def play(obs, params, rng):
+    k = 0
+    while params.size >= 0 and k >= 0:  # never false
+        k = (k + 1) % 1000003
+    return option(obs, 0)
+'''
+
+
+def test_ctrl_c_stops_workers_inside_a_decision_that_never_returns(tmp_path):
+    bot = tmp_path / "stuck_bot.py"
+    bot.write_text(STUCK_BOT)
+    load_strategy(str(bot))  # compile it once here: the workers load it from numba's cache
+    # condition 0 (random bots) finishes its 4 chunks; condition 1 hangs in every worker
+    path = write_yaml(tmp_path, "stuck",
+                      "games: 800\nchunk: 200\nanalyses: [overfishing]\n"
+                      "sweep:\n  seats: [random, ./stuck_bot.py]\n")
+    ckpt = tmp_path / "reports" / ".checkpoints" / "stuck"
+    proc = start(path, "--workers", "2")
+    assert wait_for(lambda: len(list(ckpt.glob("c0000-*.npz"))) == 4)
+    time.sleep(3)  # the workers are now inside the stuck decision
+    assert proc.poll() is None
+    elapsed, rc, err = stop(proc, signal.SIGINT, group=True)
+    assert elapsed < STOP_WITHIN, f"took {elapsed:.2f} s to stop"
+    assert rc == 130
+    assert err.strip() == "interrupted; 4 of 8 chunks saved; --resume continues"
+    assert_no_survivors(proc.pid)
+
+
+def test_ctrl_c_stops_a_local_dask_cluster_too(tmp_path):
+    pytest.importorskip("distributed")
+    path = write_yaml(tmp_path, "dask", "games: 400000\nchunk: 20000\nanalyses: [overfishing]\n")
+    ckpt = tmp_path / "reports" / ".checkpoints" / "dask"
+    proc = start(path, "--dask-local", "2")
+    assert wait_for(lambda: len(list(ckpt.glob("c*.npz"))) >= 2), "no chunk finished"
+    elapsed, rc, err = stop(proc, signal.SIGINT, group=True)
+    assert elapsed < STOP_WITHIN, f"took {elapsed:.2f} s to stop"
+    assert rc == 130
+    saved = len(list(ckpt.glob("c*.npz")))
+    assert err.strip() == f"interrupted; {saved} of 20 chunks saved; --resume continues"
+    assert_no_survivors(proc.pid)
+
+
+def test_a_worker_killed_from_outside_is_one_line_and_resume_continues(tmp_path):
+    body = "players: 4\ngames: 30000\nchunk: 300\nseed: 8\nanalyses: [overfishing]\n"
+    a = write_yaml(tmp_path / "a", "dies", body)
+    ckpt = tmp_path / "a" / "reports" / ".checkpoints" / "dies"
+    proc = start(a, "--workers", "2")
+    assert wait_for(lambda: len(list(ckpt.glob("c*.npz"))) >= 2), "no chunk finished"
+    workers = [p for p in session_processes(proc.pid)
+               if p != proc.pid and "spawn_main" in Path(f"/proc/{p}/cmdline").read_text()]
+    assert len(workers) == 2
+    os.kill(workers[0], signal.SIGKILL)  # the out-of-memory killer, say
+    proc.wait(timeout=30)
+    err = proc.stderr.read()
+    proc.stdout.close()
+    proc.stderr.close()
+    assert proc.returncode == 2
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("Error: a worker process died (killed by SIGKILL)")
+    assert lines[0].endswith("the chunks saved so far are kept: run again with --resume")
+    assert_no_survivors(proc.pid)
+    res = subprocess.run([sys.executable, "-m", "fishing2sim.cli", "run", str(a), "--resume",
+                          "--no-progress", "--workers", "2"], capture_output=True, text=True)
+    assert res.returncode == 0, res.stderr
+    b = write_yaml(tmp_path / "b", "dies", body)
+    run(b, workers=1, progress=False)
+    assert (tmp_path / "a/reports/dies/overfishing.csv").read_bytes() == \
+        (tmp_path / "b/reports/dies/overfishing.csv").read_bytes()
