@@ -890,15 +890,9 @@ def _make_sampler(spec: TuneSpec, seed: int):
     if spec.sampler == "random":
         return optuna.samplers.RandomSampler(seed=seed)
     if spec.sampler == "cmaes":
-        x0 = {}
-        for d, v in zip(spec.dims, _default_values(spec).values()):
-            x0.update(d.params_of(v))
-        widths = []
-        for d in spec.dims:
-            widths += [hi - lo for lo, hi in d.bounds] if d.kind == "floats" \
-                else [d.hi - d.lo]
-        return optuna.samplers.CmaEsSampler(x0=x0, sigma0=min(widths) / 6, seed=seed,
-                                            n_startup_trials=0,
+        # starts at the middle of the ranges with sigma = the narrowest width / 6 (Optuna's
+        # defaults); the file's own point is the study's first trial
+        return optuna.samplers.CmaEsSampler(seed=seed, n_startup_trials=0,
                                             warn_independent_sampling=False)
     n_startup = max(2, min(10, spec.trials // 4))
     with warnings.catch_warnings():
@@ -948,12 +942,10 @@ def open_study(spec: TuneSpec, resume: bool):
     study.set_user_attr("config_hash", spec.config_hash)
     study.set_user_attr("seed", spec.seed)
     study.set_user_attr("file", str(spec.path))
-    if spec.sampler == "tpe":
-        # the file's own point first: the search starts from the baseline
-        p = {}
-        for d, v in zip(spec.dims, _default_values(spec).values()):
-            p.update(d.params_of(v))
-        study.enqueue_trial(p)
+    p = {}  # the file's own point first: trial 0 measures the untuned configuration
+    for d, v in zip(spec.dims, _default_values(spec).values()):
+        p.update(d.params_of(v))
+    study.enqueue_trial(p)
     return study, storage
 
 
@@ -1049,7 +1041,11 @@ def trials_table(spec: TuneSpec, study) -> pd.DataFrame:
         r["seconds"] = t.user_attrs.get("seconds")
         r["error"] = t.user_attrs.get("error", "")
         rows.append(r)
-    return pd.DataFrame(rows)
+    df = pd.DataFrame(rows)
+    for c in ("seed", "games"):  # whole numbers (a seed has 63 bits: never via a float)
+        if c in df.columns:
+            df[c] = pd.array([r[c] for r in rows], dtype="Int64")
+    return df
 
 
 # ---- racing -------------------------------------------------------------------------------

@@ -1,0 +1,31 @@
+"""weights_tuned: the ``weights`` bot with a parameter vector tuned by ``fishing2sim tune``.
+
+It makes exactly the decisions of ``strategies/weights.py`` (imported from it); only its
+default parameter vector ``PARAMS`` differs. The vector was found by
+
+    fishing2sim tune experiments/tune_weights.yaml
+
+(CMA-ES over the 21 weights, each within +-3 of the ``weights`` default; every trial a
+seat-rotated 4-player tournament against three untuned ``weights`` bots; the best trials
+re-run on a fresh seed with more games). It has its own NAME, so a lineup can hold it next to
+the untuned ``weights`` and the report tells them apart. The measured win shares are in
+README.md ("Tuning").
+"""
+from strategies.weights import (  # noqa: F401  (the decisions of the weights bot)
+    PARAM_NAMES,
+    catch_1_card,
+    catch_1_other,
+    determine_colour,
+    determine_trump,
+    exchange_give,
+    exchange_take,
+    pass_1_left,
+    play,
+    trump_choice,
+    zero_catch,
+)
+
+NAME = "weights_tuned"
+OBSERVES = True
+PARAMS = (0.5, 3.0, -2.0, -0.5, -1.0, -1.0, 0.0, 0.3, 1.0, 0.3, 2.0, 0.0, 1.0, 0.0, -1.0,
+          -1.0, 10.0, 0.0, 0.0, 0.5, 0.0)
