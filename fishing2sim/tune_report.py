@@ -257,7 +257,8 @@ def _summary(result, plots: dict, note: str) -> str:
                                       f"trials with a fresh seed and {spec.race_games:,} games "
                                       "each (racing)" if raced else " (no racing)")
              + f": value {_fmt(ev.value)}"
-             + (f", {ev.changes:g} deck changes" if any(d.key.startswith("deck.")
+             + (f", {ev.changes:g} deck change{'' if ev.changes == 1 else 's'}"
+                if any(d.key.startswith("deck.")
                                                          for d in spec.dims) else "") + ".")
     if spec.mode == "targets":
         met = all(m for _, _, m, _ in w["targets"])
@@ -300,11 +301,16 @@ def _summary(result, plots: dict, note: str) -> str:
         L.append("")
     if "vs_runner_up" in w:
         no, pt, lo, hi, sep = w["vs_runner_up"]
-        L.append(f"Value, winner − runner-up (trial {no}): {_fmt(pt)} (95% CI {_fmt(lo)} to "
-                 f"{_fmt(hi)}): " + ("the winner is **distinguishable** from the runner-up."
-                                     if sep else "the winner is **not distinguishable** from "
-                                     "the runner-up at this number of games: either is as "
-                                     "good on this evidence."))
+        if pt == 0 and lo == 0 and hi == 0:
+            L.append(f"The runner-up (trial {no}) ties with the winner: both meet every target "
+                     "with the same cost, so the winner is **not distinguishable** from it (the "
+                     "lower trial number wins the tie); either is as good.")
+        else:
+            L.append(f"Value, winner − runner-up (trial {no}): {_fmt(pt)} (95% CI {_fmt(lo)} "
+                     f"to {_fmt(hi)}): " + (
+                         "the winner is **distinguishable** from the runner-up." if sep else
+                         "the winner is **not distinguishable** from the runner-up at this "
+                         "number of games: either is as good on this evidence."))
         L.append("")
     L.append("The intervals of a difference treat the two runs as independent (they share "
              "deals when their decks are the same, which makes the true interval narrower).")

@@ -5,7 +5,7 @@ default parameter vector ``PARAMS`` differs. The vector was found by
 
     fishing2sim tune experiments/tune_weights.yaml
 
-(CMA-ES over the 21 weights, each within +-3 of the ``weights`` default; every trial a
+(CMA-ES over the 21 weights, each within +-1 of the ``weights`` default; every trial a
 seat-rotated 4-player tournament against three untuned ``weights`` bots; the best trials
 re-run on a fresh seed with more games). It has its own NAME, so a lineup can hold it next to
 the untuned ``weights`` and the report tells them apart. The measured win shares are in
