@@ -392,6 +392,7 @@ class TuneSpec:
     expansions: dict = field(default_factory=dict)  # figure text -> [condition index]
     labels: dict = field(default_factory=dict)  # condition index -> label text
     players: dict = field(default_factory=dict)  # condition index -> players
+    param_labels: dict = field(default_factory=dict)  # Optuna name -> "name (PARAM_NAMES)"
 
     @property
     def direction(self) -> str:
@@ -740,6 +741,30 @@ def _check_figures(spec: TuneSpec, exp) -> None:
     for c in exp.conditions:
         spec.labels[c.index] = _cond_label(c, spec)
         spec.players[c.index] = c.players
+    _name_params(spec, exp)
+
+
+def _name_params(spec: TuneSpec, exp) -> None:
+    """Label the entries of a seat's parameter vector with the strategy's PARAM_NAMES."""
+    from .strategies import StrategyError, load_strategy
+
+    for d in spec.dims:
+        m = re.fullmatch(r"seats\[(\d+)\]\.params(?:\[(\d+)\])?", d.key)
+        if not m:
+            continue
+        seat = int(m.group(1))
+        try:
+            names = load_strategy(exp.conditions[0].lineup[seat]).param_names
+        except (StrategyError, IndexError):
+            continue
+        if m.group(2) is not None:
+            i = int(m.group(2))
+            if i < len(names):
+                spec.param_labels[d.key] = f"{d.key} ({names[i]})"
+        elif d.kind == "floats":
+            for i, n in enumerate(d.names):
+                if i < len(names):
+                    spec.param_labels[n] = f"{n} ({names[i]})"
 
 
 def _cond_label(cond, spec=None) -> str:

@@ -207,12 +207,13 @@ def _importance(result, folder: Path) -> str:
         return "parameter importance could not be computed (no variation in the trials)"
     names = list(imp)
     vals = [imp[n] for n in names]
+    labels = [result.spec.param_labels.get(n, n) for n in names]
     with open(folder / "importance.csv", "w", encoding="utf-8") as f:
-        f.write("parameter,importance\n")
-        for n, v in zip(names, vals):
-            f.write(f"\"{n}\",{v:.6g}\n")
+        f.write("parameter,label,importance\n")
+        for n, lab, v in zip(names, labels, vals):
+            f.write(f"\"{n}\",\"{lab}\",{v:.6g}\n")
     fig, ax = plt.subplots(figsize=(7, max(2.5, 0.3 * len(names) + 1)))
-    ax.barh(names[::-1], vals[::-1], color="C0")
+    ax.barh(labels[::-1], vals[::-1], color="C0")
     ax.set_xlabel(f"importance ({how})")
     ax.set_title(f"{result.spec.name}: parameter importance")
     fig.tight_layout()

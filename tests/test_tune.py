@@ -93,6 +93,10 @@ def test_space_kinds_and_sampler_choice(tmp_path):
     for name in ("tune_deck", "tune_weights"):
         assert T.load_tune(REPO / "experiments" / f"{name}.yaml").dims
         assert load_experiment(REPO / "experiments" / f"{name}.yaml").conditions
+    w = T.load_tune(REPO / "experiments" / "tune_weights.yaml")
+    assert w.sampler == "cmaes" and len(w.dims[0].names) == 21
+    assert w.param_labels["seats[0].params[16]"] == "seats[0].params[16] (shade_count)"
+    assert w.baseline["seats[0].params"] == DEFAULT_WEIGHTS
 
 
 def test_targets_loss_and_deck_changes(tmp_path):
@@ -218,7 +222,10 @@ def test_analytic_objective_through_the_same_code_path(tmp_path, monkeypatch):
     # the baseline is the file's own vector: 0.5 - 1.2^2 - 0.2^2
     assert res.baseline.value == pytest.approx(0.5 - 1.44 - 0.04)
     assert res.winner["vs_baseline"][3]  # clearly better
-    assert (res.report_dir / "importance.csv").exists()
+    imp = pd.read_csv(res.report_dir / "importance.csv")
+    assert set(imp["label"]) == {"seats[0].params[3] (win_cost)",
+                                 "seats[0].params[5] (trump)"}
+    assert imp["importance"].sum() == pytest.approx(1.0)
 
 
 def test_real_games_find_the_known_best_deck(tmp_path):
