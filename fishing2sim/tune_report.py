@@ -12,6 +12,7 @@ from __future__ import annotations
 import copy
 import math
 import os
+import re
 import shutil
 import sqlite3
 from pathlib import Path
@@ -81,6 +82,30 @@ def best_config(spec, values: dict) -> dict:
     cfg["name"] = f"{spec.name}_best"
     cfg.pop("output", None)
     cfg.pop("workers", None)
+    return _absolute_paths(cfg, Path(spec.path).parent)
+
+
+def _absolute_paths(cfg: dict, folder: Path) -> dict:
+    """Deck and strategy files as absolute paths: best.yaml lives in the report folder."""
+    def fix(spec):
+        if isinstance(spec, str) and (spec.endswith(".py") or "/" in spec or "\\" in spec):
+            return str((folder / Path(spec).expanduser()).resolve())
+        if isinstance(spec, dict) and "strategy" in spec:
+            return dict(spec, strategy=fix(spec["strategy"]))
+        return spec
+
+    deck = cfg.get("deck")
+    if isinstance(deck, dict) and isinstance(deck.get("file"), str):
+        deck["file"] = str((folder / Path(deck["file"]).expanduser()).resolve())
+    seats = cfg.get("seats")
+    cfg["seats"] = [fix(x) for x in seats] if isinstance(seats, list) else fix(seats)
+    if isinstance(cfg.get("sweep"), dict):
+        for k, vals in cfg["sweep"].items():
+            if k == "seats" and isinstance(vals, list):
+                cfg["sweep"][k] = [[fix(x) for x in v] if isinstance(v, list) else fix(v)
+                                   for v in vals]
+            elif re.fullmatch(r"seats\[\d+\](\.strategy)?", k) and isinstance(vals, list):
+                cfg["sweep"][k] = [fix(v) for v in vals]
     return cfg
 
 

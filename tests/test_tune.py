@@ -333,3 +333,32 @@ def test_resume_after_sigkill_continues_the_same_study(tmp_path):
     p.write_text(p.read_text().replace("<= 0.12", "<= 0.13"))
     res = CliRunner().invoke(main, ["tune", str(p), "--resume", "--no-progress"])
     assert res.exit_code == 2 and "changed since the interrupted run" in res.output
+
+
+def test_best_yaml_runs_from_the_report_folder(tmp_path):
+    """best.yaml lives in the report folder: a relative strategy file becomes absolute."""
+    (tmp_path / "bots").mkdir()
+    (tmp_path / "bots" / "mybot.py").write_text((REPO / "strategies" / "greedy.py").read_text())
+    p = write(tmp_path, """\
+        name: rel
+        players: 4
+        seed: 5
+        seats: [bots/mybot.py, random, random, random]
+        analyses: [overfishing]
+        tune:
+          space:
+            deck.remove_from_tier.4: {int: [0, 1]}
+          objective: {minimize: overfishing}
+          budget: {trials: 2, games: 200}
+          racing: {top: 0}
+    """)
+    res = T.tune(T.load_tune(p), workers=1)
+    best = res.report_dir / "best.yaml"
+    cfg = yaml.safe_load(best.read_text())
+    assert cfg["seats"][0] == str(tmp_path / "bots" / "mybot.py")
+    exp = load_experiment(best)
+    assert exp.conditions[0].lineup[0] == str(tmp_path / "bots" / "mybot.py")
+    assert cfg["deck"]["remove_from_tier"][4] == res.winner["values"]["deck.remove_from_tier.4"]
+    # no racing: the best trial stands on its own games; the baseline is still measured
+    assert list(res.race["candidate"]) == [f"trial {res.winner['trial']}", "baseline"]
+    assert list(res.race["games"]) == [200, 1000]
