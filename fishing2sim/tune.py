@@ -25,7 +25,6 @@ import difflib
 import hashlib
 import json
 import math
-import os
 import re
 import shutil
 import sys
@@ -996,7 +995,6 @@ def _say(progress, msg):
 def tune(spec: TuneSpec, workers: int | None = None, resume: bool = False,
          progress: bool = False, write: bool = True) -> TuneResult:
     """Run the study (or continue it), race the best trials, write the report."""
-    import optuna
     from optuna.trial import TrialState
 
     from .runner import default_workers
