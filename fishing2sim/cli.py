@@ -195,5 +195,26 @@ def list_experiments():
         click.echo(" " * 15 + str(path))
 
 
+@main.command()
+@click.argument("experiment", type=click.Path(dir_okay=False))
+@click.option("--workers", "-w", type=int, default=None,
+              help="Local processes for each trial's games (default: the file's workers, "
+                   "else all cores).")
+@click.option("--resume", is_flag=True,
+              help="Continue the study in <output>/<name>/study.db.")
+@click.option("--trials", type=int, default=None, help="Override tune.budget.trials.")
+@click.option("--time", "time_limit", default=None, metavar="DURATION",
+              help="Override tune.budget.time (e.g. 90s, 25m, 1h).")
+@click.option("--output", type=click.Path(file_okay=False), default=None,
+              help="Folder that receives <name>/ (default: the file's output, else reports).")
+@click.option("--no-progress", is_flag=True, help="No line per trial.")
+def tune(experiment, workers, resume, trials, time_limit, output, no_progress):
+    """Search the file's tune.space toward its tune.objective (Optuna); write a report."""
+    from .tune_cli import tune_command
+
+    tune_command(experiment, workers, resume, trials, time_limit, output, no_progress,
+                 UserError)
+
+
 if __name__ == "__main__":  # pragma: no cover
     main()

@@ -45,7 +45,7 @@ __all__ = [
 ANALYSES = ("depletion", "overfishing", "trump_value", "strategies")
 TOP_KEYS = ("name", "ruleset", "players", "games", "seed", "chunk", "first_leader", "seats",
             "rotate", "deck", "sweep", "analyses", "trump_value", "workers", "scheduler",
-            "output", "strict")
+            "output", "strict", "tune")  # tune: read by `fishing2sim tune` only (run ignores it)
 DECK_KEYS = ("file", "remove", "remove_from_tier", "add", "move", "hand_sizes", "rounds")
 SEAT_KEYS = ("strategy", "params")
 TRUMP_KEYS = ("max_round",)
@@ -925,3 +925,34 @@ def load_experiment(path, overrides: dict | None = None, yes: bool = False,
     ``progress`` shows a bar while a large sweep expands.
     """
     return _Loader(path, overrides, yes=yes, progress=progress).load()
+
+
+# ---- experiments held in memory (used by ``fishing2sim tune``) ----------------------------
+class _DataLoader(_Loader):
+    """A _Loader whose file content is given as a dict (``path`` still names it in errors
+    and anchors relative paths)."""
+
+    def __init__(self, data, path, overrides):
+        super().__init__(path, overrides)
+        self.data = data
+
+    def read(self) -> dict:
+        if not isinstance(self.data, dict):
+            raise ExperimentError(f"{self.given}: top level: expected a mapping of keys such "
+                                  f"as players, games, seats, got a {type(self.data).__name__}")
+        return copy.deepcopy(self.data)
+
+
+def read_experiment_file(path) -> dict:
+    """The file's YAML mapping, read like ``load_experiment`` reads it (same errors)."""
+    return _Loader(path, None).read()
+
+
+def load_experiment_data(data: dict, path, overrides: dict | None = None) -> Experiment:
+    """``load_experiment`` for a file's content already read into ``data``."""
+    return _DataLoader(data, path, overrides).load()
+
+
+def set_key_path(cfg: dict, key: str, value, path="<experiment>") -> None:
+    """Set ``key`` (a sweep key path such as ``deck.remove_from_tier.5``) in ``cfg``."""
+    _Loader(path, None).set_path(cfg, key, value)

@@ -1,0 +1,45 @@
+"""The body of ``fishing2sim tune`` (kept out of cli.py so optuna loads only when tuning)."""
+from __future__ import annotations
+
+import sys
+
+import click
+
+
+def tune_command(experiment, workers, resume, trials, time_limit, output, no_progress,
+                 user_error):
+    from .api import StrategyFailure
+    from .cards import DeckError
+    from .experiment import ExperimentError
+    from .runner import RunError
+    from .strategies import StrategyError
+
+    try:
+        import optuna  # noqa: F401
+    except ImportError:
+        raise user_error("fishing2sim tune needs Optuna: pip install 'fishing2sim[tune]'") \
+            from None
+    from .tune import load_tune, tune
+
+    try:
+        if workers is not None and workers < 0:
+            raise ValueError(f"--workers must be >= 0, got {workers}")
+        if trials is not None and trials < 1:
+            raise ValueError(f"--trials must be >= 1, got {trials}")
+        spec = load_tune(experiment, {"workers": workers, "output": output,
+                                      "trials": trials, "time": time_limit})
+        result = tune(spec, workers=workers, resume=resume, progress=not no_progress)
+    except KeyboardInterrupt:
+        click.echo("\ninterrupted: the finished trials are in the study; run again with "
+                   "--resume to continue", err=True)
+        sys.exit(130)
+    except (ExperimentError, DeckError, StrategyError, RunError, StrategyFailure,
+            ValueError) as exc:
+        raise user_error(str(exc)) from None
+    w = result.winner
+    line = f"{len(result.trials)} trials in {result.elapsed_s:,.0f} s"
+    if w is not None:
+        line += f"; winner: trial {w['trial']}, value {w['evaluation'].value:.5g}"
+        if result.verdict:
+            line += f" ({result.verdict})"
+    click.echo(line + f" -> {result.report_dir}")

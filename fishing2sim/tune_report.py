@@ -1,0 +1,364 @@
+"""The report of ``fishing2sim tune``: written to a temporary folder, then renamed into place.
+
+Files: ``summary.md`` (plain words), ``best.yaml`` (the file with the winner's values: a
+ready-to-run experiment), ``trials.csv`` (every trial: values, figures with 95% CIs, seed),
+``racing.csv`` (the re-run best trials and the baseline), ``trace.png`` (objective per
+trial and best so far), ``importance.png`` / ``importance.csv`` (Optuna's parameter
+importances, when they can be computed), ``tune.yaml`` (the resolved tune settings) and
+``study.db`` (the Optuna study: ``optuna-dashboard sqlite:///study.db``).
+"""
+from __future__ import annotations
+
+import copy
+import math
+import os
+import re
+import shutil
+import sqlite3
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+import yaml  # noqa: E402
+
+from . import __version__  # noqa: E402
+from .experiment import _parse_key_path, set_key_path  # noqa: E402
+
+DPI = 110
+
+
+def write_tune_report(result) -> Path:
+    spec = result.spec
+    out = Path(spec.output_dir)
+    parent = out.parent
+    pid = os.getpid()
+    tmp = parent / f".{out.name}.tmp-{pid}"
+    old = parent / f".{out.name}.old-{pid}"
+    if tmp.exists():
+        shutil.rmtree(tmp)
+    tmp.mkdir(parents=True)
+    moved_aside = False
+    try:
+        _write_all(tmp, result)
+        _copy_db(spec.study_path, tmp / "study.db")
+        if out.exists():
+            if old.exists():
+                shutil.rmtree(old)
+            os.rename(out, old)
+            moved_aside = True
+        try:
+            os.rename(tmp, out)
+        except BaseException:
+            if moved_aside:
+                os.rename(old, out)
+                moved_aside = False
+            raise
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    if moved_aside:
+        shutil.rmtree(old, ignore_errors=True)
+    return out
+
+
+def _copy_db(src: Path, dst: Path) -> None:
+    """A consistent copy of the SQLite study (the backup API, not a file copy)."""
+    a = sqlite3.connect(str(src))
+    b = sqlite3.connect(str(dst))
+    try:
+        a.backup(b)
+    finally:
+        b.close()
+        a.close()
+
+
+def best_config(spec, values: dict) -> dict:
+    """The file (without its tune section) with ``values`` set at their key paths."""
+    cfg = copy.deepcopy(spec.raw)
+    for key, v in values.items():
+        set_key_path(cfg, key, v, spec.given)
+    cfg["name"] = f"{spec.name}_best"
+    cfg.pop("output", None)
+    cfg.pop("workers", None)
+    return _absolute_paths(cfg, Path(spec.path).parent)
+
+
+def _absolute_paths(cfg: dict, folder: Path) -> dict:
+    """Deck and strategy files as absolute paths: best.yaml lives in the report folder."""
+    def fix(spec):
+        if isinstance(spec, str) and (spec.endswith(".py") or "/" in spec or "\\" in spec):
+            return str((folder / Path(spec).expanduser()).resolve())
+        if isinstance(spec, dict) and "strategy" in spec:
+            return dict(spec, strategy=fix(spec["strategy"]))
+        return spec
+
+    deck = cfg.get("deck")
+    if isinstance(deck, dict) and isinstance(deck.get("file"), str):
+        deck["file"] = str((folder / Path(deck["file"]).expanduser()).resolve())
+    seats = cfg.get("seats")
+    cfg["seats"] = [fix(x) for x in seats] if isinstance(seats, list) else fix(seats)
+    if isinstance(cfg.get("sweep"), dict):
+        for k, vals in cfg["sweep"].items():
+            if k == "seats" and isinstance(vals, list):
+                cfg["sweep"][k] = [[fix(x) for x in v] if isinstance(v, list) else fix(v)
+                                   for v in vals]
+            elif re.fullmatch(r"seats\[\d+\](\.strategy)?", k) and isinstance(vals, list):
+                cfg["sweep"][k] = [fix(v) for v in vals]
+    return cfg
+
+
+def snippet(spec, values: dict) -> str:
+    """The top-level sections the space touches, from the best configuration, as YAML."""
+    cfg = best_config(spec, values)
+    roots = []
+    for d in spec.dims:
+        r = _parse_key_path(d.key)[0]
+        if r not in roots:
+            roots.append(r)
+    part = {r: cfg[r] for r in roots if r in cfg}
+    return yaml.safe_dump(_plain(part), sort_keys=False, default_flow_style=None, width=100)
+
+
+def _plain(x):
+    if isinstance(x, dict):
+        return {(k if isinstance(k, (int, str)) else str(k)): _plain(v) for k, v in x.items()}
+    if isinstance(x, (list, tuple)):
+        return [_plain(v) for v in x]
+    if isinstance(x, float):
+        return round(x, 4)
+    if hasattr(x, "item"):
+        return _plain(x.item())
+    return x
+
+
+def _fmt(x, digits=4) -> str:
+    if x is None or (isinstance(x, float) and math.isnan(x)):
+        return "–"
+    if isinstance(x, float):
+        return f"{x:.{digits}g}"
+    return str(x)
+
+
+def _ci(e) -> str:
+    return f"{_fmt(e.estimate)} [{_fmt(e.ci_low)}, {_fmt(e.ci_high)}]"
+
+
+def _write_all(folder: Path, result) -> None:
+    spec = result.spec
+    result.trials.to_csv(folder / "trials.csv", index=False, float_format="%.10g",
+                         lineterminator="\n")
+    if len(result.race):
+        result.race.to_csv(folder / "racing.csv", index=False, float_format="%.10g",
+                           lineterminator="\n")
+    plots = {}
+    if _plot_trace(spec, result.trials, folder / "trace.png"):
+        plots["trace"] = "trace.png"
+    note = _importance(result, folder)
+    result.importance_note = note
+    if (folder / "importance.png").exists():
+        plots["importance"] = "importance.png"
+    if result.winner is not None:
+        cfg = best_config(spec, result.winner["values"])
+        (folder / "best.yaml").write_text(
+            f"# {spec.name}: the best configuration found by fishing2sim tune "
+            f"{spec.given}\n# (trial {result.winner['trial']}); run it with: fishing2sim run "
+            "best.yaml\n" + yaml.safe_dump(_plain(cfg), sort_keys=False,
+                                           default_flow_style=None, width=100),
+            encoding="utf-8")
+    settings = {
+        "file": str(spec.path), "name": spec.name, "seed": spec.seed,
+        "sampler": spec.sampler, "trials": spec.trials, "games_per_trial": spec.games,
+        "time_limit_s": spec.time_limit, "racing": {"top": spec.race_top,
+                                                    "games": spec.race_games},
+        "tune": _plain(spec.tune_raw), "config_hash": spec.config_hash,
+        "package_version": __version__,
+    }
+    (folder / "tune.yaml").write_text(yaml.safe_dump(settings, sort_keys=False),
+                                      encoding="utf-8")
+    (folder / "summary.md").write_text(_summary(result, plots, note), encoding="utf-8")
+
+
+def _plot_trace(spec, df, path: Path) -> bool:
+    ok = df[df["state"] == "COMPLETE"]
+    if not len(ok):
+        return False
+    fig, ax = plt.subplots(figsize=(7, 4))
+    ax.plot(ok["trial"], ok["value"], "o", ms=4, alpha=0.6, label="trial")
+    best = ok["value"].cummax() if spec.direction == "maximize" else ok["value"].cummin()
+    ax.step(ok["trial"], best, where="post", color="C3", label="best so far")
+    ax.set_xlabel("trial")
+    ax.set_ylabel("loss" if spec.mode == "targets" else
+                  f"{spec.figure.text}" + (" − cost" if spec.cost else ""))
+    ax.set_title(f"{spec.name}: optimisation trace ({spec.sampler})")
+    ax.legend()
+    ax.grid(alpha=0.3)
+    fig.tight_layout()
+    fig.savefig(path, dpi=DPI, metadata={"Software": None})
+    plt.close(fig)
+    return True
+
+
+def _importance(result, folder: Path) -> str:
+    """Optuna's parameter importances (fANOVA; PED-ANOVA when scikit-learn is missing)."""
+    import optuna
+
+    study = result.study
+    complete = [t for t in study.get_trials(deepcopy=False)
+                if t.state == optuna.trial.TrialState.COMPLETE]
+    n_params = len({p for t in complete for p in t.params})
+    if n_params < 2:
+        return "parameter importance needs at least two parameters in the space"
+    if len(complete) < 4:
+        return f"parameter importance needs more finished trials (have {len(complete)})"
+    imp, how, why = None, "", ""
+    try:
+        import sklearn  # noqa: F401
+
+        imp = optuna.importance.get_param_importances(
+            study, evaluator=optuna.importance.FanovaImportanceEvaluator(seed=0))
+        how = "fANOVA"
+    except Exception as exc:  # no scikit-learn, or too few trials for it
+        why = f"fANOVA unavailable ({type(exc).__name__})"
+        try:
+            imp = optuna.importance.get_param_importances(
+                study, evaluator=optuna.importance.PedAnovaImportanceEvaluator())
+            how = "PED-ANOVA"
+        except Exception as exc2:
+            return f"parameter importance could not be computed: {why}; PED-ANOVA: " \
+                   f"{type(exc2).__name__}: {exc2}"
+    if not imp:
+        return "parameter importance could not be computed (no variation in the trials)"
+    names = list(imp)
+    vals = [imp[n] for n in names]
+    labels = [result.spec.param_labels.get(n, n) for n in names]
+    with open(folder / "importance.csv", "w", encoding="utf-8") as f:
+        f.write("parameter,label,importance\n")
+        for n, lab, v in zip(names, labels, vals):
+            f.write(f"\"{n}\",\"{lab}\",{v:.6g}\n")
+    fig, ax = plt.subplots(figsize=(7, max(2.5, 0.3 * len(names) + 1)))
+    ax.barh(labels[::-1], vals[::-1], color="C0")
+    ax.set_xlabel(f"importance ({how})")
+    ax.set_title(f"{result.spec.name}: parameter importance")
+    fig.tight_layout()
+    fig.savefig(folder / "importance.png", dpi=DPI, metadata={"Software": None})
+    plt.close(fig)
+    return f"importances by {how}" + (f" ({why}; PED-ANOVA compares the best trials' "
+                                      "parameter distribution with all trials')" if why else "")
+
+
+def _objective_text(spec) -> str:
+    if spec.mode == "targets":
+        s = "targets " + "; ".join(f"`{t.text}`" for t in spec.targets) + \
+            " (loss: the sum of squared violations, each divided by its bound or range width)"
+    else:
+        s = f"{spec.mode} `{spec.figure.text}`"
+    if spec.cost:
+        s += f", plus a cost of {spec.cost:g} per deck change"
+    return s
+
+
+def _summary(result, plots: dict, note: str) -> str:
+    spec = result.spec
+    df = result.trials
+    L = [f"# Tuning: {spec.name}", ""]
+    n_ok = int((df["state"] == "COMPLETE").sum()) if len(df) else 0
+    n_bad = int((df["error"].fillna("") != "").sum()) if len(df) else 0
+    L.append(f"`fishing2sim tune {spec.given}`: {n_ok} finished trials"
+             + (f" ({n_bad} not playable)" if n_bad else "")
+             + f" of {spec.games:,} games each, proposed by Optuna's "
+             f"{ {'tpe': 'TPE', 'cmaes': 'CMA-ES', 'random': 'random'}[spec.sampler] } sampler "
+             f"(seed {spec.seed}), in {result.elapsed_s:,.0f} s. Objective: "
+             f"{_objective_text(spec)}.")
+    L.append("")
+    w = result.winner
+    if w is None:
+        L += ["No trial gave a playable experiment: the space has no valid configuration.", ""]
+        return "\n".join(L)
+    ev = w["evaluation"]
+    L += ["## The winner", ""]
+    raced = spec.race_top > 0
+    L.append(f"Trial {w['trial']}" + (f", after re-running the best {len(result.race) - (1 if result.baseline else 0)} "
+                                      f"trials with a fresh seed and {spec.race_games:,} games "
+                                      "each (racing)" if raced else " (no racing)")
+             + f": value {_fmt(ev.value)}"
+             + (f", {ev.changes:g} deck change{'' if ev.changes == 1 else 's'}"
+                if any(d.key.startswith("deck.")
+                                                         for d in spec.dims) else "") + ".")
+    if spec.mode == "targets":
+        met = all(m for _, _, m, _ in w["targets"])
+        sure = all(s for _, _, _, s in w["targets"])
+        L.append("")
+        if met:
+            L.append("It **meets every target** on the estimates" +
+                     (", and every target's 95% CI lies inside its bound." if sure else
+                      "; some CIs still reach past a bound (more games would settle it)."))
+        else:
+            missed = [lab for lab, _, m, _ in w["targets"] if not m]
+            L.append(f"It **misses** {', '.join(f'`{m}`' for m in missed)}: no configuration "
+                     "tried meets every target (the closest is shown).")
+    L += ["", "Ready to use (the sections of the experiment file the space changes; "
+          "`best.yaml` is the whole file):", "", "```yaml", snippet(spec, w["values"]).rstrip(),
+          "```", ""]
+    # figures vs baseline
+    L += ["## Figures against the baseline", "",
+          f"Both on the same fresh seed, {ev.games:,} games per condition; 95% CIs.", ""]
+    b = result.baseline
+    head = "| figure | baseline (the file untuned) | winner | target |"
+    L += [head, "|---|---|---|---|"]
+    tmap = {}
+    if spec.mode == "targets":
+        for lab, t, m, s in w["targets"]:
+            tmap[lab] = (t, m)
+    for i, f in enumerate(ev.figures):
+        bl = _ci(b.figures[i]) if b is not None and i < len(b.figures) else "–"
+        tgt = ""
+        key = f.label
+        for lab, (t, m) in tmap.items():
+            if lab == key or lab == t.text and key == t.figure.text:
+                tgt = f"{t.text.split(t.figure.text, 1)[-1].strip()} ({'met' if m else 'missed'})"
+        L.append(f"| {f.label} | {bl} | {_ci(f)} | {tgt or '–'} |")
+    L.append("")
+    if "vs_baseline" in w:
+        pt, lo, hi, sep = w["vs_baseline"]
+        L.append(f"Value, winner − baseline: {_fmt(pt)} (95% CI {_fmt(lo)} to {_fmt(hi)}): "
+                 + ("a real difference." if sep else "not distinguishable from the baseline."))
+        L.append("")
+    if "vs_runner_up" in w:
+        no, pt, lo, hi, sep = w["vs_runner_up"]
+        if pt == 0 and lo == 0 and hi == 0:
+            L.append(f"The runner-up (trial {no}) ties with the winner: both meet every target "
+                     "with the same cost, so the winner is **not distinguishable** from it (the "
+                     "lower trial number wins the tie); either is as good.")
+        else:
+            L.append(f"Value, winner − runner-up (trial {no}): {_fmt(pt)} (95% CI {_fmt(lo)} "
+                     f"to {_fmt(hi)}): " + (
+                         "the winner is **distinguishable** from the runner-up." if sep else
+                         "the winner is **not distinguishable** from the runner-up at this "
+                         "number of games: either is as good on this evidence."))
+        L.append("")
+    L.append("The intervals of a difference treat the two runs as independent (they share "
+             "deals when their decks are the same, which makes the true interval narrower).")
+    L.append("")
+    if len(result.race):
+        L += ["## Racing", "", "| candidate | value | " +
+              " | ".join(f.label for f in ev.figures) + " |",
+              "|---|---|" + "---|" * len(ev.figures)]
+        for _, r in result.race.iterrows():
+            cells = [f"{_fmt(r[f.label])} [{_fmt(r[f.label + ' ci_low'])}, "
+                     f"{_fmt(r[f.label + ' ci_high'])}]" if f.label in r else "–"
+                     for f in ev.figures]
+            L.append(f"| {r['candidate']} | {_fmt(r['value'])} | " + " | ".join(cells) + " |")
+        L.append("")
+    L += ["## Search", ""]
+    if "trace" in plots:
+        L += ["![optimisation trace](trace.png)", ""]
+    L.append(f"Parameter importance: {note}.")
+    if "importance" in plots:
+        L += ["", "![parameter importance](importance.png)"]
+    L += ["", "Every trial (its values, figures with 95% CIs, seed and time) is in "
+          "`trials.csv`. The Optuna study is `study.db`: open it with "
+          "`optuna-dashboard sqlite:///study.db`, or continue it with "
+          f"`fishing2sim tune {spec.given} --resume` and a larger `tune.budget.trials`.", ""]
+    return "\n".join(L)
