@@ -59,7 +59,15 @@ def write_report(exp: Any, results: Any) -> Path:
     ``depletion.png``, ``overfishing.png``, ``trump_value.png``, ``win_shares.png`` (each
     only if its table is present), ``summary.md`` and ``config.yaml``.
     """
-    out = Path(exp.output_dir)
+    return write_folder_atomically(Path(exp.output_dir),
+                                   lambda tmp: _write_all(tmp, exp, results))
+
+
+def write_folder_atomically(out: Path, fill) -> Path:
+    """Write a report folder whole or not at all: ``fill(tmp)`` writes the files into a
+    temporary folder beside ``out``, which then replaces ``out`` (the old one is kept until
+    the new one is in place, and restored if the swap fails). A link to the folder: the
+    folder it points to is replaced. Returns the folder written."""
     if out.is_symlink():  # a link to the report folder: replace the folder it points to
         out = out.resolve()
     parent = out.parent
@@ -72,7 +80,7 @@ def write_report(exp: Any, results: Any) -> Path:
     tmp.mkdir()
     moved_aside = False
     try:
-        _write_all(tmp, exp, results)
+        fill(tmp)
         if out.exists():
             if old.exists():
                 shutil.rmtree(old)

@@ -11,9 +11,7 @@ from __future__ import annotations
 
 import copy
 import math
-import os
 import re
-import shutil
 import sqlite3
 from pathlib import Path
 
@@ -25,42 +23,19 @@ import yaml  # noqa: E402
 
 from . import __version__  # noqa: E402
 from .experiment import _parse_key_path, set_key_path  # noqa: E402
+from .report import write_folder_atomically  # noqa: E402
 
 DPI = 110
 
 
 def write_tune_report(result) -> Path:
     spec = result.spec
-    out = Path(spec.output_dir)
-    parent = out.parent
-    pid = os.getpid()
-    tmp = parent / f".{out.name}.tmp-{pid}"
-    old = parent / f".{out.name}.old-{pid}"
-    if tmp.exists():
-        shutil.rmtree(tmp)
-    tmp.mkdir(parents=True)
-    moved_aside = False
-    try:
+
+    def fill(tmp):
         _write_all(tmp, result)
         _copy_db(spec.study_path, tmp / "study.db")
-        if out.exists():
-            if old.exists():
-                shutil.rmtree(old)
-            os.rename(out, old)
-            moved_aside = True
-        try:
-            os.rename(tmp, out)
-        except BaseException:
-            if moved_aside:
-                os.rename(old, out)
-                moved_aside = False
-            raise
-    except BaseException:
-        shutil.rmtree(tmp, ignore_errors=True)
-        raise
-    if moved_aside:
-        shutil.rmtree(old, ignore_errors=True)
-    return out
+
+    return write_folder_atomically(Path(spec.output_dir), fill)
 
 
 def _copy_db(src: Path, dst: Path) -> None:
