@@ -125,6 +125,19 @@ def derive_seed(seed: int, index: int) -> int:
     return int(game_seed(int(seed), int(index))) & MAX_SEED
 
 
+
+def _section(t: dict, name: str, keys, given: str) -> dict:
+    """The mapping ``tune.<name>`` (empty if absent), its keys checked against ``keys``."""
+    sec = t.get(name) or {}
+    if not isinstance(sec, dict):
+        raise TuneError(f"{given}: tune.{name}: expected a mapping with {', '.join(keys)}"
+                        f", got {sec!r}")
+    for k in sec:
+        if k not in keys:
+            raise TuneError(f"{given}: tune.{name}.{k}: unknown key"
+                            f"{_did_you_mean(k, keys)}; known: {', '.join(keys)}")
+    return sec
+
 def parse_duration(v, where: str) -> float | None:
     """``90``, ``"90s"``, ``"25m"``, ``"1.5h"`` -> seconds (None: no limit)."""
     if v is None:
@@ -514,14 +527,7 @@ def load_tune(path, overrides: dict | None = None) -> TuneSpec:
                             f">= 0, got {w!r}")
         cost = float(w)
     # ---- budget
-    b = t.get("budget") or {}
-    if not isinstance(b, dict):
-        raise TuneError(f"{given}: tune.budget: expected a mapping with {', '.join(BUDGET_KEYS)}"
-                        f", got {b!r}")
-    for k in b:
-        if k not in BUDGET_KEYS:
-            raise TuneError(f"{given}: tune.budget.{k}: unknown key"
-                            f"{_did_you_mean(k, BUDGET_KEYS)}; known: {', '.join(BUDGET_KEYS)}")
+    b = _section(t, "budget", BUDGET_KEYS, given)
     trials = overrides.get("trials", b.get("trials", DEFAULT_TRIALS))
     tkey = "--trials" if "trials" in overrides else "tune.budget.trials"
     if not _whole(trials) or trials < 1:
@@ -533,14 +539,7 @@ def load_tune(path, overrides: dict | None = None) -> TuneSpec:
     tl_key = "--time" if "time" in overrides else "tune.budget.time"
     time_limit = parse_duration(overrides.get("time", b.get("time")), f"{given}: {tl_key}")
     # ---- racing
-    r = t.get("racing") or {}
-    if not isinstance(r, dict):
-        raise TuneError(f"{given}: tune.racing: expected a mapping with {', '.join(RACING_KEYS)}"
-                        f", got {r!r}")
-    for k in r:
-        if k not in RACING_KEYS:
-            raise TuneError(f"{given}: tune.racing.{k}: unknown key"
-                            f"{_did_you_mean(k, RACING_KEYS)}; known: {', '.join(RACING_KEYS)}")
+    r = _section(t, "racing", RACING_KEYS, given)
     top = r.get("top", DEFAULT_RACE_TOP)
     if not _whole(top) or top < 0:
         raise TuneError(f"{given}: tune.racing.top: expected a whole number >= 0, got {top!r}")
