@@ -26,6 +26,7 @@ import threading
 import time
 from collections import deque
 from multiprocessing import connection as mp_connection
+from multiprocessing import resource_tracker as _resource_tracker
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -781,7 +782,10 @@ def _start_workers(exp, workers: int):
     ctx = mp.get_context("spawn")
     procs, conns = [], []
     # the children start with SIGINT/SIGTERM blocked (the mask survives exec), so a Ctrl-C
-    # while they import cannot print a traceback; each unblocks once it ignores SIGINT
+    # while they import cannot print a traceback; each unblocks once it ignores SIGINT.
+    # multiprocessing's resource tracker unblocks both signals after it starts (on the
+    # first spawn), so it is started before the mask is set
+    _resource_tracker.ensure_running()
     old_mask = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM})
     old_env = os.environ.get("NUMBA_NUM_THREADS")
     os.environ.setdefault("NUMBA_NUM_THREADS", "1")

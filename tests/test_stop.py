@@ -218,3 +218,30 @@ def test_a_worker_killed_from_outside_is_one_line_and_resume_continues(tmp_path)
     run(b, workers=1, progress=False)
     assert (tmp_path / "a/reports/dies/overfishing.csv").read_bytes() == \
         (tmp_path / "b/reports/dies/overfishing.csv").read_bytes()
+
+
+def test_workers_cannot_take_a_ctrl_c_while_they_import(tmp_path):
+    # a worker still importing when Ctrl-C comes must not print a traceback: from its first
+    # instruction SIGINT is blocked (until it ignores it). The first spawn of a run starts
+    # multiprocessing's resource tracker, which unblocks SIGINT in the parent: checked in a
+    # fresh interpreter, where that first spawn really happens
+    a = write_yaml(tmp_path, "masks", "players: 4\ngames: 100\n")
+    code = (
+        "import sys\n"
+        "from fishing2sim.experiment import load_experiment\n"
+        "from fishing2sim.runner import _start_workers, _stop_workers\n"
+        f"exp = load_experiment({str(a)!r})\n"
+        "procs, conns = _start_workers(exp, 2)\n"
+        "for p in procs:\n"
+        "    fields = dict(line.split(':', 1) for line in open(f'/proc/{p.pid}/status'))\n"
+        "    blocked = int(fields['SigBlk'], 16) >> 1 & 1\n"
+        "    ignored = int(fields['SigIgn'], 16) >> 1 & 1\n"
+        "    print(blocked, ignored)\n"
+        "_stop_workers(procs, conns, graceful=True)\n")
+    res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         timeout=120)
+    assert res.returncode == 0, res.stderr
+    rows = [tuple(map(int, ln.split())) for ln in res.stdout.splitlines()]
+    assert len(rows) == 2
+    for blocked, ignored in rows:
+        assert blocked or ignored, res.stdout
