@@ -476,6 +476,10 @@ def _strict_functions(path: Path, module, funcs: list) -> list:
         strict = convert(fn)
         if strict is not fn:
             strict.compile(DECISION_SIGNATURE)
+            # one signature and no more, as the decorator gives: the lineup is then typed
+            # as first-class functions, so the game kernels are not compiled again per
+            # lineup (nor does their cache index collect the functions)
+            strict.disable_compile()
         out.append(strict)
     return out
 

@@ -295,6 +295,28 @@ def test_strict_mode_checks_the_strategys_own_helpers(tmp_path):
     assert "IndexError" in str(e.value)
 
 
+def test_strict_mode_does_not_compile_the_game_kernels_again(tmp_path):
+    # strict functions are first-class functions of the one decision signature, like the
+    # decorator's: the kernels keep one compiled version for every lineup, strict or not
+    # (a lineup typed by its functions would compile play_batch again in every process and
+    # grow its cache index with pickled strategies)
+    import numba
+
+    from fishing2sim.engine.batch import play_batch
+    from fishing2sim.strategies import build_lineup
+
+    path = bot(tmp_path, PEEK.format(observes="True", past=0))
+    plain = numba.typeof(build_lineup(["greedy", str(path), "weights"], 3)[0])
+    for lineup in (["greedy"] * 3, ["greedy", str(path), "weights"]):
+        funcs = build_lineup(lineup, 3, strict=True)[0]
+        assert funcs[0][0] is not load_strategy("greedy").functions[0]  # recompiled
+        assert numba.typeof(funcs) == plain
+    play_games(20, 3, seed=2, strategies="greedy")
+    before = len(play_batch.signatures)
+    play_games(20, 3, seed=2, strategies=["greedy", str(path), "weights"], strict=True)
+    assert len(play_batch.signatures) == before
+
+
 def test_kit_accessors_are_bounds_safe():
     obs = np.full(K.OBS_SIZE, -1, np.int64)
     obs[K.O_N_CARDS] = 99
