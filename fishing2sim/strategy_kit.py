@@ -53,7 +53,7 @@ from .engine.constants import (  # noqa: F401  (re-exported for strategy files)
     OPT_LIGHT, OPT_PURPLE, OPT_RED, OPT_SHADE, OPT_SUIT, OPT_YELLOW, RS_FISHING, RS_FISHING2,
     SUIT_NONE, SUIT_TRUMP, MAX_HAND, MAX_PLAYERS, MAX_TRICK,
 )
-from .engine.judge import highest_index, weakest_index
+from .engine.judge import highest_index, weakest_index, would_win
 from .engine.rng import rand_below as _rand_below
 
 DECISION_SIGNATURE = "int64(int64[::1], float64[::1], uint64[::1])"
@@ -398,8 +398,13 @@ def weakest_with(obs, card):
 
 @helper("boolean(int64[::1], int64)")
 def wins_now(obs, card):
-    """Playing ``card`` now makes it the trick's highest card (so far)."""
-    return 0 <= card < MAX_CARDS and highest_with(obs, card) == trick_n(obs)
+    """Playing ``card`` now makes it the trick's highest card (so far): the same answer
+    as ``highest_with(obs, card) == trick_n(obs)``, from the engine's judge in one pass
+    that stops at the first card that beats it."""
+    return would_win(obs, O_TRICK_CARD, trick_n(obs), card if card < MAX_CARDS else -1,
+                     O_CARD_KIND, O_CARD_VALUE, _suit_base(obs, obs[O_TRUMP]),
+                     led_with(obs, card), obs[O_LOWEST_WINS],
+                     1 if obs[O_RULESET] != RS_FISHING else 0)
 
 
 @helper("boolean(int64[::1], int64)")

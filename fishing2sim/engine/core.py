@@ -47,7 +47,7 @@ from .constants import (
 from .judge import highest_index, weakest_index
 from .rng import rand_below, seed_streams
 from .sigs import (  # explicit signatures: see sigs.py
-    DECK, EV, HAND_SIZES, OBS, PARAMS, RNG, ST, STRATS, b1, i64, types, void,
+    DECISION, DECK, EV, HAND_SIZES, OBS, PARAMS, RNG, ST, STRATS, b1, i64, types, void,
 )
 from .state import (
     A_KIND, A_COLOUR, A_VALUE, A_EFFECT, A_SCRATCH, A_SUIT, S_SUIT_BASE, S_OBSERVE_MASK,
@@ -400,8 +400,8 @@ def present(st, obs, seat, kind, n_opt, subject):
     fill_obs(st, obs, seat, kind, n_opt, subject)
 
 
-@njit(i64(ST, RNG, OBS, STRATS, PARAMS, i64, i64, i64, i64), cache=True, _nrt=False)
-def ask(st, rng, obs, strats, params, seat, kind, n_opt, subject):
+@njit(inline="always", _nrt=False)
+def ask(st, rng, obs, decide, params, seat, kind, n_opt, subject):
     """Ask ``seat``'s strategy to choose one of the n_opt options at st[A_OPTIONS:].
 
     The seat decides on its own buffer obs[seat], where the option builders wrote the
@@ -423,6 +423,14 @@ def ask(st, rng, obs, strats, params, seat, kind, n_opt, subject):
         for i in range(n_opt):
             o[O_OPTIONS + i] = -1
         return st[A_OPTIONS + rand_below(rng, 1 + seat, n_opt)]
+    return ask_strategy(st, rng, obs, decide, params, seat, kind, n_opt, subject)
+
+
+@njit(inline="always", _nrt=False)
+def ask_strategy(st, rng, obs, decide, params, seat, kind, n_opt, subject):
+    """ask's call of the seat's strategy (not inlined: it is the rarer, longer path)."""
+    o = obs[seat]
+    mask = st[S_OBSERVE_MASK]
     observes = (mask >> seat) & 1
     if observes:
         fill_obs(st, o, seat, kind, n_opt, subject)
@@ -432,7 +440,7 @@ def ask(st, rng, obs, strats, params, seat, kind, n_opt, subject):
         o[O_N_OPTIONS] = n_opt
     st[S_ASK_SEAT] = seat
     st[S_ASK_KIND] = kind
-    choice = strats[kind][seat](o, params[seat], rng[1 + seat:2 + seat])
+    choice = decide(o, params[seat], rng[1 + seat:2 + seat])
     st[S_ASK_SEAT] = -1
     for i in range(n_opt):
         o[O_OPTIONS + i] = -1
@@ -601,7 +609,7 @@ def resolve_buoy(st, rng, ev, obs, strats, params, b):
         # A9: move 1 other card still in the trick to its player's fisher.
         n = trick_targets(st, b, obs, p)
         if n > 0:
-            choice = ask(st, rng, obs, strats, params, p, D_CATCH_1_OTHER, n, card)
+            choice = ask(st, rng, obs, strats[D_CATCH_1_OTHER][p], params, p, D_CATCH_1_OTHER, n, card)
             if choice < 0:
                 return False
             i = trick_index_of(st, choice)
@@ -614,7 +622,7 @@ def resolve_buoy(st, rng, ev, obs, strats, params, b):
         # trick (project ruling: judged when the buoy resolves, by the hands then).
         if st[A_HAND_N] > 0:
             set_options_2(st, obs, p, OPT_LIGHT, OPT_DARK)
-            choice = ask(st, rng, obs, strats, params, p, D_DETERMINE_TRUMP, 2, card)
+            choice = ask(st, rng, obs, strats[D_DETERMINE_TRUMP][p], params, p, D_DETERMINE_TRUMP, 2, card)
             if choice < 0:
                 return False
             choice -= OPT_SHADE
@@ -656,7 +664,7 @@ def resolve_buoy(st, rng, ev, obs, strats, params, b):
             q = st[A_TRICK_PLAYER + k]
             n = hand_options(st, q, obs)
             if n > 0:
-                choice = ask(st, rng, obs, strats, params, q, D_CATCH_1_CARD, n, card)
+                choice = ask(st, rng, obs, strats[D_CATCH_1_CARD][q], params, q, D_CATCH_1_CARD, n, card)
                 if choice < 0:
                     return False
                 hand_remove(st, q, choice)
@@ -668,7 +676,7 @@ def resolve_buoy(st, rng, ev, obs, strats, params, b):
         # down into the trick (project ruling: nothing happens if no other card is left).
         n = trick_targets(st, b, obs, p)
         if n > 0:
-            choice = ask(st, rng, obs, strats, params, p, D_EXCHANGE_TAKE, n, card)
+            choice = ask(st, rng, obs, strats[D_EXCHANGE_TAKE][p], params, p, D_EXCHANGE_TAKE, n, card)
             if choice < 0:
                 return False
             i = trick_index_of(st, choice)
@@ -676,7 +684,7 @@ def resolve_buoy(st, rng, ev, obs, strats, params, b):
             st[A_TRICK_IN + i] = 0
             hand_add(st, p, taken)
             n = hand_options(st, p, obs)
-            given = ask(st, rng, obs, strats, params, p, D_EXCHANGE_GIVE, n, card)
+            given = ask(st, rng, obs, strats[D_EXCHANGE_GIVE][p], params, p, D_EXCHANGE_GIVE, n, card)
             if given < 0:
                 return False
             hand_remove(st, p, given)
@@ -833,7 +841,7 @@ def finish_trick_fishing(st, rng, ev, obs, strats, params):
             # B3: a zero's player moves 1 other card still in the trick to their fisher
             n = trick_targets(st, b, obs, p)
             if n > 0:
-                choice = ask(st, rng, obs, strats, params, p, D_ZERO_CATCH, n, card)
+                choice = ask(st, rng, obs, strats[D_ZERO_CATCH][p], params, p, D_ZERO_CATCH, n, card)
                 if choice < 0:
                     return
                 catch_to_fisher(st, ev, p, trick_index_of(st, choice), EV_ZERO_CATCH, card)
@@ -850,7 +858,7 @@ def finish_trick_fishing(st, rng, ev, obs, strats, params):
                 for k in range(players):
                     q = st[A_TRICK_PLAYER + k]
                     n = hand_options(st, q, obs)
-                    choice = ask(st, rng, obs, strats, params, q, D_PASS_1_LEFT, n, card)
+                    choice = ask(st, rng, obs, strats[D_PASS_1_LEFT][q], params, q, D_PASS_1_LEFT, n, card)
                     if choice < 0:
                         return
                     st[chosen + q] = choice
@@ -877,7 +885,7 @@ def finish_trick_fishing(st, rng, ev, obs, strats, params):
                         OPT_PURPLE if i == 2 else OPT_RED if i == 3 else OPT_GREEN
                     st[A_OPTIONS + i] = c
                     o[O_OPTIONS + i] = c
-                choice = ask(st, rng, obs, strats, params, p, D_DETERMINE_COLOUR, 5, card)
+                choice = ask(st, rng, obs, strats[D_DETERMINE_COLOUR][p], params, p, D_DETERMINE_COLOUR, 5, card)
                 if choice < 0:
                     return
                 choice -= OPT_SUIT
@@ -921,7 +929,7 @@ def play_trick(st, rng, ev, obs, strats, params):
     for k in range(players):
         p = (leader + k) % players
         n = legal_options(st, p, obs)
-        card = ask(st, rng, obs, strats, params, p, D_PLAY, n, -1)
+        card = ask(st, rng, obs, strats[D_PLAY][p], params, p, D_PLAY, n, -1)
         if card < 0:
             return
         play_card(st, ev, p, card)
@@ -1022,7 +1030,7 @@ def ask_trump_choice(st, rng, obs, strats, params):
     (returns it as C_LIGHT / C_DARK, -1 on an illegal choice; apply_trump_choice makes it
     so)."""
     set_options_2(st, obs, st[S_LEADER], OPT_LIGHT, OPT_DARK)
-    choice = ask(st, rng, obs, strats, params, st[S_LEADER], D_TRUMP_CHOICE, 2, -1)
+    choice = ask(st, rng, obs, strats[D_TRUMP_CHOICE][st[S_LEADER]], params, st[S_LEADER], D_TRUMP_CHOICE, 2, -1)
     return choice - OPT_SHADE if choice >= 0 else -1
 
 

@@ -14,7 +14,7 @@ from numba import njit
 from .constants import K_BLOWFISH, K_COLOUR, K_GREEN, MAX_CARDS, SUIT_NONE, SUIT_TRUMP
 from .sigs import ST, b1, i64
 
-@njit(b1(i64, i64, i64, i64), cache=True, _nrt=False)
+@njit(b1(i64, i64, i64, i64), cache=True, inline="always", _nrt=False)
 def beats(v, best, low, later):
     """A card of value v beats the best so far (value best): higher (``low``: lower), and
     of equal values the later card when ``later`` (Fishing 2's two 16s, A6), else the
@@ -24,7 +24,7 @@ def beats(v, best, low, later):
     return (v < best) if low != 0 else (v > best)
 
 
-@njit(i64(ST, i64, i64, i64, i64, i64, i64, i64, i64, i64), cache=True, _nrt=False)
+@njit(i64(ST, i64, i64, i64, i64, i64, i64, i64, i64, i64), cache=True, inline="always", _nrt=False)
 def highest_index(a, cards, n, extra, kinds, values, suits, led, low, later):
     """A6 / B2: the trick position of the highest card (-1: an empty trick, or, in the
     original Fishing, nobody played the named suit or a trump: its namer catches).
@@ -64,7 +64,7 @@ def highest_index(a, cards, n, extra, kinds, values, suits, led, low, later):
     return best_l
 
 
-@njit(i64(ST, i64, i64, i64, i64, i64, i64, i64), cache=True, _nrt=False)
+@njit(i64(ST, i64, i64, i64, i64, i64, i64, i64), cache=True, inline="always", _nrt=False)
 def weakest_index(a, cards, n, extra, kinds, values, suits, led):
     """A7: the trick position of the weakest card (-1: none).
 
@@ -107,3 +107,38 @@ def weakest_index(a, cards, n, extra, kinds, values, suits, led):
             wv = a[values + c]
             weakest = i
     return weakest
+
+
+@njit(b1(ST, i64, i64, i64, i64, i64, i64, i64, i64, i64), cache=True, inline="always",
+      _nrt=False)
+def would_win(a, cards, n, card, kinds, values, suits, led, low, later):
+    """``card`` played now (at trick position n) would be the trick's highest card:
+    ``highest_index(a, cards, n, card, ...) == n``, in one pass that stops at the first
+    card that keeps it from winning (the bots ask this of every option). ``led``: the led
+    suit once the card is played."""
+    if card < 0 or card >= MAX_CARDS:
+        return False
+    if led == SUIT_NONE:  # only buoys and blowfish so far: the rare case, judged in full
+        return highest_index(a, cards, n, card, kinds, values, suits, led, low, later) == n
+    v = a[values + card]
+    s = a[suits + card]
+    if s == SUIT_TRUMP and led != SUIT_TRUMP:
+        # A6: a trump over a colour lead wins if it beats every trump before it
+        for i in range(n):
+            c = a[cards + i]
+            if 0 <= c < MAX_CARDS and a[suits + c] == SUIT_TRUMP and \
+                    not beats(v, a[values + c], low, later):
+                return False
+        return True
+    if s != led and a[kinds + card] != K_BLOWFISH:
+        return False  # neither trump nor the led suit (nor a blowfish)
+    for i in range(n):  # the highest of the led suit (blowfish included), and no trump
+        c = a[cards + i]
+        if 0 <= c < MAX_CARDS:
+            sc = a[suits + c]
+            if sc == SUIT_TRUMP and led != SUIT_TRUMP:
+                return False
+            if (sc == led or a[kinds + c] == K_BLOWFISH) and \
+                    not beats(v, a[values + c], low, later):
+                return False
+    return True
