@@ -58,7 +58,8 @@ from .state import (
     S_DET_TRUMP, S_LOWEST_WINS, S_NAMED_SUIT, S_NAMER, S_END, S_END_ROUND, S_ERR_CHOICE,
     S_ERR_CODE, S_ERR_KIND, S_ERR_SEAT,
     S_EVN, S_FIRST_LEADER, S_LEADER, S_LED, S_LOG, S_N_CARDS, S_N_PLAYS, S_N_ROUNDS,
-    S_N_TRICKS, A_OBS_PLAYED, A_OPTIONS, S_ASK_KIND, S_ASK_SEAT, S_N_OPTIONS, S_OCEAN_LEN, S_OCEAN_TOP, S_PHASE, S_PLAYED_N, S_PLAYERS,
+    S_N_TRICKS, A_OBS_PLAYED, A_OPTIONS, S_ASK_KIND, S_ASK_SEAT, S_N_OPTIONS, S_OCEAN_LEN,
+    S_OCEAN_TOP, S_PHASE, S_PLAYED_N, S_PLAYERS,
     S_PLAYS_N, S_ROUND, S_RULESET, S_TRICK_N, S_TRICK_NO, S_TRUMP,
 )
 
@@ -405,10 +406,12 @@ def ask(st, rng, obs, decide, params, seat, kind, n_opt, subject):
     """Ask ``seat``'s strategy to choose one of the n_opt options at st[A_OPTIONS:].
 
     The seat decides on its own buffer obs[seat], where the option builders wrote the
-    options too; the rest of its view is written (fill_obs) if its strategy reads it. The choice is checked
-    against the engine's own options, whatever the strategy wrote into its buffer; after
-    the decision the buffer's hand and options are cleared, so no buffer holds a hand
-    while its seat is not deciding. A decision with a single option is not asked (there
+    options too; the rest of its view is written (fill_obs) if its strategy reads it.
+    The choice is checked against the engine's own options, whatever the strategy wrote
+    into its buffer; after the decision the buffer's hand and options are cleared, so no
+    buffer holds a hand while its seat is not deciding. Inlined where it is called (the
+    call of a numba function copies every array argument's fields; ask_once is the
+    compiled-once version for the rarer decisions). A decision with a single option is not asked (there
     is no choice). A choice that is not one of the options stops the game with END_ERROR
     and the error fields set (the options stay at A_OPTIONS for the message).
     """
@@ -457,6 +460,14 @@ def ask_strategy(st, rng, obs, decide, params, seat, kind, n_opt, subject):
     st[S_ERR_CHOICE] = choice
     st[S_END] = END_ERROR
     return -1
+
+
+@njit(i64(ST, RNG, OBS, DECISION, PARAMS, i64, i64, i64, i64), cache=True, _nrt=False)
+def ask_once(st, rng, obs, decide, params, seat, kind, n_opt, subject):
+    """ask compiled once, for the rarer decisions (buoys, the trump choice, Fishing's
+    effects): ask itself is inlined only where cards are played, which keeps the cold
+    compile short."""
+    return ask(st, rng, obs, decide, params, seat, kind, n_opt, subject)
 
 
 # ------------------------------------------------------------------------------------
@@ -609,7 +620,8 @@ def resolve_buoy(st, rng, ev, obs, strats, params, b):
         # A9: move 1 other card still in the trick to its player's fisher.
         n = trick_targets(st, b, obs, p)
         if n > 0:
-            choice = ask(st, rng, obs, strats[D_CATCH_1_OTHER][p], params, p, D_CATCH_1_OTHER, n, card)
+            choice = ask_once(st, rng, obs, strats[D_CATCH_1_OTHER][p], params,
+                              p, D_CATCH_1_OTHER, n, card)
             if choice < 0:
                 return False
             i = trick_index_of(st, choice)
@@ -622,7 +634,8 @@ def resolve_buoy(st, rng, ev, obs, strats, params, b):
         # trick (project ruling: judged when the buoy resolves, by the hands then).
         if st[A_HAND_N] > 0:
             set_options_2(st, obs, p, OPT_LIGHT, OPT_DARK)
-            choice = ask(st, rng, obs, strats[D_DETERMINE_TRUMP][p], params, p, D_DETERMINE_TRUMP, 2, card)
+            choice = ask_once(st, rng, obs, strats[D_DETERMINE_TRUMP][p], params,
+                              p, D_DETERMINE_TRUMP, 2, card)
             if choice < 0:
                 return False
             choice -= OPT_SHADE
@@ -664,7 +677,8 @@ def resolve_buoy(st, rng, ev, obs, strats, params, b):
             q = st[A_TRICK_PLAYER + k]
             n = hand_options(st, q, obs)
             if n > 0:
-                choice = ask(st, rng, obs, strats[D_CATCH_1_CARD][q], params, q, D_CATCH_1_CARD, n, card)
+                choice = ask_once(st, rng, obs, strats[D_CATCH_1_CARD][q], params,
+                                  q, D_CATCH_1_CARD, n, card)
                 if choice < 0:
                     return False
                 hand_remove(st, q, choice)
@@ -676,7 +690,8 @@ def resolve_buoy(st, rng, ev, obs, strats, params, b):
         # down into the trick (project ruling: nothing happens if no other card is left).
         n = trick_targets(st, b, obs, p)
         if n > 0:
-            choice = ask(st, rng, obs, strats[D_EXCHANGE_TAKE][p], params, p, D_EXCHANGE_TAKE, n, card)
+            choice = ask_once(st, rng, obs, strats[D_EXCHANGE_TAKE][p], params,
+                              p, D_EXCHANGE_TAKE, n, card)
             if choice < 0:
                 return False
             i = trick_index_of(st, choice)
@@ -684,7 +699,8 @@ def resolve_buoy(st, rng, ev, obs, strats, params, b):
             st[A_TRICK_IN + i] = 0
             hand_add(st, p, taken)
             n = hand_options(st, p, obs)
-            given = ask(st, rng, obs, strats[D_EXCHANGE_GIVE][p], params, p, D_EXCHANGE_GIVE, n, card)
+            given = ask_once(st, rng, obs, strats[D_EXCHANGE_GIVE][p], params,
+                             p, D_EXCHANGE_GIVE, n, card)
             if given < 0:
                 return False
             hand_remove(st, p, given)
@@ -841,7 +857,8 @@ def finish_trick_fishing(st, rng, ev, obs, strats, params):
             # B3: a zero's player moves 1 other card still in the trick to their fisher
             n = trick_targets(st, b, obs, p)
             if n > 0:
-                choice = ask(st, rng, obs, strats[D_ZERO_CATCH][p], params, p, D_ZERO_CATCH, n, card)
+                choice = ask_once(st, rng, obs, strats[D_ZERO_CATCH][p], params,
+                                  p, D_ZERO_CATCH, n, card)
                 if choice < 0:
                     return
                 catch_to_fisher(st, ev, p, trick_index_of(st, choice), EV_ZERO_CATCH, card)
@@ -858,7 +875,8 @@ def finish_trick_fishing(st, rng, ev, obs, strats, params):
                 for k in range(players):
                     q = st[A_TRICK_PLAYER + k]
                     n = hand_options(st, q, obs)
-                    choice = ask(st, rng, obs, strats[D_PASS_1_LEFT][q], params, q, D_PASS_1_LEFT, n, card)
+                    choice = ask_once(st, rng, obs, strats[D_PASS_1_LEFT][q], params,
+                                      q, D_PASS_1_LEFT, n, card)
                     if choice < 0:
                         return
                     st[chosen + q] = choice
@@ -885,7 +903,8 @@ def finish_trick_fishing(st, rng, ev, obs, strats, params):
                         OPT_PURPLE if i == 2 else OPT_RED if i == 3 else OPT_GREEN
                     st[A_OPTIONS + i] = c
                     o[O_OPTIONS + i] = c
-                choice = ask(st, rng, obs, strats[D_DETERMINE_COLOUR][p], params, p, D_DETERMINE_COLOUR, 5, card)
+                choice = ask_once(st, rng, obs, strats[D_DETERMINE_COLOUR][p], params,
+                                  p, D_DETERMINE_COLOUR, 5, card)
                 if choice < 0:
                     return
                 choice -= OPT_SUIT
@@ -1030,7 +1049,8 @@ def ask_trump_choice(st, rng, obs, strats, params):
     (returns it as C_LIGHT / C_DARK, -1 on an illegal choice; apply_trump_choice makes it
     so)."""
     set_options_2(st, obs, st[S_LEADER], OPT_LIGHT, OPT_DARK)
-    choice = ask(st, rng, obs, strats[D_TRUMP_CHOICE][st[S_LEADER]], params, st[S_LEADER], D_TRUMP_CHOICE, 2, -1)
+    choice = ask_once(st, rng, obs, strats[D_TRUMP_CHOICE][st[S_LEADER]], params,
+                      st[S_LEADER], D_TRUMP_CHOICE, 2, -1)
     return choice - OPT_SHADE if choice >= 0 else -1
 
 
