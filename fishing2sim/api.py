@@ -414,7 +414,7 @@ def games_frame(a: dict, players: int, start: int = 0) -> pd.DataFrame:
     cols["winners"] = [[p for p in range(players) if m >> p & 1] for m in masks.tolist()]
     cols["n_winners"] = np.array([bin(m).count("1") for m in masks.tolist()], np.int64)
     cols["end_reason"] = pd.Categorical.from_codes(
-        (out_int[:, G_END] == K.END_OVERFISHED).astype(np.int8), ["completed", "overfished"])
+        (out_int[:, G_END] == K.END_OVERFISHED).astype(np.int8), dtype=_END_REASONS)
     cols["end_round"] = out_int[:, G_END_ROUND]
     cols["rounds_played"] = out_int[:, G_ROUNDS]
     cols["first_leader"] = out_int[:, G_FIRST_LEADER]
@@ -436,5 +436,9 @@ def games_frame(a: dict, players: int, start: int = 0) -> pd.DataFrame:
         t = trump[:, r]
         chosen = reached[:, r - 1] & ((t == K.C_LIGHT) | (t == K.C_DARK))  # Fishing: never
         cols[f"trump_r{r}"] = pd.Categorical.from_codes(
-            np.where(chosen, (t == K.C_DARK).astype(np.int8), -1), ["light", "dark"])
-    return pd.DataFrame(cols)
+            np.where(chosen, (t == K.C_DARK).astype(np.int8), -1), dtype=_SHADES)
+    return pd.DataFrame(cols, copy=False)
+
+
+_END_REASONS = pd.CategoricalDtype(["completed", "overfished"])
+_SHADES = pd.CategoricalDtype(["light", "dark"])

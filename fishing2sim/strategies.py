@@ -517,7 +517,60 @@ def build_lineup(specs, players: int, params=None, strict: bool = False):
         table[seat, : len(vec)] = vec
     seats = strats + [strats[0]] * (MAX_PLAYERS - players)
     funcs = tuple(tuple(s.functions[k] for s in seats) for k in range(len(DECISION_FUNCTIONS)))
-    return funcs, table, strats
+    return _typed_lineup(funcs), table, strats
+
+
+class Lineup(tuple):
+    """The lineup's decision functions, strats[kind][seat], as the kernels take them.
+    numba would type a plain tuple of 50 functions anew on every kernel call (about 2 ms,
+    most of a short call's cost): a Lineup carries its type, which is the same for every
+    lineup (sigs.STRATS), and each function's compiled addresses are looked up once."""
+
+
+_lineup_type_registered = False
+
+
+def _typed_lineup(funcs: tuple):
+    global _lineup_type_registered
+    from numba.core import config
+
+    if config.DISABLE_JIT:  # plain Python: the kernels take the plain tuple
+        return funcs
+    if not _lineup_type_registered:
+        from numba.core.typing.typeof import typeof_impl
+
+        from .engine.sigs import STRATS
+
+        typeof_impl.register(Lineup)(lambda val, c: STRATS)
+        _lineup_type_registered = True
+    for row in funcs:
+        for fn in row:
+            _remember_address(fn)
+    return Lineup(funcs)
+
+
+def _remember_address(fn) -> None:
+    """numba looks up a first-class function's compiled wrapper on every call that passes
+    it (through ``__wrapper_address__`` when the object has one): a decision function has
+    exactly one compiled signature (the decorator and strict mode disable further
+    compiles), so its address is looked up once and kept on the function."""
+    if getattr(fn, "__wrapper_address__", None) is not None:
+        return
+    from numba.experimental.function_type import _get_wrapper_address
+
+    from .engine.sigs import DECISION
+
+    sig = DECISION.signature
+    addr = _get_wrapper_address(fn, sig)
+    fn.__wrapper_address__ = lambda: addr
+    # the native entry point is looked up through get_compile_result: the one result
+    find = fn.get_compile_result
+    cres = find(sig)
+
+    def get_compile_result(s, _find=find, _sig=sig, _cres=cres):
+        return _cres if s is _sig or s == _sig else _find(s)
+
+    fn.get_compile_result = get_compile_result
 
 
 def observe_mask(strats) -> int:
