@@ -19,7 +19,7 @@ from .cards import Deck, load_deck
 from .engine import constants as K
 from .engine.batch import (
     G_END, G_END_ROUND, G_ERR_CODE, G_FIRST_LEADER,
-    G_PLAYS, G_ROUNDS, G_TRICKS, G_WINNERS, N_G, play_batch,
+    G_PLAYS, G_ROUNDS, G_TRICKS, G_WINNERS, N_G, play_batch, rollouts,
 )
 from .engine.core import ERR_EVENT_OVERFLOW, ERR_ILLEGAL_CHOICE, ERR_INVARIANT, run_game, setup_game
 from .engine.rng import game_seed
@@ -228,7 +228,8 @@ def play_game(players: int = 4, seed: int = 0, ruleset: str = "fishing2", strate
                np.ascontiguousarray(deck.hand_sizes[players]), deck.n_rounds, first_leader,
                np.uint64(game_seed(seed, game)), int(log), int(check),
                observe_mask(strats))
-    call_kernel(run_game, (st, rng, ev, arrays, new_obs(), funcs, ptable, False), work, strats)
+    call_kernel(run_game, (st, rng, ev, arrays, new_obs(), funcs, ptable, K.STOP_NEVER), work,
+                strats)
     if st[S_ERR_CODE] != 0:
         raise kernel_failure(st, strats, deck)
     from .engine.state import R_OCEAN, R_TRUMP
@@ -401,6 +402,106 @@ def run_games(n, players=4, seed=0, ruleset="fishing2", strategies=None, params=
         raise kernel_failure(work[0], strats, deck)
     return {"int": out_int, "points": out_points, "ocean": out_ocean, "trump": out_trump,
             "round_points": out_round_points, "n_rounds": deck.n_rounds}
+
+
+@dataclass
+class GameState:
+    """A game stopped at the end of a round (that round scored, the next one not begun),
+    to play forward from with ``rollout``. It holds the engine's own arrays (the state and
+    the random streams): rollouts never change them; ``copy()`` before changing one."""
+
+    st: np.ndarray
+    rng: np.ndarray
+    deck: Deck
+    players: int
+    ruleset: str
+
+    @property
+    def round(self) -> int:
+        """The rounds begun so far (= scored, unless the game ended inside one)."""
+        return int(self.st[S_ROUND])
+
+    @property
+    def over(self) -> bool:
+        return int(self.st[S_END]) != K.END_RUNNING
+
+    @property
+    def points(self) -> list[int]:
+        return [int(self.st[A_POINTS + p]) for p in range(self.players)]
+
+    def copy(self) -> "GameState":
+        return GameState(self.st.copy(), self.rng.copy(), self.deck, self.players,
+                         self.ruleset)
+
+
+def game_state(players: int = 4, seed: int = 0, game: int = 0, ruleset: str = "fishing2",
+               strategies=None, params=None, rounds: int = 1, first_leader=None, deck=None,
+               strict: bool = False) -> GameState:
+    """Game ``game`` of the experiment seeded ``seed``, played by the lineup to the end of
+    round ``rounds`` (0: before the first round's draws). A game that ends before (by
+    overfishing) is returned ended."""
+    players = check_players(players)
+    seed = check_seed(seed)
+    ruleset = check_ruleset(ruleset)
+    deck = resolve_deck(ruleset, deck)
+    first_leader = check_first_leader(first_leader, players)
+    if isinstance(rounds, bool) or not isinstance(rounds, (int, np.integer)) or \
+            not 0 <= rounds <= deck.n_rounds:
+        raise ValueError(f"rounds must be a whole number from 0 to {deck.n_rounds}, "
+                         f"got {rounds!r}")
+    funcs, ptable, strats = build_lineup(strategies, players, params, strict)
+    work = new_work()
+    st, rng = work[0], new_state()[1]
+    ev = np.zeros((1, K.EV_FIELDS), np.int64)
+    arrays = np.ascontiguousarray(deck.arrays)
+    setup_game(st, rng, ev, arrays, players, K.RULESETS[ruleset],
+               np.ascontiguousarray(deck.hand_sizes[players]), deck.n_rounds, first_leader,
+               np.uint64(game_seed(seed, game)), 0, 0, observe_mask(strats))
+    obs = new_obs()
+    for _ in range(rounds):
+        if st[S_END] != K.END_RUNNING:
+            break
+        call_kernel(run_game, (st, rng, ev, arrays, obs, funcs, ptable, K.STOP_AT_ROUND_END),
+                    work, strats)
+        if st[S_ERR_CODE] != 0:
+            raise kernel_failure(st, strats, deck)
+    return GameState(st.copy(), rng, deck, players, ruleset)
+
+
+def rollout(state: GameState, n: int = 1, strategies=None, params=None, to: str = "game",
+            seed: int | None = 0, strict: bool = False) -> dict:
+    """Play ``n`` rollouts from ``state`` (unchanged) with the lineup ``strategies`` (any
+    lineup, not only the one that played so far) to the end of the game (``to="game"``)
+    or of the next round (``to="round"``).
+
+    ``seed``: rollout i plays on fresh random streams from (seed, i), so rollouts differ
+    where chance or a randomised strategy decides; None: every rollout continues on the
+    game's own streams (the game's own continuation, when the lineup is the same).
+    Returns {"points": (n, players) points at the end, "over": (n,) the game ended,
+    "overfished": (n,) it ended by overfishing, "round": (n,) the game's end round (as
+    play_games' end_round) or the round just scored}.
+    """
+    if not isinstance(state, GameState):
+        raise ValueError(f"state must be a GameState (from game_state), got {type(state)}")
+    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 0:
+        raise ValueError(f"the number of rollouts must be a whole number >= 0, got {n!r}")
+    stops = {"game": K.STOP_NEVER, "round": K.STOP_AT_ROUND_END}
+    if to not in stops:
+        raise ValueError(f"to must be 'game' or 'round', got {to!r}")
+    if seed is not None:
+        seed = check_seed(seed)
+    funcs, ptable, strats = build_lineup(strategies, state.players, params, strict)
+    out_points = np.zeros((n, K.MAX_PLAYERS), np.int64)
+    out_end = np.zeros((n, 2), np.int64)
+    work = new_work()
+    done = call_kernel(rollouts, (
+        state.st, state.rng, np.ascontiguousarray(state.deck.arrays), funcs, ptable,
+        observe_mask(strats), stops[to], n, -1 if seed is None else seed, work, out_points,
+        out_end), work, strats)
+    if done < n:
+        raise kernel_failure(work[1], strats, state.deck)
+    return {"points": out_points[:, :state.players], "over": out_end[:, 0] != K.END_RUNNING,
+            "overfished": out_end[:, 0] == K.END_OVERFISHED, "round": out_end[:, 1]}
 
 
 def games_frame(a: dict, players: int, start: int = 0) -> pd.DataFrame:

@@ -143,7 +143,7 @@ class Table:
         """Play on (the rest of the round, then further rounds) until the game ends."""
         start = self.st[S_EVN]
         core.run_game(self.st, self.rng, self.ev, self.deck, self.obs, self.strats,
-                      self.params, stop_at_trump)
+                      self.params, K.STOP_AT_TRUMP if stop_at_trump else K.STOP_NEVER)
         return self._events_since(start)
 
     def start_next_round(self):

@@ -134,11 +134,11 @@ def test_stop_at_trump_choice_and_copy_state_replays_exactly():
     obs = new_obs()
     setup_game(st, rng, ev, arrays, 4, 0, np.ascontiguousarray(deck.hand_sizes[4]), 8, -1,
                np.uint64(99), 0, 0, observe_mask(strats))
-    run_game(st, rng, ev, arrays, obs, funcs, params, True)
+    run_game(st, rng, ev, arrays, obs, funcs, params, K.STOP_AT_TRUMP)
     assert st[S_PHASE] == PH_TRUMP and st[S_ROUND] == 2
     st2, rng2 = st.copy(), rng.copy()
-    run_game(st, rng, ev, arrays, obs, funcs, params, False)
-    run_game(st2, rng2, ev, arrays, obs, funcs, params, False)
+    run_game(st, rng, ev, arrays, obs, funcs, params, K.STOP_NEVER)
+    run_game(st2, rng2, ev, arrays, obs, funcs, params, K.STOP_NEVER)
     assert np.array_equal(st, st2) and np.array_equal(rng, rng2)
     assert st[S_END] in (K.END_COMPLETED, K.END_OVERFISHED)
 

@@ -76,3 +76,14 @@ def test_readme_documents_stopping_and_the_limits():
     assert f"{MAX_YAML_DEPTH} levels" in README
     assert "pip install ." in README and "pip install -e ." in README
     assert "fishing2sim strategies" in README and "fishing2sim experiments" in README
+
+
+def test_readme_rollout_example_runs():
+    section = README[README.index("Rollouts play a game forward"):]
+    code = re.search(r"```python\n(.*?)```", section, re.S).group(1)
+    code = code.replace("rollout(s, 1000,", "rollout(s, 50,")  # a shorter run, same calls
+    scope: dict = {}
+    exec(compile(code, "README.md", "exec"), scope)
+    s, r = scope["s"], scope["r"]
+    assert s.round == 3 and not s.over and sum(s.points) > 0
+    assert r["points"].shape == (50, 4) and (r["points"] >= s.points).all()

@@ -326,10 +326,10 @@ def _mid_round_state(seed: int):
     obs = new_obs()
     core.setup_game(st, rng, ev, arrays, 4, 0, np.ascontiguousarray(deck.hand_sizes[4]), 8,
                     -1, np.uint64(seed), 0, 0, observe_mask(strats))
-    core.run_game(st, rng, ev, arrays, obs, funcs, params, True)  # round 2's trump choice
+    core.run_game(st, rng, ev, arrays, obs, funcs, params, K.STOP_AT_TRUMP)  # round 2's trump choice
     while st[S_PHASE] == PH_TRUMP and st[S_ROUND] < 4:
         core.apply_trump_choice(st, ev, K.C_LIGHT)
-        core.run_game(st, rng, ev, arrays, obs, funcs, params, True)
+        core.run_game(st, rng, ev, arrays, obs, funcs, params, K.STOP_AT_TRUMP)
     if st[S_PHASE] != PH_TRUMP or st[S_END] != K.END_RUNNING:
         return None
     core.apply_trump_choice(st, ev, K.C_DARK)
@@ -465,7 +465,7 @@ def test_kit_highest_and_weakest_agree_with_the_engine_after_every_card():
         obs = new_obs()
         core.setup_game(st, rng, ev, arrays, 4, 0, np.ascontiguousarray(deck.hand_sizes[4]),
                         8, -1, np.uint64(seed), 0, 0, 0)
-        core.run_game(st, rng, ev, arrays, obs, funcs, params, True)
+        core.run_game(st, rng, ev, arrays, obs, funcs, params, K.STOP_AT_TRUMP)
         while st[S_END] == K.END_RUNNING and st[S_PHASE] == PH_TRUMP:
             core.apply_trump_choice(st, ev, int(gen.choice([K.C_LIGHT, K.C_DARK])))
             while st[A_HAND_N] > 0 and st[S_END] == K.END_RUNNING:
@@ -499,7 +499,7 @@ def test_kit_highest_and_weakest_agree_with_the_engine_after_every_card():
             if st[S_ROUND] >= st[S_N_ROUNDS]:
                 break
             st[S_PHASE] = PH_ROUND_START
-            core.run_game(st, rng, ev, arrays, obs, funcs, params, True)
+            core.run_game(st, rng, ev, arrays, obs, funcs, params, K.STOP_AT_TRUMP)
     assert compared > 5000 and fish > 40 and buoys > 40 and trumped > 200, \
         (compared, fish, buoys, trumped)
 

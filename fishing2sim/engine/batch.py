@@ -9,7 +9,9 @@ goes on with the strategy's own choice, so both kernels give the same per-game r
 import numpy as np
 from numba import njit
 
-from .constants import C_DARK, C_LIGHT, END_ERROR, MAX_PLAYERS, MAX_ROUNDS, OBS_SIZE
+from .constants import (
+    C_DARK, C_LIGHT, END_ERROR, MAX_PLAYERS, MAX_ROUNDS, OBS_SIZE, STOP_AT_TRUMP, STOP_NEVER,
+)
 from .core import apply_trump_choice, ask_trump_choice, run_game, setup_game
 from .rng import game_seed, mix64, seed_streams
 from .sigs import DECK, EV, OBS, PARAMS, RNG, ST, STRATS, i64, types, void
@@ -17,7 +19,7 @@ from .state import (
     A_POINTS, PH_TRUMP, R_OCEAN, R_OCEAN_END, R_POINTS, R_TRUMP, R_CHOOSER, RNG_SIZE,
     S_END, S_END_ROUND, S_ERR_CHOICE, S_ERR_CODE, S_ERR_KIND, S_ERR_SEAT, S_FIRST_LEADER,
     S_LEADER, S_LOG, S_EVN, S_N_PLAYS, S_N_TRICKS, S_OCEAN_TOP, S_PHASE, S_ROUND, A_OCEAN,
-    A_OPTIONS, S_N_OPTIONS, STATE_SIZE,
+    A_OPTIONS, S_N_OPTIONS, S_OBSERVE_MASK,
 )
 
 # columns of the per-game integer output
@@ -110,7 +112,7 @@ def play_batch(deck, players, ruleset, hand_sizes, n_rounds, first_leader, seed,
     for g in range(n):
         setup_game(st, rng, ev, deck, players, ruleset, hand_sizes, n_rounds, first_leader,
                    game_seed(seed, start + g), 0, check, observe_mask)
-        run_game(st, rng, ev, deck, obs, strats, params, False)
+        run_game(st, rng, ev, deck, obs, strats, params, STOP_NEVER)
         record_game(st, g, tier, out_int, out_points, out_ocean, out_trump, out_round_points,
                     players)
         if st[S_ERR_CODE] != 0:
@@ -146,10 +148,47 @@ def play_branch(src, src_rng, br, br_rng, ev, deck, obs, strats, params, shade, 
     if fresh_seed != 0:
         seed_streams(br_rng, np.uint64(fresh_seed))
     apply_trump_choice(br, ev, shade)
-    run_game(br, br_rng, ev, deck, obs, strats, params, False)
+    run_game(br, br_rng, ev, deck, obs, strats, params, STOP_NEVER)
     if br[S_ERR_CODE] != 0:
         return -(1 << 40), 0
     return br[A_POINTS + c], win_share(br, c, players)
+
+
+@njit(cache=True)
+def rollouts(src, src_rng, deck, strats, params, observe_mask, stop, n, seed, work,
+             out_points, out_end):
+    """Play ``n`` rollouts from the state (src, src_rng), each from a fresh copy, with the
+    lineup ``strats`` (its observe_mask: strategies.observe_mask), to the end of the game
+    (stop = STOP_NEVER) or of the round in play (STOP_AT_ROUND_END). The source is not
+    changed.
+
+    ``seed`` < 0: every rollout continues on the state's own random streams (all n are
+    the game's own continuation); else rollout i gets fresh streams from (seed, i).
+    Writes each rollout's points per seat to out_points[i] and (end reason, round) to
+    out_end[i] (end reason END_RUNNING: stopped at the end of the round; the round: the
+    game's end round, or the round just scored). A strategy
+    error stops the batch: the error is in work[1]. Returns the number of rollouts played.
+    """
+    br = work[1]
+    br_rng = np.zeros(RNG_SIZE, np.uint64)
+    ev = np.zeros((1, 6), np.int64)
+    obs = new_buffers()
+    for i in range(n):
+        br[:] = src
+        br[S_LOG] = 0
+        br[S_OBSERVE_MASK] = observe_mask
+        if seed < 0:
+            br_rng[:] = src_rng
+        else:
+            seed_streams(br_rng, game_seed(seed, i))
+        run_game(br, br_rng, ev, deck, obs, strats, params, stop)
+        if br[S_ERR_CODE] != 0:
+            return i
+        for p in range(MAX_PLAYERS):
+            out_points[i, p] = br[A_POINTS + p]
+        out_end[i, 0] = br[S_END]
+        out_end[i, 1] = br[S_END_ROUND] if br[S_END] != 0 else br[S_ROUND]
+    return n
 
 
 @njit(void(ST, ST), cache=True)
@@ -194,7 +233,7 @@ def trump_batch(deck, players, ruleset, hand_sizes, n_rounds, first_leader, seed
             out_pairs[g, r, T_CHOOSER] = -1
         logged = False
         while True:
-            run_game(st, rng, evg, deck, obs, strats, params, True)
+            run_game(st, rng, evg, deck, obs, strats, params, STOP_AT_TRUMP)
             if st[S_PHASE] != PH_TRUMP or st[S_END] != 0:
                 break
             r = st[S_ROUND]
@@ -211,7 +250,7 @@ def trump_batch(deck, players, ruleset, hand_sizes, n_rounds, first_leader, seed
                     br[:] = st
                     br_rng[:] = rng
                     apply_trump_choice(br, ev_a, C_LIGHT)
-                    run_game(br, br_rng, ev_a, deck, obs, strats, params, False)
+                    run_game(br, br_rng, ev_a, deck, obs, strats, params, STOP_NEVER)
                     ev_n[1] = br[S_EVN]
                     if br[S_ERR_CODE] != 0:
                         take_branch_error(st, br)
@@ -219,7 +258,7 @@ def trump_batch(deck, players, ruleset, hand_sizes, n_rounds, first_leader, seed
                     br[:] = st
                     br_rng[:] = rng
                     apply_trump_choice(br, ev_b, C_DARK)
-                    run_game(br, br_rng, ev_b, deck, obs, strats, params, False)
+                    run_game(br, br_rng, ev_b, deck, obs, strats, params, STOP_NEVER)
                     ev_n[2] = br[S_EVN]
                     if br[S_ERR_CODE] != 0:
                         take_branch_error(st, br)
@@ -286,7 +325,7 @@ def digest_batch(deck, players, ruleset, hand_sizes, n_rounds, first_leader, see
     for g in range(n):
         setup_game(st, rng, ev, deck, players, ruleset, hand_sizes, n_rounds, first_leader,
                    game_seed(seed, start + g), 1, 0, observe_mask)
-        run_game(st, rng, ev, deck, obs, strats, params, False)
+        run_game(st, rng, ev, deck, obs, strats, params, STOP_NEVER)
         record_game(st, 0, tier, out_int[g:g + 1], out_points[g:g + 1], dummy_ocean,
                     dummy_ocean, dummy_rp, players)
         h = FNV_OFFSET

@@ -106,6 +106,11 @@ END_COMPLETED = 1
 END_OVERFISHED = 2
 END_ERROR = 3
 
+# where run_game stops early (besides the end of the game)
+STOP_NEVER = 0  # play to the end of the game
+STOP_AT_TRUMP = 1  # when a leader is about to make the trump choice (phase PH_TRUMP)
+STOP_AT_ROUND_END = 2  # when the round in play has been scored (the next one not begun)
+
 # ---- limits --------------------------------------------------------------------------
 MAX_PLAYERS = 5
 MAX_CARDS = 128  # deck rows (99 / 100 used)

@@ -42,7 +42,7 @@ from .constants import (
     O_CARD_EFFECT, O_CARD_SUIT, O_ROUND, O_RULESET, O_SEAT, O_SUBJECT, O_TRICK_CARD, O_TRICK_IN,
     O_TRICK_N, O_TRICK_NO, O_TRICK_PLAYER, O_TRUMP, OPT_BLUE, OPT_DARK, OPT_FACE_DOWN,
     OPT_GREEN, OPT_LIGHT, OPT_PURPLE, OPT_RED, OPT_SHADE, OPT_SUIT, OPT_YELLOW, SUIT_NONE,
-    SUIT_TRUMP,
+    STOP_AT_ROUND_END, STOP_AT_TRUMP, SUIT_TRUMP,
 )
 from .judge import highest_index, weakest_index
 from .rng import rand_below, seed_streams
@@ -1124,12 +1124,14 @@ def invariants_hold(st, deck):
     return True
 
 
-@njit(void(ST, RNG, EV, DECK, OBS, STRATS, PARAMS, b1), cache=True, _nrt=False)
-def run_game(st, rng, ev, deck, obs, strats, params, stop_at_trump):
-    """Play on from the state's phase until the game ends.
+@njit(void(ST, RNG, EV, DECK, OBS, STRATS, PARAMS, i64), cache=True, _nrt=False)
+def run_game(st, rng, ev, deck, obs, strats, params, stop):
+    """Play on from the state's phase until the game ends, or earlier:
 
-    With stop_at_trump, return when a leader is about to make the trump choice
+    ``stop`` = STOP_AT_TRUMP: return when a leader is about to make the trump choice
     (phase PH_TRUMP): the caller may copy the state and call apply_trump_choice.
+    STOP_AT_ROUND_END: return once the round in play is scored (phase PH_ROUND_START;
+    a rollout to the end of the round). STOP_NEVER: play to the end of the game.
     """
     while st[S_END] == END_RUNNING:
         ph = st[S_PHASE]
@@ -1142,7 +1144,7 @@ def run_game(st, rng, ev, deck, obs, strats, params, stop_at_trump):
             else:
                 st[S_PHASE] = PH_TRICKS
         elif ph == PH_TRUMP:
-            if stop_at_trump:
+            if stop == STOP_AT_TRUMP:
                 return
             choose_trump(st, rng, ev, obs, strats, params)
         else:
@@ -1159,5 +1161,7 @@ def run_game(st, rng, ev, deck, obs, strats, params, stop_at_trump):
                     end_game(st, ev, END_COMPLETED, st[S_ROUND])
                 else:
                     st[S_PHASE] = PH_ROUND_START
+                    if stop == STOP_AT_ROUND_END:
+                        return
     if st[S_ERR_CODE] == ERR_EVENT_OVERFLOW:
         st[S_END] = END_ERROR
