@@ -476,11 +476,14 @@ def _strict_functions(path: Path, module, funcs: list) -> list:
         strict = convert(fn)
         if strict is not fn:
             strict.compile(DECISION_SIGNATURE)
-            # one signature and no more, as the decorator gives: the lineup is then typed
-            # as first-class functions, so the game kernels are not compiled again per
-            # lineup (nor does their cache index collect the functions)
-            strict.disable_compile()
         out.append(strict)
+    # no further signatures, as the decorator gives (after all of them are compiled: one
+    # decision may call another): the lineup is then typed as first-class functions, so
+    # the game kernels are not compiled again per lineup (nor does their cache index
+    # collect the functions)
+    for fn, strict in zip(funcs, out):
+        if strict is not fn:
+            strict.disable_compile()
     return out
 
 

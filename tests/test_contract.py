@@ -307,7 +307,8 @@ def test_strict_mode_does_not_compile_the_game_kernels_again(tmp_path):
 
     path = bot(tmp_path, PEEK.format(observes="True", past=0))
     plain = numba.typeof(build_lineup(["greedy", str(path), "weights"], 3)[0])
-    for lineup in (["greedy"] * 3, ["greedy", str(path), "weights"]):
+    for lineup in (["greedy"] * 3, ["greedy", str(path), "weights"],
+                   ["counter", "buoy_savvy", "sandbagger"]):  # decisions calling decisions
         funcs = build_lineup(lineup, 3, strict=True)[0]
         assert funcs[0][0] is not load_strategy("greedy").functions[0]  # recompiled
         assert numba.typeof(funcs) == plain
@@ -539,3 +540,18 @@ def test_debug_mode_shows_the_strategys_traceback(tmp_path):
     assert "Traceback" in r.stderr and f'File "{path}", line' in r.stderr
     assert 'raise ValueError("boom")' in r.stderr
     assert r.stderr.rstrip().splitlines()[-1].startswith("Error: strategy 'raiser'")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("ruleset", ["fishing2", "fishing"])
+def test_every_shipped_bot_plays_the_same_games_in_strict_mode(ruleset):
+    from fishing2sim.strategies import STRATEGIES_DIR
+
+    bots = sorted(p.stem for p in Path(STRATEGIES_DIR).glob("*.py") if p.stem[0] != "_")
+    assert len(bots) >= 8
+    cols = [f"points_{p}" for p in range(4)]
+    for b in bots:
+        lineup = [b, "greedy", "random", b]
+        strict = play_games(40, 4, seed=1, ruleset=ruleset, strategies=lineup, strict=True)
+        plain = play_games(40, 4, seed=1, ruleset=ruleset, strategies=lineup)
+        assert strict[cols].equals(plain[cols]), b
