@@ -65,10 +65,16 @@ def n_chunks(exp) -> int:
 
 
 def task_of(exp, condition: int, chunk: int) -> Task | None:
-    """The task of (condition, chunk index), or None if the experiment has no such chunk."""
+    """The task of (condition, chunk index), or None if the experiment has no such chunk
+    (a precision or SPRT run may have chunks up to its ``max_games``)."""
     if not 0 <= condition < len(exp.conditions):
         return None
-    units, per = _units(exp.conditions[condition], exp.chunk)
+    cond = exp.conditions[condition]
+    if getattr(cond, "max_games", 0) > cond.games:
+        import dataclasses
+
+        cond = dataclasses.replace(cond, games=cond.max_games)
+    units, per = _units(cond, exp.chunk)
     start = chunk * per
     if chunk < 0 or start >= units:
         return None
