@@ -353,15 +353,20 @@ def _work(task: Task):
     return task, run_chunk(_worker_exp, task)
 
 
-def cold_cache() -> bool:
-    """True if numba has no cached kernels yet (no play_batch index file in any cache
-    folder numba would use): the first run compiles the engine."""
+def cache_places() -> list[Path]:
+    """The folders where numba may keep the engine's compiled kernels."""
     engine = Path(__file__).resolve().parent / "engine"
     places = [engine / "__pycache__"]
     if os.environ.get("NUMBA_CACHE_DIR"):
         places.append(Path(os.environ["NUMBA_CACHE_DIR"]))
     places.append(Path.home() / ".cache" / "numba")
-    for p in places:
+    return places
+
+
+def cold_cache(places=None) -> bool:
+    """True if numba has no cached kernels yet (no play_batch index file, ``*.nbi``, in any
+    cache folder numba would use): the first run compiles the engine."""
+    for p in cache_places() if places is None else places:
         try:
             if p.is_dir() and any(p.rglob("batch.play_batch*.nbi")):
                 return False

@@ -44,6 +44,9 @@ def test_dask_local_cluster_gives_the_local_csvs(tmp_path, cluster):
     run(local, workers=1, progress=False)
     res = run(remote, scheduler=c.scheduler_address, progress=False)
     assert res.meta["backend"] == "dask" and res.meta["workers"] == 2
+    md = (tmp_path / "dask/reports/dask/summary.md").read_text()
+    assert f"Ran on Dask: the Dask scheduler {c.scheduler_address}" in md
+    assert "Ran on Dask" not in (tmp_path / "local/reports/dask/summary.md").read_text()
     for name in CSVS:
         assert (tmp_path / "local/reports/dask" / name).read_bytes() == \
             (tmp_path / "dask/reports/dask" / name).read_bytes(), name
@@ -94,4 +97,6 @@ def test_dask_local_option(tmp_path):
     res = CliRunner().invoke(main, ["run", str(path), "--dask-local", "2", "--no-progress"])
     assert res.exit_code == 0, res.output
     assert "2 Dask workers" in res.output
+    md = (tmp_path / "reports" / "dask" / "summary.md").read_text()
+    assert "Ran on Dask: a local Dask cluster of 2 workers" in md
     assert (tmp_path / "reports" / "dask" / "overfishing.csv").is_file()

@@ -46,7 +46,7 @@ def report_dir(tmp_path_factory):
     path.write_text(f"""name: web
 output: {root / 'reports'}
 players: [3, 4]
-games: 600
+games: 300
 chunk: 300
 seed: 21
 seats: greedy

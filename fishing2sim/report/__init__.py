@@ -333,7 +333,7 @@ def _adaptive(ctx: Context, doc: Doc) -> None:
             scale = 100 if p["as_written"].endswith("pp") else 1
             unit = "pp" if scale == 100 else p["as_written"].split()[-1]
             hw = p["half_width"] * scale
-            bits.append(f"{fig} ±{hw:.3g}{'' if unit == 'pp' else ' '}{unit} "
+            bits.append(f"{fig} ±{hw:.2g}{'' if unit == 'pp' else ' '}{unit} "
                         f"({'reached' if p['reached'] else 'not reached'}; wanted "
                         f"{p['as_written']})")
         s = d.get("sprt")
