@@ -3,7 +3,7 @@
 Rates of games use Wilson intervals; means use the normal interval from the sum and the
 sum of squares; with seat rotation a strategy's win share and points use the rotation
 block (one deal in every rotation) as the unit; the trump-choice value uses the paired
-differences of RULES.md E: per choice g = (chosen - other)/2 estimated from two pairs,
+differences of docs/rules.md E: per choice g = (chosen - other)/2 estimated from two pairs,
 stakes = sqrt(mean(d1 * d2)) with d1, d2 two independent pairs' light-minus-dark.
 """
 from __future__ import annotations

@@ -23,7 +23,7 @@ R = K.MAX_ROUNDS + 1
 MAX_POINTS = 1024  # score histogram bins (the last one collects anything higher)
 WIN_UNIT = 60  # win shares are counted in 60ths of a win (ties share it)
 
-# the four sums kept per round and unit of the trump-choice pairs (RULES.md E in
+# the four sums kept per round and unit of the trump-choice pairs (docs/rules.md E in
 # docs/rules.md): g = sign * (d1 + d2), sign +1 if light was chosen; d1, d2 two independent
 # pairs' light-minus-dark
 TRUMP_G_SUM, TRUMP_G_SQ, TRUMP_PROD_SUM, TRUMP_PROD_SQ = range(4)
