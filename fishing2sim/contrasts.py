@@ -234,10 +234,6 @@ def contrast_table(exp, totals: list, units: list | None = None) -> pd.DataFrame
                     row[k] = v if not isinstance(v, (list, dict)) else str(v)
                 rows.append(row)
     extra = [k for k in label_keys if k not in CONTRAST_COLUMNS]
-    for row in rows:
-        for k in label_keys:
-            if k not in extra:
-                row.pop(k, None)
     cols = CONTRAST_COLUMNS[:2] + extra + CONTRAST_COLUMNS[2:]
     return pd.DataFrame(rows, columns=cols)
 

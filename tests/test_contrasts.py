@@ -103,6 +103,7 @@ def test_independent_contrasts_match_play_games(decks_run):
         oa, ea, la = last_round_figures(a)
         ob, eb, lb = last_round_figures(b)
         rows = con[con.condition == cond.index].set_index("figure")
+        assert set(rows.players) == {cond.players}
         for fig, xa, xb in (("overfishing", oa, ob), ("ocean_empty", ea, eb)):
             r = rows.loc[fig]
             assert r.method == "independent" and r.baseline == base.index

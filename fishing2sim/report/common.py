@@ -295,8 +295,9 @@ def effect(d: float, lo: float, hi: float, unit: str, what: str, *, up: str = "r
         return f"has no measurable effect on {what} (at most {number(most, hw)} {unit} " \
                "either way, 95%)"
     verb = up if d > 0 else down
-    return f"{verb} {what} by {number(abs(d), hw)} {unit} (95% CI {number(lo, hw)} to " \
-           f"{number(hi, hw)})"
+    a, b = (lo, hi) if d > 0 else (-hi, -lo)  # the CI of the size of the change
+    return f"{verb} {what} by {number(abs(d), hw)} {unit} (95% CI {number(a, hw)} to " \
+           f"{number(b, hw)})"
 
 
 def sentence(who: str, text: str) -> str:

@@ -101,12 +101,14 @@ def plot(ctx: Context, df: pd.DataFrame):
 def section(ctx: Context, df: pd.DataFrame, plot_file: str | None, doc) -> None:
     doc.h(2, TITLES["contrasts"])
     methods = sorted(set(df["method"]))
+    how = []
+    if "paired" in methods:
+        how.append("conditions that play the same deals are compared game by game (paired)")
+    if "independent" in methods:
+        how.append("conditions with their own deals are compared as independent samples")
+    text = "; ".join(how)
     doc.p("Each condition against its baseline: the difference condition − baseline with its "
-          "95% CI, and for shares the ratio. " + (
-              "Conditions that play the same deals are compared game by game (paired); "
-              if "paired" in methods else "") + (
-              "conditions with their own deals are compared as independent samples."
-              if "independent" in methods else ""))
+          "95% CI, and for shares the ratio. " + text[:1].upper() + text[1:] + ".")
     head = ["condition", "baseline", "figure", "method", "condition value", "baseline value",
             "difference [95% CI]", "ratio [95% CI]"]
     rows = []

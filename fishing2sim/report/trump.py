@@ -113,9 +113,9 @@ def section(ctx: Context, df: pd.DataFrame, plot_file: str | None, doc,
             "the chooser's final points", up="raise", down="lower").replace(
             "has no measurable", "have no measurable")
         if hs is not None:
-            txt += (f"; a perfect choice could gain at most "
+            txt += ("; the most any trump policy could gain (half stakes) is "
                     f"{fmt(hs['estimate'], hs['ci_low'], hs['ci_high'], unit=' points')} per "
-                    "choice (half stakes)")
+                    "choice")
         plain.append(sentence(who, txt))
     if plain:
         doc.p(" ".join(plain))
