@@ -131,6 +131,9 @@ def test_report_command_and_open(report_dir, tmp_path, monkeypatch):
     assert res.exit_code == 0, res.output
     html = (old / "report.html").read_text()
     assert html.count('<img class="plot"') == len(list(old.glob("*.png")))
+    md = (old / "summary.md").read_text()
+    assert html.count('<table class="sortable"><thead>') == md.count("\n|---") + len(
+        list(old.glob("*.csv")))
     # not a report folder: one line, exit 2, nothing written
     empty = tmp_path / "empty"
     empty.mkdir()

@@ -142,9 +142,9 @@ def _write_all(folder: Path, exp: Any, results: Any) -> None:
 
 
 def render_html(folder: Path) -> Path:
-    """(Re)write ``folder``/report.html from the report's own files (summary.md is not
-    parsed: the page shows the summary as preformatted text if the folder was written by
-    an older version). Used by ``fishing2sim report DIR``."""
+    """``folder``/report.html; written from the folder's own files (summary.md's headings,
+    paragraphs, lists, tables and images, the CSVs, config.yaml) if the folder comes from
+    an older version that wrote none. Used by ``fishing2sim report DIR``."""
     folder = Path(folder)
     page = folder / "report.html"
     if page.is_file():
@@ -158,6 +158,11 @@ def render_html(folder: Path) -> Path:
         elif para.startswith("#"):
             level = len(para) - len(para.lstrip("#"))
             doc.h(min(level, 3), para.lstrip("#").strip())
+        elif para.startswith("|"):
+            lines = [ln.strip().strip("|").split(" | ") for ln in para.strip().splitlines()]
+            doc.table([c.strip() for c in lines[0]], [[c.strip() for c in r] for r in lines[2:]])
+        elif para.startswith("- "):
+            doc.ul([x[2:] for x in para.strip().splitlines() if x.startswith("- ")])
         else:
             doc.p(para.strip())
     tables = {p.stem: pd.read_csv(p) for p in sorted(folder.glob("*.csv"))}
