@@ -14,30 +14,11 @@ import numpy as np
 import pandas as pd
 
 from .chunks import strategy_names
+from .contrasts import contrast_table, label_keys_of
+from .stats import WIN_UNIT, Z, mean_ci, wilson  # noqa: F401  (Z: re-exported)
 from .totals import SQ, SUM, TRUMP_G_SQ, TRUMP_G_SUM, TRUMP_PROD_SQ, TRUMP_PROD_SUM
 
-Z = 1.959963984540054
-WIN_UNIT = 60.0
 TABLE_COLUMNS = ["metric", "n", "estimate", "ci_low", "ci_high"]
-
-
-def wilson(k: float, n: float) -> tuple[float, float, float]:
-    if n <= 0:
-        return math.nan, math.nan, math.nan
-    p = k / n
-    den = 1 + Z * Z / n
-    centre = (p + Z * Z / (2 * n)) / den
-    half = Z * math.sqrt(p * (1 - p) / n + Z * Z / (4 * n * n)) / den
-    return p, max(0.0, centre - half), min(1.0, centre + half)
-
-
-def mean_ci(s: float, ss: float, n: float, scale: float = 1.0) -> tuple[float, float, float]:
-    if n <= 0:
-        return math.nan, math.nan, math.nan
-    m = s / n
-    var = max(0.0, ss / n - m * m) * n / (n - 1) if n > 1 else math.nan
-    half = Z * math.sqrt(var / n) if n > 1 else math.nan
-    return m / scale, (m - half) / scale, (m + half) / scale
 
 
 def hist_quantile(h: np.ndarray, q: float) -> float:
@@ -76,15 +57,6 @@ def _trump_rows(out, base, m, sums, unit, scale, r=None, **keys):
     _row(out, base, f"stakes_{unit}", m, _sq(est), _sq(lo), _sq(hi), round=r, **keys)
     _row(out, base, f"stakes_half_{unit}", m, _sq(est) / 2, _sq(lo) / 2, _sq(hi) / 2, round=r,
          **keys)
-
-
-def label_keys_of(exp) -> list[str]:
-    keys: list[str] = []
-    for cond in exp.conditions:
-        for k in cond.labels:
-            if k not in keys:
-                keys.append(k)
-    return keys
 
 
 def tables_from_totals(exp, totals: list, units: list | None = None) -> dict[str, pd.DataFrame]:
@@ -190,7 +162,5 @@ def tables_from_totals(exp, totals: list, units: list | None = None) -> dict[str
         tables["strategies"] = _frame(strat, base_cols, ["strategy", "seat"])
         tables["scores"] = pd.DataFrame(scores, columns=base_cols + ["strategy", "points", "count"])
     if any(c.baseline is not None for c in exp.conditions):
-        from .contrasts import contrast_table
-
         tables["contrasts"] = contrast_table(exp, totals, units)
     return tables

@@ -30,7 +30,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from .analysis import WIN_UNIT, Z, label_keys_of, mean_ci, wilson
+from .stats import WIN_UNIT, Z, mean_ci, wilson
 from .chunks import strategy_names
 from .totals import SUM, TRUMP_G_SQ, TRUMP_G_SUM, TRUMP_PROD_SQ, TRUMP_PROD_SUM
 
@@ -77,6 +77,15 @@ def _rate(k, n) -> Figure:
 def _mean(s, ss, n, scale=1.0) -> Figure:
     e, lo, hi = mean_ci(float(s), float(ss), float(n), scale)
     return Figure(e, lo, hi, int(n), "mean", se=(hi - e) / Z if n > 1 else math.nan)
+
+
+def label_keys_of(exp) -> list[str]:
+    keys: list[str] = []
+    for cond in exp.conditions:
+        for k in cond.labels:
+            if k not in keys:
+                keys.append(k)
+    return keys
 
 
 def headline(exp, cond, t) -> dict:

@@ -52,6 +52,17 @@ def test_dask_local_cluster_gives_the_local_csvs(tmp_path, cluster):
             (tmp_path / "dask/reports/dask" / name).read_bytes(), name
 
 
+def test_a_precision_run_on_dask_plays_the_local_games(tmp_path, cluster):
+    body = ("players: 4\ngames: 400\nchunk: 200\nseed: 9\nprecision: {overfishing: 2pp}\n"
+            "max_games: 4000\nanalyses: [overfishing]\n")
+    local = run(write_yaml(tmp_path / "local", body), workers=1, progress=False)
+    remote = run(write_yaml(tmp_path / "dask", body), scheduler=cluster.scheduler_address,
+                 progress=False)
+    assert local.meta["stages"] == remote.meta["stages"] and len(local.meta["stages"]) > 1
+    assert (tmp_path / "local/reports/dask/overfishing.csv").read_bytes() == \
+        (tmp_path / "dask/reports/dask/overfishing.csv").read_bytes()
+
+
 def test_a_worker_killed_mid_run_loses_nothing(tmp_path, cluster):
     c = cluster
     body = BODY.replace("games: 1200", "games: 3000")
