@@ -1,6 +1,6 @@
 """fishing2sim: a Monte Carlo simulator for the card game Fishing 2 (and the original Fishing).
 
-Rules: ``RULES.md``; deck data: ``fishing2sim/data/decks/``. Submodules are imported on demand
+Rules: ``docs/rules.md``; deck data: ``fishing2sim/data/decks/``. Submodules are imported on demand
 (``fishing2sim.cards``, ``fishing2sim.api``, ``fishing2sim.cli``, ``fishing2sim.engine``).
 """
 

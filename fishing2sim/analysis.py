@@ -1,9 +1,9 @@
-"""Totals -> tidy tables (RULES.md E): every estimate with its n and a 95% CI.
+"""Totals -> tidy tables (docs/rules.md, "Figures"): every estimate with its n and a 95% CI.
 
 Rates of games use Wilson intervals; means use the normal interval from the sum and the
 sum of squares; with seat rotation a strategy's win share and points use the rotation
 block (one deal in every rotation) as the unit; the trump-choice value uses the paired
-differences of RULES.md E: per choice g = (chosen - other)/2 estimated from two pairs,
+differences of docs/rules.md E: per choice g = (chosen - other)/2 estimated from two pairs,
 stakes = sqrt(mean(d1 * d2)) with d1, d2 two independent pairs' light-minus-dark.
 """
 from __future__ import annotations
@@ -13,30 +13,12 @@ import math
 import numpy as np
 import pandas as pd
 
-from .engine import constants as K
+from .chunks import strategy_names
+from .contrasts import contrast_table, label_keys_of
+from .stats import WIN_UNIT, Z, mean_ci, wilson  # noqa: F401  (Z: re-exported)
+from .totals import SQ, SUM, TRUMP_G_SQ, TRUMP_G_SUM, TRUMP_PROD_SQ, TRUMP_PROD_SUM
 
-Z = 1.959963984540054
-WIN_UNIT = 60.0
 TABLE_COLUMNS = ["metric", "n", "estimate", "ci_low", "ci_high"]
-
-
-def wilson(k: float, n: float) -> tuple[float, float, float]:
-    if n <= 0:
-        return math.nan, math.nan, math.nan
-    p = k / n
-    den = 1 + Z * Z / n
-    centre = (p + Z * Z / (2 * n)) / den
-    half = Z * math.sqrt(p * (1 - p) / n + Z * Z / (4 * n * n)) / den
-    return p, max(0.0, centre - half), min(1.0, centre + half)
-
-
-def mean_ci(s: float, ss: float, n: float, scale: float = 1.0) -> tuple[float, float, float]:
-    if n <= 0:
-        return math.nan, math.nan, math.nan
-    m = s / n
-    var = max(0.0, ss / n - m * m) * n / (n - 1) if n > 1 else math.nan
-    half = Z * math.sqrt(var / n) if n > 1 else math.nan
-    return m / scale, (m - half) / scale, (m + half) / scale
 
 
 def hist_quantile(h: np.ndarray, q: float) -> float:
@@ -62,16 +44,26 @@ def _frame(rows, base_cols, key_cols) -> pd.DataFrame:
     return df
 
 
-def tables_from_totals(exp, totals: list) -> dict[str, pd.DataFrame]:
-    from .runner import strategy_names
+def _sq(x):
+    return math.sqrt(max(0.0, x)) if not math.isnan(x) else math.nan
 
-    label_keys: list[str] = []
-    for cond in exp.conditions:
-        for k in cond.labels:
-            if k not in label_keys:
-                label_keys.append(k)
+
+def _trump_rows(out, base, m, sums, unit, scale, r=None, **keys):
+    """The trump rows of one round (or pooled over rounds with r None) from its sums."""
+    g, gg, pr, pp = (float(sums[i]) for i in (TRUMP_G_SUM, TRUMP_G_SQ, TRUMP_PROD_SUM,
+                                              TRUMP_PROD_SQ))
+    _row(out, base, f"policy_gain_{unit}", m, *mean_ci(g, gg, m, 4 * scale), round=r, **keys)
+    est, lo, hi = mean_ci(pr, pp, m, scale * scale)
+    _row(out, base, f"stakes_{unit}", m, _sq(est), _sq(lo), _sq(hi), round=r, **keys)
+    _row(out, base, f"stakes_half_{unit}", m, _sq(est) / 2, _sq(lo) / 2, _sq(hi) / 2, round=r,
+         **keys)
+
+
+def tables_from_totals(exp, totals: list, units: list | None = None) -> dict[str, pd.DataFrame]:
+    label_keys = label_keys_of(exp)
     base_cols = ["condition"] + label_keys
-    dep, ovf, trump, strat, scores = [], [], [], [], []
+    dep, ovf, trump, strat, scores, tstrat = [], [], [], [], [], []
+    mixed = False
     for cond, t in zip(exp.conditions, totals):
         if t is None:
             continue
@@ -88,9 +80,13 @@ def tables_from_totals(exp, totals: list) -> dict[str, pd.DataFrame]:
             vals = np.arange(h.size)
             s, ss = float((h * vals).sum()), float((h * vals * vals).sum())
             _row(dep, base, "ocean_after_draws_mean", reached, *mean_ci(s, ss, reached), round=r)
+            # over all games: a game that has ended (by overfishing) counts an empty ocean
+            _row(dep, base, "ocean_after_draws_mean_all", n, *mean_ci(s, ss, n), round=r)
             _row(dep, base, "ocean_after_draws_p05", reached, hist_quantile(h, 0.05), round=r)
             _row(dep, base, "ocean_after_draws_p95", reached, hist_quantile(h, 0.95), round=r)
             _row(dep, base, "ocean_empty_share", n, *wilson(t["empty_by"][r], n), round=r)
+            _row(dep, base, "ocean_empty_or_overfished_share", n,
+                 *wilson(t["empty_or_over_by"][r], n), round=r)
             _row(dep, base, "round_reached_share", n, *wilson(reached, n), round=r)
         for tier in range(1, 6):
             _row(dep, base, "tier_reached_share", n, *wilson(t["tier_reached"][tier], n), tier=tier)
@@ -102,29 +98,46 @@ def tables_from_totals(exp, totals: list) -> dict[str, pd.DataFrame]:
             _row(ovf, base, "overfished_in_round_share", n,
                  *wilson(t["overfished_round"][r], n), round=r)
         # ---- trump-choice value
+        names = strategy_names(cond)
+        mixed = mixed or len(names) > 1
         for r in range(2, rounds + 1):
-            row = t["trump"][r].astype(float)
-            m = row[0]
+            m = int(t["trump_n"][r])
             if m == 0:
                 continue
-            _row(trump, base, "light_chosen_share", m, *wilson(row[1], m), round=r)
-            for j, (unit, scale) in enumerate((("points", 1.0), ("win", WIN_UNIT))):
-                g, gg, pr, pp = row[2 + 4 * j: 6 + 4 * j]
-                _row(trump, base, f"policy_gain_{unit}", m, *mean_ci(g, gg, m, 4 * scale), round=r)
-                est, lo, hi = mean_ci(pr, pp, m, scale * scale)
-                sq = lambda x: math.sqrt(max(0.0, x)) if not math.isnan(x) else math.nan
-                _row(trump, base, f"stakes_{unit}", m, sq(est), sq(lo), sq(hi), round=r)
+            _row(trump, base, "light_chosen_share", m, *wilson(t["trump_light"][r], m), round=r)
+            for unit, scale, key in (("points", 1.0, "trump_points"),
+                                     ("win", WIN_UNIT, "trump_win")):
+                _trump_rows(trump, base, m, t[key][r], unit, scale, r)
+        m_all = int(t["trump_n"].sum())
+        if m_all:  # pooled over the rounds analysed (round empty)
+            for unit, scale, key in (("points", 1.0, "trump_points"),
+                                     ("win", WIN_UNIT, "trump_win")):
+                _trump_rows(trump, base, m_all, t[key].sum(axis=0), unit, scale)
+            for i, name in enumerate(names):  # each strategy's own choices
+                mi = int(t["strat_trump_n"][i].sum())
+                for r in [*range(2, rounds + 1), None]:
+                    k = mi if r is None else int(t["strat_trump_n"][i, r])
+                    if k == 0:
+                        continue
+                    sel = slice(None) if r is None else r
+                    for unit, scale, key in (("points", 1.0, "strat_trump_points"),
+                                             ("win", WIN_UNIT, "strat_trump_win")):
+                        sums = t[key][i, sel]
+                        if r is None:
+                            sums = sums.sum(axis=0)
+                        _row(tstrat, base, f"policy_gain_{unit}", k,
+                             *mean_ci(float(sums[SUM]), float(sums[SQ]), k, 4 * scale),
+                             strategy=name, round=r)
         # ---- strategies and seats
-        names = strategy_names(cond)
-        units = int(t["strat_units"][0])
+        units_n = int(t["strat_units"][0])
         for i, name in enumerate(names):
-            per_unit = t["strat_seats"][i] / max(units, 1)
+            per_unit = t["strat_seats"][i] / max(units_n, 1)
             s, ss = t["strat_win"][i].astype(float)
             _row(strat, base, "win_share", t["strat_seats"][i],
-                 *mean_ci(s, ss, units, WIN_UNIT * per_unit), strategy=name)
+                 *mean_ci(s, ss, units_n, WIN_UNIT * per_unit), strategy=name)
             s, ss = t["strat_points"][i].astype(float)
             _row(strat, base, "mean_points", t["strat_seats"][i],
-                 *mean_ci(s, ss, units, per_unit), strategy=name)
+                 *mean_ci(s, ss, units_n, per_unit), strategy=name)
             for pts in np.flatnonzero(t["score_hist"][i]):
                 scores.append(dict(base, strategy=name, points=int(pts),
                                    count=int(t["score_hist"][i][pts])))
@@ -143,7 +156,11 @@ def tables_from_totals(exp, totals: list) -> dict[str, pd.DataFrame]:
         tables["overfishing"] = _frame(ovf, base_cols, ["round"])
     if "trump_value" in exp.analyses:
         tables["trump_value"] = _frame(trump, base_cols, ["round"])
+        if mixed:
+            tables["trump_by_strategy"] = _frame(tstrat, base_cols, ["strategy", "round"])
     if "strategies" in exp.analyses:
         tables["strategies"] = _frame(strat, base_cols, ["strategy", "seat"])
         tables["scores"] = pd.DataFrame(scores, columns=base_cols + ["strategy", "points", "count"])
+    if any(c.baseline is not None for c in exp.conditions):
+        tables["contrasts"] = contrast_table(exp, totals, units)
     return tables

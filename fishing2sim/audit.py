@@ -3,7 +3,7 @@
 Plain, slow, obvious Python. It shares no rule code with the engine on purpose: it does not
 import ``fishing2sim.engine`` or ``fishing2sim.cards``, reads the deck CSV itself with the
 ``csv`` module, and works on card names. The event format is ``docs/events.md``; the rules
-are ``RULES.md`` parts A (Fishing 2), B (the original Fishing) and C, plus the project's
+are ``docs/rules.md`` parts A (Fishing 2), B (the original Fishing) and C, plus the project's
 rulings (docs/rules.md) repeated where they are used below (marked "Ruling").
 
     from fishing2sim.audit import audit_game
@@ -20,8 +20,8 @@ moving cards between *places* (hands, boats, fishers, ocean, trick, out of game)
 checks that the card is where the rules say it is (and on top, for boats and the ocean), so
 every card is in exactly one place after every event; a full recount of all places runs
 after the deal, after every round and at the end. Ruleset-specific parts (the trick, the
-trump choice) are methods of a subclass: ``_Fishing2Referee`` (RULES.md A) and
-``_FishingReferee`` (RULES.md B).
+trump choice) are methods of a subclass: ``_Fishing2Referee`` (docs/rules.md A) and
+``_FishingReferee`` (docs/rules.md B).
 """
 
 from __future__ import annotations
@@ -579,7 +579,7 @@ class _Referee:
 
 
 # ---------------------------------------------------------------------------------------
-# Fishing 2 (RULES.md A).
+# Fishing 2 (docs/rules.md A).
 
 
 class _Fishing2Referee(_Referee):
@@ -815,7 +815,7 @@ class _Fishing2Referee(_Referee):
 
 
 # ---------------------------------------------------------------------------------------
-# The original Fishing / Fischen (RULES.md B).
+# The original Fishing / Fischen (docs/rules.md B).
 
 FISHING_SUITS = ("blue", "yellow", "purple", "red", "green")  # what determine-colour names
 

@@ -3,9 +3,9 @@
 A deck is two CSV files in ``fishing2sim/data/decks/`` (or a user's own pair):
 
 - ``<name>.csv``: one row per card, columns ``id,name,kind,colour,value,effect,tier,min_players``
-  (RULES.md A1 / B1, tiers and "4+" marks from D1 / D2);
+  (docs/rules.md A1 / B1, tiers and "4+" marks from D1 / D2);
 - ``<name>_hands.csv``: the hand size at the start of each round per player count,
-  columns ``players,round_1,...,round_N`` (RULES.md A3; N = number of rounds).
+  columns ``players,round_1,...,round_N`` (docs/rules.md A3; N = number of rounds).
 
 ``load_deck`` turns them into a :class:`Deck` whose ``arrays`` is the int64 table the kernels
 use (columns in the ``F_*`` order of :mod:`fishing2sim.engine.constants`). Every problem in a
@@ -59,7 +59,7 @@ DECKS_DIR = Path(__file__).resolve().parent / "data" / "decks"
 DECK_COLUMNS = ("id", "name", "kind", "colour", "value", "effect", "tier", "min_players")
 DEFAULT_DECKS = {"fishing2": DECKS_DIR / "fishing2.csv", "fishing": DECKS_DIR / "fishing.csv"}
 
-# ---- ruleset checks (RULES.md A1 / B1) --------------------------------------------------
+# ---- ruleset checks (docs/rules.md A1 / B1) --------------------------------------------------
 EXPECTED_CARDS = {"fishing2": 99, "fishing": 100}
 SUPPORTED_PLAYERS = (3, 4, 5)
 # what each ruleset's engine understands

@@ -71,12 +71,19 @@ def main():
               help="Strict mode: the strategies run with bounds checking.")
 @click.option("--audit", is_flag=True,
               help="Strict mode, and the independent auditor checks the game's every rule.")
-def play(players, seed, game, ruleset, strategies, leader, deck, as_json, strict, audit):
+@click.option("--experiment", "experiment", default=None, metavar="FILE",
+              help="Play a game of an experiment's condition (its players, deck edits, "
+                   "seats and seed); with --condition.")
+@click.option("--condition", type=int, default=None, metavar="N",
+              help="The condition of --experiment (its index, as in the report).")
+def play(players, seed, game, ruleset, strategies, leader, deck, as_json, strict, audit,
+         experiment, condition):
     """Play one game and print what happened, trick by trick."""
     from .api import StrategyFailure, play_game
     from .cards import DeckError
+    from .experiment import ExperimentError
     from .render import render_game
-    from .strategies import StrategyError
+    from .strategies import StrategyError, load_strategy
 
     if len(strategies) == 0:
         lineup = None
@@ -84,15 +91,41 @@ def play(players, seed, game, ruleset, strategies, leader, deck, as_json, strict
         lineup = strategies[0]
     else:
         lineup = list(strategies)
+    params = None
     try:
         if not 0 <= game < 2**63:
             raise ValueError(f"--game must be from 0 to 2**63-1, got {game}")
         if audit and deck is not None:
             raise ValueError("--audit checks games of the shipped decks; leave out --deck")
+        if (experiment is None) != (condition is None):
+            raise ValueError("--experiment FILE and --condition N go together")
+        if experiment is not None:
+            ctx = click.get_current_context()
+            given = [f"--{n}" for n in ("players", "seed", "ruleset", "strategy", "leader",
+                                         "deck")
+                     if ctx.get_parameter_source(n if n != "strategy" else "strategies")
+                     == click.core.ParameterSource.COMMANDLINE]
+            if given:
+                raise ValueError(f"--experiment sets the game's {', '.join(given)} itself: "
+                                 "leave them out")
+            players, ruleset, lineup, params, leader, deck, seed, cname = _condition_game(
+                experiment, condition)
+            from .cards import load_deck
+
+            if audit and deck.sha256 != load_deck(None, ruleset=ruleset).sha256:
+                raise ValueError("--audit checks games of the shipped decks; this condition "
+                                 "edits the deck")
         g = play_game(players=players, seed=seed, ruleset=ruleset, strategies=lineup,
-                      first_leader=leader, deck=deck, game=game, strict=strict or audit)
-    except (ValueError, DeckError, StrategyError, StrategyFailure) as exc:
+                      params=params, first_leader=leader, deck=deck, game=game,
+                      strict=strict or audit)
+        seats = _seat_names(lineup, players, load_strategy)
+    except (ValueError, DeckError, StrategyError, StrategyFailure, ExperimentError) as exc:
         _fail(exc)
+    if g.events and g.events[0].get("event") == "setup":
+        g.events[0]["strategies"] = seats
+        if experiment is not None:
+            g.events[0]["condition"] = condition
+            g.events[0]["condition_name"] = cname
     if as_json:
         for e in g.events:
             sys.stdout.write(json.dumps(e) + "\n")
@@ -108,6 +141,40 @@ def play(players, seed, game, ruleset, strategies, leader, deck, as_json, strict
             sys.exit(1)
         click.echo(f"audit: every rule checked, the game is legal ({len(g.events)} events; "
                    f"points {summary['points']})", err=as_json)
+
+
+def _seat_names(lineup, players, load_strategy) -> list[str]:
+    """The strategy in each seat, by name."""
+    if lineup is None:
+        specs = ["random"] * players
+    elif isinstance(lineup, (list, tuple)):
+        specs = list(lineup)
+    else:
+        specs = [lineup] * players
+    return [load_strategy(s).name for s in specs]
+
+
+def _condition_game(path, index):
+    """(players, ruleset, lineup, params, leader, deck, seed, name) of an experiment's
+    condition (with rotate: the lineup of the deal's first rotation)."""
+    from .experiment import ExperimentError, load_experiment, shipped_experiment
+
+    exp = load_experiment(shipped_experiment(path))
+    n = len(exp.conditions)
+    if not 0 <= index < n:
+        raise ExperimentError(f"{path}: --condition {index}: the experiment has {n} "
+                              f"condition{'s' if n != 1 else ''} (0..{n - 1})")
+    c = exp.conditions[index]
+    params = [list(p) if p is not None else None for p in c.params]
+    return (c.players, c.deck.ruleset, list(c.lineup), params,
+            None if c.first_leader < 0 else c.first_leader, c.deck, c.seed, c.name)
+
+
+def _open_page(page) -> None:
+    """Open a report page in the user's web browser."""
+    import webbrowser
+
+    webbrowser.open(page.resolve().as_uri())
 
 
 @main.command()
@@ -128,8 +195,10 @@ def play(players, seed, game, ruleset, strategies, leader, deck, as_json, strict
               help="Run even above the size limits (10**9 games in all, 1,000 conditions).")
 @click.option("--strict", is_flag=True, default=None,
               help="Strict mode: the strategies run with bounds checking.")
+@click.option("--open", "open_page", is_flag=True,
+              help="Open the report (report.html) in a web browser when done.")
 def run(experiment, workers, resume, games, output, no_progress, scheduler, dask_local, yes,
-        strict):
+        strict, open_page):
     """Run an experiment (a YAML file, or the name of a shipped one: fishing2sim
     experiments) and write its report (CSV tables, plots, summary.md).
 
@@ -171,6 +240,33 @@ def run(experiment, workers, resume, games, output, no_progress, scheduler, dask
                   f"{'Dask ' if m['backend'] == 'dask' else ''}workers)"
                   if m.get("games_per_second") else "")
                + f" -> {exp.output_dir}")
+    if open_page:
+        _open_page(exp.output_dir / "report.html")
+
+
+@main.command("report")
+@click.argument("folder", type=click.Path(file_okay=False))
+@click.option("--open", "open_page", is_flag=True, help="Open report.html in a web browser.")
+def report_command(folder, open_page):
+    """Show a report folder's web page (report.html; written for an older folder that has
+    none) and open it with --open."""
+    from pathlib import Path
+
+    from .report import render_html
+
+    p = Path(folder)
+    if not p.is_dir():
+        raise UserError(f"{folder}: no such report folder")
+    if not (p / "summary.md").is_file():
+        raise UserError(f"{folder}: not a report folder (no summary.md; run "
+                        "fishing2sim run FILE first)")
+    try:
+        page = render_html(p)
+    except OSError as exc:
+        raise UserError(f"{folder}: cannot write report.html: {exc.strerror or exc}") from None
+    click.echo(str(page))
+    if open_page:
+        _open_page(page)
 
 
 @main.command("strategies")

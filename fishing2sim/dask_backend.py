@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 import signal
 
-from .runner import RunError, Task, run_chunk
+from .chunks import RunError, Task, run_chunk
 
 CONNECT_TIMEOUT = "5s"
 
@@ -41,7 +41,11 @@ class DaskBackend:
             self.cluster = LocalCluster(n_workers=n_local, threads_per_worker=1,
                                         processes=True, dashboard_address=None)
             self.client = Client(self.cluster)
-        self.n_workers = len(self.client.scheduler_info().get("workers", {}))
+        info = self.client.scheduler_info()
+        self.n_workers = len(info.get("workers", {}))
+        self.address = info.get("address") or scheduler
+        self.where = f"the Dask scheduler {scheduler}" if scheduler else \
+            f"a local Dask cluster of {n_local} worker{'s' if n_local != 1 else ''}"
 
     def results(self, pending):
         from distributed import as_completed

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import ast
 import copy
+import dataclasses
 import difflib
 import hashlib
 import itertools
@@ -45,10 +46,20 @@ __all__ = [
 ANALYSES = ("depletion", "overfishing", "trump_value", "strategies")
 TOP_KEYS = ("name", "ruleset", "players", "games", "seed", "chunk", "first_leader", "seats",
             "rotate", "deck", "sweep", "analyses", "trump_value", "workers", "scheduler",
-            "output", "strict", "tune")  # tune: read by `fishing2sim tune` only (run ignores it)
+            "output", "strict", "tune", "paired", "precision", "max_games", "sprt")  # tune: read by `fishing2sim tune` only (run ignores it)
 DECK_KEYS = ("file", "remove", "remove_from_tier", "add", "move", "hand_sizes", "rounds")
 SEAT_KEYS = ("strategy", "params")
 TRUMP_KEYS = ("max_round",)
+LABELLED_KEYS = ("value", "label", "baseline")  # a sweep value written {value:, label:, baseline:}
+# precision: figure -> (its unit as written, the unit's scale to the figure's own unit)
+PRECISION_FIGURES = {
+    "overfishing": ("pp", 0.01),  # the overfished share, in percentage points
+    "ocean_empty": ("pp", 0.01),  # share of games whose ocean is empty (or overfished) by the end
+    "ocean_left": ("cards", 1.0),  # cards left after the last round's draws, over all games
+    "trump_value": ("points", 1.0),  # the policy gain per trump choice, pooled over rounds
+    "win_share": ("pp", 0.01),  # every strategy's win share
+}
+SPRT_KEYS = ("better", "than", "elo0", "elo1", "alpha", "beta")
 # keys a sweep may vary (per condition); the others are experiment-wide
 SWEEPABLE = ("players", "games", "first_leader", "seats", "rotate", "deck", "ruleset")
 # keys the command line may override
@@ -94,6 +105,11 @@ class Condition:
     games: int  # with rotate: a whole number of rotation blocks (players games each)
     seed: int  # condition_seed(experiment seed, index)
     deck_sha256: str
+    name: str = ""  # the condition's display name (labels of its sweep values)
+    baseline: int | None = None  # the index of its baseline condition (None: none, or itself)
+    is_baseline: bool = False
+    paired: bool = False  # shares its deals with another condition (paired: true)
+    max_games: int = 0  # precision / SPRT runs: the most games it may play (0: games)
 
     @property
     def label(self) -> str:
@@ -122,6 +138,18 @@ class Experiment:
     resolved: dict  # the whole config, every default filled (JSON / YAML serialisable)
     config_hash: str  # what --resume compares before reusing checkpoints
     strict: bool = False  # strategies run with bounds checking (strict mode)
+    precision: tuple = ()  # ((figure, target half-width in the figure's unit, as written), ...)
+    sprt: dict | None = None  # {better, than, elo0, elo1, alpha, beta}
+    paired: bool = False
+
+    @property
+    def adaptive(self) -> bool:
+        """A run whose length is decided by precision targets or an SPRT."""
+        return bool(self.precision) or self.sprt is not None
+
+    @property
+    def has_baselines(self) -> bool:
+        return any(c.baseline is not None for c in self.conditions)
 
 
 def condition_seed(seed: int, index: int) -> int:
@@ -310,6 +338,8 @@ class _Loader:
         self.overrides = overrides or {}
         self.swept_roots: set[str] = set()
         self.labels: dict = {}
+        self.value_labels: dict[str, list] = {}  # sweep key -> label of each value (or None)
+        self.baselines: dict[str, int] = {}  # sweep key -> index of its baseline value
         self._deck_cache: dict[str, Deck] = {}
         self._base_decks: dict[str, Deck] = {}
         self._params_cache: dict[str, tuple] = {}
@@ -503,21 +533,37 @@ class _Loader:
 
             bar = tqdm(total=n_conditions, desc=f"loading {self.path.name}", unit="condition",
                        leave=False, dynamic_ncols=True)
+        paired = cfg.get("paired", False)
+        if not isinstance(paired, bool):
+            self.fail("paired", f"expected true or false, {_got(paired)}")
         conditions = []
-        for index, combo in enumerate(itertools.product(*sweep_values)):
+        combos = list(itertools.product(*[range(len(v)) for v in sweep_values]))
+        for index, combo in enumerate(combos):
             c = copy.deepcopy(base)
             labels = {}
-            for key, value in zip(sweep_keys, combo):
+            for key, vals, i in zip(sweep_keys, sweep_values, combo):
+                value = vals[i]
                 if key == "players" and isinstance(c["players"], list):
                     c["players"] = value
                 else:
                     self.set_path(c, key, value)
                 labels[key] = value
             self.labels = labels
-            conditions.append(self.condition(index, c, labels, games, seed))
+            cond = self.condition(index, c, labels, games, seed)
+            cond = dataclasses.replace(cond, name=self.condition_name(sweep_keys, combo, cond))
+            conditions.append(cond)
             if bar is not None:
                 bar.update(1)
         self.labels = {}
+        conditions = self.link_baselines(conditions, sweep_keys, combos)
+        if paired:
+            conditions = self.pair(conditions, seed)
+        precision, sprt, max_games = self.adaptive(cfg, analyses, conditions, chunk)
+        if precision or sprt:
+            conditions = [dataclasses.replace(
+                c, games=-(-c.games // self.step(c, chunk)) * self.step(c, chunk),
+                max_games=max(max_games, -(-c.games // self.step(c, chunk)) * self.step(c, chunk)))
+                for c in conditions]
         if bar is not None:
             bar.close()
         self.size_check(len(conditions), sum(c.games for c in conditions))
@@ -551,6 +597,14 @@ class _Loader:
             "output": output,
             "strict": strict,
         }
+        if paired:
+            resolved["paired"] = True
+        if precision or sprt:
+            resolved["max_games"] = max_games
+        if precision:
+            resolved["precision"] = {f: text for f, _, text in precision}
+        if sprt:
+            resolved["sprt"] = dict(sprt)
         h = hashlib.sha256()
         hashed = {k: v for k, v in resolved.items() if k not in EXECUTION_KEYS}
         h.update(json.dumps(hashed, sort_keys=True, separators=(",", ":"),
@@ -563,7 +617,7 @@ class _Loader:
             chunk=chunk, analyses=tuple(analyses), trump_max_round=int(max_round),
             workers=workers, scheduler=scheduler, output_dir=output_dir,
             conditions=tuple(conditions), resolved=resolved, config_hash=h.hexdigest(),
-            strict=strict)
+            strict=strict, precision=precision, sprt=sprt, paired=paired)
 
     # ---- sweep ----------------------------------------------------------------------------
     def sweep(self, cfg) -> tuple[list, list]:
@@ -597,6 +651,7 @@ class _Loader:
                 self.fail(at, f"{root} has no keys inside it")
             if not isinstance(vals, list) or not vals:
                 self.fail(at, f"expected a non-empty list of values, {_got(vals)}")
+            vals = self.labelled(at, key, vals)
             for i, v in enumerate(vals):
                 if v in vals[:i]:
                     self.fail(f"{at}[{i}]", f"value {_short(v)} given twice")
@@ -604,6 +659,42 @@ class _Loader:
             values.append(vals)
             self.swept_roots.add(root)
         return keys, values
+
+    def labelled(self, at: str, key: str, vals: list) -> list:
+        """Unwrap ``{value: ..., label: ..., baseline: true}`` sweep values; remember each
+        value's label and the key's baseline value."""
+        out, labels, base = [], [], None
+        for i, v in enumerate(vals):
+            if isinstance(v, dict) and "value" in v and set(v) <= set(LABELLED_KEYS):
+                lab = v.get("label")
+                if lab is not None:
+                    if not isinstance(lab, str) or not lab.strip():
+                        self.fail(f"{at}[{i}].label", f"expected a name (text), {_got(lab)}")
+                    lab = lab.strip()
+                    if lab in labels:
+                        self.fail(f"{at}[{i}].label", f"label {lab!r} given twice (also "
+                                  f"{at}[{labels.index(lab)}])")
+                b = v.get("baseline", False)
+                if not isinstance(b, bool):
+                    self.fail(f"{at}[{i}].baseline", f"expected true or false, {_got(b)}")
+                if b:
+                    if base is not None:
+                        self.fail(f"{at}[{i}].baseline", f"a second baseline (the first is "
+                                  f"{at}[{base}]): mark one value of a sweep key as the "
+                                  "baseline")
+                    base = i
+                out.append(v["value"])
+                labels.append(lab)
+            else:
+                if isinstance(v, dict) and ("label" in v or "baseline" in v) and "value" not in v:
+                    self.fail(f"{at}[{i}]", "a labelled sweep value needs the key 'value' "
+                              "(write {value: ..., label: ..., baseline: true})")
+                out.append(v)
+                labels.append(None)
+        self.value_labels[key] = labels
+        if base is not None:
+            self.baselines[key] = base
+        return out
 
     def set_path(self, cfg: dict, key: str, value) -> None:
         parts = _parse_key_path(key)
@@ -644,6 +735,144 @@ class _Loader:
                                   "entry per seat to sweep inside it")
                     node[k] = {}
                 node = node[k]
+
+    # ---- names, baselines, paired deals, precision ------------------------------------------
+    def condition_name(self, keys, combo, cond) -> str:
+        """The condition's name: its sweep values' labels, else ``key=value`` (a parameter
+        vector by the strategy's PARAM_NAMES, a player count as "N players")."""
+        parts = []
+        for key, i in zip(keys, combo):
+            lab = (self.value_labels.get(key) or [None] * (i + 1))[i]
+            value = cond.labels[key]
+            if lab:
+                parts.append(lab)
+            elif key == "players":
+                parts.append(f"{value} players")
+            else:
+                m = re.fullmatch(r"seats(?:\[(\d+)\]|\.(\d+))?\.params", key)
+                names = ()
+                if m and isinstance(value, list):
+                    seat = int(m.group(1) or m.group(2) or 0)
+                    spec = cond.lineup[seat] if seat < len(cond.lineup) else None
+                    if spec is not None:
+                        try:
+                            path = Path(spec) if spec.endswith(".py") else resolve_path(spec)
+                            names = self.n_params(key, path)[1]
+                        except (StrategyError, OSError):
+                            names = ()
+                if names and len(names) == len(value):
+                    who = _short(Path(cond.lineup[seat]).stem)
+                    parts.append(f"{who} " + ", ".join(f"{n}={_short(v)}"
+                                                      for n, v in zip(names, value)))
+                else:
+                    parts.append(f"{key}={_short(value)}")
+        return ", ".join(parts) if parts else "all games"
+
+    def link_baselines(self, conditions, keys, combos) -> list:
+        if not self.baselines:
+            return conditions
+        where = {combo: i for i, combo in enumerate(combos)}
+        out = []
+        for cond, combo in zip(conditions, combos):
+            base = tuple(self.baselines.get(k, i) for k, i in zip(keys, combo))
+            if base == combo:
+                out.append(dataclasses.replace(cond, is_baseline=True))
+            else:
+                out.append(dataclasses.replace(cond, baseline=where[base]))
+        return out
+
+    def pair(self, conditions, seed) -> list:
+        """paired: true: conditions with the same players, deck, first leader, rotation and
+        games play the same deals (the seed of the first of them)."""
+        first: dict = {}
+        count: dict = {}
+        for c in conditions:
+            key = (c.players, c.deck_sha256, c.first_leader, c.rotate, c.games)
+            first.setdefault(key, c.index)
+            count[key] = count.get(key, 0) + 1
+        out = []
+        for c in conditions:
+            key = (c.players, c.deck_sha256, c.first_leader, c.rotate, c.games)
+            out.append(dataclasses.replace(c, seed=condition_seed(seed, first[key]),
+                                           paired=count[key] > 1))
+        return out
+
+    @staticmethod
+    def step(cond, chunk) -> int:
+        """Games per chunk of a condition (whole rotation blocks with rotate)."""
+        return max(1, chunk // cond.players) * cond.players if cond.rotate else chunk
+
+    def adaptive(self, cfg, analyses, conditions, chunk):
+        raw = cfg.get("precision")
+        precision = []
+        if raw is not None:
+            if not isinstance(raw, dict) or not raw:
+                self.fail("precision", "expected a mapping figure -> wanted 95% CI half-width "
+                          f"such as {{overfishing: 0.5pp}}, {_got(raw)}")
+            for fig, want in raw.items():
+                at = f"precision.{fig}"
+                if fig not in PRECISION_FIGURES:
+                    self.fail(at, f"unknown figure{_did_you_mean(fig, PRECISION_FIGURES)}; "
+                              f"known: {', '.join(PRECISION_FIGURES)}")
+                unit, scale = PRECISION_FIGURES[fig]
+                m = re.fullmatch(r"\s*([0-9]*\.?[0-9]+(?:[eE][-+]?\d+)?)\s*([A-Za-z%]*)\s*",
+                                 str(want)) if isinstance(want, (str, int, float)) \
+                    and not isinstance(want, bool) else None
+                if m is None or m.group(2) not in (unit, unit.rstrip("s")) \
+                        or float(m.group(1)) <= 0:
+                    self.fail(at, f"expected a 95% CI half-width in {unit} such as "
+                              f"{'0.5pp' if unit == 'pp' else '0.1 ' + unit}, {_got(want)}")
+                if fig == "trump_value" and "trump_value" not in analyses:
+                    self.fail(at, "needs the trump_value analysis (add it to analyses)")
+                precision.append((fig, float(m.group(1)) * scale, f"{m.group(1)} {unit}"
+                                  if unit != "pp" else f"{m.group(1)}pp"))
+        sprt = cfg.get("sprt")
+        if sprt is not None:
+            if not isinstance(sprt, dict):
+                self.fail("sprt", f"expected a mapping {{better: A, than: B, elo0: 0, elo1: 10}}"
+                          f", {_got(sprt)}")
+            self.check_keys("sprt", sprt, SPRT_KEYS)
+            full = {"elo0": 0.0, "elo1": 10.0, "alpha": 0.05, "beta": 0.05}
+            full.update(sprt)
+            for k in ("better", "than"):
+                if not isinstance(full.get(k), str) or not full[k].strip():
+                    self.fail(f"sprt.{k}", f"expected a strategy of the lineup, "
+                              f"{_got(full.get(k))}")
+            for k in ("elo0", "elo1"):
+                if not _number(full[k]):
+                    self.fail(f"sprt.{k}", f"expected an Elo difference (a number), "
+                              f"{_got(full[k])}")
+            if not full["elo1"] > full["elo0"]:
+                self.fail("sprt.elo1", f"expected elo1 > elo0 ({full['elo0']}), "
+                          f"{_got(full['elo1'])}")
+            for k in ("alpha", "beta"):
+                if not _number(full[k]) or not 0 < full[k] < 0.5:
+                    self.fail(f"sprt.{k}", f"expected an error rate 0 < {k} < 0.5, "
+                              f"{_got(full[k])}")
+            for c in conditions:
+                names = [Path(s).stem for s in c.lineup]
+                for k in ("better", "than"):
+                    if full[k] not in names:
+                        self.fail(f"sprt.{k}", f"strategy {full[k]!r} is not in the lineup of "
+                                  f"condition {c.index} ({', '.join(names)})")
+            if full["better"] == full["than"]:
+                self.fail("sprt.than", "compare two different strategies")
+            sprt = {k: (float(v) if k not in ("better", "than") else v)
+                    for k, v in full.items()}
+        max_games = cfg.get("max_games")
+        if max_games is not None and not (precision or sprt):
+            self.fail("max_games", "only with precision or sprt (the run's cap on games per "
+                      "condition)")
+        if precision or sprt:
+            most = max(c.games for c in conditions)
+            if max_games is None:
+                max_games = 10 * most
+            self.whole("max_games", max_games, 1)
+            self.games_limit("max_games", max_games)
+            if max_games < most:
+                self.fail("max_games", f"{max_games:,} is below games ({most:,})")
+            self.size_check(len(conditions), len(conditions) * max_games)
+        return tuple(precision), sprt, max_games
 
     # ---- one condition --------------------------------------------------------------------
     def players(self, key, p) -> int:

@@ -1,4 +1,4 @@
-"""The reference random strategy of RULES.md C, as the engine's default for every decision.
+"""The reference random strategy of docs/rules.md C, as the engine's default for every decision.
 
 Every decision picks uniformly at random among its options. strategies/random.py is this
 strategy as a plugin; any decision another strategy leaves undefined is made by these.

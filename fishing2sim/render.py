@@ -74,6 +74,11 @@ def render_game(events: list[dict]) -> str:
             w(f"{GAME_NAMES.get(e['ruleset'], e['ruleset'])} — {e['players']} players, "
               f"seed {e['seed']}, game {e['game']} "
               f"(round-1 leader: {lead}); hand sizes by round: {e['hand_sizes']}")
+            if e.get("condition") is not None:
+                w(f"Condition {e['condition']}: {e.get('condition_name') or ''}".rstrip())
+            if e.get("strategies"):
+                w("Seats: " + ", ".join(f"{_seat(i)} {n}"
+                                        for i, n in enumerate(e["strategies"])))
             if fishing:
                 w("Green is always trump.")
         elif k == "ocean":

@@ -34,14 +34,14 @@ import multiprocessing as mp
 import numpy as np
 
 from . import __version__
-from .engine import constants as K
-
-R = K.MAX_ROUNDS + 1
-MAX_POINTS = 1024  # score histogram bins (the last one collects anything higher)
-
-
-class RunError(ValueError):
-    """A run that cannot start (e.g. --resume with a changed experiment file)."""
+from .chunks import (  # noqa: F401  (the runner's public names, as before)
+    RunError, Task, _prepare, _units, games_of, iter_plan, n_chunks, plan, run_chunk,
+    strategy_names, task_of,
+)
+from .totals import (  # noqa: F401
+    BLOCK_KEYS as _BLOCK_KEYS, MAX_POINTS, R, UNIT_PREFIX, accumulate, add_blocks,
+    empty_totals, merge, split_units, summed_keys, win_shares,
+)
 
 
 @dataclass
@@ -49,279 +49,8 @@ class Results:
     tables: dict
     meta: dict = field(default_factory=dict)
     totals: list = field(default_factory=list)  # per condition: the merged totals
-
-
-# ------------------------------------------------------------------------------------
-# one chunk
-
-
-@dataclass(frozen=True)
-class Task:
-    condition: int
-    chunk: int
-    start: int  # first game (or rotation block) index
-    count: int  # games (or blocks)
-
-    @property
-    def key(self) -> str:
-        return f"c{self.condition:04d}-k{self.chunk:06d}"
-
-
-def _units(cond, chunk: int) -> tuple[int, int]:
-    """(units, units per chunk) of a condition: games, or with seat rotation blocks (one
-    deal played once in every rotation of the lineup)."""
-    if cond.rotate:
-        return math.ceil(cond.games / cond.players), max(1, chunk // cond.players)
-    return cond.games, chunk
-
-
-def iter_plan(exp):
-    """The chunks of every condition, generated one at a time (memory does not grow with
-    the number of games)."""
-    for cond in exp.conditions:
-        units, per = _units(cond, exp.chunk)
-        for k, start in enumerate(range(0, units, per)):
-            yield Task(cond.index, k, start, min(per, units - start))
-
-
-def plan(exp) -> list[Task]:
-    """All chunks as a list (small experiments; the runner itself uses iter_plan)."""
-    return list(iter_plan(exp))
-
-
-def n_chunks(exp) -> int:
-    total = 0
-    for cond in exp.conditions:
-        units, per = _units(cond, exp.chunk)
-        total += -(-units // per)
-    return total
-
-
-def task_of(exp, condition: int, chunk: int) -> Task | None:
-    """The task of (condition, chunk index), or None if the experiment has no such chunk."""
-    if not 0 <= condition < len(exp.conditions):
-        return None
-    units, per = _units(exp.conditions[condition], exp.chunk)
-    start = chunk * per
-    if chunk < 0 or start >= units:
-        return None
-    return Task(condition, chunk, start, min(per, units - start))
-
-
-def games_of(exp, task: Task) -> int:
-    cond = exp.conditions[task.condition]
-    return task.count * (cond.players if cond.rotate else 1)
-
-
-def strategy_names(cond) -> list[str]:
-    """The distinct strategies of a condition's lineup, in lineup order."""
-    from .strategies import load_strategy
-
-    names = []
-    for spec in cond.lineup:
-        n = load_strategy(spec).name
-        if n not in names:
-            names.append(n)
-    return names
-
-
-_prepared: dict = {}
-
-
-def _prepare(exp, cond):
-    """Per process: the lineups (one per rotation) of a condition, built once."""
-    key = (exp.config_hash, cond.index, exp.strict)
-    if key in _prepared:
-        return _prepared[key]
-    from .strategies import build_lineup, load_strategy, observe_mask
-
-    P = cond.players
-    rotations = range(P) if cond.rotate else range(1)
-    lineups = []
-    names = strategy_names(cond)
-    for r in rotations:
-        # rotation r: seat p plays lineup entry (p - r) mod P
-        idx = [(p - r) % P for p in range(P)]
-        specs = [cond.lineup[i] for i in idx]
-        params = [cond.params[i] for i in idx]
-        funcs, table, strats = build_lineup(specs, P, params, exp.strict)
-        slot = np.array([names.index(load_strategy(s).name) for s in specs], np.int64)
-        lineups.append((funcs, table, observe_mask(strats), slot, strats))
-    arrays = np.ascontiguousarray(cond.deck.arrays)
-    hands = np.ascontiguousarray(cond.deck.hand_sizes[P])
-    _prepared[key] = (lineups, names, arrays, hands)
-    return _prepared[key]
-
-
-def run_chunk(exp, task: Task) -> dict:
-    """Play one chunk and reduce it to totals (a dict of int64 arrays)."""
-    from .api import call_kernel, kernel_failure, new_work
-    from .engine.batch import N_G, N_T, G_ERR_CODE, play_batch, trump_batch
-
-    cond = exp.conditions[task.condition]
-    lineups, names, arrays, hands = _prepare(exp, cond)
-    P = cond.players
-    n = task.count
-    trump = "trump_value" in exp.analyses
-    totals = empty_totals(P, len(names))
-    for funcs, table, mask, slot, strats in lineups:
-        out_int = np.zeros((n, N_G), np.int64)
-        out_points = np.zeros((n, K.MAX_PLAYERS), np.int64)
-        out_ocean = np.zeros((n, 2 * R), np.int64)
-        out_trump = np.zeros((n, 2 * R), np.int64)
-        out_round_points = np.zeros((n, R, K.MAX_PLAYERS), np.int64)
-        work = new_work()
-        args = (arrays, P, K.RULESETS[cond.deck.ruleset], hands, cond.deck.n_rounds,
-                cond.first_leader, np.uint64(cond.seed), task.start, n, funcs, table, 0, mask,
-                work)
-        if trump:
-            pairs = np.zeros((n, R, N_T), np.int64)
-            dummy = np.zeros((1, K.EV_FIELDS), np.int64)
-            done = call_kernel(trump_batch, (
-                *args, exp.trump_max_round, out_int, out_points, out_ocean, out_trump,
-                out_round_points, pairs, -1, dummy, dummy, dummy, np.zeros(3, np.int64)),
-                work, strats)
-        else:
-            pairs = None
-            done = call_kernel(play_batch, (*args, out_int, out_points, out_ocean, out_trump,
-                                            out_round_points), work, strats)
-        if done and out_int[done - 1, G_ERR_CODE] != 0:
-            raise kernel_failure(work[0], strats, cond.deck)
-        accumulate(totals, P, slot, out_int, out_points, out_ocean, pairs)
-    add_blocks(totals, len(lineups), n)
-    return totals
-
-
-# ------------------------------------------------------------------------------------
-# totals: integer sufficient statistics of every analysis
-
-
-def empty_totals(players: int, n_strategies: int) -> dict:
-    S = n_strategies
-    z = np.zeros
-    return {
-        "games": z(1, np.int64),
-        "completed": z(1, np.int64),
-        "overfished": z(1, np.int64),
-        "overfished_d1c": z(1, np.int64),  # through draw-1-card
-        "overfished_round": z(R + 1, np.int64),  # by end_round
-        "rounds_sum": z(2, np.int64),  # sum, sum of squares of rounds started
-        "reached": z(R, np.int64),  # games that started round r
-        "ocean_hist": z((R, K.MAX_CARDS + 1), np.int64),  # after round r's draws
-        "empty_by": z(R, np.int64),  # ocean empty by (the end of) round r
-        "tier_reached": z(6, np.int64),  # games that drew a card of tier t
-        "seat_win": z((K.MAX_PLAYERS, 2), np.int64),  # sum, sumsq of win shares (60ths)
-        "first_leader_win": z(2, np.int64),
-        "spread": z(2, np.int64),  # max - min points: sum, sumsq
-        "strat_win": z((S, 2), np.int64),  # per unit (game or block): sum, sumsq
-        "strat_points": z((S, 2), np.int64),
-        "strat_seats": z(S, np.int64),  # seat-games played by the strategy
-        "strat_units": z(1, np.int64),  # units (games, or rotation blocks)
-        "score_hist": z((S, MAX_POINTS), np.int64),
-        # trump pairs per round: n, light chosen, sum g, sum g^2, sum d1*d2, sum (d1*d2)^2
-        # with g = sign * (d1 + d2); first for points, then for win share (60ths)
-        "trump": z((R, 10), np.int64),
-        # block accumulators (rotation): per strategy, this chunk's per-block sums
-        "_block_win": z((0, S), np.int64),
-        "_block_points": z((0, S), np.int64),
-    }
-
-
-def win_shares(out_int, out_points, players):
-    """Per game and seat: the win share in 60ths."""
-    pts = out_points[:, :players]
-    best = pts.max(axis=1, keepdims=True)
-    won = pts == best
-    k = won.sum(axis=1, keepdims=True)
-    return np.where(won, 60 // k, 0)
-
-
-def accumulate(t: dict, P: int, slot, out_int, out_points, out_ocean, pairs):
-    from .engine.batch import (G_END, G_END_ROUND, G_FIRST_LEADER, G_MAX_TIER, G_ROUNDS,
-                               T_CHOICE, T_CHOOSER, T_D1_POINTS, T_D1_WIN, T_D2_POINTS,
-                               T_D2_WIN)
-
-    n = out_int.shape[0]
-    t["games"] += n
-    end = out_int[:, G_END]
-    over = end == K.END_OVERFISHED
-    t["completed"] += int((end == K.END_COMPLETED).sum())
-    t["overfished"] += int(over.sum())
-    rounds = out_int[:, G_ROUNDS]
-    d1c = over & (rounds == out_int[:, G_END_ROUND])
-    t["overfished_d1c"] += int(d1c.sum())
-    t["overfished_round"] += np.bincount(out_int[over, G_END_ROUND], minlength=R + 1)[:R + 1]
-    t["rounds_sum"] += [int(rounds.sum()), int((rounds * rounds).sum())]
-    for r in range(1, R):
-        reached = rounds >= r
-        t["reached"][r] += int(reached.sum())
-        t["ocean_hist"][r] += np.bincount(out_ocean[reached, r], minlength=K.MAX_CARDS + 1)
-        last = np.minimum(rounds, r)
-        ocean_end = out_ocean[np.arange(n), R + last]
-        t["empty_by"][r] += int(((ocean_end == 0) & (last >= 1)).sum())
-    t["tier_reached"] += np.bincount(out_int[:, G_MAX_TIER], minlength=6)[::-1].cumsum()[::-1][:6]
-    t["tier_reached"][0] = 0
-    ws = win_shares(out_int, out_points, P)
-    t["seat_win"][:P, 0] += ws.sum(axis=0)
-    t["seat_win"][:P, 1] += (ws * ws).sum(axis=0)
-    fl = ws[np.arange(n), out_int[:, G_FIRST_LEADER]]
-    t["first_leader_win"] += [int(fl.sum()), int((fl * fl).sum())]
-    pts = out_points[:, :P]
-    spread = pts.max(axis=1) - pts.min(axis=1)
-    t["spread"] += [int(spread.sum()), int((spread * spread).sum())]
-    S = t["strat_win"].shape[0]
-    # per game: each strategy's summed win share and points over its seats
-    gw = np.zeros((n, S), np.int64)
-    gp = np.zeros((n, S), np.int64)
-    for p in range(P):
-        gw[:, slot[p]] += ws[:, p]
-        gp[:, slot[p]] += pts[:, p]
-        t["strat_seats"][slot[p]] += n
-        t["score_hist"][slot[p]] += np.bincount(np.minimum(np.maximum(pts[:, p], 0), MAX_POINTS - 1),
-                                                minlength=MAX_POINTS)
-    t["_block_win"] = np.vstack([t["_block_win"], gw]) if t["_block_win"].size else gw
-    t["_block_points"] = np.vstack([t["_block_points"], gp]) if t["_block_points"].size else gp
-    if pairs is not None:
-        ch = pairs[:, :, T_CHOOSER] >= 0
-        for r in range(1, R):
-            m = ch[:, r]
-            if not m.any():
-                continue
-            sign = np.where(pairs[m, r, T_CHOICE] == K.C_LIGHT, 1, -1)
-            row = t["trump"][r]
-            row[0] += int(m.sum())
-            row[1] += int((sign > 0).sum())
-            for j, (a, b) in enumerate(((T_D1_POINTS, T_D2_POINTS), (T_D1_WIN, T_D2_WIN))):
-                d1 = pairs[m, r, a]
-                d2 = pairs[m, r, b]
-                g = sign * (d1 + d2)
-                prod = d1 * d2
-                row[2 + 4 * j] += int(g.sum())
-                row[3 + 4 * j] += int((g * g).sum())
-                row[4 + 4 * j] += int(prod.sum())
-                row[5 + 4 * j] += int((prod * prod).sum())
-
-
-def add_blocks(t: dict, n_rot: int, n_units: int):
-    """Fold the per-game strategy sums into per-unit sums and their squares. A unit is a
-    game, or with seat rotation a block: the same deal played in every rotation."""
-    gw, gp = t.pop("_block_win"), t.pop("_block_points")
-    if n_rot > 1:  # rows are [rotation][block]: sum the rotations of each block
-        gw = gw.reshape(n_rot, n_units, -1).sum(axis=0)
-        gp = gp.reshape(n_rot, n_units, -1).sum(axis=0)
-    t["strat_units"] += gw.shape[0]
-    t["strat_win"][:, 0] += gw.sum(axis=0)
-    t["strat_win"][:, 1] += (gw * gw).sum(axis=0)
-    t["strat_points"][:, 0] += gp.sum(axis=0)
-    t["strat_points"][:, 1] += (gp * gp).sum(axis=0)
-
-
-def merge(into: dict | None, t: dict) -> dict:
-    if into is None:
-        return {k: v.copy() for k, v in t.items()}
-    for k, v in t.items():
-        into[k] += v
-    return into
+    units: list = field(default_factory=list)  # per condition: chunk -> unit vectors (paired)
+    exp: object = None  # the experiment as run (precision runs: each condition's games)
 
 
 # ------------------------------------------------------------------------------------
@@ -332,8 +61,7 @@ def merge(into: dict | None, t: dict) -> dict:
 # and a SHA-256 of the arrays). Loaded without pickle; a file that fails any check is
 # discarded with a one-line warning and its chunk played again.
 
-CHECKPOINT_FORMAT = 1
-_BLOCK_KEYS = ("_block_win", "_block_points")
+CHECKPOINT_FORMAT = 2
 _CHUNK_NAME = re.compile(r"c(\d{4,})-k(\d{6,})")
 
 
@@ -399,9 +127,17 @@ def read_chunk(exp, path: Path) -> tuple[dict | None, str]:
         return None, "written by another run (another configuration)"
     if meta.get("chunk") != task.key:
         return None, f"it holds chunk {meta.get('chunk')!r}, not {task.key}"
-    expected = [k for k in empty_totals(1, 1) if k not in _BLOCK_KEYS]
+    expected = summed_keys()
+    cond = exp.conditions[task.condition]
+    unit_keys = [k for k in arrays if k.startswith(UNIT_PREFIX)]
     missing = [k for k in expected if k not in arrays]
-    extra = [k for k in arrays if k not in expected]
+    extra = [k for k in arrays if k not in expected
+             and not (getattr(cond, "paired", False) and k in unit_keys)]
+    for k in unit_keys:
+        if k in extra:
+            continue
+        if arrays[k].dtype != np.int64 or arrays[k].ndim < 1 or arrays[k].shape[0] != task.count:
+            return None, f"array {k} has the wrong shape or type"
     if missing or extra:
         what = f"missing {', '.join(missing)}" if missing else f"unexpected {', '.join(extra)}"
         return None, f"wrong arrays ({what})"
@@ -426,8 +162,8 @@ def _warn(msg: str) -> None:
 
 
 def open_checkpoints(exp, resume: bool) -> tuple[Path, set, list]:
-    """The checkpoint folder (created), the keys of its valid chunks and their totals per
-    condition. Without ``resume`` an old folder is emptied first."""
+    """The checkpoint folder (created), the keys of its valid chunks and (their totals per
+    condition, their unit vectors per condition and chunk). Without ``resume`` an old folder is emptied first."""
     folder = checkpoint_dir(exp)
     for p in (folder.parent, folder):
         if p.exists() and not p.is_dir():
@@ -449,6 +185,7 @@ def open_checkpoints(exp, resume: bool) -> tuple[Path, set, list]:
         raise RunError(f"cannot use the checkpoint folder {folder}: "
                        f"{exc.strerror or exc}") from None
     totals: list = [None] * len(exp.conditions)
+    units: list = [{} for _ in exp.conditions]
     done: set = set()
     for path in sorted(folder.glob("c*-k*.npz")):
         t, why = read_chunk(exp, path)
@@ -463,10 +200,13 @@ def open_checkpoints(exp, resume: bool) -> tuple[Path, set, list]:
                 raise RunError(f"cannot remove the bad checkpoint {path}: "
                                f"{exc.strerror or exc}") from None
             continue
-        cond = int(_CHUNK_NAME.fullmatch(path.stem).group(1))
+        m = _CHUNK_NAME.fullmatch(path.stem)
+        cond, k = int(m.group(1)), int(m.group(2))
         totals[cond] = merge(totals[cond], t)
+        if split_units(t):
+            units[cond][k] = split_units(t)
         done.add(path.stem)
-    return folder, done, totals
+    return folder, done, (totals, units)
 
 
 def _write_stamp(folder: Path, exp) -> None:
@@ -613,6 +353,28 @@ def _work(task: Task):
     return task, run_chunk(_worker_exp, task)
 
 
+def cache_places() -> list[Path]:
+    """The folders where numba may keep the engine's compiled kernels."""
+    engine = Path(__file__).resolve().parent / "engine"
+    places = [engine / "__pycache__"]
+    if os.environ.get("NUMBA_CACHE_DIR"):
+        places.append(Path(os.environ["NUMBA_CACHE_DIR"]))
+    places.append(Path.home() / ".cache" / "numba")
+    return places
+
+
+def cold_cache(places=None) -> bool:
+    """True if numba has no cached kernels yet (no play_batch index file, ``*.nbi``, in any
+    cache folder numba would use): the first run compiles the engine."""
+    for p in cache_places() if places is None else places:
+        try:
+            if p.is_dir() and any(p.rglob("batch.play_batch*.nbi")):
+                return False
+        except OSError:
+            continue
+    return True
+
+
 def default_workers() -> int:
     return max(1, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1)
 
@@ -649,6 +411,8 @@ def run(experiment, workers: int | None = None, resume: bool = False, progress: 
     if in_process is None:
         in_process = workers == 1
     total_chunks = n_chunks(exp)
+    if progress and cold_cache():
+        print("compiling the engine (first run only, ~30 s)", file=sys.stderr, flush=True)
     total_games = sum(c.games for c in exp.conditions)
     lock = OutputLock(exp)
     with _StopSignals(ignore_after_stop):
@@ -676,7 +440,7 @@ def run(experiment, workers: int | None = None, resume: bool = False, progress: 
                 from .report import write_report
 
                 try:
-                    write_report(exp, results)
+                    write_report(results.exp or exp, results)
                 except OSError as exc:
                     raise RunError(f"cannot write the report {exp.output_dir}: "
                                    f"{exc.strerror or exc} (the older report is untouched and "
@@ -699,52 +463,166 @@ def run(experiment, workers: int | None = None, resume: bool = False, progress: 
             lock.release()
 
 
-def _play(exp, folder, done, totals, total_games, total_chunks, workers, in_process,
+def _stage_tasks(exp, start: list, stop: list):
+    """The chunks of every condition between ``start`` and ``stop`` games (plan order)."""
+    for cond in exp.conditions:
+        units, per = _units(cond, exp.chunk)
+        g = cond.players if cond.rotate else 1
+        lo, hi = start[cond.index] // g, stop[cond.index] // g
+        for k in range(lo // per, -(-hi // per)):
+            s0 = k * per
+            yield Task(cond.index, k, s0, min(per, hi - s0))
+
+
+def _step(exp, cond) -> int:
+    units, per = _units(cond, exp.chunk)
+    return per * (cond.players if cond.rotate else 1)
+
+
+def _next_games(exp, cond, t, games: int) -> tuple[int, dict]:
+    """Precision / SPRT: the games condition ``cond`` plays next (``games``: stop), decided
+    from the totals of its whole chunks so far only (so any number of workers plays the
+    same games), and what was decided."""
+    from .contrasts import half_widths, sprt_state
+
+    step = _step(exp, cond)
+    cap = max(cond.max_games, games)
+    info: dict = {"games": games}
+    want = games
+    if exp.precision:
+        hw = half_widths(exp, cond, t)
+        info["precision"] = {f: {"target": w, "half_width": hw[f], "as_written": text,
+                                 "reached": not (hw[f] > w)}
+                             for f, w, text in exp.precision}
+        worst = max(((hw[f] / w) ** 2 for f, w, _ in exp.precision if hw[f] > w), default=0.0)
+        if worst > 0:
+            need = -(-int(math.ceil(games * worst * 1.05)) // step) * step
+            want = max(want, min(max(need, games + step), 4 * games))
+    if exp.sprt is not None:
+        st = sprt_state(exp, cond, t)
+        info["sprt"] = st
+        if st["decision"] is None:
+            want = max(want, games + max(step, -(-(games // 2) // step) * step))
+    want = min(want, -(-cap // step) * step if cap % step else cap)
+    info["capped"] = want <= games and (
+        any(not v["reached"] for v in info.get("precision", {}).values())
+        or ("sprt" in info and info["sprt"]["decision"] is None))
+    return max(want, games), info
+
+
+def _play(exp, folder, done, state, total_games, total_chunks, workers, in_process,
           backend, progress) -> Results:
-    pending = (t for t in iter_plan(exp) if t.key not in done)
+    totals, units = state
+    n_cond = len(exp.conditions)
+    stop = [c.games for c in exp.conditions]
+    start = [0] * n_cond
+    chunk_store: dict = {}  # adaptive runs: (condition, chunk) -> totals, merged per stage
+    if exp.adaptive:
+        # the decisions must see exactly the chunks below each stage's end: merge per stage
+        chunk_store = _load_chunks(exp, folder, done)
+        totals = [None] * n_cond
     done_games = 0
     for key in done:
         m = _CHUNK_NAME.fullmatch(key)
-        done_games += games_of(exp, task_of(exp, int(m.group(1)), int(m.group(2))))
+        c, k = int(m.group(1)), int(m.group(2))
+        task = task_of(exp, c, k)
+        if task is not None and task.start * (1 if not exp.conditions[c].rotate
+                                              else exp.conditions[c].players) < stop[c]:
+            done_games += games_of(exp, task)
     bar = _progress(total_games, done_games, progress, exp.name)
     t0 = time.perf_counter()
     played = 0
-    if backend is not None:
-        stream = backend.results(pending)
-    elif in_process:
-        stream = _serial(exp, pending)
-    else:
-        stream = _processes(exp, pending, workers)
+    stages: list = []
+    decisions: dict = {}
     try:
-        for task, t in stream:  # in the order chunks finish: the sums do not care
+        while True:
+            pending = [t for t in _stage_tasks(exp, start, stop) if t.key not in done]
+            if backend is not None:
+                stream = backend.results(iter(pending))
+            elif in_process:
+                stream = _serial(exp, iter(pending))
+            else:
+                stream = _processes(exp, iter(pending), workers)
             try:
-                _write_stamp(folder, exp)
-                save_chunk(folder, exp, task, t)
-            except OSError as exc:
-                raise RunError(f"cannot save a checkpoint in {folder}: {exc.strerror or exc} "
-                               "(the chunks saved so far are kept: run again with --resume)"
-                               ) from None
-            totals[task.condition] = merge(totals[task.condition], t)
-            played += games_of(exp, task)
-            bar.update(games_of(exp, task))
+                for task, t in stream:  # in the order chunks finish: the sums do not care
+                    try:
+                        _write_stamp(folder, exp)
+                        save_chunk(folder, exp, task, t)
+                    except OSError as exc:
+                        raise RunError(f"cannot save a checkpoint in {folder}: "
+                                       f"{exc.strerror or exc} (the chunks saved so far are "
+                                       "kept: run again with --resume)") from None
+                    if exp.adaptive:
+                        chunk_store[(task.condition, task.chunk)] = t
+                    else:
+                        totals[task.condition] = merge(totals[task.condition], t)
+                        if split_units(t):
+                            units[task.condition][task.chunk] = split_units(t)
+                    played += games_of(exp, task)
+                    bar.update(games_of(exp, task))
+            finally:
+                stream.close()
+            stages.append(list(stop))
+            if not exp.adaptive:
+                break
+            totals = [None] * n_cond
+            units = [{} for _ in range(n_cond)]
+            for (c, k), t in sorted(chunk_store.items()):
+                task = task_of(exp, c, k)
+                if task is not None and games_of(exp, task) and \
+                        k * _step(exp, exp.conditions[c]) < stop[c]:
+                    totals[c] = merge(totals[c], t)
+                    if split_units(t):
+                        units[c][k] = split_units(t)
+            nxt = list(stop)
+            for cond in exp.conditions:
+                if totals[cond.index] is None:
+                    continue
+                nxt[cond.index], decisions[cond.index] = _next_games(
+                    exp, cond, totals[cond.index], stop[cond.index])
+            if nxt == stop:
+                break
+            start, stop = stop, nxt
+            if hasattr(bar, "total"):
+                bar.total = sum(stop)
+                bar.refresh()
     finally:
-        stream.close()
         bar.close()
     elapsed = time.perf_counter() - t0
+    import dataclasses
+
+    final = dataclasses.replace(exp, conditions=tuple(
+        dataclasses.replace(c, games=stop[c.index]) for c in exp.conditions)) \
+        if exp.adaptive else exp
     meta = {
-        "games_per_condition": [c.games for c in exp.conditions],
-        "games": total_games,
+        "games_per_condition": list(stop),
+        "games": sum(stop),
         "games_played_now": played,
         "elapsed_s": round(elapsed, 2),
         "games_per_second": round(played / elapsed, 1) if elapsed > 0 and played else None,
         "workers": backend.n_workers if backend is not None else workers,
         "backend": "dask" if backend is not None else ("serial" if in_process else "processes"),
         "package_version": __version__,
-        "chunks": total_chunks,
+        "chunks": sum(1 for _ in _stage_tasks(exp, [0] * n_cond, stop)),
     }
+    if backend is not None:
+        meta["dask"] = {"where": backend.where, "scheduler": backend.address}
+    if exp.adaptive:
+        meta["stages"] = stages
+        meta["adaptive"] = {i: d for i, d in sorted(decisions.items())}
     from .analysis import tables_from_totals
 
-    return Results(tables_from_totals(exp, totals), meta, totals)
+    return Results(tables_from_totals(final, totals, units), meta, totals, units, final)
+
+
+def _load_chunks(exp, folder, done) -> dict:
+    out = {}
+    for key in done:
+        t, _ = read_chunk(exp, folder / f"{key}.npz")
+        if t is not None:
+            m = _CHUNK_NAME.fullmatch(key)
+            out[(int(m.group(1)), int(m.group(2)))] = t
+    return out
 
 
 def _serial(exp, pending):

@@ -1,4 +1,4 @@
-"""random: the reference random strategy of RULES.md C.
+"""random: the reference random strategy of docs/rules.md C.
 
 Every decision picks uniformly at random among its options: a legal card to play, either
 shade for the trump choice and determine-trump, any other card still in the trick for

@@ -109,13 +109,13 @@ def counts_times_1000_with_a_fresh_checksum(p, runs):  # only the game count can
 
 def an_array_dropped(p, runs):
     a = _arrays(p)
-    del a["trump"]
+    del a["trump_points"]
     _save(p, a)
 
 
 def an_array_dropped_with_a_fresh_checksum(p, runs):
     a = _arrays(p)
-    del a["trump"]
+    del a["trump_points"]
     data = {k: v for k, v in a.items() if k != "_meta"}
     _save(p, _with_meta(a, checksum=_checksum(data)) | data)
 

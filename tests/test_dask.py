@@ -44,9 +44,23 @@ def test_dask_local_cluster_gives_the_local_csvs(tmp_path, cluster):
     run(local, workers=1, progress=False)
     res = run(remote, scheduler=c.scheduler_address, progress=False)
     assert res.meta["backend"] == "dask" and res.meta["workers"] == 2
+    md = (tmp_path / "dask/reports/dask/summary.md").read_text()
+    assert f"Ran on Dask: the Dask scheduler {c.scheduler_address}" in md
+    assert "Ran on Dask" not in (tmp_path / "local/reports/dask/summary.md").read_text()
     for name in CSVS:
         assert (tmp_path / "local/reports/dask" / name).read_bytes() == \
             (tmp_path / "dask/reports/dask" / name).read_bytes(), name
+
+
+def test_a_precision_run_on_dask_plays_the_local_games(tmp_path, cluster):
+    body = ("players: 4\ngames: 400\nchunk: 200\nseed: 9\nprecision: {overfishing: 2pp}\n"
+            "max_games: 4000\nanalyses: [overfishing]\n")
+    local = run(write_yaml(tmp_path / "local", body), workers=1, progress=False)
+    remote = run(write_yaml(tmp_path / "dask", body), scheduler=cluster.scheduler_address,
+                 progress=False)
+    assert local.meta["stages"] == remote.meta["stages"] and len(local.meta["stages"]) > 1
+    assert (tmp_path / "local/reports/dask/overfishing.csv").read_bytes() == \
+        (tmp_path / "dask/reports/dask/overfishing.csv").read_bytes()
 
 
 def test_a_worker_killed_mid_run_loses_nothing(tmp_path, cluster):
@@ -94,4 +108,6 @@ def test_dask_local_option(tmp_path):
     res = CliRunner().invoke(main, ["run", str(path), "--dask-local", "2", "--no-progress"])
     assert res.exit_code == 0, res.output
     assert "2 Dask workers" in res.output
+    md = (tmp_path / "reports" / "dask" / "summary.md").read_text()
+    assert "Ran on Dask: a local Dask cluster of 2 workers" in md
     assert (tmp_path / "reports" / "dask" / "overfishing.csv").is_file()

@@ -126,7 +126,7 @@ def test_files_exist(written):
     names = {p.name for p in out.iterdir()}
     assert names == {"depletion.csv", "overfishing.csv", "trump_value.csv", "strategies.csv",
                      "scores.csv", "depletion.png", "overfishing.png", "trump_value.png",
-                     "win_shares.png", "summary.md", "config.yaml"}
+                     "win_shares.png", "summary.md", "config.yaml", "report.html"}
     for png in out.glob("*.png"):
         assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     # nothing left beside the report
@@ -172,12 +172,17 @@ def test_summary_contents(written):
         assert f"]({png})" in md
     for s in ("fishing2", "Seed: 7", "2,000", "greedy, random, random", "players=3",
               "players=4", "3.2 s", "1,250 games/s", "n = ", "95% CI", "at most ±",
-              "overfished share", "policy gain", "stakes/2", "win share"):
+              "overfished share", "policy gain", "half stakes", "win share",
+              "stakes_half_points", "## Terms"):
         assert s in md, s
     # overfished share of condition 1 (players=4) with its CI, as a percentage, in the table
     # and in the text (with its n)
     assert "| players=4 | 2,000 | 15.0% [13.7, 16.3] |" in md
     assert "15.0% of games (95% CI 13.7–16.3%, n = 2,000) end by overfishing" in md
+    assert "matters most in round" not in md and "stakes/2" not in md
+    # every section opens with its plain answer before the definitions
+    ovf = md.split("## Overfishing\n\n", 1)[1]
+    assert ovf.startswith("Games that end early because the ocean runs out: 10%")
 
 
 def test_config_yaml(written):

@@ -1,0 +1,170 @@
+"""Chunks: the plan of a run (which games each chunk plays) and playing one chunk.
+
+A chunk (condition, chunk index) plays a fixed range of game indexes of its condition and
+reduces them to totals (fishing2sim.totals). The local runner and the Dask backend both
+call :func:`run_chunk`; neither imports the other.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from .engine import constants as K
+from .totals import R, accumulate, add_blocks, empty_totals
+
+class RunError(ValueError):
+    """A run that cannot start (e.g. --resume with a changed experiment file)."""
+
+
+# ------------------------------------------------------------------------------------
+# one chunk
+
+
+@dataclass(frozen=True)
+class Task:
+    condition: int
+    chunk: int
+    start: int  # first game (or rotation block) index
+    count: int  # games (or blocks)
+
+    @property
+    def key(self) -> str:
+        return f"c{self.condition:04d}-k{self.chunk:06d}"
+
+
+def _units(cond, chunk: int) -> tuple[int, int]:
+    """(units, units per chunk) of a condition: games, or with seat rotation blocks (one
+    deal played once in every rotation of the lineup)."""
+    if cond.rotate:
+        return math.ceil(cond.games / cond.players), max(1, chunk // cond.players)
+    return cond.games, chunk
+
+
+def iter_plan(exp):
+    """The chunks of every condition, generated one at a time (memory does not grow with
+    the number of games)."""
+    for cond in exp.conditions:
+        units, per = _units(cond, exp.chunk)
+        for k, start in enumerate(range(0, units, per)):
+            yield Task(cond.index, k, start, min(per, units - start))
+
+
+def plan(exp) -> list[Task]:
+    """All chunks as a list (small experiments; the runner itself uses iter_plan)."""
+    return list(iter_plan(exp))
+
+
+def n_chunks(exp) -> int:
+    total = 0
+    for cond in exp.conditions:
+        units, per = _units(cond, exp.chunk)
+        total += -(-units // per)
+    return total
+
+
+def task_of(exp, condition: int, chunk: int) -> Task | None:
+    """The task of (condition, chunk index), or None if the experiment has no such chunk
+    (a precision or SPRT run may have chunks up to its ``max_games``)."""
+    if not 0 <= condition < len(exp.conditions):
+        return None
+    cond = exp.conditions[condition]
+    if getattr(cond, "max_games", 0) > cond.games:
+        import dataclasses
+
+        cond = dataclasses.replace(cond, games=cond.max_games)
+    units, per = _units(cond, exp.chunk)
+    start = chunk * per
+    if chunk < 0 or start >= units:
+        return None
+    return Task(condition, chunk, start, min(per, units - start))
+
+
+def games_of(exp, task: Task) -> int:
+    cond = exp.conditions[task.condition]
+    return task.count * (cond.players if cond.rotate else 1)
+
+
+def strategy_names(cond) -> list[str]:
+    """The distinct strategies of a condition's lineup, in lineup order."""
+    from .strategies import load_strategy
+
+    names = []
+    for spec in cond.lineup:
+        n = load_strategy(spec).name
+        if n not in names:
+            names.append(n)
+    return names
+
+
+_prepared: dict = {}
+
+
+def _prepare(exp, cond):
+    """Per process: the lineups (one per rotation) of a condition, built once."""
+    key = (exp.config_hash, cond.index, exp.strict)
+    if key in _prepared:
+        return _prepared[key]
+    from .strategies import build_lineup, load_strategy, observe_mask
+
+    P = cond.players
+    rotations = range(P) if cond.rotate else range(1)
+    lineups = []
+    names = strategy_names(cond)
+    for r in rotations:
+        # rotation r: seat p plays lineup entry (p - r) mod P
+        idx = [(p - r) % P for p in range(P)]
+        specs = [cond.lineup[i] for i in idx]
+        params = [cond.params[i] for i in idx]
+        funcs, table, strats = build_lineup(specs, P, params, exp.strict)
+        slot = np.array([names.index(load_strategy(s).name) for s in specs], np.int64)
+        lineups.append((funcs, table, observe_mask(strats), slot, strats))
+    arrays = np.ascontiguousarray(cond.deck.arrays)
+    hands = np.ascontiguousarray(cond.deck.hand_sizes[P])
+    _prepared[key] = (lineups, names, arrays, hands)
+    return _prepared[key]
+
+
+def run_chunk(exp, task: Task) -> dict:
+    """Play one chunk and reduce it to totals (a dict of int64 arrays; with the per-unit
+    vectors of fishing2sim.totals for a condition that shares its deals)."""
+    from .api import call_kernel, kernel_failure, new_work
+    from .engine.batch import N_G, N_T, G_ERR_CODE, play_batch, trump_batch
+
+    cond = exp.conditions[task.condition]
+    lineups, names, arrays, hands = _prepare(exp, cond)
+    P = cond.players
+    n = task.count
+    trump = "trump_value" in exp.analyses
+    totals = empty_totals(P, len(names))
+    units = {} if getattr(cond, "paired", False) else None
+    for funcs, table, mask, slot, strats in lineups:
+        out_int = np.zeros((n, N_G), np.int64)
+        out_points = np.zeros((n, K.MAX_PLAYERS), np.int64)
+        out_ocean = np.zeros((n, 2 * R), np.int64)
+        out_trump = np.zeros((n, 2 * R), np.int64)
+        out_round_points = np.zeros((n, R, K.MAX_PLAYERS), np.int64)
+        work = new_work()
+        args = (arrays, P, K.RULESETS[cond.deck.ruleset], hands, cond.deck.n_rounds,
+                cond.first_leader, np.uint64(cond.seed), task.start, n, funcs, table, 0, mask,
+                work)
+        if trump:
+            pairs = np.zeros((n, R, N_T), np.int64)
+            dummy = np.zeros((1, K.EV_FIELDS), np.int64)
+            done = call_kernel(trump_batch, (
+                *args, exp.trump_max_round, out_int, out_points, out_ocean, out_trump,
+                out_round_points, pairs, -1, dummy, dummy, dummy, np.zeros(3, np.int64)),
+                work, strats)
+        else:
+            pairs = None
+            done = call_kernel(play_batch, (*args, out_int, out_points, out_ocean, out_trump,
+                                            out_round_points), work, strats)
+        if done and out_int[done - 1, G_ERR_CODE] != 0:
+            raise kernel_failure(work[0], strats, cond.deck)
+        accumulate(totals, P, slot, out_int, out_points, out_ocean, pairs, units,
+                   cond.deck.n_rounds)
+    add_blocks(totals, len(lineups), n, units)
+    return totals
+
+

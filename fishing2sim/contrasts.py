@@ -1,0 +1,303 @@
+"""Headline figures of a condition and its contrasts against a baseline.
+
+The headline figures (docs/experiments.md, "Contrasts"):
+
+- ``overfishing``: the share of games that end by overfishing (a rate);
+- ``ocean_empty``: the share of games whose ocean is empty by the end of the last round,
+  an overfished game counting as an empty ocean from its end (a rate);
+- ``ocean_left``: cards left in the ocean after the last round's draws, over all games
+  (an overfished game counts 0);
+- ``trump_value``: the policy gain per trump choice in points, pooled over the rounds
+  analysed (what the seats' own choices gain over a coin flip);
+- ``trump_stakes_half``: half the stakes per choice in points, pooled (the most any trump
+  policy could gain per choice);
+- ``win_share``: each strategy's win share.
+
+A contrast is condition − baseline with a 95% CI, and for rates also the ratio
+condition / baseline. Two conditions that play the same deals (``paired: true``, the same
+players, deck, first leader and rotation) are compared game by game: the CI is that of
+the mean of the per-game (or per-rotation-block) differences ("paired"). Otherwise the two
+estimates are independent: Newcombe's interval for a difference of rates (from the Wilson
+intervals), the normal interval from the two standard errors for means, and Katz's
+log interval for a ratio of rates ("independent"). The trump figures are always compared
+as independent (the conditions' choices differ).
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from .stats import WIN_UNIT, Z, mean_ci, wilson
+from .chunks import strategy_names
+from .totals import SUM, TRUMP_G_SQ, TRUMP_G_SUM, TRUMP_PROD_SQ, TRUMP_PROD_SUM
+
+FIGURES = ("overfishing", "ocean_empty", "ocean_left", "trump_value", "trump_stakes_half",
+           "win_share")
+#: figure -> (analysis it belongs to, kind, unit of the estimate as reported, plain name)
+FIGURE_INFO = {
+    "overfishing": ("overfishing", "rate", "pp", "overfishing"),
+    "ocean_empty": ("depletion", "rate", "pp", "the share of games that end with an empty "
+                    "ocean"),
+    "ocean_left": ("depletion", "mean", "cards", "cards left in the ocean at the end"),
+    "trump_value": ("trump_value", "mean", "points", "the trump-choice value (policy gain)"),
+    "trump_stakes_half": ("trump_value", "mean", "points", "the trump-choice stakes (half)"),
+    "win_share": ("strategies", "rate", "pp", "win share"),
+}
+CONTRAST_COLUMNS = ["condition", "name", "baseline", "baseline_name", "players", "figure",
+                    "strategy", "unit", "method", "n", "n_baseline", "estimate",
+                    "baseline_estimate", "difference", "diff_ci_low", "diff_ci_high",
+                    "ratio", "ratio_ci_low", "ratio_ci_high"]
+
+
+@dataclass
+class Figure:
+    """One headline figure of a condition: estimate, 95% CI, n, and for a rate its count k."""
+
+    estimate: float
+    ci_low: float
+    ci_high: float
+    n: int
+    kind: str  # rate | mean
+    k: float = math.nan  # rates: the count behind the estimate
+    se: float = math.nan  # means: the standard error
+
+    @property
+    def half_width(self) -> float:
+        return (self.ci_high - self.ci_low) / 2
+
+
+def _rate(k, n) -> Figure:
+    e, lo, hi = wilson(float(k), float(n))
+    return Figure(e, lo, hi, int(n), "rate", k=float(k))
+
+
+def _mean(s, ss, n, scale=1.0) -> Figure:
+    e, lo, hi = mean_ci(float(s), float(ss), float(n), scale)
+    return Figure(e, lo, hi, int(n), "mean", se=(hi - e) / Z if n > 1 else math.nan)
+
+
+def label_keys_of(exp) -> list[str]:
+    keys: list[str] = []
+    for cond in exp.conditions:
+        for k in cond.labels:
+            if k not in keys:
+                keys.append(k)
+    return keys
+
+
+def headline(exp, cond, t) -> dict:
+    """figure -> Figure (``win_share``: strategy name -> Figure) of one condition's totals."""
+    n = int(t["games"][0])
+    last = cond.deck.n_rounds
+    out: dict = {"overfishing": _rate(t["overfished"][0], n),
+                 "ocean_empty": _rate(t["empty_or_over_by"][last], n)}
+    h = t["ocean_hist"][last]
+    v = np.arange(h.size)
+    out["ocean_left"] = _mean((h * v).sum(), (h * v * v).sum(), n)
+    m = int(t["trump_n"].sum())
+    if m:
+        sums = t["trump_points"].sum(axis=0).astype(float)
+        out["trump_value"] = _mean(sums[TRUMP_G_SUM], sums[TRUMP_G_SQ], m, 4.0)
+        M = _mean(sums[TRUMP_PROD_SUM], sums[TRUMP_PROD_SQ], m)
+        root = math.sqrt(max(M.estimate, 0.0))
+        lo, hi = math.sqrt(max(M.ci_low, 0.0)), math.sqrt(max(M.ci_high, 0.0))
+        se = M.se / (4 * root) if root > 0 else math.nan  # delta method for sqrt(M)/2
+        out["trump_stakes_half"] = Figure(root / 2, lo / 2, hi / 2, m, "mean", se=se)
+    units = int(t["strat_units"][0])
+    ws = {}
+    for i, name in enumerate(strategy_names(cond)):
+        per_unit = t["strat_seats"][i] / max(units, 1)
+        s, ss = t["strat_win"][i].astype(float)
+        f = _mean(s, ss, units, WIN_UNIT * per_unit)
+        f.kind = "rate"
+        f.k = s / (WIN_UNIT * per_unit)
+        ws[name] = f
+    out["win_share"] = ws
+    return out
+
+
+# ---- the two kinds of contrast ----------------------------------------------------------
+def independent(a: Figure, b: Figure) -> tuple:
+    """(difference, lo, hi, ratio, lo, hi) of a − b for independent estimates."""
+    d = a.estimate - b.estimate
+    if a.kind == "rate" and not math.isnan(a.k) and not math.isnan(b.k) and a.se != a.se:
+        # Newcombe (1998) method 10, from the two Wilson intervals
+        lo = d - math.sqrt((a.estimate - a.ci_low) ** 2 + (b.ci_high - b.estimate) ** 2)
+        hi = d + math.sqrt((a.ci_high - a.estimate) ** 2 + (b.estimate - b.ci_low) ** 2)
+        ratio, rlo, rhi = math.nan, math.nan, math.nan
+        if a.k > 0 and b.k > 0:
+            ratio = a.estimate / b.estimate
+            se = math.sqrt(max(0.0, 1 / a.k - 1 / a.n + 1 / b.k - 1 / b.n))
+            rlo, rhi = ratio * math.exp(-Z * se), ratio * math.exp(Z * se)
+        return d, lo, hi, ratio, rlo, rhi
+    se_a = a.se if not math.isnan(a.se) else a.half_width / Z
+    se_b = b.se if not math.isnan(b.se) else b.half_width / Z
+    se = math.sqrt(se_a ** 2 + se_b ** 2)
+    ratio, rlo, rhi = math.nan, math.nan, math.nan
+    if a.kind == "rate" and a.estimate > 0 and b.estimate > 0:
+        ratio = a.estimate / b.estimate
+        sl = math.sqrt((se_a / a.estimate) ** 2 + (se_b / b.estimate) ** 2)
+        rlo, rhi = ratio * math.exp(-Z * sl), ratio * math.exp(Z * sl)
+    return d, d - Z * se, d + Z * se, ratio, rlo, rhi
+
+
+def paired(x: np.ndarray, y: np.ndarray, rate: bool = True) -> tuple:
+    """(difference, lo, hi, ratio, lo, hi) of mean(x) − mean(y) from per-unit pairs
+    (x[i], y[i]) of the same deal: the normal interval of the mean difference, and the
+    delta-method interval of the log ratio of means."""
+    x = np.asarray(x, float)
+    y = np.asarray(y, float)
+    n = x.size
+    d = x - y
+    md = float(d.mean())
+    if n < 2:
+        return md, math.nan, math.nan, math.nan, math.nan, math.nan
+    se = float(d.std(ddof=1)) / math.sqrt(n)
+    ratio, rlo, rhi = math.nan, math.nan, math.nan
+    mx, my = float(x.mean()), float(y.mean())
+    if rate and mx > 0 and my > 0:
+        ratio = mx / my
+        c = np.cov(x, y, ddof=1)
+        v = (c[0, 0] / mx ** 2 + c[1, 1] / my ** 2 - 2 * c[0, 1] / (mx * my)) / n
+        sl = math.sqrt(max(v, 0.0))
+        rlo, rhi = ratio * math.exp(-Z * sl), ratio * math.exp(Z * sl)
+    return md, md - Z * se, md + Z * se, ratio, rlo, rhi
+
+
+def _unit_values(cond, t, vec: dict, figure: str, strategy: str | None = None):
+    """Per-unit values of a figure (each unit's mean over its games)."""
+    g = cond.players if cond.rotate else 1
+    if figure == "overfishing":
+        return vec["unit_overfished"] / g
+    if figure == "ocean_empty":
+        return vec["unit_empty"] / g
+    if figure == "ocean_left":
+        return vec["unit_ocean_last"] / g
+    if figure == "win_share":
+        names = strategy_names(cond)
+        i = names.index(strategy)
+        per_unit = t["strat_seats"][i] / max(int(t["strat_units"][0]), 1)
+        return vec["unit_win"][:, i] / (WIN_UNIT * per_unit)
+    return None
+
+
+def _vectors(units_of: dict | None) -> dict | None:
+    """A condition's unit vectors in game order (chunks sorted by index)."""
+    if not units_of:
+        return None
+    keys = sorted(units_of)
+    return {k: np.concatenate([units_of[c][k] for c in keys]) for k in units_of[keys[0]]}
+
+
+def contrast_table(exp, totals: list, units: list | None = None) -> pd.DataFrame:
+    """Every condition with a baseline: each headline figure of its analyses, condition −
+    baseline, as rows of CONTRAST_COLUMNS (the sweep labels are added after ``name``)."""
+    label_keys = label_keys_of(exp)
+    heads = {c.index: headline(exp, c, t) for c, t in zip(exp.conditions, totals)
+             if t is not None}
+    rows = []
+    for cond in exp.conditions:
+        b = cond.baseline
+        if b is None or cond.index not in heads or b not in heads:
+            continue
+        base_cond = exp.conditions[b]
+        ha, hb = heads[cond.index], heads[b]
+        ta, tb = totals[cond.index], totals[b]
+        same = (cond.paired and base_cond.paired and cond.seed == base_cond.seed
+                and units is not None and units[cond.index] and units[b])
+        va = _vectors(units[cond.index]) if same else None
+        vb = _vectors(units[b]) if same else None
+        if va is not None and (vb is None or len(va["unit_overfished"]) != len(vb["unit_overfished"])):
+            va = vb = None
+        for fig in FIGURES:
+            analysis, kind, unit, _ = FIGURE_INFO[fig]
+            if analysis not in exp.analyses:
+                continue
+            pairs = []
+            if fig == "win_share":
+                for s, fa in ha["win_share"].items():
+                    if s in hb["win_share"]:
+                        pairs.append((s, fa, hb["win_share"][s]))
+            elif fig in ha and fig in hb:
+                pairs.append((None, ha[fig], hb[fig]))
+            for s, fa, fb in pairs:
+                if va is not None and not fig.startswith("trump"):
+                    x = _unit_values(cond, ta, va, fig, s)
+                    y = _unit_values(base_cond, tb, vb, fig, s)
+                    res, method = paired(x, y, rate=kind == "rate"), "paired"
+                else:
+                    res, method = independent(fa, fb), "independent"
+                row = {"condition": cond.index, "name": cond.name or str(cond.index),
+                       "baseline": b, "baseline_name": base_cond.name or str(b),
+                       "players": cond.players, "figure": fig, "strategy": s, "unit": unit,
+                       "method": method, "n": fa.n, "n_baseline": fb.n,
+                       "estimate": fa.estimate, "baseline_estimate": fb.estimate}
+                row.update(zip(CONTRAST_COLUMNS[13:], res))
+                for k in label_keys:
+                    if k in CONTRAST_COLUMNS:
+                        continue
+                    v = cond.labels.get(k)
+                    row[k] = v if not isinstance(v, (list, dict)) else str(v)
+                rows.append(row)
+    extra = [k for k in label_keys if k not in CONTRAST_COLUMNS]
+    cols = CONTRAST_COLUMNS[:2] + extra + CONTRAST_COLUMNS[2:]
+    return pd.DataFrame(rows, columns=cols)
+
+
+# ---- precision and SPRT ------------------------------------------------------------------
+def half_widths(exp, cond, t) -> dict:
+    """figure -> the widest 95% CI half-width of the figure (in its own unit: a share as a
+    fraction, points, cards) in this condition's totals."""
+    h = headline(exp, cond, t)
+    out = {}
+    for fig, _, _ in exp.precision:
+        if fig == "win_share":
+            out[fig] = max((f.half_width for f in h["win_share"].values()), default=math.nan)
+        elif fig in h:
+            out[fig] = h[fig].half_width
+        else:
+            out[fig] = math.nan
+    return out
+
+
+def elo_to_score(elo: float) -> float:
+    return 1.0 / (1.0 + 10.0 ** (-elo / 400.0))
+
+
+def score_to_elo(s: float) -> float:
+    s = min(max(s, 1e-9), 1 - 1e-9)
+    return -400.0 * math.log10(1.0 / s - 1.0)
+
+
+def sprt_state(exp, cond, t) -> dict:
+    """The SPRT of ``exp.sprt`` in one condition. Per unit (a game, or a rotation block) the
+    score of A against B is 1/2 + (A's win share − B's win share)/2, in 0..1; the log
+    likelihood ratio of elo1 against elo0 is the normal (GSPRT) approximation used by
+    fishtest: LLR = n (s1 − s0) (2 x̄ − s0 − s1) / (2 σ²)."""
+    spec = exp.sprt
+    names = strategy_names(cond)
+    i, j = names.index(spec["better"]), names.index(spec["than"])
+    units = int(t["strat_units"][0])
+    per = t["strat_seats"] / max(units, 1)
+    a = WIN_UNIT * per[i]
+    b = WIN_UNIT * per[j]
+    sw = t["strat_win"].astype(float)
+    cross = float(t["strat_win_cross"][i, j])
+    # score x = 1/2 + (wi/a - wj/b)/2 per unit: its sum and sum of squares from the totals
+    sd = sw[i, SUM] / a - sw[j, SUM] / b
+    sdd = sw[i, 1] / a ** 2 + sw[j, 1] / b ** 2 - 2 * cross / (a * b)
+    n = units
+    mean = 0.5 + sd / (2 * n) if n else math.nan
+    var = (sdd / n - (sd / n) ** 2) / 4 if n else math.nan
+    s0, s1 = elo_to_score(spec["elo0"]), elo_to_score(spec["elo1"])
+    llr = n * (s1 - s0) * (2 * mean - s0 - s1) / (2 * var) if n and var > 0 else 0.0
+    lower = math.log(spec["beta"] / (1 - spec["alpha"]))
+    upper = math.log((1 - spec["beta"]) / spec["alpha"])
+    half = Z * math.sqrt(var / n) if n and var > 0 else math.nan
+    decision = "H1" if llr >= upper else ("H0" if llr <= lower else None)
+    return {"llr": llr, "lower": lower, "upper": upper, "score": mean,
+            "elo": score_to_elo(mean), "elo_low": score_to_elo(mean - half),
+            "elo_high": score_to_elo(mean + half), "units": n, "decision": decision}

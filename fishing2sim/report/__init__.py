@@ -1,0 +1,223 @@
+"""Write an experiment's report: CSV tables, PNG plots, ``summary.md``, ``report.html`` and
+``config.yaml``.
+
+The one public function is :func:`write_report`. This package is the only part of
+fishing2sim that imports matplotlib (with the non-interactive Agg backend). One module per
+section (contrasts, depletion, overfishing, trump, strategies); ``common`` holds what they
+share and ``html`` renders the page. summary.md and report.html are two renderings of the
+same document, so they always say the same thing.
+
+The report is written into a temporary sibling folder (``.<folder>.tmp-<pid>``) and only then
+swapped into place (:func:`write_folder_atomically`): a failed or interrupted run never
+leaves a half-written report.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+from typing import Any
+
+import matplotlib.pyplot as plt
+import pandas as pd
+
+from . import contrasts as _contrasts
+from . import depletion as _depletion
+from . import html as _html
+from . import overfishing as _overfishing
+from . import strategies as _strategies
+from . import trump as _trump
+from .overview import config_yaml as _config_yaml
+from .overview import lead, stamps as _stamps, what_was_run
+from .common import (ANALYSES, DPI, TABLE_KEYS, TERMS, TITLES, Context, Doc, md_table,  # noqa: F401
+                     package_version, sort_table)
+
+__all__ = ["write_report", "write_folder_atomically", "TABLE_KEYS", "sort_table",
+           "render_html"]
+
+_package_version = package_version
+_md_table = md_table
+
+
+# --------------------------------------------------------------------------------------------
+# public entry points
+# --------------------------------------------------------------------------------------------
+def write_report(exp: Any, results: Any) -> Path:
+    """Write the report of ``exp`` from ``results`` into ``exp.output_dir``; return that folder.
+
+    ``exp`` needs ``name``, ``output_dir``, ``resolved`` (plain dict), ``seed``,
+    ``config_hash``, ``conditions`` (each with ``index``, ``labels``, ``players``,
+    ``deck_sha256``, ``lineup``; optionally ``name`` and ``baseline``) and ``analyses``.
+    ``results`` needs ``tables`` (name -> DataFrame) and ``meta`` (dict). Files written:
+    ``<table>.csv`` for every table present, a plot per section with results
+    (``contrasts.png``, ``depletion.png``, ``overfishing.png``, ``trump_value.png``,
+    ``trump_by_strategy.png``, ``win_shares.png``), ``summary.md``, ``report.html`` and
+    ``config.yaml``.
+    """
+    return write_folder_atomically(Path(exp.output_dir),
+                                   lambda tmp: _write_all(tmp, exp, results))
+
+
+def write_folder_atomically(out: Path, fill) -> Path:
+    """Write a report folder whole or not at all: ``fill(tmp)`` writes the files into a
+    temporary folder beside ``out``, which then replaces ``out`` (the old one is kept until
+    the new one is in place, and restored if the swap fails). A link to the folder: the
+    folder it points to is replaced. Returns the folder written."""
+    if out.is_symlink():  # a link to the report folder: replace the folder it points to
+        out = out.resolve()
+    parent = out.parent
+    parent.mkdir(parents=True, exist_ok=True)
+    pid = os.getpid()
+    tmp = parent / f".{out.name}.tmp-{pid}"
+    old = parent / f".{out.name}.old-{pid}"
+    if tmp.exists():
+        shutil.rmtree(tmp)
+    tmp.mkdir()
+    moved_aside = False
+    try:
+        fill(tmp)
+        if out.exists():
+            if old.exists():
+                shutil.rmtree(old)
+            os.rename(out, old)
+            moved_aside = True
+        try:
+            os.rename(tmp, out)
+        except BaseException:
+            if moved_aside:
+                os.rename(old, out)
+                moved_aside = False
+            raise
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    if moved_aside:
+        shutil.rmtree(old, ignore_errors=True)
+    return out
+
+
+# plots: (table, function name in this module, file)
+PLOTS = (
+    ("contrasts", "_plot_contrasts", "contrasts.png"),
+    ("depletion", "_plot_depletion", "depletion.png"),
+    ("overfishing", "_plot_overfishing", "overfishing.png"),
+    ("trump_value", "_plot_trump_value", "trump_value.png"),
+    ("trump_by_strategy", "_plot_trump_by_strategy", "trump_by_strategy.png"),
+    ("strategies", "_plot_win_shares", "win_shares.png"),
+)
+_plot_contrasts = _contrasts.plot
+_plot_depletion = _depletion.plot
+_plot_overfishing = _overfishing.plot
+_plot_trump_value = _trump.plot
+_plot_trump_by_strategy = _trump.plot_by_strategy
+_plot_win_shares = _strategies.plot
+
+
+def _write_all(folder: Path, exp: Any, results: Any) -> None:
+    tables = {name: sort_table(name, df) for name, df in (results.tables or {}).items()}
+    ctx = Context(exp, results, tables)
+    for name in _table_order(tables):
+        tables[name].to_csv(
+            folder / f"{name}.csv", index=False, float_format="%.10g", lineterminator="\n"
+        )
+    plots: dict[str, str] = {}
+    g = globals()
+    for name, fn, fname in PLOTS:
+        if name in tables and len(tables[name]) and \
+                (name != "contrasts" or len(_contrasts.shown(tables[name]))):
+            fig = g[fn](ctx, tables[name])
+            try:
+                g["_save_figure"](fig, folder / fname)
+            finally:
+                plt.close(fig)
+            plots[name] = fname
+    doc = g["_document"](ctx, plots)
+    (folder / "summary.md").write_text(g["_summary"](ctx, plots, doc), encoding="utf-8")
+    config_text = _config_yaml(exp)
+    (folder / "config.yaml").write_text(config_text, encoding="utf-8")
+    (folder / "report.html").write_text(
+        _html.render(doc, folder, exp.name, {n: tables[n] for n in _table_order(tables)},
+                     config_text, _stamps(ctx)), encoding="utf-8")
+
+
+def render_html(folder: Path) -> Path:
+    """``folder``/report.html; written from the folder's own files (summary.md's headings,
+    paragraphs, lists, tables and images, the CSVs, config.yaml) if the folder comes from
+    an older version that wrote none. Used by ``fishing2sim report DIR``."""
+    folder = Path(folder)
+    page = folder / "report.html"
+    if page.is_file():
+        return page
+    summary = (folder / "summary.md").read_text(encoding="utf-8")
+    doc = Doc()
+    for para in summary.split("\n\n"):
+        if para.startswith("!["):
+            alt, fname = para[2:].split("](", 1)
+            doc.img(alt, fname.rstrip(")\n"))
+        elif para.startswith("#"):
+            level = len(para) - len(para.lstrip("#"))
+            doc.h(min(level, 3), para.lstrip("#").strip())
+        elif para.startswith("|"):
+            lines = [ln.strip().strip("|").split(" | ") for ln in para.strip().splitlines()]
+            doc.table([c.strip() for c in lines[0]], [[c.strip() for c in r] for r in lines[2:]])
+        elif para.startswith("- "):
+            doc.ul([x[2:] for x in para.strip().splitlines() if x.startswith("- ")])
+        else:
+            doc.p(para.strip())
+    tables = {p.stem: pd.read_csv(p) for p in sorted(folder.glob("*.csv"))}
+    config = (folder / "config.yaml").read_text(encoding="utf-8") \
+        if (folder / "config.yaml").is_file() else ""
+    page.write_text(_html.render(doc, folder, folder.name, tables, config, []),
+                    encoding="utf-8")
+    return page
+
+
+def _save_figure(fig, path: Path) -> None:
+    fig.tight_layout()
+    fig.savefig(path, dpi=DPI, metadata={"Software": None})
+
+
+def _table_order(tables: dict) -> list[str]:
+    known = [n for n in ("contrasts", *ANALYSES, "trump_by_strategy", "scores") if n in tables]
+    return known + sorted(n for n in tables if n not in known)
+
+
+# --------------------------------------------------------------------------------------------
+# the document
+# --------------------------------------------------------------------------------------------
+def _summary(ctx: Context, plots: dict[str, str], doc: Doc | None = None) -> str:
+    return (doc or _document(ctx, plots)).markdown()
+
+
+def _document(ctx: Context, plots: dict[str, str]) -> Doc:
+    exp = ctx.exp
+    doc = Doc()
+    doc.h(1, exp.name)
+    lead(ctx, doc)
+    what_was_run(ctx, doc)
+    con = ctx.tables.get("contrasts")
+    if con is not None and len(con):
+        _contrasts.section(ctx, con, plots.get("contrasts"), doc)
+    names = list(exp.analyses or ()) or [a for a in ANALYSES if a in ctx.tables]
+    for a in names:
+        df = ctx.tables.get(a)
+        if df is None or not len(df):
+            if a in TITLES:
+                doc.h(2, TITLES[a])
+                doc.p("No results for this analysis.")
+            continue
+        if a == "depletion":
+            _depletion.section(ctx, df, plots.get(a), doc)
+        elif a == "overfishing":
+            _overfishing.section(ctx, df, plots.get(a), doc)
+        elif a == "trump_value":
+            _trump.section(ctx, df, plots.get(a), doc, ctx.tables.get("trump_by_strategy"),
+                           plots.get("trump_by_strategy"))
+        elif a == "strategies":
+            _strategies.section(ctx, df, plots.get(a), doc)
+    doc.h(2, "Terms")
+    doc.terms(TERMS)
+    return doc
+
+

@@ -1,0 +1,370 @@
+"""What every section of the report shares: the context (conditions, names, meta), number
+formatting, plain-words phrases, plot helpers and the document blocks that become both
+summary.md and report.html."""
+
+from __future__ import annotations
+
+import math
+import textwrap
+from pathlib import Path
+from typing import Any, Iterable
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+import pandas as pd  # noqa: E402
+
+from .document import TERMS, Doc, md_table  # noqa: F401  (shared by every section)
+
+DPI = 110
+STAT_COLUMNS = ("metric", "n", "estimate", "ci_low", "ci_high")
+#: Table-specific key columns (after ``condition`` and the sweep labels), in sort order.
+TABLE_KEYS: dict[str, tuple[str, ...]] = {
+    "depletion": ("round", "tier"),
+    "overfishing": ("round",),
+    "trump_value": ("round",),
+    "trump_by_strategy": ("strategy", "round"),
+    "strategies": ("strategy", "seat"),
+    "scores": ("strategy", "points"),
+}
+#: Order in which tables are written and sections appear when ``exp.analyses`` says nothing.
+ANALYSES = ("depletion", "overfishing", "trump_value", "strategies")
+_KNOWN = {"condition", *STAT_COLUMNS, "count"} | {k for ks in TABLE_KEYS.values() for k in ks}
+
+TITLES = {
+    "contrasts": "Contrasts against the baseline",
+    "depletion": "Ocean depletion",
+    "overfishing": "Overfishing",
+    "trump_value": "Trump-choice value",
+    "strategies": "Strategies",
+}
+
+# --------------------------------------------------------------------------------------------
+# tables
+# --------------------------------------------------------------------------------------------
+def sort_table(name: str, df: pd.DataFrame) -> pd.DataFrame:
+    """Canonical column order and a deterministic row order for table ``name``.
+
+    Columns: ``condition``, the sweep labels (in their given order), the key columns, then
+    ``metric, n, estimate, ci_low, ci_high`` (or ``points, count`` for scores); any other
+    column is kept after those. Rows: by condition, key columns, metric; missing keys first.
+    The contrasts table keeps its own columns, rows by condition, figure and strategy.
+    """
+    df = df.copy()
+    if name == "contrasts":
+        if len(df):
+            from ..contrasts import FIGURES
+
+            order = df["figure"].map({f: i for i, f in enumerate(FIGURES)})
+            df = df.assign(_o=order).sort_values(["condition", "_o", "strategy"],
+                                                 kind="mergesort", na_position="first")
+            df = df.drop(columns="_o")
+        return df.reset_index(drop=True)
+    keys = [k for k in TABLE_KEYS.get(name, ()) if k in df.columns]
+    labels = [c for c in df.columns if c not in _KNOWN]
+    tail = [c for c in (*STAT_COLUMNS, "count") if c in df.columns and c not in keys]
+    head = (["condition"] if "condition" in df.columns else []) + labels + keys
+    df = df[head + tail]
+    by = (["condition"] if "condition" in df.columns else []) + keys
+    if "metric" in df.columns:
+        by.append("metric")
+    if by and len(df):
+        df = df.sort_values(by, kind="mergesort", na_position="first")
+    return df.reset_index(drop=True)
+
+
+def rows_of(df: pd.DataFrame, metric: str, condition: int | None = None, **eq) -> pd.DataFrame:
+    m = df["metric"] == metric
+    if condition is not None:
+        m &= df["condition"] == condition
+    for col, val in eq.items():
+        if col not in df.columns:
+            continue
+        m &= df[col].isna() if val is None else (df[col] == val)
+    return df[m.fillna(False).astype(bool)]
+
+
+# --------------------------------------------------------------------------------------------
+# context: conditions, names, meta
+# --------------------------------------------------------------------------------------------
+class Context:
+    def __init__(self, exp: Any, results: Any, tables: dict[str, pd.DataFrame]):
+        self.exp = exp
+        self.meta = dict(getattr(results, "meta", None) or {})
+        self.tables = tables
+        self.conditions = sorted(list(exp.conditions or ()), key=lambda c: c.index)
+        self.by_index = {c.index: c for c in self.conditions}
+        idx = set(self.by_index)
+        for name, df in tables.items():
+            if name != "contrasts" and "condition" in df.columns:
+                idx |= {int(i) for i in df["condition"].dropna().unique()}
+        self.indices = sorted(idx)
+        self.sweep = len(self.indices) > 1
+        per = self.meta.get("games_per_condition")
+        self.games_by: dict[int, int] = {}
+        for pos, i in enumerate(self.indices):
+            g = getattr(self.by_index.get(i), "games", None)
+            if g is None and isinstance(per, (list, tuple)) and pos < len(per):
+                g = per[pos]
+            elif g is None and isinstance(per, (int, np.integer)):
+                g = per
+            if g is None:
+                g = first(exp.resolved or {}, "games")
+            if g is not None:
+                self.games_by[i] = int(g)
+        vals = sorted(set(self.games_by.values()))
+        self.games = vals[0] if len(vals) == 1 else None
+        self.games_range = (vals[0], vals[-1]) if vals else None
+        players = [self.players(i) for i in self.indices]
+        swept = any("players" == k for c in self.conditions
+                    for k in (getattr(c, "labels", None) or {}))
+        self.player_groups = sorted({p for p in players if p is not None}) \
+            if swept and len({p for p in players if p is not None}) > 1 else [None]
+
+    def label(self, index: int, short: bool = False, drop_players: bool = False) -> str:
+        c = self.by_index.get(index)
+        name = getattr(c, "name", "") or ""
+        if name:
+            if drop_players:
+                p = self.players(index)
+                parts = [x for x in name.split(", ") if x != f"{p} players"]
+                return ", ".join(parts) or name
+            return name
+        labels = dict(getattr(c, "labels", None) or {})
+        if drop_players:
+            labels.pop("players", None)
+        if not labels:
+            if drop_players and getattr(c, "labels", None):
+                return f"{self.players(index)} players"
+            return f"condition {index}" if self.sweep or c is None else "all games"
+        if short:
+            return ", ".join(f"{k.rsplit('.', 1)[-1] if k.count('.') < 2 else _tail(k)}={v_(v)}"
+                             for k, v in labels.items())
+        return ", ".join(f"{k}={v_(v)}" for k, v in labels.items())
+
+    def players(self, index: int) -> int | None:
+        c = self.by_index.get(index)
+        p = getattr(c, "players", None)
+        return int(p) if p is not None else None
+
+    def group(self, players: int | None) -> list[int]:
+        """The conditions of one player count (all of them without a players sweep)."""
+        if players is None:
+            return list(self.indices)
+        return [i for i in self.indices if self.players(i) == players]
+
+    def games_text(self, df: pd.DataFrame | None = None) -> str:
+        per = " per condition" if self.sweep else ""
+        if self.games is not None:
+            return f"{int_(self.games)} games{per}"
+        if self.games_range is not None:
+            lo, hi = self.games_range
+            return f"{int_(lo)}–{int_(hi)} games{per}"
+        if df is not None and "n" in df.columns and len(df):
+            return f"up to {int_(df['n'].max())} games{per}"
+        return f"games{per} unknown"
+
+
+def _tail(key: str) -> str:
+    parts = key.split(".")
+    return ".".join(parts[-2:])
+
+
+def first(d: dict, *keys: str) -> Any:
+    for k in keys:
+        if k in d and d[k] is not None:
+            return d[k]
+    return None
+
+
+def v_(v: Any) -> str:
+    if isinstance(v, float) and v.is_integer():
+        return str(int(v))
+    if isinstance(v, (list, tuple)):
+        return "[" + ", ".join(v_(x) for x in v) + "]"
+    return str(v)
+
+
+def strategy_name(s: Any) -> str:
+    """A lineup entry's display name: a strategy name, or a file path's stem."""
+    s = str(getattr(s, "name", s))
+    return Path(s).stem if ("/" in s or s.endswith(".py")) else s
+
+
+def strategy_order(ctx: Context, names: Iterable[str]) -> list[str]:
+    names = set(names)
+    order: list[str] = []
+    for c in ctx.conditions:
+        for s in getattr(c, "lineup", None) or ():
+            s = strategy_name(s)
+            if s in names and s not in order:
+                order.append(s)
+    return order + sorted(names - set(order))
+
+
+# --------------------------------------------------------------------------------------------
+# number formatting and plain words
+# --------------------------------------------------------------------------------------------
+def isnan(x: Any) -> bool:
+    try:
+        return x is None or x is pd.NA or bool(pd.isna(x))
+    except (TypeError, ValueError):
+        return False
+
+
+def num(x: Any) -> str:
+    """A percentile: at most one decimal, no trailing ``.0``."""
+    return f"{float(x):.1f}".removesuffix(".0")
+
+
+def int_(x: Any) -> str:
+    if isnan(x):
+        return "–"
+    return f"{int(x):,}"
+
+
+def decimals(hw: float, default: int) -> int:
+    if isnan(hw):
+        return default
+    if hw <= 0:
+        return min(default, 1)
+    return int(min(4, max(default if default < 1 else 1, -math.floor(math.log10(hw)))))
+
+
+def fmt(est: Any, lo: Any = None, hi: Any = None, *, pct: bool = False, table: bool = False,
+        default: int = 2, n: Any = None, unit: str = "") -> str:
+    """``12.3% [11.9, 12.7]`` (table) or ``12.3% (95% CI 11.9–12.7%, n = 2,000)`` (text)."""
+    if isnan(est):
+        return "–"
+    s = 100.0 if pct else 1.0
+    u = "%" if pct else ""
+    e = float(est) * s
+    ntext = f", n = {int_(n)}" if n is not None else ""
+    has_ci = not (isnan(lo) or isnan(hi))
+    hw = (float(hi) - float(lo)) * s / 2 if has_ci else float("nan")
+    d = decimals(hw, 1 if pct else default)
+    if not has_ci:
+        return f"{e:.{d}f}{u}{unit}" + (f" (n = {int_(n)})" if n is not None else "")
+    lo_, hi_ = float(lo) * s, float(hi) * s
+    if table:
+        return f"{e:.{d}f}{u} [{lo_:.{d}f}, {hi_:.{d}f}]"
+    sep = " to " if lo_ < 0 else "–"
+    return f"{e:.{d}f}{u}{unit} (95% CI {lo_:.{d}f}{sep}{hi_:.{d}f}{u}{ntext})"
+
+
+def ci(row: Any, **kw: Any) -> str:
+    return fmt(row["estimate"], row["ci_low"], row["ci_high"], **kw)
+
+
+def max_hw(rows: pd.DataFrame, scale: float = 1.0) -> float:
+    if rows is None or not len(rows):
+        return float("nan")
+    hw = (rows["ci_high"].astype(float) - rows["ci_low"].astype(float)) * scale / 2
+    hw = hw.dropna()
+    return float(hw.max()) if len(hw) else float("nan")
+
+
+def hw_text(hw: float, unit: str) -> str:
+    if isnan(hw):
+        return ""
+    d = decimals(hw / 10, 1)
+    return f"±{hw:.{d}f}{unit}"
+
+
+def number(x: float, hw: float) -> str:
+    """``x`` with as many decimals as its CI half-width ``hw`` warrants."""
+    d = decimals(hw, 1)
+    return f"{x:.{d}f}"
+
+
+def effect(d: float, lo: float, hi: float, unit: str, what: str, *, up: str = "raises",
+           down: str = "lowers") -> str:
+    """Plain words for a difference with its 95% CI: "raises overfishing by 6.5 percentage
+    points (95% CI 3.1 to 9.8)", or "has no measurable effect on overfishing (at most 1.2
+    percentage points either way)" when the CI includes 0."""
+    if isnan(d):
+        return f"cannot be compared on {what}"
+    if isnan(lo) or isnan(hi):
+        return f"changes {what} by {d:+.3g} {unit} (no CI)"
+    hw = (hi - lo) / 2
+    if lo <= 0 <= hi:
+        most = max(abs(lo), abs(hi))
+        return f"has no measurable effect on {what} (at most {number(most, hw)} {unit} " \
+               "either way, 95%)"
+    verb = up if d > 0 else down
+    a, b = (lo, hi) if d > 0 else (-hi, -lo)  # the CI of the size of the change
+    return f"{verb} {what} by {number(abs(d), hw)} {unit} (95% CI {number(a, hw)} to " \
+           f"{number(b, hw)})"
+
+
+def sentence(who: str, text: str) -> str:
+    text = text[:1].upper() + text[1:] if not who else text
+    return f"{who}{text}."
+
+
+# --------------------------------------------------------------------------------------------
+# plots
+# --------------------------------------------------------------------------------------------
+def colour(i: int):
+    return plt.get_cmap("tab10")(i % 10)
+
+
+def wrap(text: str, width: int) -> str:
+    return "\n".join(textwrap.wrap(str(text), width=width, break_long_words=True)) or str(text)
+
+
+def yerr(rows: pd.DataFrame, scale: float = 1.0) -> np.ndarray:
+    e = rows["estimate"].astype(float).to_numpy() * scale
+    lo = rows["ci_low"].astype(float).to_numpy() * scale
+    hi = rows["ci_high"].astype(float).to_numpy() * scale
+    err = np.vstack([e - lo, hi - e])
+    return np.clip(np.nan_to_num(err, nan=0.0), 0.0, None)
+
+
+def finish(ax_list: Iterable, legend: bool) -> None:
+    for ax in ax_list:
+        ax.grid(True, alpha=0.3)
+        if legend and ax.get_legend_handles_labels()[0]:
+            ax.legend(fontsize=8, frameon=False)
+
+
+def scale_to(ax, lows: Iterable[float], highs: Iterable[float], *, zero: bool = True,
+             top: float | None = None) -> None:
+    """Axis limits from the data (with a margin), including 0 if ``zero``."""
+    lo = [float(x) for x in lows if not isnan(x)]
+    hi = [float(x) for x in highs if not isnan(x)]
+    if not lo or not hi:
+        return
+    a, b = min(lo), max(hi)
+    if zero:
+        a, b = min(a, 0.0), max(b, 0.0)
+    pad = (b - a) * 0.12 or 1.0
+    a2 = a - pad if a < 0 or not zero else 0.0
+    b2 = b + pad
+    if top is not None:
+        b2 = min(b2, top)
+    ax.set_ylim(a2, b2)
+
+
+def panels(ctx: Context, n_cols_min: int = 1, width: float = 5.5, height: float = 4.2):
+    """One panel per player count (one panel without a players sweep): (fig, [(players,
+    ax)])."""
+    groups = ctx.player_groups
+    k = len(groups)
+    fig, axes = plt.subplots(1, k, figsize=(max(6.5, width * k), height), squeeze=False)
+    return fig, list(zip(groups, axes[0]))
+
+
+def panel_title(players: int | None, colon: bool = False) -> str:
+    if players is None:
+        return ""
+    return f"{players} players" + (": " if colon else "")
+
+
+def package_version() -> str:
+    from .. import __version__
+
+    return __version__

@@ -1,0 +1,127 @@
+"""The contrasts section: every headline figure, condition − baseline with its 95% CI (and
+the ratio for shares), in plain words first, then a table and a plot."""
+
+from __future__ import annotations
+
+import math
+
+import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
+
+from ..contrasts import FIGURE_INFO
+from .common import TITLES, Context, effect, finish, isnan, number, wrap
+
+UNIT_WORDS = {"pp": "percentage points", "cards": "cards", "points": "points"}
+
+
+def _scale(unit: str) -> float:
+    return 100.0 if unit == "pp" else 1.0
+
+
+def _what(row) -> str:
+    what = FIGURE_INFO.get(row["figure"], (None, None, None, row["figure"]))[3]
+    if row["figure"] == "win_share" and not isnan(row.get("strategy")):
+        what = f"`{row['strategy']}`'s win share"
+    return what
+
+
+def plain_lines(ctx: Context, df: pd.DataFrame) -> list[str]:
+    """One sentence per contrast: "**A** against **B**: raises overfishing by ...". A win
+    share contrast of a strategy that is alone in both lineups is left out (always equal)."""
+    out = []
+    for _, r in shown(df).iterrows():
+        s = _scale(r["unit"])
+        text = effect(r["difference"] * s, r["diff_ci_low"] * s, r["diff_ci_high"] * s,
+                      UNIT_WORDS[r["unit"]], _what(r))
+        if r["unit"] == "pp" and not isnan(r["ratio"]) and not (r["diff_ci_low"] <= 0
+                                                                <= r["diff_ci_high"]):
+            text += f", ×{r['ratio']:.2f} (95% CI {r['ratio_ci_low']:.2f}–" \
+                    f"{r['ratio_ci_high']:.2f})"
+        e = r["estimate"] * s
+        b = r["baseline_estimate"] * s
+        unit = "%" if r["unit"] == "pp" else f" {UNIT_WORDS[r['unit']]}"
+        hw = (r["diff_ci_high"] - r["diff_ci_low"]) * s / 2
+        text += f": {number(b, hw)}{unit} → {number(e, hw)}{unit}"
+        out.append(f"**{r['name']}** against **{r['baseline_name']}** {text} "
+                   f"({r['method']}).")
+    return out
+
+
+def shown(df: pd.DataFrame) -> pd.DataFrame:
+    """The contrasts worth showing: not a win share that is the same by construction (a
+    strategy alone in both lineups: every CI is exactly 0)."""
+    trivial = (df["figure"] == "win_share") & (df["diff_ci_low"] == 0) & (df["diff_ci_high"] == 0)
+    return df[~trivial]
+
+
+def plot(ctx: Context, df: pd.DataFrame):
+    df = shown(df)
+    keys = []
+    for _, r in df.iterrows():
+        k = (r["figure"], None if isnan(r["strategy"]) else r["strategy"])
+        if k not in keys:
+            keys.append(k)
+    fig, axes = plt.subplots(len(keys), 1, squeeze=False,
+                             figsize=(10, 0.9 + sum(0.5 * max(2, (df["figure"] == f).sum())
+                                                    + 1.2 for f, _ in keys)))
+    for ax, (figure, strat) in zip(axes[:, 0], keys):
+        sub = df[(df["figure"] == figure)]
+        if strat is not None:
+            sub = sub[sub["strategy"] == strat]
+        unit = sub["unit"].iloc[0]
+        s = _scale(unit)
+        y = np.arange(len(sub))[::-1]
+        d = sub["difference"].astype(float).to_numpy() * s
+        lo = sub["diff_ci_low"].astype(float).to_numpy() * s
+        hi = sub["diff_ci_high"].astype(float).to_numpy() * s
+        err = np.clip(np.nan_to_num(np.vstack([d - lo, hi - d])), 0, None)
+        cols = ["#c0392b" if (a > 0 or b < 0) else "#7f8c8d" for a, b in zip(lo, hi)]
+        for k in range(len(d)):
+            ax.errorbar(d[k:k + 1], y[k:k + 1], xerr=err[:, k:k + 1], fmt="o", color=cols[k],
+                        capsize=4)
+        ax.axvline(0, color="black", linewidth=0.8)
+        ax.set_yticks(y)
+        ax.set_yticklabels([wrap(n, 40) + "\n" + wrap(f"vs {b}", 40) for n, b in
+                            zip(sub["name"], sub["baseline_name"])], fontsize=8)
+        ax.set_ylim(-0.7, len(sub) - 0.3)
+        span = [v for v in np.concatenate([lo, hi, [0.0]]) if not math.isnan(v)]
+        a, b = min(span), max(span)
+        pad = (b - a) * 0.1 or 1.0
+        ax.set_xlim(a - pad, b + pad)
+        what = FIGURE_INFO[figure][3] + (f": {strat}" if strat else "")
+        ax.set_title(wrap(f"{what} — condition − baseline ({UNIT_WORDS[unit]}, 95% CI)", 80),
+                     fontsize=10)
+        finish((ax,), legend=False)
+    fig.suptitle(f"{ctx.exp.name}: contrasts against the baseline (red: the CI excludes 0)",
+                 fontsize=11)
+    return fig
+
+
+def section(ctx: Context, df: pd.DataFrame, plot_file: str | None, doc) -> None:
+    doc.h(2, TITLES["contrasts"])
+    methods = sorted(set(df["method"]))
+    how = []
+    if "paired" in methods:
+        how.append("conditions that play the same deals are compared game by game (paired)")
+    if "independent" in methods:
+        how.append("conditions with their own deals are compared as independent samples")
+    text = "; ".join(how)
+    doc.p("Each condition against its baseline: the difference condition − baseline with its "
+          "95% CI, and for shares the ratio. " + text[:1].upper() + text[1:] + ".")
+    head = ["condition", "baseline", "figure", "method", "condition value", "baseline value",
+            "difference [95% CI]", "ratio [95% CI]"]
+    rows = []
+    for _, r in shown(df).iterrows():
+        s = _scale(r["unit"])
+        hw = (r["diff_ci_high"] - r["diff_ci_low"]) * s / 2
+        u = "%" if r["unit"] == "pp" else ""
+        ratio = "–" if isnan(r["ratio"]) else \
+            f"{r['ratio']:.3f} [{r['ratio_ci_low']:.3f}, {r['ratio_ci_high']:.3f}]"
+        rows.append([r["name"], r["baseline_name"], _what(r).replace("`", ""), r["method"],
+                     f"{number(r['estimate'] * s, hw)}{u}",
+                     f"{number(r['baseline_estimate'] * s, hw)}{u}",
+                     f"{number(r['difference'] * s, hw)} [{number(r['diff_ci_low'] * s, hw)}, "
+                     f"{number(r['diff_ci_high'] * s, hw)}] {UNIT_WORDS[r['unit']]}", ratio])
+    doc.img("Contrasts against the baseline", plot_file)
+    doc.table(head, rows)

@@ -1,0 +1,106 @@
+"""The overfishing section: how often a game ends by overfishing, and in which round."""
+
+from __future__ import annotations
+
+import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
+from matplotlib.ticker import MaxNLocator
+
+from .common import (TITLES, Context, ci, colour, finish, hw_text, int_, max_hw, panel_title,
+                     rows_of, scale_to, sentence, wrap, yerr)
+
+
+def plot(ctx: Context, df: pd.DataFrame):
+    if ctx.sweep:
+        groups = ctx.player_groups
+        widths = [len(ctx.group(p)) for p in groups]
+        fig, axes = plt.subplots(1, len(groups), figsize=(max(6.5, sum(1.3 * w + 2 for w in widths)),
+                                                          5.2), squeeze=False,
+                                 gridspec_kw={"width_ratios": [max(w, 1) for w in widths]})
+        for ax, players in zip(axes[0], groups):
+            conds = ctx.group(players)
+            rows = pd.concat([rows_of(df, "overfished_share", c, round=None) for c in conds])
+            x = np.arange(len(rows))
+            y = rows["estimate"].astype(float).to_numpy() * 100
+            ax.bar(x, y, yerr=yerr(rows, 100), capsize=5, width=0.65,
+                   color=[colour(i) for i in range(len(rows))], alpha=0.9)
+            for xi, yi, hi in zip(x, y, rows["ci_high"].astype(float) * 100):
+                ax.annotate(f"{yi:.1f}%", (xi, hi), textcoords="offset points", xytext=(0, 3),
+                            ha="center", fontsize=8)
+            ax.set_xticks(x)
+            ax.set_xticklabels([wrap(ctx.label(int(c), drop_players=players is not None), 16)
+                                for c in rows["condition"]], fontsize=8)
+            ax.set(ylabel="games ending by overfishing (%)", title=panel_title(players))
+            scale_to(ax, [0], rows["ci_high"].astype(float) * 100, top=100)
+            finish((ax,), legend=False)
+        fig.suptitle(wrap(f"{ctx.exp.name}: share of games ending by overfishing (95% CI); "
+                          f"{ctx.games_text(df)}", 90), fontsize=11)
+        return fig
+    c = ctx.indices[0] if ctx.indices else None
+    rows = rows_of(df, "overfished_in_round_share", c).dropna(subset=["round"])
+    rows = rows.sort_values("round")
+    fig, ax = plt.subplots(figsize=(7.5, 4.8))
+    x = rows["round"].astype(int).to_numpy()
+    y = rows["estimate"].astype(float).to_numpy() * 100
+    ax.bar(x, y, yerr=yerr(rows, 100), capsize=4, color=colour(0), alpha=0.85)
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+    overall = rows_of(df, "overfished_share", c, round=None)
+    tot = f"; overall {ci(overall.iloc[0], pct=True)}" if len(overall) else ""
+    ax.set(xlabel="round in which the game ended by overfishing", ylabel="games (%)",
+           title=wrap(f"{ctx.exp.name}: games ending by overfishing, by round (95% CI); "
+                      f"{ctx.games_text(df)}{tot}", 70))
+    scale_to(ax, [0], rows["ci_high"].astype(float) * 100, top=100)
+    finish((ax,), legend=False)
+    return fig
+
+
+def section(ctx: Context, df: pd.DataFrame, plot_file: str | None, doc) -> None:
+    doc.h(2, TITLES["overfishing"])
+    head = ["condition", "n", "overfished share", "by a draw-1-card", "mean rounds played"]
+    rows, shown, paras, plain = [], [], [], []
+    for c in ctx.indices:
+        o = rows_of(df, "overfished_share", c, round=None)
+        d = rows_of(df, "overfished_by_draw_1_card_share", c, round=None)
+        m = rows_of(df, "mean_rounds_played", c, round=None)
+        if not (len(o) or len(d) or len(m)):
+            continue
+        shown.append(o)
+        n = o["n"].iloc[0] if len(o) else (m["n"].iloc[0] if len(m) else None)
+
+        def cell(r, pct):
+            return ci(r.iloc[0], pct=pct, table=True) if len(r) else "–"
+
+        rows.append([ctx.label(c), int_(n), cell(o, True), cell(d, True), cell(m, False)])
+        if len(o):
+            est = float(o["estimate"].iloc[0]) * 100
+            plain.append(f"{est:.0f}%" + (f" ({ctx.label(c)})" if ctx.sweep else ""))
+            rr = rows_of(df, "overfished_in_round_share", c).dropna(subset=["round"])
+            peak = ""
+            if len(rr) and float(rr["estimate"].max()) > 0:
+                p = rr.sort_values(["estimate", "round"], ascending=[False, True]).iloc[0]
+                peak = (f"; most often in round {int(p['round'])}: "
+                        f"{ci(p, pct=True, unit=' of games', n=p['n'])}")
+            who = f"**{ctx.label(c)}**: " if ctx.sweep else ""
+            paras.append(sentence(who, f"{ci(o.iloc[0], pct=True, unit=' of games', n=n)} "
+                         f"end by overfishing{peak}"))
+    if plain:
+        doc.p("Games that end early because the ocean runs out: " + ", ".join(plain) + ".")
+    doc.p("Share of games that end because the ocean cannot supply a draw (the overfishing "
+          "rule of docs/rules.md), how many of them at a draw-1-card buoy, and in which round.")
+    for p in paras:
+        doc.p(p)
+    hw = max_hw(pd.concat(shown), 100) if shown else float("nan")
+    if hw == hw:
+        doc.p(f"95% CIs of the overfished share are at most {hw_text(hw, ' percentage points')}"
+              " wide.")
+    doc.img("Overfishing", plot_file)
+    doc.table(head, rows)
+    if not ctx.sweep and ctx.indices:
+        rr = rows_of(df, "overfished_in_round_share", ctx.indices[0]).dropna(subset=["round"])
+        if len(rr):
+            rr = rr.sort_values("round")
+            doc.p("By round:")
+            doc.table(["round", "n", "games overfished in this round"], [
+                [str(int(r["round"])), int_(r["n"]), ci(r, pct=True, table=True)]
+                for _, r in rr.iterrows()])

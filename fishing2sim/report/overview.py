@@ -1,0 +1,201 @@
+"""The report's opening: the plain answers ("In short"), what was run (conditions, names,
+baselines, the backend, precision reached) and config.yaml."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import yaml
+
+from . import contrasts as _contrasts
+from .common import Context, Doc, first, int_, package_version, strategy_name
+
+
+def lead(ctx: Context, doc: Doc) -> None:
+    """The plain answers: the contrasts in words, or the headline figures."""
+    con = ctx.tables.get("contrasts")
+    if con is not None and len(con):
+        lines = _contrasts.plain_lines(ctx, con)
+        doc.h(2, "In short")
+        doc.p("How each condition differs from its baseline (95% CIs; a CI that includes 0 "
+              "is reported as no measurable effect):")
+        doc.ul(lines)
+        return
+    bits = []
+    ovf = ctx.tables.get("overfishing")
+    if ovf is not None and len(ovf):
+        o = ovf[(ovf["metric"] == "overfished_share") & ovf["round"].isna()]
+        if len(o):
+            bits.append("games end by overfishing in " + ", ".join(
+                f"{float(r.estimate) * 100:.0f}%"
+                + (f" ({ctx.label(int(r.condition))})" if ctx.sweep else "")
+                for r in o.itertuples()))
+    if bits:
+        doc.h(2, "In short")
+        doc.p("; ".join(bits)[:1].upper() + "; ".join(bits)[1:] + ".")
+
+
+def stamps(ctx: Context) -> list[str]:
+    exp = ctx.exp
+    version = first(ctx.meta, "package_version", "version") or package_version()
+    return [f"fishing2sim {version}", f"config hash {exp.config_hash}", f"seed {exp.seed}"]
+
+
+def what_was_run(ctx: Context, doc: Doc) -> None:
+    exp, meta = ctx.exp, ctx.meta
+    res = exp.resolved or {}
+    doc.h(2, "What was run")
+    ruleset = first(res, "ruleset") or getattr(exp, "ruleset", None) or "fishing2"
+    players = sorted({p for p in (ctx.players(c) for c in ctx.indices) if p is not None})
+    lineups = []
+    for c in ctx.conditions:
+        lu = ", ".join(strategy_name(s) for s in (getattr(c, "lineup", None) or ()))
+        if lu and lu not in lineups:
+            lineups.append(lu)
+    rulesets = []
+    for c in ctx.conditions:
+        r = getattr(getattr(c, "deck", None), "ruleset", None)
+        if r and r not in rulesets:
+            rulesets.append(r)
+    items = []
+    if len(rulesets) > 1:
+        items.append("Rulesets: " + ", ".join(f"`{r}`" for r in rulesets) + " (per condition)")
+    else:
+        items.append(f"Ruleset: `{rulesets[0] if rulesets else ruleset}`")
+    items.append(f"Players: {', '.join(map(str, players)) or '–'}")
+    items.append(f"Games per condition: {ctx.games_text().split(' games')[0]}")
+    items.append(f"Seed: {exp.seed}; config hash: `{exp.config_hash}`")
+    if len(lineups) == 1:
+        items.append(f"Lineup (seat 0, 1, ...): {lineups[0]}")
+    elif lineups:
+        items.append("Lineups: per condition, below")
+    elapsed = first(meta, "elapsed_s", "elapsed_seconds", "elapsed")
+    gps = first(meta, "games_per_second")
+    workers = first(meta, "workers")
+    version = first(meta, "package_version", "version") or package_version()
+    run = []
+    if elapsed is not None:
+        run.append(f"{float(elapsed):.1f} s")
+    if gps is not None:
+        run.append(f"{float(gps):,.0f} games/s")
+    if workers is not None:
+        dask = meta.get("dask") or {}
+        kind = "Dask " if meta.get("backend") == "dask" else ""
+        run.append(f"{workers} {kind}worker{'s' if workers != 1 else ''}")
+    items.append(f"Run: {', '.join(run) or '–'}; fishing2sim {version}")
+    if meta.get("backend") == "dask":
+        dask = meta.get("dask") or {}
+        items.append(f"Ran on Dask: {dask.get('where', 'a Dask cluster')}"
+                     + (f" (scheduler {dask['scheduler']})" if dask.get("scheduler") else ""))
+    if getattr(exp, "paired", False):
+        items.append("Paired: conditions with the same players, deck, first leader and "
+                     "rotation play the same deals (common random numbers); only the play "
+                     "differs, and their contrasts are paired differences")
+    items.append(f"Analyses: {', '.join(exp.analyses) or '–'}")
+    doc.ul(items)
+    adaptive(ctx, doc)
+    crow = []
+    for c in ctx.indices:
+        cond = ctx.by_index.get(c)
+        lu = ", ".join(strategy_name(s) for s in (getattr(cond, "lineup", None) or ()))
+        sha = str(getattr(cond, "deck_sha256", "") or "")
+        base = getattr(cond, "baseline", None)
+        role = "baseline" if getattr(cond, "is_baseline", False) else (
+            f"vs {ctx.label(base)}" if base is not None else "–")
+        crow.append([str(c), ctx.label(c), _v_labels(cond), int_(ctx.players(c)),
+                     int_(ctx.games_by.get(c)), lu or "–", role,
+                     f"`{sha[:12]}`" if sha else "–"])
+    doc.table(["condition", "name", "sweep values", "players", "games", "lineup", "baseline",
+               "deck sha256"], crow)
+    doc.p("Every estimate below comes with its number of observations *n* and a 95% "
+          "confidence interval (shown as [low, high]). Full tables: the `.csv` files in this "
+          "folder (and at the end of report.html); the resolved configuration: `config.yaml`.")
+
+
+def _v_labels(cond) -> str:
+    labels = dict(getattr(cond, "labels", None) or {})
+    if not labels:
+        return "–"
+    from .common import v_
+
+    return ", ".join(f"{k}={v_(v)}" for k, v in labels.items())
+
+
+def adaptive(ctx: Context, doc: Doc) -> None:
+    """Precision and SPRT runs: how far each condition went and what it reached."""
+    info = ctx.meta.get("adaptive")
+    if not info:
+        return
+    rows = []
+    for i, d in sorted(info.items(), key=lambda kv: int(kv[0])):
+        bits = []
+        for fig, p in (d.get("precision") or {}).items():
+            scale = 100 if p["as_written"].endswith("pp") else 1
+            unit = "pp" if scale == 100 else p["as_written"].split()[-1]
+            hw = p["half_width"] * scale
+            bits.append(f"{fig} ±{hw:.2g}{'' if unit == 'pp' else ' '}{unit} "
+                        f"({'reached' if p['reached'] else 'not reached'}; wanted "
+                        f"{p['as_written']})")
+        s = d.get("sprt")
+        if s:
+            verdict = {"H1": "shown better (H1)", "H0": "not shown better (H0)"}.get(
+                s["decision"], "undecided")
+            bits.append(f"SPRT {verdict}: LLR {s['llr']:.2f} in [{s['lower']:.2f}, "
+                        f"{s['upper']:.2f}], Elo {s['elo']:.1f} [{s['elo_low']:.1f}, "
+                        f"{s['elo_high']:.1f}]")
+        rows.append([str(i), ctx.label(int(i)), int_(d.get("games")),
+                     "; ".join(bits) + (" — stopped at max_games" if d.get("capped") else "")])
+    targets = ", ".join(f"{f} {t}" for f, _, t in getattr(ctx.exp, "precision", ()) or ())
+    spec = getattr(ctx.exp, "sprt", None)
+    what = []
+    if targets:
+        what.append(f"until every 95% CI half-width reached its target ({targets})")
+    if spec:
+        what.append(f"until an SPRT decided whether `{spec['better']}` is better than "
+                    f"`{spec['than']}` (Elo {spec['elo0']:g} against {spec['elo1']:g}, "
+                    f"α = {spec['alpha']:g}, β = {spec['beta']:g})")
+    doc.p("The run played whole chunks " + " and ".join(what) + " or the `max_games` cap; "
+          "each decision used only finished batches of chunks, so any number of workers plays "
+          "the same games. Precision reached:")
+    doc.table(["condition", "name", "games", "reached"], rows)
+
+
+def _plain(x: Any) -> Any:
+    """Make ``x`` safe for ``yaml.safe_dump`` (numpy scalars, tuples, paths, NA)."""
+    if isinstance(x, dict):
+        return {str(k): _plain(v) for k, v in x.items()}
+    if isinstance(x, (list, tuple, set, frozenset)):
+        items = sorted(x, key=str) if isinstance(x, (set, frozenset)) else x
+        return [_plain(v) for v in items]
+    if isinstance(x, np.generic):
+        return x.item()
+    if isinstance(x, np.ndarray):
+        return [_plain(v) for v in x.tolist()]
+    if isinstance(x, (str, int, float, bool)) or x is None:
+        return x
+    if x is pd.NA:
+        return None
+    return str(x)
+
+
+def config_yaml(exp: Any) -> str:
+    cfg = _plain(dict(exp.resolved or {}))
+    cfg["seed"] = _plain(exp.seed)
+    cfg["package_version"] = package_version()
+    cfg["config_hash"] = _plain(exp.config_hash)
+    cfg["conditions" if "conditions" not in cfg else "run_conditions"] = [
+        {
+            "index": _plain(c.index),
+            **({"name": c.name} if getattr(c, "name", "") else {}),
+            "labels": _plain(dict(getattr(c, "labels", None) or {})),
+            "players": _plain(getattr(c, "players", None)),
+            "lineup": [strategy_name(s) for s in (getattr(c, "lineup", None) or ())],
+            "deck_sha256": _plain(getattr(c, "deck_sha256", None)),
+            **({"baseline": c.baseline} if getattr(c, "baseline", None) is not None else {}),
+            **({"games": c.games} if getattr(c, "games", None) is not None else {}),
+        }
+        for c in sorted(exp.conditions or (), key=lambda c: c.index)
+    ]
+    return yaml.safe_dump(cfg, sort_keys=False, allow_unicode=True)

@@ -1,0 +1,131 @@
+"""The strategies section: win share per strategy (ties share the win), mean points, the
+round-1 leader's edge and the win share by seat."""
+
+from __future__ import annotations
+
+import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
+
+from .common import (TITLES, Context, ci, colour, finish, hw_text, int_, max_hw,
+                     panel_title, rows_of, scale_to, sentence, strategy_order, wrap, yerr)
+
+
+def plot(ctx: Context, df: pd.DataFrame):
+    ws = df[(df["metric"] == "win_share") & df["strategy"].notna() & df["seat"].isna()]
+    strategies = strategy_order(ctx, ws["strategy"].astype(str).unique())
+    groups = ctx.player_groups
+    m = max(len(strategies), 1)
+    sizes = [max(len(ctx.group(p)), 1) for p in groups]
+    fig, axes = plt.subplots(1, len(groups), squeeze=False,
+                             figsize=(max(6.5, sum(0.6 * s * m + 2 for s in sizes)), 5.2),
+                             gridspec_kw={"width_ratios": sizes})
+    width = 0.8 / m
+    for ax, players in zip(axes[0], groups):
+        conds = ctx.group(players)
+        highs = [0.0]
+        for j, s in enumerate(strategies):
+            xs, ys, errs = [], [], []
+            for g, c in enumerate(conds):
+                r = ws[(ws["condition"] == c) & (ws["strategy"].astype(str) == s)]
+                if not len(r):
+                    continue
+                xs.append(g + (j - (m - 1) / 2) * width)
+                ys.append(float(r["estimate"].iloc[0]) * 100)
+                errs.append(yerr(r.iloc[:1], 100)[:, 0])
+                highs.append(float(r["ci_high"].iloc[0]) * 100)
+            if not xs:
+                continue
+            err = np.array(errs).T
+            ax.bar(xs, ys, width=width * 0.92, yerr=err, capsize=3, color=colour(j), label=s)
+            for x, y, e in zip(xs, ys, err[1]):
+                ax.annotate(f"{y:.1f}%", (x, y + e), textcoords="offset points", xytext=(0, 2),
+                            ha="center", fontsize=7)
+        fair_done = False
+        for g, c in enumerate(conds):
+            p = ctx.players(c)
+            if p:
+                ax.hlines(100 / p, g - 0.45, g + 0.45, colors="black", linestyles="dashed",
+                          linewidth=1, label=None if fair_done else "fair share (1/players)")
+                fair_done = True
+                highs.append(100 / p)
+        ax.set_xticks(range(len(conds)))
+        ax.set_xticklabels([wrap(ctx.label(c, drop_players=players is not None)
+                                 if ctx.sweep else "all games", 18) for c in conds], fontsize=8)
+        ax.set(ylabel="win share (%)", title=panel_title(players))
+        scale_to(ax, [0], highs, top=100)
+        finish((ax,), legend=True)
+    fig.suptitle(wrap(f"{ctx.exp.name}: win share per strategy (95% CI; ties share the win); "
+                      f"{ctx.games_text()}", 90), fontsize=11)
+    return fig
+
+
+def section(ctx: Context, df: pd.DataFrame, plot_file: str | None, doc) -> None:
+    doc.h(2, TITLES["strategies"])
+    cc = ctx.sweep
+    head = (["condition"] if cc else []) + [
+        "strategy", "n", "win share", "fair share (1/players)", "mean points"]
+    rows, shown, paras, plain = [], [], [], []
+    strat = df[df["strategy"].notna() & df["seat"].isna()]
+    order = strategy_order(ctx, strat["strategy"].astype(str).unique())
+    for c in ctx.indices:
+        sub = strat[strat["condition"] == c]
+        p = ctx.players(c)
+        best = None
+        for s in order:
+            ss = sub[sub["strategy"].astype(str) == s]
+            w = rows_of(ss, "win_share")
+            m = rows_of(ss, "mean_points")
+            if not (len(w) or len(m)):
+                continue
+            shown.append(w)
+            n = w["n"].iloc[0] if len(w) else m["n"].iloc[0]
+            rows.append(([ctx.label(c)] if cc else []) + [
+                s, int_(n), ci(w.iloc[0], pct=True, table=True) if len(w) else "–",
+                f"{100 / p:.1f}%" if p else "–",
+                ci(m.iloc[0], table=True) if len(m) else "–"])
+            if len(w) and (best is None or w["estimate"].iloc[0] > best[1]["estimate"]):
+                best = (s, w.iloc[0])
+        bits = []
+        if best is not None:
+            s, w = best
+            if len(sub["strategy"].unique()) > 1:
+                clear = p and float(w["ci_low"]) > 1 / p
+                plain.append(f"`{s}` wins most often{f' ({ctx.label(c)})' if cc else ''}: "
+                             f"{float(w['estimate']) * 100:.1f}% of its games"
+                             + (", clearly above the fair share" if clear else ""))
+            bits.append(f"`{s}` wins most often, "
+                        f"{ci(w, pct=True, unit=' of its games', n=w['n'])}"
+                        + (f", against a fair share of {100 / p:.1f}%" if p else ""))
+        whole = df[(df["condition"] == c) & df["strategy"].isna()]
+        for metric, text, pct in (
+            ("first_leader_win_share", "the round-1 leader wins", True),
+            ("points_spread_mean", "the points spread (max − min) averages", False),
+            ("completed_share", "games completed", True),
+        ):
+            r = rows_of(whole, metric, None, seat=None)
+            if len(r):
+                r = r.iloc[0]
+                bits.append(f"{text} {ci(r, pct=pct, unit='' if pct else ' points', n=r['n'])}")
+        seats = whole[(whole["metric"] == "win_share") & whole["seat"].notna()].sort_values("seat")
+        if len(seats):
+            bits.append("win share by seat: " + ", ".join(
+                f"seat {int(r['seat'])} {ci(r, pct=True, table=True)}"
+                for _, r in seats.iterrows()) + f" (n = {int_(seats['n'].max())})")
+        if bits:
+            who = f"**{ctx.label(c)}**: " if cc else ""
+            paras.append(sentence(who, "; ".join(bits)))
+    if plain:
+        doc.p("; ".join(plain) + ".")
+    else:
+        doc.p("Every seat plays the same strategy, so the win shares are the fair share; the "
+              "figures below show the round-1 leader's edge and the seats.")
+    doc.p("Win share per strategy (tied winners share the win) and mean final points.")
+    for para in paras:
+        doc.p(para)
+    hw = max_hw(pd.concat(shown), 100) if shown else float("nan")
+    if hw == hw:
+        doc.p(f"95% CIs of the win shares are at most {hw_text(hw, ' percentage points')} "
+              "wide.")
+    doc.img("Win share per strategy", plot_file)
+    doc.table(head, rows)

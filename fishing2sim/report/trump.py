@@ -1,0 +1,192 @@
+"""The trump-choice section: policy gain (what the seats' own choices gain over a coin flip)
+and half stakes (the most any policy could gain), by round and pooled, and per strategy in
+mixed lineups."""
+
+from __future__ import annotations
+
+import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
+from matplotlib.ticker import MaxNLocator
+
+from .common import (TITLES, Context, ci, colour, effect, finish, fmt, hw_text, int_, max_hw,
+                     rows_of, scale_to, sentence, strategy_order, wrap, yerr)
+
+
+def plot(ctx: Context, df: pd.DataFrame):
+    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(13, 5))
+    k = len(ctx.indices)
+    nser = 2 * k
+    width = 0.7
+    highs = {ax1: [0.0], ax2: [0.0]}
+    lows = {ax1: [0.0], ax2: [0.0]}
+    for i, c in enumerate(ctx.indices):
+        suffix = f" — {wrap(ctx.label(c), 30)}" if ctx.sweep else ""
+        for ax, unit, scale in ((ax1, "points", 1.0), (ax2, "win", 100.0)):
+            for j, (metric, name, marker, fill) in enumerate((
+                (f"policy_gain_{unit}", "policy gain", "o", True),
+                (f"stakes_half_{unit}", "half stakes", "s", False),
+            )):
+                rows = rows_of(df, metric, c).dropna(subset=["round"]).sort_values("round")
+                if not len(rows) and metric.startswith("stakes_half"):
+                    full = rows_of(df, f"stakes_{unit}", c).dropna(subset=["round"])
+                    rows = full.assign(estimate=full.estimate / 2, ci_low=full.ci_low / 2,
+                                       ci_high=full.ci_high / 2).sort_values("round")
+                if not len(rows):
+                    continue
+                s = 2 * i + j
+                off = (s - (nser - 1) / 2) * (width / max(nser, 1)) if nser > 1 else 0.0
+                col = colour(i) if k > 1 else colour(j)
+                ax.errorbar(rows["round"].astype(float) + off,
+                            rows["estimate"].astype(float) * scale,
+                            yerr=yerr(rows, scale), marker=marker, linestyle="none",
+                            capsize=3, color=col, markerfacecolor=col if fill else "white",
+                            label=name + suffix)
+                highs[ax] += list(rows["ci_high"].astype(float) * scale)
+                lows[ax] += list(rows["ci_low"].astype(float) * scale)
+    for ax in (ax1, ax2):
+        ax.axhline(0, color="black", linewidth=0.8)
+        ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+        scale_to(ax, lows[ax], highs[ax])
+    ax1.set(xlabel="round of the trump choice", ylabel="chooser's final points per choice",
+            title="In points (95% CI)")
+    ax2.set(xlabel="round of the trump choice",
+            ylabel="chooser's win share per choice (percentage points)",
+            title="In win share (95% CI)")
+    fig.suptitle(wrap(f"{ctx.exp.name}: trump-choice value — policy gain (filled) and half "
+                      f"stakes (open: the most any policy could gain); {ctx.games_text()}", 100),
+                 fontsize=11)
+    finish((ax1, ax2), legend=True)
+    return fig
+
+
+def plot_by_strategy(ctx: Context, df: pd.DataFrame):
+    pooled = df[df["round"].isna() & (df["metric"] == "policy_gain_points")]
+    strategies = strategy_order(ctx, pooled["strategy"].astype(str).unique())
+    k, m = len(ctx.indices), max(len(strategies), 1)
+    fig, ax = plt.subplots(figsize=(max(6.5, 0.6 * k * m + 3), 5))
+    width = 0.8 / m
+    lo_all, hi_all = [0.0], [0.0]
+    for j, s in enumerate(strategies):
+        xs, ys, errs = [], [], []
+        for g, c in enumerate(ctx.indices):
+            r = pooled[(pooled["condition"] == c) & (pooled["strategy"].astype(str) == s)]
+            if not len(r):
+                continue
+            xs.append(g + (j - (m - 1) / 2) * width)
+            ys.append(float(r["estimate"].iloc[0]))
+            errs.append(yerr(r.iloc[:1])[:, 0])
+            lo_all.append(float(r["ci_low"].iloc[0]))
+            hi_all.append(float(r["ci_high"].iloc[0]))
+        if xs:
+            ax.bar(xs, ys, width=width * 0.92, yerr=np.array(errs).T, capsize=3,
+                   color=colour(j), label=s)
+    ax.axhline(0, color="black", linewidth=0.8)
+    ax.set_xticks(range(k))
+    ax.set_xticklabels([wrap(ctx.label(c), 18) for c in ctx.indices], fontsize=8)
+    ax.set(ylabel="policy gain per choice (points)",
+           title=wrap(f"{ctx.exp.name}: each strategy's own trump choices, policy gain over a "
+                      "coin flip (95% CI, pooled over rounds)", 70))
+    scale_to(ax, lo_all, hi_all)
+    finish((ax,), legend=True)
+    return fig
+
+
+def _pooled(df, metric, c):
+    r = rows_of(df, metric, c, round=None)
+    return r.iloc[0] if len(r) else None
+
+
+def section(ctx: Context, df: pd.DataFrame, plot_file: str | None, doc,
+            by_strategy: pd.DataFrame | None = None, by_strategy_plot: str | None = None) -> None:
+    doc.h(2, TITLES["trump_value"])
+    cc = ctx.sweep
+    plain = []
+    for c in ctx.indices:
+        pg = _pooled(df, "policy_gain_points", c)
+        hs = _pooled(df, "stakes_half_points", c)
+        if pg is None:
+            continue
+        who = f"**{ctx.label(c)}**: " if cc else ""
+        txt = "the seats' own trump choices " + effect(
+            pg["estimate"], pg["ci_low"], pg["ci_high"], "points per choice",
+            "the chooser's final points", up="raise", down="lower").replace(
+            "has no measurable", "have no measurable")
+        if hs is not None:
+            txt += ("; the most any trump policy could gain (half stakes) is "
+                    f"{fmt(hs['estimate'], hs['ci_low'], hs['ci_high'], unit=' points')} per "
+                    "choice")
+        plain.append(sentence(who, txt))
+    if plain:
+        doc.p(" ".join(plain))
+    doc.p("For each trump choice the game is finished once with each shade. *Policy gain* is "
+          "the mean of (chosen − other)/2: what the seats' own choices gain over a coin flip. "
+          "*Half stakes* is half the root mean square of light − dark (from independent "
+          "pairs): the most any trump policy could gain per choice; the CSV holds it as "
+          "`stakes_half_points` (and the full value as `stakes_points`). Rows with an empty "
+          "round pool all rounds analysed.")
+    head = (["condition"] if cc else []) + [
+        "round", "n choices", "policy gain (points)", "half stakes (points)",
+        "policy gain (win share)", "half stakes (win share)", "light chosen"]
+    rows, shown_p, shown_w = [], [], []
+    for c in ctx.indices:
+        sub = df[df["condition"] == c]
+        rounds = sorted({int(r) for r in sub["round"].dropna()})
+
+        def get(metric, r):
+            x = rows_of(sub, metric, None, round=r)
+            if not len(x) and metric.startswith("stakes_half_"):
+                x = rows_of(sub, metric.replace("stakes_half_", "stakes_"), None, round=r)
+                if len(x):
+                    x = x.assign(estimate=x.estimate / 2, ci_low=x.ci_low / 2,
+                                 ci_high=x.ci_high / 2)
+            return x.iloc[0] if len(x) else None
+
+        def cell(row, pct=False):
+            return "–" if row is None else ci(row, pct=pct, table=True)
+
+        for r in [*rounds, None]:
+            pg, st = get("policy_gain_points", r), get("stakes_half_points", r)
+            pw, sw = get("policy_gain_win", r), get("stakes_half_win", r)
+            lc = get("light_chosen_share", r)
+            if all(x is None for x in (pg, st, pw, sw, lc)):
+                continue
+            n = next((x["n"] for x in (pg, st, pw, sw, lc) if x is not None), None)
+            rows.append(([ctx.label(c)] if cc else []) + [
+                "all" if r is None else str(r), int_(n), cell(pg), cell(st), cell(pw, True),
+                cell(sw, True), cell(lc, True)])
+        shown_p.append(rows_of(sub, "policy_gain_points"))
+        shown_w.append(rows_of(sub, "policy_gain_win"))
+    hp = max_hw(pd.concat(shown_p)) if shown_p else float("nan")
+    hwn = max_hw(pd.concat(shown_w), 100) if shown_w else float("nan")
+    widths = [t for t in (hw_text(hp, " points"), hw_text(hwn, " percentage points")) if t]
+    if widths:
+        doc.p(f"95% CIs of the policy gain are at most {' and '.join(widths)} wide.")
+    doc.img("Trump-choice value", plot_file)
+    doc.table(head, rows)
+    if by_strategy is not None and len(by_strategy):
+        doc.h(3, "Each strategy's own trump choices")
+        pooled = by_strategy[by_strategy["round"].isna()]
+        texts, trows = [], []
+        for c in ctx.indices:
+            sub = pooled[pooled["condition"] == c]
+            for s in strategy_order(ctx, sub["strategy"].astype(str).unique()):
+                p = rows_of(sub[sub["strategy"].astype(str) == s], "policy_gain_points")
+                w = rows_of(sub[sub["strategy"].astype(str) == s], "policy_gain_win")
+                if not len(p):
+                    continue
+                p = p.iloc[0]
+                who = f"`{s}`" + (f" ({ctx.label(c)})" if cc else "")
+                texts.append(f"{who}: its choices " + effect(
+                    p["estimate"], p["ci_low"], p["ci_high"], "points per choice",
+                    "its final points", up="raise", down="lower").replace(
+                    "has no measurable", "have no measurable"))
+                trows.append(([ctx.label(c)] if cc else []) + [
+                    s, int_(p["n"]), ci(p, table=True),
+                    ci(w.iloc[0], pct=True, table=True) if len(w) else "–"])
+        doc.p("With a mixed lineup each strategy's own choices are valued separately (pooled "
+              "over rounds): " + "; ".join(texts) + ".")
+        doc.img("Trump-choice value per strategy", by_strategy_plot)
+        doc.table((["condition"] if cc else []) + ["strategy", "n choices",
+                                                   "policy gain (points)",
+                                                   "policy gain (win share)"], trows)

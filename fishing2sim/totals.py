@@ -1,0 +1,243 @@
+"""Totals: the merged counts and sums of a condition, with named fields.
+
+A chunk of games reduces to a dict of int64 arrays (its *totals*); the totals of a
+condition are the element-wise sums over its chunks, exact, so they never depend on the
+chunk size, the number of workers or the order in which chunks finish. This module owns
+the fields (what each array holds), the reduction of one batch of kernel output
+(:func:`accumulate`) and the merge; the runner, the analyses and the Dask backend use it,
+and none of them decodes an array by position.
+
+Per-unit vectors (keys starting with ``unit_``) are kept only for conditions that share
+their deals with another condition (``paired: true``): one entry per unit (a game, or a
+rotation block), in game order, so two conditions' vectors pair game by game. They are
+not summed: :func:`split_units` takes them out of a chunk's totals and the runner keeps
+them per chunk.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .engine import constants as K
+
+R = K.MAX_ROUNDS + 1
+MAX_POINTS = 1024  # score histogram bins (the last one collects anything higher)
+WIN_UNIT = 60  # win shares are counted in 60ths of a win (ties share it)
+
+# the four sums kept per round and unit of the trump-choice pairs (docs/rules.md E in
+# docs/rules.md): g = sign * (d1 + d2), sign +1 if light was chosen; d1, d2 two independent
+# pairs' light-minus-dark
+TRUMP_G_SUM, TRUMP_G_SQ, TRUMP_PROD_SUM, TRUMP_PROD_SQ = range(4)
+# the two sums kept per strategy and round of its own trump choices
+SUM, SQ = range(2)
+
+UNIT_PREFIX = "unit_"
+BLOCK_KEYS = ("_block_win", "_block_points")
+
+FIELDS = {
+    "games": "games played",
+    "completed": "games completed (all rounds played)",
+    "overfished": "games that ended by overfishing",
+    "overfished_d1c": "games overfished through a draw-1-card",
+    "overfished_round": "games overfished, by end_round",
+    "rounds_sum": "sum and sum of squares of the rounds started",
+    "reached": "games that started round r",
+    "ocean_hist": "per round r: histogram of the ocean after the round's draws (games "
+                  "still running)",
+    "empty_by": "games whose ocean is empty by (the end of) round r",
+    "empty_or_over_by": "games whose ocean is empty or that ended by overfishing by round r",
+    "tier_reached": "games that drew a card of tier t",
+    "seat_win": "per seat: sum and sum of squares of the win share (60ths)",
+    "first_leader_win": "the round-1 leader's win share: sum, sum of squares",
+    "spread": "points spread (max - min): sum, sum of squares",
+    "strat_win": "per strategy, per unit: sum and sum of squares of its win share",
+    "strat_win_cross": "per pair of strategies: sum over units of the product of their "
+                       "win shares (paired differences within a condition, SPRT)",
+    "strat_points": "per strategy, per unit: sum and sum of squares of its points",
+    "strat_seats": "seat-games played by each strategy",
+    "strat_units": "units (games, or rotation blocks)",
+    "score_hist": "per strategy: histogram of final points",
+    "trump_n": "trump choices analysed, by round",
+    "trump_light": "of them, light chosen",
+    "trump_points": "by round: TRUMP_G_SUM, TRUMP_G_SQ, TRUMP_PROD_SUM, TRUMP_PROD_SQ in points",
+    "trump_win": "the same in win share (60ths)",
+    "strat_trump_n": "per strategy and round: its own trump choices analysed",
+    "strat_trump_points": "per strategy and round: SUM, SQ of g (points) of its own choices",
+    "strat_trump_win": "the same in win share (60ths)",
+}
+
+
+def empty_totals(players: int, n_strategies: int) -> dict:
+    S = n_strategies
+    z = np.zeros
+    return {
+        "games": z(1, np.int64),
+        "completed": z(1, np.int64),
+        "overfished": z(1, np.int64),
+        "overfished_d1c": z(1, np.int64),
+        "overfished_round": z(R + 1, np.int64),
+        "rounds_sum": z(2, np.int64),
+        "reached": z(R, np.int64),
+        "ocean_hist": z((R, K.MAX_CARDS + 1), np.int64),
+        "empty_by": z(R, np.int64),
+        "empty_or_over_by": z(R, np.int64),
+        "tier_reached": z(6, np.int64),
+        "seat_win": z((K.MAX_PLAYERS, 2), np.int64),
+        "first_leader_win": z(2, np.int64),
+        "spread": z(2, np.int64),
+        "strat_win": z((S, 2), np.int64),
+        "strat_win_cross": z((S, S), np.int64),
+        "strat_points": z((S, 2), np.int64),
+        "strat_seats": z(S, np.int64),
+        "strat_units": z(1, np.int64),
+        "score_hist": z((S, MAX_POINTS), np.int64),
+        "trump_n": z(R, np.int64),
+        "trump_light": z(R, np.int64),
+        "trump_points": z((R, 4), np.int64),
+        "trump_win": z((R, 4), np.int64),
+        "strat_trump_n": z((S, R), np.int64),
+        "strat_trump_points": z((S, R, 2), np.int64),
+        "strat_trump_win": z((S, R, 2), np.int64),
+        "_block_win": z((0, S), np.int64),
+        "_block_points": z((0, S), np.int64),
+    }
+
+
+def summed_keys() -> list[str]:
+    """The keys a checkpoint holds and the merge sums (not the block accumulators)."""
+    return [k for k in empty_totals(1, 1) if k not in BLOCK_KEYS]
+
+
+def win_shares(out_points, players):
+    """Per game and seat: the win share in 60ths."""
+    pts = out_points[:, :players]
+    best = pts.max(axis=1, keepdims=True)
+    won = pts == best
+    k = won.sum(axis=1, keepdims=True)
+    return np.where(won, WIN_UNIT // k, 0)
+
+
+def accumulate(t: dict, P: int, slot, out_int, out_points, out_ocean, pairs,
+               units: dict | None = None, last_round: int = 0):
+    """Add one batch of kernel output (one rotation of a chunk) to the totals ``t``.
+    ``units`` (paired conditions): a dict that collects this rotation's per-game vectors."""
+    from .engine.batch import (G_END, G_END_ROUND, G_FIRST_LEADER, G_MAX_TIER, G_ROUNDS,
+                               T_CHOICE, T_CHOOSER, T_D1_POINTS, T_D1_WIN, T_D2_POINTS,
+                               T_D2_WIN)
+
+    n = out_int.shape[0]
+    t["games"] += n
+    end = out_int[:, G_END]
+    over = end == K.END_OVERFISHED
+    t["completed"] += int((end == K.END_COMPLETED).sum())
+    t["overfished"] += int(over.sum())
+    rounds = out_int[:, G_ROUNDS]
+    end_round = out_int[:, G_END_ROUND]
+    d1c = over & (rounds == end_round)
+    t["overfished_d1c"] += int(d1c.sum())
+    t["overfished_round"] += np.bincount(end_round[over], minlength=R + 1)[:R + 1]
+    t["rounds_sum"] += [int(rounds.sum()), int((rounds * rounds).sum())]
+    for r in range(1, R):
+        reached = rounds >= r
+        t["reached"][r] += int(reached.sum())
+        t["ocean_hist"][r] += np.bincount(out_ocean[reached, r], minlength=K.MAX_CARDS + 1)
+        last = np.minimum(rounds, r)
+        ocean_end = out_ocean[np.arange(n), R + last]
+        empty = (ocean_end == 0) & (last >= 1)
+        t["empty_by"][r] += int(empty.sum())
+        t["empty_or_over_by"][r] += int((empty | (over & (end_round <= r))).sum())
+    t["tier_reached"] += np.bincount(out_int[:, G_MAX_TIER], minlength=6)[::-1].cumsum()[::-1][:6]
+    t["tier_reached"][0] = 0
+    ws = win_shares(out_points, P)
+    t["seat_win"][:P, 0] += ws.sum(axis=0)
+    t["seat_win"][:P, 1] += (ws * ws).sum(axis=0)
+    fl = ws[np.arange(n), out_int[:, G_FIRST_LEADER]]
+    t["first_leader_win"] += [int(fl.sum()), int((fl * fl).sum())]
+    pts = out_points[:, :P]
+    spread = pts.max(axis=1) - pts.min(axis=1)
+    t["spread"] += [int(spread.sum()), int((spread * spread).sum())]
+    S = t["strat_win"].shape[0]
+    # per game: each strategy's summed win share and points over its seats
+    gw = np.zeros((n, S), np.int64)
+    gp = np.zeros((n, S), np.int64)
+    for p in range(P):
+        gw[:, slot[p]] += ws[:, p]
+        gp[:, slot[p]] += pts[:, p]
+        t["strat_seats"][slot[p]] += n
+        t["score_hist"][slot[p]] += np.bincount(
+            np.minimum(np.maximum(pts[:, p], 0), MAX_POINTS - 1), minlength=MAX_POINTS)
+    t["_block_win"] = np.vstack([t["_block_win"], gw]) if t["_block_win"].size else gw
+    t["_block_points"] = np.vstack([t["_block_points"], gp]) if t["_block_points"].size else gp
+    if units is not None:
+        lr = min(last_round, R - 1)
+        ocean_last = np.where(rounds >= lr, out_ocean[:, lr], 0)
+        last = np.minimum(rounds, lr)
+        empty_last = ((out_ocean[np.arange(n), R + last] == 0) & (last >= 1)) \
+            | (over & (end_round <= lr))
+        for key, v in (("unit_overfished", over.astype(np.int64)),
+                       ("unit_empty", empty_last.astype(np.int64)),
+                       ("unit_ocean_last", ocean_last.astype(np.int64))):
+            units.setdefault(key, []).append(v)
+    if pairs is not None:
+        ch = pairs[:, :, T_CHOOSER] >= 0
+        slot = np.asarray(slot)
+        for r in range(1, R):
+            m = ch[:, r]
+            if not m.any():
+                continue
+            sign = np.where(pairs[m, r, T_CHOICE] == K.C_LIGHT, 1, -1)
+            who = slot[pairs[m, r, T_CHOOSER]]
+            t["trump_n"][r] += int(m.sum())
+            t["trump_light"][r] += int((sign > 0).sum())
+            t["strat_trump_n"][:, r] += np.bincount(who, minlength=S)
+            for key, skey, (a, b) in (("trump_points", "strat_trump_points",
+                                       (T_D1_POINTS, T_D2_POINTS)),
+                                      ("trump_win", "strat_trump_win", (T_D1_WIN, T_D2_WIN))):
+                d1 = pairs[m, r, a]
+                d2 = pairs[m, r, b]
+                g = sign * (d1 + d2)
+                prod = d1 * d2
+                row = t[key][r]
+                row[TRUMP_G_SUM] += int(g.sum())
+                row[TRUMP_G_SQ] += int((g * g).sum())
+                row[TRUMP_PROD_SUM] += int(prod.sum())
+                row[TRUMP_PROD_SQ] += int((prod * prod).sum())
+                t[skey][:, r, SUM] += np.bincount(who, weights=g, minlength=S).astype(np.int64)
+                t[skey][:, r, SQ] += np.bincount(who, weights=g * g,
+                                                 minlength=S).astype(np.int64)
+
+
+def add_blocks(t: dict, n_rot: int, n_units: int, units: dict | None = None):
+    """Fold the per-game strategy sums into per-unit sums and their squares. A unit is a
+    game, or with seat rotation a block: the same deal played in every rotation."""
+    gw, gp = t.pop("_block_win"), t.pop("_block_points")
+    if n_rot > 1:  # rows are [rotation][block]: sum the rotations of each block
+        gw = gw.reshape(n_rot, n_units, -1).sum(axis=0)
+        gp = gp.reshape(n_rot, n_units, -1).sum(axis=0)
+    t["strat_units"] += gw.shape[0]
+    t["strat_win"][:, SUM] += gw.sum(axis=0)
+    t["strat_win"][:, SQ] += (gw * gw).sum(axis=0)
+    t["strat_win_cross"] += gw.T @ gw
+    t["strat_points"][:, SUM] += gp.sum(axis=0)
+    t["strat_points"][:, SQ] += (gp * gp).sum(axis=0)
+    if units is not None:
+        for key, parts in list(units.items()):
+            v = np.concatenate(parts)
+            if n_rot > 1:
+                v = v.reshape(n_rot, n_units).sum(axis=0)
+            t[key] = v
+        t["unit_win"] = gw.copy()
+
+
+def merge(into: dict | None, t: dict) -> dict:
+    """``into`` + ``t`` (the summed keys; ``t``'s unit vectors are left out)."""
+    if into is None:
+        return {k: v.copy() for k, v in t.items() if not k.startswith(UNIT_PREFIX)}
+    for k, v in t.items():
+        if not k.startswith(UNIT_PREFIX):
+            into[k] += v
+    return into
+
+
+def split_units(t: dict) -> dict:
+    """The unit vectors of a chunk's totals (``{}`` for an unpaired condition)."""
+    return {k: v for k, v in t.items() if k.startswith(UNIT_PREFIX)}

@@ -1,0 +1,265 @@
+"""The friction points a designer hit (issue 13): seats in `play`, a condition's game, the
+first-run compile message, --open, ocean figures that agree with overfishing, survival,
+per-strategy trump value, plots that read right, the module structure, docs that match."""
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import matplotlib
+import numpy as np
+import pandas as pd
+import pytest
+from click.testing import CliRunner
+
+from fishing2sim import cli, runner
+from fishing2sim.api import play_games
+from fishing2sim.cli import main
+from fishing2sim.experiment import PRECISION_FIGURES, TOP_KEYS, load_experiment
+from fishing2sim.runner import run
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+def write(folder: Path, name: str, body: str) -> Path:
+    p = folder / f"{name}.yaml"
+    p.write_text(f"name: {name}\noutput: {folder / 'reports'}\n" + textwrap.dedent(body))
+    return p
+
+
+# ---- fishing2sim play ------------------------------------------------------------------------
+def test_play_shows_the_seats_in_text_and_json():
+    args = ["play", "--strategy", "greedy", "--strategy", "random", "--strategy", "counter",
+            "--strategy", "random"]
+    res = CliRunner().invoke(main, args)
+    assert res.exit_code == 0, res.output
+    assert res.output.splitlines()[1] == \
+        "Seats: seat 0 greedy, seat 1 random, seat 2 counter, seat 3 random"
+    res = CliRunner().invoke(main, args + ["--json"])
+    setup = json.loads(res.output.splitlines()[0])
+    assert setup["event"] == "setup"
+    assert setup["strategies"] == ["greedy", "random", "counter", "random"]
+
+
+def test_play_a_condition_of_an_experiment(tmp_path):
+    path = write(tmp_path, "cc", """
+        players: [4, 5]
+        games: 100
+        seed: 3
+        seats: [greedy, random, random, random]
+        sweep:
+          deck.remove:
+            - {value: [], label: standard deck, baseline: true}
+            - {value: [blue 26, yellow 26], label: without blue 26 and yellow 26}
+    """.replace("seats: [greedy, random, random, random]", "seats: greedy"))
+    exp = load_experiment(path)
+    res = CliRunner().invoke(main, ["play", "--experiment", str(path), "--condition", "3",
+                                    "--json", "--game", "2"])
+    assert res.exit_code == 0, res.output
+    events = [json.loads(x) for x in res.output.splitlines()]
+    setup = events[0]
+    assert setup["players"] == 5 and setup["seed"] == exp.conditions[3].seed
+    assert setup["strategies"] == ["greedy"] * 5 and setup["condition"] == 3
+    assert setup["condition_name"] == "5 players, without blue 26 and yellow 26"
+    ocean = [e for e in events if e["event"] == "ocean"]
+    assert len(ocean) == 57 - 0 or len(ocean) > 0
+    names = {e["card"] for e in events if "card" in e}
+    assert "blue 26" not in names and "yellow 26" not in names
+    # the same game as the runner's game 2 of that condition
+    df = play_games(3, 5, seed=exp.conditions[3].seed, strategies="greedy",
+                    deck=exp.conditions[3].deck)
+    end = [e for e in events if e["event"] == "game_end"][0]
+    assert end["points"] == [int(df[f"points_{p}"].iloc[2]) for p in range(5)]
+    text = CliRunner().invoke(main, ["play", "--experiment", str(path), "--condition", "1"])
+    assert "Condition 1: 4 players, without blue 26 and yellow 26" in text.output
+    # mistakes: one line, exit 2
+    for args, msg in ((["--condition", "9"], "the experiment has 4 conditions (0..3)"),
+                      (["--condition", "1", "--players", "3"], "leave them out"),
+                      ([], "--experiment FILE and --condition N go together")):
+        extra = ["--experiment", str(path)] if args else ["--experiment", str(path)]
+        res = CliRunner().invoke(main, ["play", *extra, *args])
+        assert res.exit_code == 2 and msg in res.output and "Traceback" not in res.output
+
+
+# ---- the first run ---------------------------------------------------------------------------
+def test_a_cold_cache_is_detected(tmp_path):
+    empty = tmp_path / "cache"
+    empty.mkdir()
+    assert runner.cold_cache([empty])
+    (empty / "sub").mkdir()
+    (empty / "sub" / "batch.play_batch-93.py311.nbi").write_bytes(b"")
+    assert not runner.cold_cache([empty])
+    assert not runner.cold_cache()  # this checkout's engine has been compiled by now
+
+
+def test_the_first_run_says_it_compiles(tmp_path, monkeypatch, capsys):
+    path = write(tmp_path, "c", "games: 200\nanalyses: [overfishing]\n")
+    monkeypatch.setattr(runner, "cold_cache", lambda places=None: True)
+    run(path, workers=1, progress=True)
+    assert "compiling the engine (first run only, ~30 s)" in capsys.readouterr().err
+    monkeypatch.setattr(runner, "cold_cache", lambda places=None: False)
+    run(path, workers=1, progress=True)
+    assert "compiling" not in capsys.readouterr().err
+
+
+def test_run_open_opens_the_page(tmp_path, monkeypatch):
+    opened = []
+    monkeypatch.setattr(cli, "_open_page", lambda page: opened.append(page))
+    path = write(tmp_path, "o", "games: 200\nanalyses: [overfishing]\n")
+    res = CliRunner().invoke(main, ["run", str(path), "--workers", "1", "--no-progress",
+                                    "--open"])
+    assert res.exit_code == 0, res.output
+    assert opened == [tmp_path / "reports" / "o" / "report.html"]
+    assert opened[0].is_file()
+
+
+# ---- figures that agree ----------------------------------------------------------------------
+@pytest.fixture(scope="module")
+def mixed(tmp_path_factory):
+    root = tmp_path_factory.mktemp("mixed")
+    path = write(root, "mixed", """
+        players: 5
+        games: 600
+        chunk: 300
+        seed: 23
+        seats: [greedy, random, greedy, random, random]
+        analyses: [depletion, overfishing, trump_value, strategies]
+        trump_value: {max_round: 4}
+    """)
+    res = run(path, workers=1, progress=False)
+    return load_experiment(path), res, root / "reports" / "mixed"
+
+
+def test_ocean_over_all_games_and_survival_match_play_games(mixed):
+    exp, res, out = mixed
+    g = play_games(600, 5, seed=exp.conditions[0].seed,
+                   strategies=["greedy", "random", "greedy", "random", "random"])
+    dep = pd.read_csv(out / "depletion.csv")
+
+    def est(metric, r):
+        return dep[(dep.metric == metric) & (dep["round"] == r)].iloc[0]
+
+    over = (g.end_reason == "overfished").to_numpy()
+    for r in (6, 7, 8):
+        assert est("ocean_after_draws_mean_all", r).estimate == pytest.approx(
+            g[f"ocean_r{r}"].fillna(0).mean(), rel=1e-8)
+        assert est("ocean_after_draws_mean", r).estimate == pytest.approx(
+            g[f"ocean_r{r}"].mean(), rel=1e-8)
+        assert est("round_reached_share", r).estimate == pytest.approx(
+            (g.rounds_played >= r).mean(), rel=1e-8)
+        end = np.array([g[f"ocean_end_r{min(int(p), r)}"].iloc[i]
+                        for i, p in enumerate(g.rounds_played)])
+        both = (end == 0) | (over & (g.end_round <= r).to_numpy())
+        assert est("ocean_empty_or_overfished_share", r).estimate == pytest.approx(
+            both.mean(), rel=1e-8)
+    # over all games, every overfished game counts as empty by the end
+    assert est("ocean_empty_or_overfished_share", 8).estimate >= over.mean()
+    md = (out / "summary.md").read_text()
+    assert "a game that ended by overfishing counts as an empty ocean" in md
+    assert "still running (survival)" in md
+
+
+def test_per_strategy_trump_value_adds_up(mixed):
+    exp, res, out = mixed
+    tv = pd.read_csv(out / "trump_value.csv")
+    ts = pd.read_csv(out / "trump_by_strategy.csv")
+    pooled = tv[tv["round"].isna() & (tv.metric == "policy_gain_points")].iloc[0]
+    mine = ts[ts["round"].isna() & (ts.metric == "policy_gain_points")]
+    assert sorted(mine.strategy) == ["greedy", "random"]
+    assert mine.n.sum() == pooled.n
+    assert (mine.estimate * mine.n).sum() / mine.n.sum() == pytest.approx(pooled.estimate,
+                                                                         rel=1e-8)
+    for r in range(2, 5):
+        per = ts[(ts["round"] == r) & (ts.metric == "policy_gain_points")]
+        whole = tv[(tv["round"] == r) & (tv.metric == "policy_gain_points")].iloc[0]
+        assert per.n.sum() == whole.n
+    # the CSV names halves: stakes_half_points is half of stakes_points, row by row
+    full = tv[tv.metric == "stakes_points"].set_index("round", drop=False)
+    half = tv[tv.metric == "stakes_half_points"].set_index("round", drop=False)
+    assert np.allclose(half.estimate.to_numpy(), full.estimate.to_numpy() / 2)
+    md = (out / "summary.md").read_text()
+    assert "### Each strategy's own trump choices" in md
+    assert "![Trump-choice value per strategy](trump_by_strategy.png)" in md
+
+
+# ---- plots that read right --------------------------------------------------------------------
+def test_category_plots_have_a_panel_per_player_count_and_no_lines(tmp_path, monkeypatch):
+    from fishing2sim import report
+
+    figs = {}
+
+    def keep(fig, path):
+        figs[path.name] = fig
+        path.write_bytes(b"png")
+
+    monkeypatch.setattr(report, "_save_figure", keep)
+    monkeypatch.setattr(matplotlib.pyplot, "close", lambda fig=None: None)
+    path = write(tmp_path, "p", """
+        players: [3, 4]
+        games: 300
+        seed: 5
+        seats: [greedy, random, random, random]
+        sweep:
+          deck.remove_from_tier.5:
+            - {value: 0, label: standard deck, baseline: true}
+            - {value: 3, label: three fewer tier-5 cards}
+        analyses: [overfishing, strategies]
+    """.replace("seats: [greedy, random, random, random]", "seats: greedy"))
+    run(path, workers=1, progress=False)
+    ovf = figs["overfishing.png"]
+    axes = ovf.get_axes()
+    assert [a.get_title() for a in axes] == ["3 players", "4 players"]
+    for a in axes:
+        assert a.get_lines() == [] or all(len(l.get_xdata()) <= 2 for l in a.get_lines())
+        labels = [t.get_text() for t in a.get_xticklabels()]
+        assert labels == ["standard deck", "three fewer\ntier-5 cards"]
+        top = a.get_ylim()[1]
+        assert top < 100  # scaled to the data, not 0-100%
+    ws = figs["win_shares.png"]
+    assert all([t.get_text() for t in a.get_xticklabels()] for a in ws.get_axes())
+    for f in figs.values():  # titles fit: no line longer than the figure allows
+        for a in f.get_axes():
+            for line in a.get_title().splitlines():
+                assert len(line) <= 90
+
+
+# ---- structure and docs -----------------------------------------------------------------------
+def test_no_import_cycle_between_runner_analysis_and_dask_backend():
+    code = ("import sys, fishing2sim.analysis, fishing2sim.contrasts, fishing2sim.totals; "
+            "import fishing2sim.dask_backend; "
+            "print('fishing2sim.runner' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True)
+    assert out.stdout.strip() == "False"
+    src = (REPO / "fishing2sim" / "analysis.py").read_text()
+    assert not re.search(r"\[\s*\d\s*\+\s*\d\s*\*\s*j", src)
+    assert not (REPO / "fishing2sim" / "report.py").exists()
+    lengths = [len(p.read_text().splitlines()) for p in (REPO / "fishing2sim" / "report").glob("*.py")]
+    assert max(lengths) < 420
+
+
+def test_docs_match_the_code():
+    doc = (REPO / "docs" / "experiments.md").read_text()
+    for key in TOP_KEYS:
+        assert f"`{key}`" in doc, key
+    for fig in PRECISION_FIGURES:
+        assert f"`{fig}`" in doc, fig
+    assert "used by a later version" not in doc  # the scheduler key is used
+    trump = load_experiment(REPO / "experiments" / "trump.yaml")
+    seats = sorted({c.lineup[0] for c in trump.conditions})
+    row = next(line for line in doc.splitlines() if line.startswith("| `trump.yaml`"))
+    for s in seats:
+        assert s in row
+    rules = (REPO / "docs" / "rules.md").read_text()
+    for section in ("## A. Fishing 2", "## B. Fishing", "## C. Decisions", "## E. Figures"):
+        assert section in rules
+    for p in [*(REPO / "docs").glob("*.md"), REPO / "README.md",
+              *(REPO / "experiments").glob("*.yaml")]:
+        text = p.read_text()
+        assert "../shared" not in text and "RULES.md" not in text, p
+    events = (REPO / "docs" / "events.md").read_text()
+    assert "`strategies`" in events and "`condition`" in events
