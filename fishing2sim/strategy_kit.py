@@ -1,7 +1,7 @@
 """What a strategy file imports: the decision decorator and helpers to read an observation.
 
 A strategy is one Python file with ``NAME`` and one function per decision it makes
-(RULES.md C), each decorated with ``@decision`` so it takes ``(obs, params, rng)`` and
+(docs/rules.md C), each decorated with ``@decision`` so it takes ``(obs, params, rng)`` and
 returns one of the options:
 
     play              which card to play (options: the legal cards)

@@ -5,7 +5,7 @@ As python-chess keeps perft counts, ``tests/data/golden_<ruleset>.csv`` holds, f
 seed and the game's index, as the runner derives it) of each ruleset x 3/4/5 players x a few
 lineups, one row per game: the points, the end reason, the round the game ended in, the
 rounds started, the card plays, the tricks and a 64-bit hash of the game's whole event log.
-``tests/data/golden_trump.csv`` holds the trump-choice replays (RULES.md E) of 4-player
+``tests/data/golden_trump.csv`` holds the trump-choice replays (docs/rules.md E) of 4-player
 Fishing 2 games: the chooser, the choice and the four branch differences of every analysed
 choice, hashed per game.
 

@@ -11,7 +11,7 @@ a shade is given as "shade:light" / "shade:dark", a suit named by determine-colo
 
 The original Fishing: ``Table(ruleset="fishing", ...)`` uses the fishing deck (green is
 always trump, ``trump`` is ignored); ``lowest_wins=True`` and ``named=("red", 2)`` (the suit
-and the seat that named it) set the next-trick effects of RULES.md B4 for the first trick.
+and the seat that named it) set the next-trick effects of docs/rules.md B4 for the first trick.
 """
 from __future__ import annotations
 

@@ -298,7 +298,7 @@ def test_mutation_winners():
 
 
 # ---------------------------------------------------------------------------------------
-# The original Fishing (RULES.md B).
+# The original Fishing (docs/rules.md B).
 
 
 @functools.lru_cache(maxsize=None)

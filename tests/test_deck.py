@@ -1,4 +1,4 @@
-"""Deck files against RULES.md A1, A2, A3, B1, D1, D2, and the loader's validation messages."""
+"""Deck files against docs/rules.md A1, A2, A3, B1, D1, D2, and the loader's validation messages."""
 
 from collections import Counter
 from pathlib import Path

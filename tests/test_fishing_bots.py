@@ -1,4 +1,4 @@
-"""The bots in strategies/ in the original Fishing (RULES.md B, C).
+"""The bots in strategies/ in the original Fishing (docs/rules.md B, C).
 
 Every bot plays the original Fishing without error (invariants checked after every trick),
 beats the reference random strategy there too, and makes sensible Fishing decisions: the
@@ -216,7 +216,7 @@ SPY = str(Path(__file__).parent / "bots" / "spy.py")
 
 
 def test_no_hidden_card_in_the_buffer_a_fishing_strategy_receives():
-    # RULES.md C in the original Fishing: other hands never show, not even past the counts
+    # docs/rules.md C in the original Fishing: other hands never show, not even past the counts
     # (pass-1-left asks every seat in turn for a hand card)
     play_games(300, 4, seed=9, ruleset="fishing",
                strategies=[SPY, "greedy", "counter", "random"])

@@ -1,4 +1,4 @@
-"""RULES.md C: the reference random strategy picks uniformly among the options."""
+"""docs/rules.md C: the reference random strategy picks uniformly among the options."""
 import math
 
 import numpy as np

@@ -1,10 +1,10 @@
-"""RULES.md part B (the original Fishing / Fischen), one scripted table per rule and ruling.
+"""docs/rules.md part B (the original Fishing / Fischen), one scripted table per rule and ruling.
 
 Every test sets a table up by hand (tests/scenario.py, ``ruleset="fishing"``), lets the seats
 play by preference lists and asserts exact outcomes: who played what, which card catches,
 who caught which cards, points, leader, hands and the next trick's effects.
 
-Project rulings beyond RULES.md B (docs/rules.md, "Fishing"), tested here as well:
+Project rulings beyond docs/rules.md B (docs/rules.md, "Fishing"), tested here as well:
   (F1) the effects of a trick's cards resolve in the order the cards were played, the
        next-trick effects (play-first, determine-colour, lowest-wins) at their turn too;
   (F2) a card's effect resolves even if an earlier effect moved the card (a zero caught by an

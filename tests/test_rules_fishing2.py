@@ -1,10 +1,10 @@
-"""RULES.md part A (Fishing 2), one scripted table per rule and ruling.
+"""docs/rules.md part A (Fishing 2), one scripted table per rule and ruling.
 
 Every test sets a table up by hand (tests/scenario.py), lets the seats play by preference
 lists and asserts exact outcomes: who played what, the highest and weakest card, who caught
 which cards, points, trump, leader, hands, boats and the ocean.
 
-Project rulings beyond RULES.md that are tested here as well:
+Project rulings beyond docs/rules.md that are tested here as well:
   (1) determine-trump is forfeited when the hands are empty at the moment the buoy resolves
       (a draw-1-card resolved earlier in the same trick counts, a later one does not);
   (2) exchange-1-card with no other card left in the trick does nothing;
@@ -421,7 +421,7 @@ def test_equal_shed_values_earlier_is_weaker(first, second):
 
 
 def test_weakest_falls_back_to_lowest_of_led_suit_including_lead():
-    # RULES.md A7: red 5 led, blowfish 22, dark 3 and dark 8 (dark is trump)
+    # docs/rules.md A7: red 5 led, blowfish 22, dark 3 and dark 8 (dark is trump)
     t = Table(trump="dark", hands={0: ["red 5"], 1: ["blowfish 22"], 2: ["dark green 3"],
                                     3: ["dark green 8"]})
     ev = t.play_trick()

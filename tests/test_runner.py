@@ -150,7 +150,7 @@ def _pooled_gain(pairs, z=2.5758):
 
 
 def test_random_policy_gain_is_zero_and_holding_more_gains():
-    # RULES.md E: the random strategy's policy gain is 0 in expectation: its CI covers 0;
+    # docs/rules.md E: the random strategy's policy gain is 0 in expectation: its CI covers 0;
     # greedy chooses the shade it holds more of and gains (CI clear of 0)
     _, pairs, _ = _trump_run("random", 3000, 21)
     mean, half, n = _pooled_gain(pairs)

@@ -1,4 +1,4 @@
-"""The bots in strategies/, the plugin contract and the information boundary (RULES.md C).
+"""The bots in strategies/, the plugin contract and the information boundary (docs/rules.md C).
 
 Every heuristic bot must load, play seeded games without error and beat the reference random
 strategy: its seat's win share, over the same deals played once from every seat (seat
@@ -314,7 +314,7 @@ def test_unknown_strategy_name_lists_the_known_ones():
         load_strategy("/nonexistent/dir/missing_bot.py")
 
 
-# ---- the information boundary (RULES.md C) -----------------------------------------
+# ---- the information boundary (docs/rules.md C) -----------------------------------------
 
 def _mid_round_state(seed: int):
     """A 4-player state in round 3 or later, a few tricks in, with a trick half played."""

@@ -1,4 +1,4 @@
-"""The numba kernels: game state, rules (RULES.md A), batches of games.
+"""The numba kernels: game state, rules (docs/rules.md A), batches of games.
 
 numba's on-disk cache (cache=True) keys each kernel on its own source file only, while the
 kernels freeze the state layout and codes of state.py / constants.py as constants. So that

@@ -2,7 +2,7 @@
 
 ``play_batch`` plays plain games. ``trump_batch`` plays the same games and, at every trump
 choice (A10.3) up to ``max_round``, finishes the game from copies of the state once with
-each shade, twice (RULES.md E): pair 1 on the game's own streams after the choice was
+each shade, twice (docs/rules.md E): pair 1 on the game's own streams after the choice was
 made (common random numbers for both shades), pair 2 on fresh streams. The main game then
 goes on with the strategy's own choice, so both kernels give the same per-game results.
 """
@@ -209,7 +209,7 @@ def trump_batch(deck, players, ruleset, hand_sizes, n_rounds, first_leader, seed
                 strats, params, check, observe_mask, work, max_round, out_int, out_points,
                 out_ocean, out_trump, out_round_points, out_pairs, log_game, ev_main, ev_a,
                 ev_b, ev_n):
-    """As play_batch, plus the trump-choice pairs of RULES.md E in out_pairs[g, round, T_*].
+    """As play_batch, plus the trump-choice pairs of docs/rules.md E in out_pairs[g, round, T_*].
 
     The game with index ``log_game`` (relative to start; -1: none) is logged into ev_main,
     and the two branches of pair 1 at its first analysed choice into ev_a (light) and ev_b

@@ -1,13 +1,13 @@
 """Integer codes shared by the deck table, the kernels, the event log and the strategies.
 
-A card is a small int: its row in the deck table (RULES.md A1 / B1). Its properties live in
+A card is a small int: its row in the deck table (docs/rules.md A1 / B1). Its properties live in
 parallel columns of the deck array ``deck[card, F_*]`` built once from the deck CSV.
 These codes are the vocabulary of the whole package; nothing else hard-codes a number.
 """
 
 # ---- rulesets ------------------------------------------------------------------------
-RS_FISHING2 = 0  # RULES.md A
-RS_FISHING = 1  # RULES.md B
+RS_FISHING2 = 0  # docs/rules.md A
+RS_FISHING = 1  # docs/rules.md B
 RULESETS = {"fishing2": RS_FISHING2, "fishing": RS_FISHING}
 
 # ---- deck columns (deck is an int64 array [n_cards, N_FIELDS]) -------------------------
@@ -80,7 +80,7 @@ EFFECTS = {
     "lowest-wins": E_LOWEST_WINS,
 }
 
-# ---- decisions a strategy makes (RULES.md C) -----------------------------------------
+# ---- decisions a strategy makes (docs/rules.md C) -----------------------------------------
 # Options are action ids of one space (below: OPT_*), so no option of one kind can be taken
 # for another: a card is its id, a face-down trick card OPT_FACE_DOWN + its trick position,
 # a shade OPT_SHADE + its C_* code, a suit OPT_SUIT + its C_* colour code.
@@ -118,7 +118,7 @@ MAX_HAND = 40
 MAX_TRICK = 12  # played cards plus face-down exchanged cards
 MAX_ROUNDS = 12  # the deck file may ask for fewer or more than 8 rounds, up to this
 
-# ---- the observation a strategy receives (RULES.md C) --------------------------------
+# ---- the observation a strategy receives (docs/rules.md C) --------------------------------
 # One int64 array, rebuilt by the engine before every decision. It holds exactly what the
 # deciding seat may know: its own hand, the current trick (a face-down card shows as
 # FACE_DOWN), the cards played so far this round (face up when played), the active trump,
@@ -201,7 +201,7 @@ EV_ROUND_SCORE = 18
 EV_BOAT = 19
 EV_OVERFISHED = 20
 EV_GAME_END = 21
-# Fishing (RULES.md B3, B4)
+# Fishing (docs/rules.md B3, B4)
 EV_ZERO_CATCH = 22
 EV_CATCH_ALL_OTHERS = 23
 EV_PASS_1_LEFT = 24

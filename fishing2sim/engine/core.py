@@ -1,9 +1,9 @@
-"""The rules as numba kernels: Fishing 2 (RULES.md part A) and the original Fishing (part B);
-decisions per part C.
+"""The rules as numba kernels: Fishing 2 (docs/rules.md part A) and the original Fishing
+(part B); decisions per part C.
 
-Where the rules come from: ../shared/RULES.md restates the rulebook and settles its open
-points; docs/rules.md lists the rulings this project adds. Each branch below carries the
-rule it encodes as a short comment ("A5: ...", "B3: ...").
+Where the rules come from: docs/rules.md restates the rulebooks, settles their open points
+and lists the readings this project adds. Each branch below carries the rule it encodes as
+a short comment ("A5: ...", "B3: ...").
 
 The two rulesets share the state layout, the deal, the rounds (A10: draws, leader, scoring)
 and the trick's play (A5: legal cards, led suit). Where they differ, the kernels read the
@@ -298,7 +298,7 @@ def setup_game(st, rng, ev, deck, players, ruleset, hand_sizes, n_rounds, first_
 
 
 # ------------------------------------------------------------------------------------
-# asking a strategy (RULES.md C)
+# asking a strategy (docs/rules.md C)
 
 
 @njit(void(ST, ST, i64, i64, i64, i64), cache=True, _nrt=False)
@@ -329,7 +329,7 @@ def fill_obs(st, obs, seat, kind, n_opt, subject):
     base = A_HAND + seat * MAX_HAND
     for i in range(n):
         obs[O_HAND + i] = st[base + i]
-    # RULES.md C: nothing of an earlier decision may stay past the counts. Cleared to -1 up
+    # docs/rules.md C: nothing of an earlier decision may stay past the counts. Cleared to -1 up
     # to the first slot that already is -1 (everything past it was cleared before and never
     # written since; ask clears the hand and options after every decision).
     i = n
@@ -779,7 +779,7 @@ def finish_trick(st, rng, ev, obs, strats, params):
 
 
 # ------------------------------------------------------------------------------------
-# the original Fishing's end of a trick (RULES.md B3, B4)
+# the original Fishing's end of a trick (docs/rules.md B3, B4)
 
 
 @njit(cache=True, _nrt=False)

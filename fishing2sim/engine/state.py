@@ -54,7 +54,7 @@ S_ASK_SEAT = _field("ask_seat")
 S_ASK_KIND = _field("ask_kind")
 S_N_OPTIONS = _field("n_options")  # the options of the current decision, at A_OPTIONS
 S_OBSERVE_MASK = _field("observe_mask")  # bit p: seat p's strategy reads the observation
-# Fishing (RULES.md B4): the current trick's next-trick effects, set at the end of the
+# Fishing (docs/rules.md B4): the current trick's next-trick effects, set at the end of the
 # previous trick (play-first sets S_LEADER directly)
 S_LOWEST_WINS = _field("lowest_wins")  # 1: the lowest card wins this trick
 S_NAMED_SUIT = _field("named_suit")  # determine-colour's suit (green: SUIT_TRUMP), or SUIT_NONE

@@ -1,6 +1,6 @@
 """spy: a test bot that answers with an illegal choice (7000 + offset) if a card it cannot
 know shows anywhere in the hand or options sections of its observation, also past the counts
-(RULES.md C); otherwise a uniform choice. It plays, and in the original Fishing also makes
+(docs/rules.md C); otherwise a uniform choice. It plays, and in the original Fishing also makes
 the zero's catch, pass-1-left (which asks every seat in turn for a hand card) and
 determine-colour."""
 from fishing2sim.engine.constants import D_DETERMINE_COLOUR, MAX_HAND, O_KIND, O_N_CARDS

@@ -1,0 +1,121 @@
+"""Where the engine's time goes: a sampling profile of the compiled kernels, per function.
+
+    python benchmarks/profile_kernels.py                         # 4 x random, Fishing 2
+    python benchmarks/profile_kernels.py --lineup greedy,greedy,greedy,greedy --games 30000
+    python benchmarks/profile_kernels.py --ruleset fishing --top 30
+
+Needs Linux `perf` (Debian: linux-perf). perf cannot name numba's compiled code by itself:
+the games run in a child process that compiles the kernels afresh (an empty numba cache in
+a temporary folder, so the compiled modules are in memory), writes the address of every
+compiled function, and plays the games under `perf record`; the samples are then assigned
+to functions by address. Functions that LLVM inlined are counted in their caller.
+Shares are of the samples inside compiled code (the Python around a batch is not counted).
+"""
+from __future__ import annotations
+
+import argparse
+import bisect
+import collections
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+CHILD = r"""
+import gc, json, sys, time
+from fishing2sim.api import run_games
+lineup, games, ruleset, map_path = json.loads(sys.argv[1])
+run_games(20, len(lineup), seed=0, strategies=lineup, ruleset=ruleset)
+from numba.core.registry import CPUDispatcher
+addrs = {}
+for obj in gc.get_objects():
+    if isinstance(obj, CPUDispatcher):
+        for cres in obj.overloads.values():
+            lib = cres.library
+            for f in lib._final_module.functions:
+                if f.is_declaration:
+                    continue
+                try:
+                    a = lib.get_pointer_to_function(f.name)
+                except Exception:
+                    continue
+                if a:
+                    addrs[a] = f.name
+with open(map_path, "w") as fh:
+    for a, name in sorted(addrs.items()):
+        fh.write(f"{a:x} {name}\n")
+t = time.perf_counter()
+run_games(games, len(lineup), seed=1, strategies=lineup, ruleset=ruleset)
+print(games / (time.perf_counter() - t))
+"""
+
+
+def readable(symbol: str) -> str:
+    """fishing2sim.engine.core.play_trick from a mangled numba symbol."""
+    m = re.match(r"(?:cfunc\.)?_ZN((?:\d+[A-Za-z_][A-Za-z0-9_]*)+?)B\d", symbol)
+    if not m:
+        return symbol[:60]
+    parts = re.findall(r"(\d+)([A-Za-z_][A-Za-z0-9_]*)", m.group(1))
+    out, rest = [], m.group(1)
+    while rest:
+        n = re.match(r"\d+", rest)
+        if not n:
+            break
+        k = int(n.group())
+        start = len(n.group())
+        out.append(rest[start:start + k])
+        rest = rest[start + k:]
+    name = ".".join(out) if out else ".".join(p[1] for p in parts)
+    return ("cfunc " if symbol.startswith("cfunc.") else "") + name
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--lineup", default="random,random,random,random")
+    ap.add_argument("--games", type=int, default=40000)
+    ap.add_argument("--ruleset", default="fishing2")
+    ap.add_argument("--frequency", type=int, default=4000)
+    ap.add_argument("--top", type=int, default=20)
+    args = ap.parse_args(argv)
+    lineup = args.lineup.split(",")
+    import json
+
+    with tempfile.TemporaryDirectory() as tmp:
+        map_path = os.path.join(tmp, "functions.map")
+        data = os.path.join(tmp, "perf.data")
+        env = dict(os.environ, NUMBA_CACHE_DIR=os.path.join(tmp, "numba"))
+        run = subprocess.run(
+            ["perf", "record", "-q", "-F", str(args.frequency), "-o", data, sys.executable,
+             "-c", CHILD, json.dumps([lineup, args.games, args.ruleset, map_path])],
+            env=env, capture_output=True, text=True)
+        if run.returncode != 0:
+            sys.exit(f"perf record failed: {run.stderr.strip()[-800:]}")
+        rate = float(run.stdout.strip().splitlines()[-1])
+        rows = []
+        with open(map_path) as fh:
+            for line in fh:
+                a, name = line.split(None, 1)
+                rows.append((int(a, 16), name.strip()))
+        starts = [a for a, _ in rows]
+        ips = subprocess.run(["perf", "script", "-i", data, "-F", "ip"], capture_output=True,
+                             text=True).stdout.split()
+    counts = collections.Counter()
+    total = 0
+    for x in ips:
+        a = int(x, 16)
+        i = bisect.bisect_right(starts, a) - 1
+        # a sample belongs to the nearest function below it, if that is within 1 MiB
+        if i >= 0 and a - starts[i] < (1 << 20):
+            counts[readable(rows[i][1])] += 1
+            total += 1
+    print(f"{','.join(lineup)}, {args.ruleset}: {rate:,.0f} games/s under perf; "
+          f"{total} samples in compiled code\n")
+    print("| function | share |")
+    print("|---|---:|")
+    for name, k in counts.most_common(args.top):
+        print(f"| {name} | {100 * k / max(total, 1):.1f} % |")
+
+
+if __name__ == "__main__":
+    main()
