@@ -17,7 +17,6 @@ import argparse
 import bisect
 import collections
 import os
-import re
 import subprocess
 import sys
 import tempfile
@@ -52,22 +51,22 @@ print(games / (time.perf_counter() - t))
 
 
 def readable(symbol: str) -> str:
-    """fishing2sim.engine.core.play_trick from a mangled numba symbol."""
-    m = re.match(r"(?:cfunc\.)?_ZN((?:\d+[A-Za-z_][A-Za-z0-9_]*)+?)B\d", symbol)
-    if not m:
+    """fishing2sim.engine.core.play_trick from a mangled numba symbol (_ZN, then
+    length-prefixed names up to numba's B<n> suffix)."""
+    cfunc = symbol.startswith("cfunc.")
+    rest = symbol[len("cfunc."):] if cfunc else symbol
+    if not rest.startswith("_ZN"):
         return symbol[:60]
-    parts = re.findall(r"(\d+)([A-Za-z_][A-Za-z0-9_]*)", m.group(1))
-    out, rest = [], m.group(1)
-    while rest:
-        n = re.match(r"\d+", rest)
-        if not n:
-            break
-        k = int(n.group())
-        start = len(n.group())
-        out.append(rest[start:start + k])
-        rest = rest[start + k:]
-    name = ".".join(out) if out else ".".join(p[1] for p in parts)
-    return ("cfunc " if symbol.startswith("cfunc.") else "") + name
+    rest = rest[3:]
+    parts = []
+    while rest and rest[0].isdigit():
+        k = 0
+        while k < len(rest) and rest[k].isdigit():
+            k += 1
+        size = int(rest[:k])
+        parts.append(rest[k:k + size])
+        rest = rest[k + size:]
+    return ("cfunc " if cfunc else "") + ".".join(parts)
 
 
 def main(argv=None):
@@ -85,10 +84,14 @@ def main(argv=None):
         map_path = os.path.join(tmp, "functions.map")
         data = os.path.join(tmp, "perf.data")
         env = dict(os.environ, NUMBA_CACHE_DIR=os.path.join(tmp, "numba"))
+        child = os.path.join(tmp, "child.py")
+        with open(child, "w") as fh:
+            fh.write(CHILD)
         run = subprocess.run(
-            ["perf", "record", "-q", "-F", str(args.frequency), "-o", data, sys.executable,
-             "-c", CHILD, json.dumps([lineup, args.games, args.ruleset, map_path])],
-            env=env, capture_output=True, text=True)
+            ["perf", "record", "-q", "-F", str(args.frequency), "-o", data, "--", sys.executable,
+             child, json.dumps([lineup, args.games, args.ruleset, map_path])],
+            env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL,
+            text=True)
         if run.returncode != 0:
             sys.exit(f"perf record failed: {run.stderr.strip()[-800:]}")
         rate = float(run.stdout.strip().splitlines()[-1])
