@@ -412,7 +412,7 @@ def run(experiment, workers: int | None = None, resume: bool = False, progress: 
         in_process = workers == 1
     total_chunks = n_chunks(exp)
     if progress and cold_cache():
-        print("compiling the engine (first run only, ~30 s)", file=sys.stderr, flush=True)
+        print("compiling the engine (first run only, under a minute)", file=sys.stderr, flush=True)
     total_games = sum(c.games for c in exp.conditions)
     lock = OutputLock(exp)
     with _StopSignals(ignore_after_stop):
