@@ -200,6 +200,15 @@ def _debug_mode() -> bool:
     return bool(config.DISABLE_JIT)
 
 
+def new_outputs(n: int) -> tuple:
+    """The per-game output arrays of play_batch / trump_batch for n games: (int, points,
+    ocean, trump, round_points)."""
+    R = K.MAX_ROUNDS + 1
+    return (np.zeros((n, N_G), np.int64), np.zeros((n, K.MAX_PLAYERS), np.int64),
+            np.zeros((n, 2 * R), np.int64), np.zeros((n, 2 * R), np.int64),
+            np.zeros((n, R, K.MAX_PLAYERS), np.int64))
+
+
 def new_work() -> np.ndarray:
     """The state rows a batch kernel plays in (row 0: the game, row 1: trump branches)."""
     return np.zeros((2, STATE_SIZE), np.int64)
@@ -386,12 +395,7 @@ def run_games(n, players=4, seed=0, ruleset="fishing2", strategies=None, params=
     deck = resolve_deck(ruleset, deck)
     first_leader = check_first_leader(first_leader, players)
     funcs, ptable, strats = build_lineup(strategies, players, params, strict)
-    R = K.MAX_ROUNDS + 1
-    out_int = np.zeros((n, N_G), np.int64)
-    out_points = np.zeros((n, K.MAX_PLAYERS), np.int64)
-    out_ocean = np.zeros((n, 2 * R), np.int64)
-    out_trump = np.zeros((n, 2 * R), np.int64)
-    out_round_points = np.zeros((n, R, K.MAX_PLAYERS), np.int64)
+    out_int, out_points, out_ocean, out_trump, out_round_points = new_outputs(n)
     work = new_work()
     done = call_kernel(play_batch, (
         np.ascontiguousarray(deck.arrays), players, K.RULESETS[ruleset],

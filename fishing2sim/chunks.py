@@ -129,8 +129,8 @@ def _prepare(exp, cond):
 def run_chunk(exp, task: Task) -> dict:
     """Play one chunk and reduce it to totals (a dict of int64 arrays; with the per-unit
     vectors of fishing2sim.totals for a condition that shares its deals)."""
-    from .api import call_kernel, kernel_failure, new_work
-    from .engine.batch import N_G, N_T, G_ERR_CODE, play_batch, trump_batch
+    from .api import call_kernel, kernel_failure, new_outputs, new_work
+    from .engine.batch import N_T, G_ERR_CODE, play_batch, trump_batch
 
     cond = exp.conditions[task.condition]
     lineups, names, arrays, hands = _prepare(exp, cond)
@@ -140,11 +140,7 @@ def run_chunk(exp, task: Task) -> dict:
     totals = empty_totals(P, len(names))
     units = {} if getattr(cond, "paired", False) else None
     for funcs, table, mask, slot, strats in lineups:
-        out_int = np.zeros((n, N_G), np.int64)
-        out_points = np.zeros((n, K.MAX_PLAYERS), np.int64)
-        out_ocean = np.zeros((n, 2 * R), np.int64)
-        out_trump = np.zeros((n, 2 * R), np.int64)
-        out_round_points = np.zeros((n, R, K.MAX_PLAYERS), np.int64)
+        out_int, out_points, out_ocean, out_trump, out_round_points = new_outputs(n)
         work = new_work()
         args = (arrays, P, K.RULESETS[cond.deck.ruleset], hands, cond.deck.n_rounds,
                 cond.first_leader, np.uint64(cond.seed), task.start, n, funcs, table, 0, mask,

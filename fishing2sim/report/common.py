@@ -368,3 +368,11 @@ def package_version() -> str:
     from .. import __version__
 
     return __version__
+
+
+def pp_width_note(doc, shown: list, what: str) -> None:
+    """The widest 95% CI of the shares in ``shown`` (tables of a section), in percentage
+    points: "95% CIs of <what> are at most ... wide." (nothing without a CI)."""
+    hw = max_hw(pd.concat(shown), 100) if shown else float("nan")
+    if hw == hw:
+        doc.p(f"95% CIs of {what} are at most {hw_text(hw, ' percentage points')} wide.")

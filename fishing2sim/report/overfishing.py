@@ -7,7 +7,7 @@ import numpy as np
 import pandas as pd
 from matplotlib.ticker import MaxNLocator
 
-from .common import (TITLES, Context, ci, colour, finish, hw_text, int_, max_hw, panel_title,
+from .common import (TITLES, Context, ci, colour, finish, int_, panel_title, pp_width_note,
                      rows_of, scale_to, sentence, wrap, yerr)
 
 
@@ -90,10 +90,7 @@ def section(ctx: Context, df: pd.DataFrame, plot_file: str | None, doc) -> None:
           "rule of docs/rules.md), how many of them at a draw-1-card buoy, and in which round.")
     for p in paras:
         doc.p(p)
-    hw = max_hw(pd.concat(shown), 100) if shown else float("nan")
-    if hw == hw:
-        doc.p(f"95% CIs of the overfished share are at most {hw_text(hw, ' percentage points')}"
-              " wide.")
+    pp_width_note(doc, shown, "the overfished share")
     doc.img("Overfishing", plot_file)
     doc.table(head, rows)
     if not ctx.sweep and ctx.indices:

@@ -7,7 +7,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
-from .common import (TITLES, Context, ci, colour, finish, hw_text, int_, max_hw,
+from .common import (TITLES, Context, ci, colour, finish, int_, pp_width_note,
                      panel_title, rows_of, scale_to, sentence, strategy_order, wrap, yerr)
 
 
@@ -123,9 +123,6 @@ def section(ctx: Context, df: pd.DataFrame, plot_file: str | None, doc) -> None:
     doc.p("Win share per strategy (tied winners share the win) and mean final points.")
     for para in paras:
         doc.p(para)
-    hw = max_hw(pd.concat(shown), 100) if shown else float("nan")
-    if hw == hw:
-        doc.p(f"95% CIs of the win shares are at most {hw_text(hw, ' percentage points')} "
-              "wide.")
+    pp_width_note(doc, shown, "the win shares")
     doc.img("Win share per strategy", plot_file)
     doc.table(head, rows)
