@@ -7,6 +7,7 @@ finished chunk to its checkpoint folder as it arrives, so --resume works as loca
 """
 from __future__ import annotations
 
+import logging
 import os
 import signal
 
@@ -38,8 +39,15 @@ class DaskBackend:
         else:
             if n_local is None or n_local < 1:
                 raise RunError(f"--dask-local needs a number of workers >= 1, got {n_local}")
+            # The workers' own warnings (a task cancelled by Ctrl-C, ...) are Dask's
+            # bookkeeping, not the user's business; errors still reach stderr. A worker
+            # process reads its log levels from the environment when it imports distributed
+            # (DASK_LOGGING__DISTRIBUTED=warning brings them back); silence_logs does the
+            # same for the scheduler in this process.
+            os.environ.setdefault("DASK_LOGGING__DISTRIBUTED", "error")
             self.cluster = LocalCluster(n_workers=n_local, threads_per_worker=1,
-                                        processes=True, dashboard_address=None)
+                                        processes=True, dashboard_address=None,
+                                        silence_logs=logging.ERROR)
             self.client = Client(self.cluster)
         info = self.client.scheduler_info()
         self.n_workers = len(info.get("workers", {}))
@@ -70,8 +78,6 @@ class DaskBackend:
         kill the local cluster's worker processes first, even inside a compiled kernel,
         instead of waiting for them to finish their tasks."""
         if fast and self.cluster is not None:
-            import logging
-
             from distributed.core import Status
 
             for name in ["distributed", *logging.root.manager.loggerDict]:

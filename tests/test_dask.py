@@ -111,3 +111,21 @@ def test_dask_local_option(tmp_path):
     md = (tmp_path / "reports" / "dask" / "summary.md").read_text()
     assert "Ran on Dask: a local Dask cluster of 2 workers" in md
     assert (tmp_path / "reports" / "dask" / "overfishing.csv").is_file()
+
+
+def test_local_cluster_workers_keep_dask_bookkeeping_warnings_off_stderr(monkeypatch):
+    """A Ctrl-C cancels the running tasks, and each worker logged 'Async instruction ...
+    ended with CancelledError' under the one-line interrupted message; the workers of the
+    local cluster log errors only."""
+    import logging
+
+    from fishing2sim.dask_backend import DaskBackend
+
+    monkeypatch.delenv("DASK_LOGGING__DISTRIBUTED", raising=False)
+    backend = DaskBackend(None, n_local=1)
+    try:
+        levels = backend.client.run(
+            lambda: logging.getLogger("distributed.worker.state_machine").getEffectiveLevel())
+    finally:
+        backend.close()
+    assert list(levels.values()) == [logging.ERROR]
