@@ -16,11 +16,14 @@ The headline figures (docs/experiments.md, "Contrasts"):
 A contrast is condition − baseline with a 95% CI, and for rates also the ratio
 condition / baseline. Two conditions that play the same deals (``paired: true``, the same
 players, deck, first leader and rotation) are compared game by game: the CI is that of
-the mean of the per-game (or per-rotation-block) differences ("paired"). Otherwise the two
-estimates are independent: Newcombe's interval for a difference of rates (from the Wilson
-intervals), the normal interval from the two standard errors for means, and Katz's
-log interval for a ratio of rates ("independent"). The trump figures are always compared
-as independent (the conditions' choices differ).
+the mean of the per-game (or per-rotation-block) differences ("paired"). The trump figures
+are ratios of sums over a unit's trump choices (a game holds several choices, and the two
+conditions' games hold different numbers of them), so their paired CI is the delta method's
+(:func:`paired_ratio`): each unit's linearised contribution to the figure in one condition
+minus its contribution in the other, the normal interval of the mean of those differences.
+Otherwise the two estimates are independent: Newcombe's interval for a difference of rates
+(from the Wilson intervals), the normal interval from the two standard errors for means, and
+Katz's log interval for a ratio of rates ("independent").
 """
 from __future__ import annotations
 
@@ -167,6 +170,59 @@ def paired(x: np.ndarray, y: np.ndarray, rate: bool = True) -> tuple:
     return md, md - Z * se, md + Z * se, ratio, rlo, rhi
 
 
+def paired_ratio(xa, ma, xb, mb, scale: float = 1.0, root: bool = False) -> tuple | None:
+    """(difference, lo, hi, nan, nan, nan) of f(Σxa / Σma) − f(Σxb / Σmb) from per-unit sums
+    of the same deals (unit i of one condition paired with unit i of the other), with
+    f(q) = q / scale, or with ``root`` f(q) = sqrt(q) / scale.
+
+    The delta method (linearisation of a ratio of sums): with q = Σx / Σm and m̄ = Σm / n,
+    unit i contributes f'(q) (x_i − q m_i) / m̄ to f(q) − f(true q); the CI is the normal
+    interval of the mean of the units' contributions in one condition minus those in the
+    other. None with ``root`` when a q is not positive (the square root has no slope there:
+    the caller compares such figures as independent)."""
+    xa, ma, xb, mb = (np.asarray(v, float) for v in (xa, ma, xb, mb))
+    n = xa.size
+    sa, sb = float(ma.sum()), float(mb.sum())
+    if n == 0 or sa <= 0 or sb <= 0:
+        return None
+    qa, qb = float(xa.sum()) / sa, float(xb.sum()) / sb
+    if root:
+        if qa <= 0 or qb <= 0:
+            return None
+        fa, fb = math.sqrt(qa) / scale, math.sqrt(qb) / scale
+        ga, gb = 1 / (2 * math.sqrt(qa) * scale), 1 / (2 * math.sqrt(qb) * scale)
+    else:
+        fa, fb = qa / scale, qb / scale
+        ga = gb = 1 / scale
+    d = fa - fb
+    if n < 2:
+        return d, math.nan, math.nan, math.nan, math.nan, math.nan
+    z = ga * (xa - qa * ma) / (sa / n) - gb * (xb - qb * mb) / (sb / n)
+    se = float(z.std(ddof=1)) / math.sqrt(n)
+    return d, d - Z * se, d + Z * se, math.nan, math.nan, math.nan
+
+
+#: the trump figures, ratios of per-unit sums: figure -> (numerator, scale, root), the
+#: denominator being unit_trump_n (docs/rules.md E: g = sign (d1 + d2), policy gain g/4;
+#: half stakes sqrt(mean d1 d2)/2)
+TRUMP_RATIOS = {"trump_value": ("unit_trump_g", 4.0, False),
+                "trump_stakes_half": ("unit_trump_prod", 2.0, True)}
+
+
+def _paired_contrast(cond, base_cond, ta, tb, va, vb, fig, strategy, kind):
+    """The paired contrast of a figure from the two conditions' unit vectors, or None
+    when it cannot be paired."""
+    if fig in TRUMP_RATIOS:
+        num, scale, root = TRUMP_RATIOS[fig]
+        if num not in va or num not in vb:
+            return None
+        return paired_ratio(va[num], va["unit_trump_n"], vb[num], vb["unit_trump_n"],
+                            scale, root)
+    x = _unit_values(cond, ta, va, fig, strategy)
+    y = _unit_values(base_cond, tb, vb, fig, strategy)
+    return paired(x, y, rate=kind == "rate")
+
+
 def _unit_values(cond, t, vec: dict, figure: str, strategy: str | None = None):
     """Per-unit values of a figure (each unit's mean over its games)."""
     g = cond.players if cond.rotate else 1
@@ -224,11 +280,10 @@ def contrast_table(exp, totals: list, units: list | None = None) -> pd.DataFrame
             elif fig in ha and fig in hb:
                 pairs.append((None, ha[fig], hb[fig]))
             for s, fa, fb in pairs:
-                if va is not None and not fig.startswith("trump"):
-                    x = _unit_values(cond, ta, va, fig, s)
-                    y = _unit_values(base_cond, tb, vb, fig, s)
-                    res, method = paired(x, y, rate=kind == "rate"), "paired"
-                else:
+                res = _paired_contrast(cond, base_cond, ta, tb, va, vb, fig, s, kind) \
+                    if va is not None else None
+                method = "paired"
+                if res is None:
                     res, method = independent(fa, fb), "independent"
                 row = {"condition": cond.index, "name": cond.name or str(cond.index),
                        "baseline": b, "baseline_name": base_cond.name or str(b),

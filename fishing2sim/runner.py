@@ -40,7 +40,7 @@ from .chunks import (  # noqa: F401  (the runner's public names, as before)
 )
 from .totals import (  # noqa: F401
     BLOCK_KEYS as _BLOCK_KEYS, MAX_POINTS, R, UNIT_PREFIX, accumulate, add_blocks,
-    empty_totals, merge, split_units, summed_keys, win_shares,
+    empty_totals, merge, split_units, summed_keys, unit_keys, win_shares,
 )
 
 
@@ -129,11 +129,13 @@ def read_chunk(exp, path: Path) -> tuple[dict | None, str]:
         return None, f"it holds chunk {meta.get('chunk')!r}, not {task.key}"
     expected = summed_keys()
     cond = exp.conditions[task.condition]
-    unit_keys = [k for k in arrays if k.startswith(UNIT_PREFIX)]
+    held = [k for k in arrays if k.startswith(UNIT_PREFIX)]
     missing = [k for k in expected if k not in arrays]
+    if getattr(cond, "paired", False):  # a paired condition's chunk holds its unit vectors
+        missing += [k for k in unit_keys("trump_value" in exp.analyses) if k not in arrays]
     extra = [k for k in arrays if k not in expected
-             and not (getattr(cond, "paired", False) and k in unit_keys)]
-    for k in unit_keys:
+             and not (getattr(cond, "paired", False) and k in held)]
+    for k in held:
         if k in extra:
             continue
         if arrays[k].dtype != np.int64 or arrays[k].ndim < 1 or arrays[k].shape[0] != task.count:

@@ -11,7 +11,11 @@ Per-unit vectors (keys starting with ``unit_``) are kept only for conditions tha
 their deals with another condition (``paired: true``): one entry per unit (a game, or a
 rotation block), in game order, so two conditions' vectors pair game by game. They are
 not summed: :func:`split_units` takes them out of a chunk's totals and the runner keeps
-them per chunk.
+them per chunk. :func:`unit_keys` lists them: the overfished / empty-ocean flags, the cards
+left, the strategies' win shares and, with the trump analysis, each unit's trump-choice
+sums (``unit_trump_n`` choices analysed, ``unit_trump_g`` the sum of g, ``unit_trump_prod``
+the sum of d1 * d2, in points), from which the paired contrasts of the trump figures (ratios
+of sums over a unit's choices) are linearised unit by unit.
 """
 from __future__ import annotations
 
@@ -31,6 +35,8 @@ TRUMP_G_SUM, TRUMP_G_SQ, TRUMP_PROD_SUM, TRUMP_PROD_SQ = range(4)
 SUM, SQ = range(2)
 
 UNIT_PREFIX = "unit_"
+UNIT_KEYS = ("unit_overfished", "unit_empty", "unit_ocean_last", "unit_win")
+UNIT_TRUMP_KEYS = ("unit_trump_n", "unit_trump_g", "unit_trump_prod")
 BLOCK_KEYS = ("_block_win", "_block_points")
 
 FIELDS = {
@@ -180,6 +186,15 @@ def accumulate(t: dict, P: int, slot, out_int, out_points, out_ocean, pairs,
     if pairs is not None:
         ch = pairs[:, :, T_CHOOSER] >= 0
         slot = np.asarray(slot)
+        if units is not None:  # per game, pooled over the rounds analysed (points)
+            c = ch[:, 1:]
+            sign = np.where(pairs[:, 1:, T_CHOICE] == K.C_LIGHT, 1, -1)
+            d1 = pairs[:, 1:, T_D1_POINTS]
+            d2 = pairs[:, 1:, T_D2_POINTS]
+            for key, v in (("unit_trump_n", c.astype(np.int64)),
+                           ("unit_trump_g", np.where(c, sign * (d1 + d2), 0)),
+                           ("unit_trump_prod", np.where(c, d1 * d2, 0))):
+                units.setdefault(key, []).append(v.sum(axis=1).astype(np.int64))
         for r in range(1, R):
             m = ch[:, r]
             if not m.any():
@@ -226,6 +241,12 @@ def add_blocks(t: dict, n_rot: int, n_units: int, units: dict | None = None):
                 v = v.reshape(n_rot, n_units).sum(axis=0)
             t[key] = v
         t["unit_win"] = gw.copy()
+
+
+def unit_keys(trump: bool) -> tuple:
+    """The unit vectors a chunk of a paired condition holds (with the trump analysis: its
+    trump-choice sums too)."""
+    return UNIT_KEYS + (UNIT_TRUMP_KEYS if trump else ())
 
 
 def merge(into: dict | None, t: dict) -> dict:

@@ -103,7 +103,11 @@ def section(ctx: Context, df: pd.DataFrame, plot_file: str | None, doc) -> None:
     methods = sorted(set(df["method"]))
     how = []
     if "paired" in methods:
-        how.append("conditions that play the same deals are compared game by game (paired)")
+        text = "conditions that play the same deals are compared game by game (paired)"
+        if ((df["method"] == "paired") & df["figure"].str.startswith("trump")).any():
+            text += ("; a trump figure, an average over the games' trump choices, through "
+                     "each game's share of the difference (the delta method)")
+        how.append(text)
     if "independent" in methods:
         how.append("conditions with their own deals are compared as independent samples")
     text = "; ".join(how)
