@@ -46,11 +46,14 @@ __all__ = [
 ANALYSES = ("depletion", "overfishing", "trump_value", "strategies")
 TOP_KEYS = ("name", "ruleset", "players", "games", "seed", "chunk", "first_leader", "seats",
             "rotate", "deck", "sweep", "analyses", "trump_value", "workers", "scheduler",
-            "output", "strict", "tune", "paired", "precision", "max_games", "sprt")  # tune: read by `fishing2sim tune` only (run ignores it)
+            "output", "strict", "tune", "paired", "precision", "max_games", "sprt",
+            "conditions")  # tune: read by `fishing2sim tune` only (run ignores it)
 DECK_KEYS = ("file", "remove", "remove_from_tier", "add", "move", "hand_sizes", "rounds")
 SEAT_KEYS = ("strategy", "params")
 TRUMP_KEYS = ("max_round",)
 LABELLED_KEYS = ("value", "label", "baseline")  # a sweep value written {value:, label:, baseline:}
+ENTRY_KEYS = ("label", "baseline")  # an entry of conditions: key paths, and these
+CONDITIONS = "conditions"  # the explicit conditions, one more dimension of the grid
 # precision: figure -> (its unit as written, the unit's scale to the figure's own unit)
 PRECISION_FIGURES = {
     "overfishing": ("pp", 0.01),  # the overfished share, in percentage points
@@ -319,6 +322,12 @@ def _parse_key_path(key: str) -> list:
     return out
 
 
+def _overlap(a: list, b: list) -> bool:
+    """Whether two key paths set the same place (one is the other or inside it)."""
+    n = min(len(a), len(b))
+    return [str(x) for x in a[:n]] == [str(x) for x in b[:n]]
+
+
 def _key_str(parts) -> str:
     s = ""
     for p in parts:
@@ -340,6 +349,7 @@ class _Loader:
         self.labels: dict = {}
         self.value_labels: dict[str, list] = {}  # sweep key -> label of each value (or None)
         self.baselines: dict[str, int] = {}  # sweep key -> index of its baseline value
+        self._entries: list = []  # the entries of conditions (key path -> value each)
         self._deck_cache: dict[str, Deck] = {}
         self._base_decks: dict[str, Deck] = {}
         self._params_cache: dict[str, tuple] = {}
@@ -349,8 +359,14 @@ class _Loader:
     def fail(self, key: str, problem: str):
         root = re.split(r"[.\[]", key, maxsplit=1)[0]
         if self.labels and root in self.swept_roots:
-            problem += f" (in the sweep condition {', '.join(f'{k}={_short(v)}' for k, v in self.labels.items())})"
+            problem += self.where_in_grid()
         raise ExperimentError(f"{self.given}: {key}: {problem}")
+
+    def where_in_grid(self) -> str:
+        """`` (in the sweep condition players=3, ...)`` (``condition`` for an entry of
+        conditions): the condition being expanded."""
+        which = "condition" if CONDITIONS in self.labels else "sweep condition"
+        return f" (in the {which} {', '.join(f'{k}={_short(v)}' for k, v in self.labels.items())})"
 
     def read(self) -> dict:
         try:
@@ -393,6 +409,11 @@ class _Loader:
         for k in data:
             if not isinstance(k, str) or k not in known:
                 where = f"{key}.{k}" if key else str(k)
+                if k in ENTRY_KEYS:
+                    self.fail(where, f"{'a label names' if k == 'label' else 'baseline marks'} "
+                              "a condition, and this is not one: write it in an entry of "
+                              "conditions ({label: ..., baseline: true, <key path>: <value>}) "
+                              "or on a sweep value ({value: ..., label: ..., baseline: true})")
                 self.fail(where, f"unknown key{_did_you_mean(k, known)}; known: "
                           f"{', '.join(known)}")
 
@@ -505,6 +526,11 @@ class _Loader:
 
         # ---- the grid -------------------------------------------------------------------
         sweep_keys, sweep_values = self.sweep(cfg)
+        entries = self.explicit(cfg, sweep_keys)
+        self._entries = entries or []
+        if entries is not None:
+            sweep_keys = [CONDITIONS] + sweep_keys
+            sweep_values = [entries] + sweep_values
         base = {k: cfg.get(k) for k in SWEEPABLE}
         base["ruleset"] = ruleset
         base["players"] = cfg.get("players", 4)
@@ -520,6 +546,11 @@ class _Loader:
             if "players" in sweep_keys:
                 self.fail("sweep.players", "players is already a list (a sweep over player "
                           "counts): give the player counts in one place")
+            for i, e in enumerate(entries or ()):
+                if "players" in e:
+                    self.fail(f"{CONDITIONS}[{i}].players", "players is already a list (a "
+                              "sweep over player counts): give the player counts in one "
+                              "place")
             sweep_keys = ["players"] + sweep_keys
             sweep_values = [list(ps)] + sweep_values
             self.swept_roots.add("players")
@@ -543,6 +574,13 @@ class _Loader:
             labels = {}
             for key, vals, i in zip(sweep_keys, sweep_values, combo):
                 value = vals[i]
+                if key == CONDITIONS:  # an explicit condition: its name, then its settings
+                    entry = i  # named once the condition is built (below)
+                    labels[key] = self.value_labels[key][i] or f"{CONDITIONS}[{i}]"
+                    for k, v in value.items():
+                        self.set_path(c, k, v, at=f"{CONDITIONS}[{i}].{k}")
+                        labels[k] = v
+                    continue
                 if key == "players" and isinstance(c["players"], list):
                     c["players"] = value
                 else:
@@ -550,6 +588,8 @@ class _Loader:
                 labels[key] = value
             self.labels = labels
             cond = self.condition(index, c, labels, games, seed)
+            if CONDITIONS in labels:
+                labels[CONDITIONS] = self.entry_name(entry, cond)
             cond = dataclasses.replace(cond, name=self.condition_name(sweep_keys, combo, cond))
             conditions.append(cond)
             if bar is not None:
@@ -590,6 +630,7 @@ class _Loader:
             "rotate": cfg.get("rotate", False),
             "deck": self.resolved_deck(cfg.get("deck")),
             "sweep": {k: copy.deepcopy(v) for k, v in (cfg.get("sweep") or {}).items()},
+            **({CONDITIONS: copy.deepcopy(cfg[CONDITIONS])} if entries is not None else {}),
             "analyses": list(analyses),
             "trump_value": {"max_round": max_round},
             "workers": workers,
@@ -629,26 +670,7 @@ class _Loader:
         keys, values = [], []
         for key, vals in sweep.items():
             at = f"sweep.{key}"
-            if not isinstance(key, str):
-                self.fail(at, "a sweep key is a key path such as players or "
-                          "deck.remove_from_tier.5")
-            try:
-                parts = _parse_key_path(key)
-            except ValueError:
-                self.fail(at, "not a key path (keys joined by dots, list items as [i])")
-            root = parts[0]
-            if root not in SWEEPABLE:
-                if root in TOP_KEYS:
-                    self.fail(at, f"{root} is experiment-wide and cannot be swept; sweepable: "
-                              f"{', '.join(SWEEPABLE)} (and the keys inside deck and seats)")
-                self.fail(at, f"unknown key{_did_you_mean(root, TOP_KEYS)}; sweepable: "
-                          f"{', '.join(SWEEPABLE)}")
-            if root == "deck" and len(parts) > 1 and parts[1] not in DECK_KEYS:
-                self.fail(at, f"unknown deck key {parts[1]!r}"
-                          f"{_did_you_mean(parts[1], DECK_KEYS)}; known: {', '.join(DECK_KEYS)}")
-            if root in ("players", "games", "first_leader", "rotate", "ruleset") \
-                    and len(parts) > 1:
-                self.fail(at, f"{root} has no keys inside it")
+            root = self.key_path(at, key)[0]
             if not isinstance(vals, list) or not vals:
                 self.fail(at, f"expected a non-empty list of values, {_got(vals)}")
             vals = self.labelled(at, key, vals)
@@ -660,28 +682,118 @@ class _Loader:
             self.swept_roots.add(root)
         return keys, values
 
+    def key_path(self, at: str, key, vary: str = "swept") -> list:
+        """The components of a key path a condition may set (a sweep key, or a key of an
+        entry of conditions), checked."""
+        if not isinstance(key, str):
+            self.fail(at, f"a {'sweep key' if vary == 'swept' else 'key of a condition'} is "
+                      "a key path such as players or deck.remove_from_tier.5")
+        try:
+            parts = _parse_key_path(key)
+        except ValueError:
+            self.fail(at, "not a key path (keys joined by dots, list items as [i])")
+        root = parts[0]
+        if root not in SWEEPABLE:
+            if root in TOP_KEYS:
+                self.fail(at, f"{root} is experiment-wide and cannot be {vary}; sweepable: "
+                          f"{', '.join(SWEEPABLE)} (and the keys inside deck and seats)")
+            self.fail(at, f"unknown key{_did_you_mean(root, TOP_KEYS)}; sweepable: "
+                      f"{', '.join(SWEEPABLE)}")
+        if root == "deck" and len(parts) > 1 and parts[1] not in DECK_KEYS:
+            self.fail(at, f"unknown deck key {parts[1]!r}"
+                      f"{_did_you_mean(parts[1], DECK_KEYS)}; known: {', '.join(DECK_KEYS)}")
+        if root in ("players", "games", "first_leader", "rotate", "ruleset") \
+                and len(parts) > 1:
+            self.fail(at, f"{root} has no keys inside it")
+        return parts
+
+    def label_of(self, at: str, entry: dict, labels: list, first_at) -> str | None:
+        """The entry's ``label`` (stripped), checked: text, not given before in ``labels``
+        (``first_at(j)`` names where label j was given)."""
+        lab = entry.get("label")
+        if lab is None:
+            return None
+        if not isinstance(lab, str) or not lab.strip():
+            self.fail(f"{at}.label", f"expected a name (text), {_got(lab)}")
+        lab = lab.strip()
+        if lab in labels:
+            self.fail(f"{at}.label", f"label {lab!r} given twice (also "
+                      f"{first_at(labels.index(lab))})")
+        return lab
+
+    def baseline_of(self, at: str, entry: dict, base, first_at, what: str) -> bool:
+        b = entry.get("baseline", False)
+        if not isinstance(b, bool):
+            self.fail(f"{at}.baseline", f"expected true or false, {_got(b)}")
+        if b and base is not None:
+            self.fail(f"{at}.baseline", f"a second baseline (the first is {first_at(base)}): "
+                      f"mark one {what} as the baseline")
+        return b
+
+    def explicit(self, cfg, sweep_keys) -> list | None:
+        """The entries of ``conditions:`` (each a dict key path -> value), or None; remember
+        their labels and the baseline entry. Every entry is one more value of the grid:
+        crossed with the player counts and the sweep, like a sweep key's values."""
+        raw = cfg.get(CONDITIONS)
+        if raw is None:
+            return None
+        if not isinstance(raw, list) or not raw:
+            self.fail(CONDITIONS, "expected a non-empty list of conditions, each a mapping of "
+                      "key paths to values with an optional label and baseline, e.g. "
+                      "[{label: standard deck, baseline: true}, {label: no blue 26, "
+                      f"deck.remove: [blue 26]}}], {_got(raw)}")
+        entries, labels, base = [], [], None
+        swept = [(k, _parse_key_path(k)) for k in sweep_keys]
+
+        def first_at(j):
+            return f"{CONDITIONS}[{j}]"
+
+        for i, e in enumerate(raw):
+            at = first_at(i)
+            if not isinstance(e, dict):
+                self.fail(at, "expected a mapping of key paths to values (with an optional "
+                          f"label and baseline), {_got(e)}")
+            settings, mine = {}, []
+            for k, v in e.items():
+                if k in ENTRY_KEYS:
+                    continue
+                if k == "value":
+                    self.fail(f"{at}.value", "an entry of conditions sets key paths (e.g. "
+                              "deck.remove: [blue 26]); {value: ..., label: ...} is the form "
+                              "of a sweep value")
+                parts = self.key_path(f"{at}.{k}", k, vary="set per condition")
+                for k2, p2 in mine:
+                    if _overlap(parts, p2):
+                        self.fail(f"{at}.{k}", f"overlaps {at}.{k2}: set it in one place")
+                for k2, p2 in swept:
+                    if _overlap(parts, p2):
+                        self.fail(f"sweep.{k2}", f"also set by {at}.{k}: set it in one place")
+                mine.append((k, parts))
+                settings[k] = v
+            lab = self.label_of(at, e, labels, first_at)
+            if self.baseline_of(at, e, base, first_at, "condition"):
+                base = i
+            for j, other in enumerate(entries):
+                if other == settings:
+                    self.fail(at, f"the same settings as {first_at(j)}: one condition listed "
+                              "twice")
+            entries.append(settings)
+            labels.append(lab)
+            self.swept_roots |= {p[0] for _, p in mine}
+        self.value_labels[CONDITIONS] = labels
+        if base is not None:
+            self.baselines[CONDITIONS] = base
+        return entries
+
     def labelled(self, at: str, key: str, vals: list) -> list:
         """Unwrap ``{value: ..., label: ..., baseline: true}`` sweep values; remember each
         value's label and the key's baseline value."""
         out, labels, base = [], [], None
         for i, v in enumerate(vals):
             if isinstance(v, dict) and "value" in v and set(v) <= set(LABELLED_KEYS):
-                lab = v.get("label")
-                if lab is not None:
-                    if not isinstance(lab, str) or not lab.strip():
-                        self.fail(f"{at}[{i}].label", f"expected a name (text), {_got(lab)}")
-                    lab = lab.strip()
-                    if lab in labels:
-                        self.fail(f"{at}[{i}].label", f"label {lab!r} given twice (also "
-                                  f"{at}[{labels.index(lab)}])")
-                b = v.get("baseline", False)
-                if not isinstance(b, bool):
-                    self.fail(f"{at}[{i}].baseline", f"expected true or false, {_got(b)}")
-                if b:
-                    if base is not None:
-                        self.fail(f"{at}[{i}].baseline", f"a second baseline (the first is "
-                                  f"{at}[{base}]): mark one value of a sweep key as the "
-                                  "baseline")
+                lab = self.label_of(f"{at}[{i}]", v, labels, lambda j: f"{at}[{j}]")
+                if self.baseline_of(f"{at}[{i}]", v, base, lambda j: f"{at}[{j}]",
+                                    "value of a sweep key"):
                     base = i
                 out.append(v["value"])
                 labels.append(lab)
@@ -696,19 +808,20 @@ class _Loader:
             self.baselines[key] = base
         return out
 
-    def set_path(self, cfg: dict, key: str, value) -> None:
+    def set_path(self, cfg: dict, key: str, value, at: str | None = None) -> None:
         parts = _parse_key_path(key)
+        where = at or f"sweep.{key}"
         node = cfg
         for depth, part in enumerate(parts):
             last = depth == len(parts) - 1
             here = _key_str(parts[: depth + 1])
             if isinstance(node, list):
                 if not isinstance(part, int) and not (isinstance(part, str) and part.isdigit()):
-                    self.fail(f"sweep.{key}", f"{_key_str(parts[:depth]) or 'it'} is a list: "
+                    self.fail(where, f"{_key_str(parts[:depth]) or 'it'} is a list: "
                               "address an entry by its number")
                 i = int(part)
                 if not 0 <= i < len(node):
-                    self.fail(f"sweep.{key}", f"{_key_str(parts[:depth])} has {len(node)} "
+                    self.fail(where, f"{_key_str(parts[:depth])} has {len(node)} "
                               f"entries, no entry {i}")
                 if last:
                     node[i] = copy.deepcopy(value)
@@ -716,9 +829,9 @@ class _Loader:
                     node = node[i]
                 continue
             if node is None:
-                self.fail(f"sweep.{key}", f"{_key_str(parts[:depth])} is empty")
+                self.fail(where, f"{_key_str(parts[:depth])} is empty")
             if not isinstance(node, dict):
-                self.fail(f"sweep.{key}", f"{_key_str(parts[:depth])} is not a mapping or a list "
+                self.fail(where, f"{_key_str(parts[:depth])} is not a mapping or a list "
                           f"in the file ({_short(node)}): write it out in full to sweep inside it")
             if isinstance(part, str) and part.isdigit():
                 k = int(part)
@@ -731,42 +844,52 @@ class _Loader:
             else:
                 if node.get(k) is None:
                     if here == "seats":
-                        self.fail(f"sweep.{key}", "seats is not a list in the file: write one "
+                        self.fail(where, "seats is not a list in the file: write one "
                                   "entry per seat to sweep inside it")
                     node[k] = {}
                 node = node[k]
 
     # ---- names, baselines, paired deals, precision ------------------------------------------
     def condition_name(self, keys, combo, cond) -> str:
-        """The condition's name: its sweep values' labels, else ``key=value`` (a parameter
-        vector by the strategy's PARAM_NAMES, a player count as "N players")."""
+        """The condition's name: its sweep values' labels (an entry of conditions: its
+        label), else ``key=value`` (a parameter vector by the strategy's PARAM_NAMES, a
+        player count as "N players")."""
         parts = []
         for key, i in zip(keys, combo):
             lab = (self.value_labels.get(key) or [None] * (i + 1))[i]
-            value = cond.labels[key]
             if lab:
                 parts.append(lab)
-            elif key == "players":
-                parts.append(f"{value} players")
+            elif key == CONDITIONS:
+                parts.append(self.entry_name(i, cond))
             else:
-                m = re.fullmatch(r"seats(?:\[(\d+)\]|\.(\d+))?\.params", key)
-                names = ()
-                if m and isinstance(value, list):
-                    seat = int(m.group(1) or m.group(2) or 0)
-                    spec = cond.lineup[seat] if seat < len(cond.lineup) else None
-                    if spec is not None:
-                        try:
-                            path = Path(spec) if spec.endswith(".py") else resolve_path(spec)
-                            names = self.n_params(key, path)[1]
-                        except (StrategyError, OSError):
-                            names = ()
-                if names and len(names) == len(value):
-                    who = _short(Path(cond.lineup[seat]).stem)
-                    parts.append(f"{who} " + ", ".join(f"{n}={_short(v)}"
-                                                      for n, v in zip(names, value)))
-                else:
-                    parts.append(f"{key}={_short(value)}")
+                parts.append(self.name_part(key, cond.labels[key], cond))
         return ", ".join(parts) if parts else "all games"
+
+    def entry_name(self, i: int, cond) -> str:
+        """Entry i of conditions: its label, else its settings as ``key=value``, else
+        ``conditions[i]``."""
+        own = [self.name_part(k, cond.labels[k], cond) for k in self._entries[i]]
+        return self.value_labels[CONDITIONS][i] or ", ".join(own) or f"{CONDITIONS}[{i}]"
+
+    def name_part(self, key, value, cond) -> str:
+        """An unlabelled value's part of a name."""
+        if key == "players":
+            return f"{value} players"
+        m = re.fullmatch(r"seats(?:\[(\d+)\]|\.(\d+))?\.params", key)
+        names = ()
+        if m and isinstance(value, list):
+            seat = int(m.group(1) or m.group(2) or 0)
+            spec = cond.lineup[seat] if seat < len(cond.lineup) else None
+            if spec is not None:
+                try:
+                    path = Path(spec) if spec.endswith(".py") else resolve_path(spec)
+                    names = self.n_params(key, path)[1]
+                except (StrategyError, OSError):
+                    names = ()
+        if names and len(names) == len(value):
+            who = _short(Path(cond.lineup[seat]).stem)
+            return f"{who} " + ", ".join(f"{n}={_short(v)}" for n, v in zip(names, value))
+        return f"{key}={_short(value)}"
 
     def link_baselines(self, conditions, keys, combos) -> list:
         if not self.baselines:
@@ -1044,9 +1167,7 @@ class _Loader:
             except DeckError as exc:
                 msg = str(exc)
                 if self.labels and "deck" in self.swept_roots:
-                    msg += (" (in the sweep condition "
-                            + ", ".join(f"{k}={_short(v)}" for k, v in self.labels.items())
-                            + ")")
+                    msg += self.where_in_grid()
                 raise ExperimentError(msg) from None
         self._deck_cache[cache_key] = deck
         return deck

@@ -133,6 +133,111 @@ def test_independent_contrasts_match_play_games(decks_run):
     assert (out / "contrasts.png").is_file() and "![Contrasts against the baseline]" in md
 
 
+# ---- explicit conditions, each with a label ----------------------------------------------------
+DECK_CONDITIONS = """
+    players: [4, 5]
+    games: 1500
+    chunk: 500
+    seed: 31
+    seats: random
+    conditions:
+      - {label: standard deck, baseline: true, deck.remove: []}
+      - label: without blue 26 and yellow 26
+        deck.remove: [blue 26, yellow 26]
+    analyses: [overfishing, depletion, strategies]
+"""
+
+
+def test_explicit_conditions_are_the_conditions_of_the_same_sweep(tmp_path):
+    """The conditions: list of DECK_CONDITIONS is the sweep of DECKS written per condition:
+    the same names, decks, seeds and baselines; the labels hold the condition's name under
+    ``conditions`` and the key paths it sets."""
+    a = load_experiment(write(tmp_path, "c", DECK_CONDITIONS))
+    b = load_experiment(write(tmp_path, "s", DECKS))
+    for x, y in zip(a.conditions, b.conditions, strict=True):
+        assert (x.name, x.players, x.deck.sha256, x.seed, x.baseline, x.is_baseline) == \
+            (y.name, y.players, y.deck.sha256, y.seed, y.baseline, y.is_baseline)
+    assert [c.labels for c in a.conditions[:2]] == [
+        {"players": 4, "conditions": "standard deck", "deck.remove": []},
+        {"players": 4, "conditions": "without blue 26 and yellow 26",
+         "deck.remove": ["blue 26", "yellow 26"]}]
+    assert a.resolved["conditions"][1] == {"label": "without blue 26 and yellow 26",
+                                           "deck.remove": ["blue 26", "yellow 26"]}
+    assert "conditions" not in b.resolved  # a file without it hashes as before
+
+
+def test_explicit_conditions_cross_the_sweep_and_name_unlabelled_entries(tmp_path):
+    exp = load_experiment(write(tmp_path, "x", """
+        games: 100
+        conditions:
+          - {}
+          - {deck.remove_from_tier.5: 2, first_leader: 0, baseline: true}
+          - {label: greedy table, seats: greedy}
+        sweep:
+          rotate: [false, true]
+    """))
+    assert [c.name for c in exp.conditions] == [
+        "conditions[0], rotate=False", "conditions[0], rotate=True",
+        "deck.remove_from_tier.5=2, first_leader=0, rotate=False",
+        "deck.remove_from_tier.5=2, first_leader=0, rotate=True",
+        "greedy table, rotate=False", "greedy table, rotate=True"]
+    assert [c.baseline for c in exp.conditions] == [2, 3, None, None, 2, 3]
+    assert [c.first_leader for c in exp.conditions] == [-1, -1, 0, 0, -1, -1]
+    assert exp.conditions[4].lineup == ("greedy",) * 4
+    assert len(exp.conditions[2].deck.arrays) == 97
+    assert exp.conditions[3].labels == {"conditions": "deck.remove_from_tier.5=2, first_leader=0",
+                                        "deck.remove_from_tier.5": 2, "first_leader": 0,
+                                        "rotate": True}
+
+
+def test_the_documented_explicit_conditions_load_as_described(tmp_path):
+    root = Path(__file__).resolve().parent.parent
+    doc = (root / "docs" / "experiments.md").read_text().split("### Explicit conditions")[1]
+    block = doc.split("```yaml\n")[1].split("```")[0]
+    exp = load_experiment(write(tmp_path, "d", "games: 100\n" + block))
+    assert [c.name for c in exp.conditions] == [
+        f"{p} players, {n}" for p in (4, 5) for n in
+        ("standard deck", "without blue 26 and yellow 26", "tier 5 smaller, bigger last hands")]
+    assert [c.baseline for c in exp.conditions] == [None, 0, 0, None, 3, 3]
+    assert "six\nconditions, `4 players, standard deck` ... `5 players, tier 5 smaller, bigger " \
+           "last hands`" in doc
+    readme = (root / "README.md").read_text().split("under `conditions:`:")[1]
+    block = readme.split("```yaml\n")[1].split("```")[0]
+    exp = load_experiment(write(tmp_path, "r", "games: 100\n" + block))
+    assert [c.name for c in exp.conditions][:2] == [
+        "4 players, standard deck", "4 players, without blue 26 and yellow 26"]
+    example = (root / "experiments" / "example.yaml").read_text()
+    block = example.split("# conditions:\n")[1].split("\n\n")[0]
+    block = "conditions:\n" + "\n".join(x[2:] for x in block.splitlines())
+    assert [c.name for c in load_experiment(write(tmp_path, "e", block)).conditions] == [
+        "standard deck", "without blue 26 and yellow 26"]
+
+
+def test_explicit_conditions_report_like_the_same_sweep(tmp_path, decks_run):
+    """Played, the conditions: list gives the sweep's contrasts value for value (the same
+    games), under the same names; its CSVs carry the names in a ``conditions`` column."""
+    _, _, sweep_out = decks_run
+    path = write(tmp_path, "c", DECK_CONDITIONS)
+    run(path, workers=2, progress=False)
+    out = tmp_path / "reports" / "c"
+    mine = pd.read_csv(out / "contrasts.csv")
+    theirs = pd.read_csv(sweep_out / "contrasts.csv")
+    assert list(mine.columns[:5]) == ["condition", "name", "conditions", "deck.remove",
+                                      "baseline"]
+    assert mine["conditions"].tolist() == ["without blue 26 and yellow 26"] * len(mine)
+    same = [c for c in theirs.columns if c != "deck.remove"]
+    pd.testing.assert_frame_equal(mine[same], theirs[same])
+    over = pd.read_csv(out / "overfishing.csv")
+    row = over[(over.metric == "overfished_share") & (over.condition == 3)].iloc[0]
+    assert (row["players"], row["conditions"]) == (5, "without blue 26 and yellow 26")
+    cond = load_experiment(path).conditions[3]
+    g = play_games(1500, 5, seed=cond.seed, deck=cond.deck)
+    assert row.estimate == (g.end_reason == "overfished").mean()
+    md = (out / "summary.md").read_text()
+    assert "**5 players, without blue 26 and yellow 26** against **5 players, standard deck** " \
+           "raises overfishing by" in md
+
+
 PAIRED = """
     players: 4
     games: 1200
@@ -517,6 +622,50 @@ def test_sprt_matches_an_independent_computation(tmp_path):
     ("sprt: {better: greedy, than: random}\n",
      "sprt.better: strategy 'greedy' is not in the lineup of condition 0"),
     ("paired: sometimes\n", "paired: expected true or false"),
+    # explicit conditions and their labels
+    ("conditions:\n  - {label: a}\n  - {label: a, deck.remove: [blue 26]}\n",
+     "conditions[1].label: label 'a' given twice (also conditions[0])"),
+    ("conditions:\n  - {label: 7}\n", "conditions[0].label: expected a name (text), got 7"),
+    ("conditions:\n  - {label: '  '}\n",
+     "conditions[0].label: expected a name (text), got '  '"),
+    ("conditions:\n  - {baseline: yes please}\n",
+     "conditions[0].baseline: expected true or false, got 'yes please'"),
+    ("conditions:\n  - {baseline: true}\n  - {players: 5, baseline: true}\n",
+     "conditions[1].baseline: a second baseline (the first is conditions[0]): mark one "
+     "condition as the baseline"),
+    ("conditions: standard deck\n",
+     "conditions: expected a non-empty list of conditions, each a mapping of key paths to "
+     "values with an optional label and baseline"),
+    ("conditions: []\n", "conditions: expected a non-empty list of conditions"),
+    ("conditions:\n  - standard deck\n",
+     "conditions[0]: expected a mapping of key paths to values (with an optional label and "
+     "baseline), got 'standard deck'"),
+    ("conditions:\n  - {label: s, seed: 3}\n",
+     "conditions[0].seed: seed is experiment-wide and cannot be set per condition"),
+    ("conditions:\n  - {deck.remvoe: [blue 26]}\n",
+     "conditions[0].deck.remvoe: unknown deck key 'remvoe' (did you mean 'remove'?)"),
+    ("conditions:\n  - {value: 4, label: four}\n",
+     "conditions[0].value: an entry of conditions sets key paths"),
+    ("conditions:\n  - {label: a, players: 5}\n  - {label: b, players: 5}\n",
+     "conditions[1]: the same settings as conditions[0]: one condition listed twice"),
+    ("conditions:\n  - {deck: {remove: [blue 26]}, deck.remove: [blue 25]}\n",
+     "conditions[0].deck.remove: overlaps conditions[0].deck: set it in one place"),
+    ("sweep:\n  deck.remove: [[], [blue 25]]\nconditions:\n  - {}\n"
+     "  - {deck.remove: [blue 26]}\n",
+     "sweep.deck.remove: also set by conditions[1].deck.remove: set it in one place"),
+    ("players: [4, 5]\nconditions:\n  - {players: 3}\n",
+     "conditions[0].players: players is already a list"),
+    ("conditions:\n  - {label: x, deck.remove: [blue 99]}\n",
+     "deck.remove[0]: no card named 'blue 99' in the deck fishing2.csv"),
+    # a label or baseline on something that is not a condition
+    ("label: my run\n", "label: a label names a condition, and this is not one: write it in "
+     "an entry of conditions ({label: ..., baseline: true, <key path>: <value>}) or on a "
+     "sweep value ({value: ..., label: ..., baseline: true})"),
+    ("baseline: true\n", "baseline: baseline marks a condition, and this is not one"),
+    ("seats: {strategy: greedy, label: g}\n", "seats.label: a label names a condition"),
+    ("deck: {remove: [blue 26], label: short}\n", "deck.label: a label names a condition"),
+    ("conditions:\n  - {seats: {strategy: greedy, label: g}}\n",
+     "seats.label: a label names a condition"),
 ])
 def test_bad_input_is_one_line_exit_2_and_nothing_written(tmp_path, body, where):
     path = write(tmp_path, "bad", "games: 100\n" + body)
