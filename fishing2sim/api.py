@@ -27,7 +27,8 @@ from .engine.state import (
     A_OPTIONS, A_POINTS, S_ASK_KIND, S_ASK_SEAT, S_END, S_END_ROUND, S_ERR_CHOICE, S_ERR_CODE,
     S_ERR_KIND, S_ERR_SEAT, S_EVN, S_N_OPTIONS, S_ROUND, STATE_SIZE, new_obs, new_state,
 )
-from .strategies import build_lineup, observe_mask
+from .engine.search import ERR_NO_WORLD, play_batch_search
+from .strategies import build_lineup, observe_mask, search_args
 from .strategy_kit import DECISION_FUNCTIONS
 
 try:  # numba warns once per process that first-class functions are experimental
@@ -154,6 +155,8 @@ def kernel_failure(st: np.ndarray, strats, deck: Deck) -> Exception:
             f"{'' if describe_option(choice, deck) == str(choice) else f' ({choice})'}, "
             f"not one of its options: {', '.join(describe_option(o, deck) for o in options)}",
             name, source, seat, what, choice, options)
+    if code == ERR_NO_WORLD:
+        return RuntimeError("a search seat's view admits no world (a bug in engine/search.py)")
     if code == ERR_INVARIANT:
         return RuntimeError("engine invariant broken (a bug): run with check=True to find it")
     if code == ERR_EVENT_OVERFLOW:
@@ -229,16 +232,24 @@ def play_game(players: int = 4, seed: int = 0, ruleset: str = "fishing2", strate
     deck = resolve_deck(ruleset, deck)
     first_leader = check_first_leader(first_leader, players)
     funcs, ptable, strats = build_lineup(strategies, players, params, strict)
+    search = search_args(strats, params, players)
     work = new_work()
     st, rng = work[0], new_state()[1]
-    ev = np.zeros((EVENT_CAPACITY if log else 1, K.EV_FIELDS), np.int64)
     arrays = np.ascontiguousarray(deck.arrays)
-    setup_game(st, rng, ev, arrays, players, K.RULESETS[ruleset],
-               np.ascontiguousarray(deck.hand_sizes[players]), deck.n_rounds, first_leader,
-               np.uint64(game_seed(seed, game)), int(log), int(check),
-               observe_mask(strats))
-    call_kernel(run_game, (st, rng, ev, arrays, new_obs(), funcs, ptable, K.STOP_NEVER), work,
-                strats)
+    if search is not None:  # search seats: the search kernel plays the game (logged)
+        ev = np.zeros((EVENT_CAPACITY, K.EV_FIELDS), np.int64)
+        call_kernel(play_batch_search, (
+            arrays, players, K.RULESETS[ruleset], np.ascontiguousarray(deck.hand_sizes[players]),
+            deck.n_rounds, first_leader, seed, game, 1, funcs, ptable, int(check),
+            observe_mask(strats), *search, work, ev, *new_outputs(1)), work, strats)
+    else:
+        ev = np.zeros((EVENT_CAPACITY if log else 1, K.EV_FIELDS), np.int64)
+        setup_game(st, rng, ev, arrays, players, K.RULESETS[ruleset],
+                   np.ascontiguousarray(deck.hand_sizes[players]), deck.n_rounds, first_leader,
+                   np.uint64(game_seed(seed, game)), int(log), int(check),
+                   observe_mask(strats))
+        call_kernel(run_game, (st, rng, ev, arrays, new_obs(), funcs, ptable, K.STOP_NEVER),
+                    work, strats)
     if st[S_ERR_CODE] != 0:
         raise kernel_failure(st, strats, deck)
     from .engine.state import R_OCEAN, R_TRUMP
@@ -395,13 +406,18 @@ def run_games(n, players=4, seed=0, ruleset="fishing2", strategies=None, params=
     deck = resolve_deck(ruleset, deck)
     first_leader = check_first_leader(first_leader, players)
     funcs, ptable, strats = build_lineup(strategies, players, params, strict)
+    search = search_args(strats, params, players)
     out_int, out_points, out_ocean, out_trump, out_round_points = new_outputs(n)
     work = new_work()
-    done = call_kernel(play_batch, (
-        np.ascontiguousarray(deck.arrays), players, K.RULESETS[ruleset],
-        np.ascontiguousarray(deck.hand_sizes[players]), deck.n_rounds, first_leader, seed,
-        start, n, funcs, ptable, int(check), observe_mask(strats), work, out_int, out_points,
-        out_ocean, out_trump, out_round_points), work, strats)
+    args = (np.ascontiguousarray(deck.arrays), players, K.RULESETS[ruleset],
+            np.ascontiguousarray(deck.hand_sizes[players]), deck.n_rounds, first_leader, seed,
+            start, n, funcs, ptable, int(check), observe_mask(strats))
+    outs = (out_int, out_points, out_ocean, out_trump, out_round_points)
+    if search is not None:
+        ev = np.zeros((EVENT_CAPACITY, K.EV_FIELDS), np.int64)
+        done = call_kernel(play_batch_search, (*args, *search, work, ev, *outs), work, strats)
+    else:
+        done = call_kernel(play_batch, (*args, work, *outs), work, strats)
     if done and out_int[done - 1, G_ERR_CODE] != 0:
         raise kernel_failure(work[0], strats, deck)
     return {"int": out_int, "points": out_points, "ocean": out_ocean, "trump": out_trump,

@@ -106,7 +106,7 @@ def _prepare(exp, cond):
     key = (exp.config_hash, cond.index, exp.strict)
     if key in _prepared:
         return _prepared[key]
-    from .strategies import build_lineup, load_strategy, observe_mask
+    from .strategies import build_lineup, load_strategy, observe_mask, search_args
 
     P = cond.players
     rotations = range(P) if cond.rotate else range(1)
@@ -119,7 +119,8 @@ def _prepare(exp, cond):
         params = [cond.params[i] for i in idx]
         funcs, table, strats = build_lineup(specs, P, params, exp.strict)
         slot = np.array([names.index(load_strategy(s).name) for s in specs], np.int64)
-        lineups.append((funcs, table, observe_mask(strats), slot, strats))
+        lineups.append((funcs, table, observe_mask(strats), slot, strats,
+                        search_args(strats, params, P)))
     arrays = np.ascontiguousarray(cond.deck.arrays)
     hands = np.ascontiguousarray(cond.deck.hand_sizes[P])
     _prepared[key] = (lineups, names, arrays, hands)
@@ -129,7 +130,8 @@ def _prepare(exp, cond):
 def run_chunk(exp, task: Task) -> dict:
     """Play one chunk and reduce it to totals (a dict of int64 arrays; with the per-unit
     vectors of fishing2sim.totals for a condition that shares its deals)."""
-    from .api import call_kernel, kernel_failure, new_outputs, new_work
+    from .api import EVENT_CAPACITY, call_kernel, kernel_failure, new_outputs, new_work
+    from .engine.search import play_batch_search
     from .engine.batch import N_T, G_ERR_CODE, play_batch, trump_batch
 
     cond = exp.conditions[task.condition]
@@ -139,13 +141,19 @@ def run_chunk(exp, task: Task) -> dict:
     trump = "trump_value" in exp.analyses
     totals = empty_totals(P, len(names))
     units = {} if getattr(cond, "paired", False) else None
-    for funcs, table, mask, slot, strats in lineups:
+    for funcs, table, mask, slot, strats, search in lineups:
         out_int, out_points, out_ocean, out_trump, out_round_points = new_outputs(n)
         work = new_work()
         args = (arrays, P, K.RULESETS[cond.deck.ruleset], hands, cond.deck.n_rounds,
                 cond.first_leader, np.uint64(cond.seed), task.start, n, funcs, table, 0, mask,
                 work)
-        if trump:
+        if search is not None:  # search seats (engine/search.py); no trump_value (checked
+            pairs = None        # when the experiment is loaded)
+            ev = np.zeros((EVENT_CAPACITY, K.EV_FIELDS), np.int64)
+            done = call_kernel(play_batch_search, (*args[:-1], *search, work, ev, out_int,
+                                                   out_points, out_ocean, out_trump,
+                                                   out_round_points), work, strats)
+        elif trump:
             pairs = np.zeros((n, R, N_T), np.int64)
             dummy = np.zeros((1, K.EV_FIELDS), np.int64)
             done = call_kernel(trump_batch, (

@@ -31,7 +31,8 @@ import yaml
 from .cards import SUPPORTED_PLAYERS, Deck, DeckError, edit_deck, load_deck
 from .engine.constants import MAX_ROUNDS, RULESETS
 from .strategies import (
-    StrategyError, known_strategies, load_strategy, resolve_path, strategy_digest,
+    StrategyError, _static_value, known_strategies, load_strategy, resolve_path,
+    search_params_problem, strategy_digest,
 )
 
 __all__ = [
@@ -591,6 +592,8 @@ class _Loader:
             if CONDITIONS in labels:
                 labels[CONDITIONS] = self.entry_name(entry, cond)
             cond = dataclasses.replace(cond, name=self.condition_name(sweep_keys, combo, cond))
+            if "trump_value" in analyses:
+                self.no_search_seats(cond, "analyses: trump_value")
             conditions.append(cond)
             if bar is not None:
                 bar.update(1)
@@ -1088,7 +1091,21 @@ class _Loader:
                 named = f" ({', '.join(names)})" if names else ""
                 self.fail(pkey, f"strategy {spec!r} takes {n} parameters{named}, "
                           f"got {len(vec)}")
+            if _static_value(path, "SEARCH") is not None:
+                problem = search_params_problem(vec)
+                if problem:
+                    self.fail(pkey, problem)
         return shown, vec
+
+    def no_search_seats(self, cond, what: str) -> None:
+        """The trump-value replays cannot have search seats yet (docs/search.md)."""
+        for i, spec in enumerate(cond.lineup):
+            path = resolve_path(spec) if not Path(spec).is_absolute() else Path(spec)
+            if _static_value(path, "SEARCH") is not None:
+                self.fail(f"seats[{i}]" if len(set(cond.lineup)) > 1 else "seats",
+                          f"{Path(spec).stem!r} is a search bot; {what} is measured without "
+                          "search seats (its replays would search at every decision of every "
+                          "branch): leave trump_value out of analyses for this lineup")
 
     def strategy(self, key, spec) -> tuple[Path, str]:
         """(the file, the lineup entry: the name for strategies/, else the absolute path)."""

@@ -69,6 +69,10 @@ class Strategy:
     observes: bool = True  # False: reads only its options (the engine skips building obs)
     digest: str = ""  # sha256 of the file and of the user's modules it imports
     strict: bool = False  # compiled with bounds checking
+    search: str = ""  # a search bot (SEARCH_METHODS): the engine searches its card plays
+    # and trump choices (docs/search.md); its other decisions and every seat in its
+    # rollouts are its rollout strategy's
+    rollout: "Strategy | None" = None
 
     @property
     def n_params(self) -> int:
@@ -188,10 +192,10 @@ def strategy_sources(path: Path) -> list[Path]:
     return seen
 
 
-def strategy_digest(path) -> str:
+def strategy_digest(path, _depth: int = 0) -> str:
     """sha256 over the strategy file and the user's modules it imports (by content, in a
     fixed order, named relative to the strategy's folder: the same files elsewhere give the
-    same digest)."""
+    same digest); a search bot's covers its rollout strategy's too."""
     path = Path(path).resolve()
     h = hashlib.sha256()
     files = strategy_sources(path)
@@ -199,7 +203,41 @@ def strategy_digest(path) -> str:
         h.update(str(f.relative_to(path.parent)).encode() + b"\0")
         h.update(f.read_bytes())
         h.update(b"\0")
+    rollout = _static_value(path, "ROLLOUT")
+    if isinstance(rollout, str) and _depth == 0:
+        try:
+            h.update(strategy_digest(_rollout_path(path, rollout), 1).encode())
+        except (StrategyError, OSError):
+            pass  # loading the bot reports it
     return h.hexdigest()
+
+
+def _static_value(path: Path, name: str):
+    """A module-level constant of a file, read without importing it (None if absent)."""
+    try:
+        tree = ast.parse(Path(path).read_text(encoding="utf-8"))
+    except (OSError, SyntaxError, ValueError):
+        return None
+    for node in tree.body:
+        if isinstance(node, ast.Assign):
+            for t in node.targets:
+                if isinstance(t, ast.Name) and t.id == name:
+                    try:
+                        return ast.literal_eval(node.value)
+                    except ValueError:
+                        return None
+    return None
+
+
+def _rollout_path(path: Path, spec: str) -> Path:
+    """A search bot's ROLLOUT: a shipped bot's name, or a .py file (relative to the
+    search bot's folder)."""
+    if spec.endswith(".py") or "/" in spec or "\\" in spec:
+        p = Path(spec).expanduser()
+        if not p.is_absolute():
+            p = Path(path).parent / p
+        return resolve_path(str(p))
+    return resolve_path(spec)
 
 
 def _cache_stamp(path: Path) -> str:
@@ -383,6 +421,10 @@ def load_strategy(spec, strict: bool = False) -> Strategy:
     if not isinstance(name, str) or not name:
         raise StrategyError(f"strategy file {path}: no NAME (a non-empty string) defined")
     _check_names(path, module)
+    if getattr(module, "SEARCH", None) is not None:
+        s = _search_bot(path, module, name, strict)
+        _cache[key] = s
+        return s
     funcs, defined = [], []
     for fname in DECISION_FUNCTIONS:
         fn = getattr(module, fname, None)
@@ -418,6 +460,103 @@ def load_strategy(spec, strict: bool = False) -> Strategy:
                  observes, strategy_digest(path), bool(strict))
     _cache[key] = s
     return s
+
+
+# ---- search bots (docs/search.md) ----------------------------------------------------------
+
+SEARCH_METHODS = {"pimc": 0, "cheater": 1}  # engine/search.py METHOD_*
+SEARCH_PARAM_NAMES = ("worlds", "rollouts", "horizon", "objective")
+# (lowest, highest, whole numbers only) of each search parameter
+SEARCH_PARAM_RANGES = ((1, 4096, True), (1, 1024, True), (0, 1, True), (0, 1, True))
+SEARCH_PARAM_HELP = ("worlds: sampled worlds per decision (cheater: repeats on the true state)",
+                     "rollouts: rollouts per world and option",
+                     "horizon: 0 = to the end of the round, 1 = to the end of the game",
+                     "objective: 0 = points margin over the best other seat, 1 = win share")
+
+
+def _search_bot(path: Path, module, name: str, strict: bool) -> Strategy:
+    method = module.SEARCH
+    if method not in SEARCH_METHODS:
+        raise StrategyError(f"strategy file {path}: SEARCH must be one of "
+                            f"{', '.join(map(repr, SEARCH_METHODS))}, got {method!r}")
+    own = [f for f in DECISION_FUNCTIONS if getattr(module, f, None) is not None]
+    if own:
+        raise StrategyError(f"strategy file {path}: a search bot (SEARCH = {method!r}) makes "
+                            f"its decisions by searching and defines none itself; found "
+                            f"{', '.join(own)} (its other decisions are its ROLLOUT strategy's)")
+    rspec = getattr(module, "ROLLOUT", None)
+    if not isinstance(rspec, str) or not rspec:
+        raise StrategyError(f"strategy file {path}: a search bot needs ROLLOUT, the name (or "
+                            f".py file) of the strategy its rollouts are played with")
+    rpath = _rollout_path(path, rspec)
+    if rpath == path:
+        raise StrategyError(f"strategy file {path}: ROLLOUT {rspec!r} is the search bot "
+                            "itself (a search cannot roll out with a search)")
+    rollout = load_strategy(rpath, strict)
+    if rollout.search:
+        raise StrategyError(f"strategy file {path}: ROLLOUT {rspec!r} is itself a search bot "
+                            f"(SEARCH = {rollout.search!r}); a search rolls out with an "
+                            "ordinary strategy")
+    raw = getattr(module, "PARAMS", None)
+    try:
+        defaults = tuple(float(x) for x in raw)
+    except (TypeError, ValueError):
+        raise StrategyError(f"strategy file {path}: PARAMS must be a list of numbers "
+                            f"({', '.join(SEARCH_PARAM_NAMES)})") from None
+    if len(defaults) != len(SEARCH_PARAM_NAMES):
+        raise StrategyError(f"strategy file {path}: a search bot's PARAMS are "
+                            f"{len(SEARCH_PARAM_NAMES)} numbers ({', '.join(SEARCH_PARAM_NAMES)}),"
+                            f" got {len(defaults)}")
+    problem = search_params_problem(defaults)
+    if problem:
+        raise StrategyError(f"strategy file {path}: PARAMS: {problem}")
+    return Strategy(name, str(path), rollout.functions, (), defaults, SEARCH_PARAM_NAMES,
+                    rollout.observes, strategy_digest(path), bool(strict), method, rollout)
+
+
+def search_params_problem(vec) -> str:
+    """What is wrong with a search bot's parameter vector ("" if nothing)."""
+    if len(vec) != len(SEARCH_PARAM_NAMES):
+        return (f"a search bot takes {len(SEARCH_PARAM_NAMES)} parameters "
+                f"({', '.join(SEARCH_PARAM_NAMES)}), got {len(vec)}")
+    for x, pname, (lo, hi, whole), text in zip(vec, SEARCH_PARAM_NAMES, SEARCH_PARAM_RANGES,
+                                               SEARCH_PARAM_HELP):
+        if not np.isfinite(x) or x < lo or x > hi or (whole and x != int(x)):
+            kind = "a whole number" if whole else "a number"
+            return f"{pname} must be {kind} from {lo} to {hi}, got {x:g} ({text})"
+    return ""
+
+
+def search_args(strats, params, players: int):
+    """The search kernel's extra arguments for a lineup with search seats (None without):
+    (search mask, search parameters [MAX_PLAYERS, N_SP], rollout lineup, its parameter
+    table, its observe mask). ``params``: None or one vector (or None) per seat."""
+    from .engine.constants import D_PLAY, D_TRUMP_CHOICE
+    from .engine.search import N_SP
+
+    seats = [p for p, s in enumerate(strats) if s.search]
+    if not seats:
+        return None
+    rollouts = {strats[p].rollout.source: strats[p].rollout for p in seats}
+    if len(rollouts) > 1:
+        names = ", ".join(f"{strats[p].name} with {strats[p].rollout.name}" for p in seats)
+        raise StrategyError(f"the search seats of a lineup roll out with one strategy; this "
+                            f"lineup's roll out with different ones ({names})")
+    rollout = next(iter(rollouts.values()))
+    mask = 0
+    sp = np.zeros((MAX_PLAYERS, N_SP), np.float64)
+    for p in seats:
+        s = strats[p]
+        vec = s.defaults
+        if params is not None and params[p] is not None:
+            vec = tuple(float(x) for x in np.asarray(params[p], np.float64).ravel())
+        problem = search_params_problem(vec)
+        if problem:
+            raise StrategyError(f"strategy '{s.name}' ({s.source}): {problem}")
+        mask |= (1 << (MAX_PLAYERS * D_PLAY + p)) | (1 << (MAX_PLAYERS * D_TRUMP_CHOICE + p))
+        sp[p] = (SEARCH_METHODS[s.search], *vec)
+    rfuncs, rtable, rstrats = build_lineup([rollout] * players, players)
+    return mask, sp, rfuncs, rtable, observe_mask(rstrats)
 
 
 # ---- strict mode: the strategy's own code compiled again with bounds checking -------------
@@ -506,7 +645,8 @@ def build_lineup(specs, players: int, params=None, strict: bool = False):
     strats = [load_strategy(s, strict) for s in specs]
     if params is not None and len(params) != players:
         raise StrategyError(f"params: {len(params)} vectors for {players} seats")
-    width = max([1] + [s.n_params for s in strats])
+    width = max([1] + [s.n_params for s in strats] + [s.rollout.n_params for s in strats
+                                                       if s.search])
     table = np.zeros((MAX_PLAYERS, width), np.float64)
     for seat, s in enumerate(strats):
         vec = s.defaults
@@ -517,6 +657,8 @@ def build_lineup(specs, players: int, params=None, strict: bool = False):
                     f"strategy '{s.name}' ({s.source}) takes {s.n_params} parameters"
                     f"{' (' + ', '.join(s.param_names) + ')' if s.param_names else ''}, "
                     f"got {vec.size}")
+        if s.search:  # the seat's own decisions are its rollout strategy's (search_args)
+            vec = np.asarray(s.rollout.defaults, np.float64)
         table[seat, : len(vec)] = vec
     seats = strats + [strats[0]] * (MAX_PLAYERS - players)
     funcs = tuple(tuple(s.functions[k] for s in seats) for k in range(len(DECISION_FUNCTIONS)))
@@ -581,9 +723,11 @@ def observe_mask(strats) -> int:
     the observation (the engine builds it). Bit MAX_PLAYERS * (1 + k) + p: seat p's
     decision k is the reference random strategy, which the engine draws itself (the same
     draw from the seat's stream, without the call)."""
+    from .engine.constants import D_PLAY, D_TRUMP_CHOICE
+
     mask = sum(1 << p for p, s in enumerate(strats) if s.observes)
     for p, s in enumerate(strats):
         for k, fn in enumerate(s.functions):
-            if fn is choose_uniformly:
+            if fn is choose_uniformly and not (s.search and k in (D_PLAY, D_TRUMP_CHOICE)):
                 mask |= 1 << (MAX_PLAYERS * (1 + k) + p)
     return mask

@@ -105,6 +105,7 @@ END_RUNNING = 0
 END_COMPLETED = 1
 END_OVERFISHED = 2
 END_ERROR = 3
+END_PAUSED = 4  # at a search seat's decision (engine/search.py): never a game's result
 
 # where run_game stops early (besides the end of the game)
 STOP_NEVER = 0  # play to the end of the game

@@ -30,7 +30,7 @@ from .constants import (
     E_PASS_1_LEFT, E_PLAY_FIRST, E_PLUS_3, E_ZERO, EV_CATCH_ALL_OTHERS,
     EV_DETERMINE_COLOUR, EV_LOWEST_WINS, EV_PASS_1_LEFT, EV_PLAY_FIRST, EV_ZERO_CATCH,
     O_LOWEST_WINS, RS_FISHING, TS_COLOUR_SHIFT, TS_LOWEST, TS_NAMER_SHIFT,
-    END_COMPLETED, END_ERROR, END_OVERFISHED, END_RUNNING, EV_BOAT, EV_BONUS,
+    END_COMPLETED, END_ERROR, END_OVERFISHED, END_PAUSED, END_RUNNING, EV_BOAT, EV_BONUS,
     EV_CATCH_1_CARD, EV_CATCH_1_OTHER, EV_CAUGHT, EV_DEAL, EV_DETERMINE_TRUMP, EV_DRAW,
     EV_DRAW_1_CARD, EV_EXCHANGE, EV_GAME_END, EV_LEADER, EV_OCEAN, EV_OVERFISHED, EV_PLAY,
     EV_ROUND_SCORE, EV_ROUND_START, EV_SETUP, EV_TRICK_RESULT, EV_TRICK_START, EV_TRUMP,
@@ -57,7 +57,7 @@ from .state import (
     PH_TRICKS, PH_TRUMP, R_CHOOSER, R_OCEAN, R_OCEAN_END, R_POINTS, R_TRUMP, S_CHECK,
     S_DET_TRUMP, S_LOWEST_WINS, S_NAMED_SUIT, S_NAMER, S_END, S_END_ROUND, S_ERR_CHOICE,
     S_ERR_CODE, S_ERR_KIND, S_ERR_SEAT,
-    S_EVN, S_FIRST_LEADER, S_LEADER, S_LED, S_LOG, S_N_CARDS, S_N_PLAYS, S_N_ROUNDS,
+    S_EVN, S_FIRST_LEADER, S_FORCED, S_IN_TRICK, S_SEARCH_MASK, S_LEADER, S_LED, S_LOG, S_N_CARDS, S_N_PLAYS, S_N_ROUNDS,
     S_N_TRICKS, A_OBS_PLAYED, A_OPTIONS, S_ASK_KIND, S_ASK_SEAT, S_N_OPTIONS, S_OCEAN_LEN,
     S_OCEAN_TOP, S_PHASE, S_PLAYED_N, S_PLAYERS,
     S_PLAYS_N, S_ROUND, S_RULESET, S_TRICK_N, S_TRICK_NO, S_TRUMP,
@@ -431,8 +431,31 @@ def ask(st, rng, obs, decide, params, seat, kind, n_opt, subject):
 
 @njit(inline="always", _nrt=False)
 def ask_strategy(st, rng, obs, decide, params, seat, kind, n_opt, subject):
-    """ask's call of the seat's strategy (not inlined: it is the rarer, longer path)."""
+    """ask's call of the seat's strategy (not inlined: it is the rarer, longer path).
+
+    A search seat's decision (bit MAX_PLAYERS * kind + seat of st[S_SEARCH_MASK]) is not
+    asked here: the game pauses (st[S_END] = END_PAUSED, the options at A_OPTIONS) and the
+    search kernel (search.py) resumes it with its choice in st[S_FORCED]."""
     o = obs[seat]
+    if (st[S_SEARCH_MASK] >> (MAX_PLAYERS * kind + seat)) & 1:
+        forced = st[S_FORCED] - 1
+        st[S_N_OPTIONS] = n_opt
+        if forced < 0:
+            st[S_ASK_SEAT] = seat
+            st[S_ASK_KIND] = kind
+            st[S_END] = END_PAUSED
+            return -1
+        st[S_FORCED] = 0
+        for i in range(n_opt):
+            o[O_OPTIONS + i] = -1
+            if st[A_OPTIONS + i] == forced:
+                return forced
+        st[S_ERR_CODE] = ERR_ILLEGAL_CHOICE
+        st[S_ERR_SEAT] = seat
+        st[S_ERR_KIND] = kind
+        st[S_ERR_CHOICE] = forced
+        st[S_END] = END_ERROR
+        return -1
     mask = st[S_OBSERVE_MASK]
     observes = (mask >> seat) & 1
     if observes:
@@ -774,6 +797,7 @@ def finish_trick(st, rng, ev, obs, strats, params):
     st[S_LEADER] = hp
     st[S_TRICK_N] = 0
     st[S_PLAYS_N] = 0
+    st[S_IN_TRICK] = 0
     st[S_LED] = SUIT_NONE
     st[S_N_TRICKS] += 1
 
@@ -930,6 +954,7 @@ def finish_trick_fishing(st, rng, ev, obs, strats, params):
     st[S_LEADER] = next_leader
     st[S_TRICK_N] = 0
     st[S_PLAYS_N] = 0
+    st[S_IN_TRICK] = 0
     st[S_LOWEST_WINS] = next_low
     st[S_NAMED_SUIT] = next_named
     st[S_NAMER] = next_namer
@@ -939,13 +964,18 @@ def finish_trick_fishing(st, rng, ev, obs, strats, params):
 
 @njit(cache=True, _nrt=False)
 def play_trick(st, rng, ev, obs, strats, params):
+    """A5: every player plays a card, from the leader on; then the trick's end. A trick
+    already begun (a copy of a state in the middle of a trick, or a game paused at a
+    search seat's card) goes on from the next player."""
     players = st[S_PLAYERS]
-    st[S_TRICK_NO] += 1
     leader = st[S_LEADER]
-    if st[S_LOG] != 0:
-        log_event(st, ev, EV_TRICK_START, st[S_ROUND], st[S_TRICK_NO], leader, st[S_TRUMP],
-                  trick_flags(st))
-    for k in range(players):
+    if st[S_IN_TRICK] == 0:
+        st[S_IN_TRICK] = 1
+        st[S_TRICK_NO] += 1
+        if st[S_LOG] != 0:
+            log_event(st, ev, EV_TRICK_START, st[S_ROUND], st[S_TRICK_NO], leader,
+                      st[S_TRUMP], trick_flags(st))
+    for k in range(st[S_PLAYS_N], players):
         p = (leader + k) % players
         n = legal_options(st, p, obs)
         card = ask(st, rng, obs, strats[D_PLAY][p], params, p, D_PLAY, n, -1)

@@ -31,6 +31,7 @@ S_LEADER = _field("leader")  # leader of the current trick
 S_TRICK_NO = _field("trick_no")  # 1-based trick number in the round
 S_TRICK_N = _field("trick_n")  # items in the trick (plays, then face-down cards)
 S_PLAYS_N = _field("plays_n")  # cards played in the current trick
+S_IN_TRICK = _field("in_trick")  # 1 from a trick's start to its end
 S_LED = _field("led")
 S_OCEAN_TOP = _field("ocean_top")  # index of the ocean's top card in A_OCEAN
 S_OCEAN_LEN = _field("ocean_len")
@@ -54,6 +55,11 @@ S_ASK_SEAT = _field("ask_seat")
 S_ASK_KIND = _field("ask_kind")
 S_N_OPTIONS = _field("n_options")  # the options of the current decision, at A_OPTIONS
 S_OBSERVE_MASK = _field("observe_mask")  # bit p: seat p's strategy reads the observation
+# search seats (engine/search.py): bit MAX_PLAYERS * kind + p: seat p's decisions of that
+# kind are made by a search, so the engine pauses there (st[S_END] = END_PAUSED) and the
+# search kernel answers through S_FORCED (the choice + 1; 0: none) before it resumes
+S_SEARCH_MASK = _field("search_mask")
+S_FORCED = _field("forced")
 # Fishing (docs/rules.md B4): the current trick's next-trick effects, set at the end of the
 # previous trick (play-first sets S_LEADER directly)
 S_LOWEST_WINS = _field("lowest_wins")  # 1: the lowest card wins this trick

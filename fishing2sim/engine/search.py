@@ -1,0 +1,715 @@
+"""Search seats: a seat whose card plays and trump choices are made by searching.
+
+At such a decision the engine pauses (core.ask_strategy: st[S_END] = END_PAUSED, the
+options at A_OPTIONS) and :func:`play_batch_search` answers it with :func:`search_decide`,
+then resumes the game with the choice (st[S_FORCED]). The search plays copies of the
+game forward with ordinary strategies (the rollout lineup) through the plain
+``core.run_game``: a rollout never reaches a search seat, so no kernel calls itself.
+
+Methods (docs/search.md):
+
+- ``pimc``: perfect-information Monte Carlo. For each of ``worlds`` sampled worlds (the
+  seat's hidden cards dealt again in a way consistent with everything the seat has seen,
+  :func:`build_view` and :func:`sample_world`), every option is played forward ``rollouts``
+  times; the option with the best mean value is chosen. All options of one world share
+  their random streams (common random numbers).
+- ``cheater``: the same search on the true state (every hand seen): not a fair player, an
+  upper bound on what searching can reach.
+
+What a seat knows is read from the game's event log (the main game of a search batch
+logs its events): setup, draws, plays, catches, exchanges, passes and boats, each taken
+in the seat's view (docs/search.md lists the rules): a card's identity is used only where
+the seat sees it. The view gives every hidden card its *possible zones* (another player's
+hand, a star tier of the ocean, one round's part of a boat, a fisher's face-down cards, the
+trick's face-down cards); a world puts every hidden card into one of its possible zones,
+with every zone's count as in the game.
+"""
+import numpy as np
+from numba import njit
+
+from .constants import (
+    C_DARK, C_GREEN, C_LIGHT, D_PLAY, D_TRUMP_CHOICE, END_ERROR, END_PAUSED, END_RUNNING,
+    EV_BOAT, EV_CATCH_1_CARD, EV_CATCH_1_OTHER, EV_CATCH_ALL_OTHERS, EV_CAUGHT, EV_DEAL,
+    EV_DRAW, EV_EXCHANGE, EV_OCEAN, EV_PASS_1_LEFT, EV_PLAY, EV_ROUND_SCORE, EV_ROUND_START,
+    F_TIER, O_N_PLAYED,
+    EV_TRICK_START, EV_ZERO_CATCH, K_BLOWFISH, K_BUOY, MAX_CARDS, MAX_HAND, MAX_PLAYERS,
+    MAX_ROUNDS, OPT_SHADE, SUIT_NONE, SUIT_TRUMP, STOP_AT_ROUND_END, STOP_NEVER,
+    TS_COLOUR_SHIFT,
+)
+from .batch import new_buffers, record_game
+from .core import apply_trump_choice, play_card, run_game, setup_game
+from .rng import game_seed, mix64, next_u64, rand_below, seed_streams
+from .state import (
+    A_BOAT, A_BOAT_HEAD, A_BOAT_N, A_FISHER, A_FISHER_N, A_HAND, A_HAND_N, A_KIND, A_OCEAN,
+    A_OPTIONS, A_POINTS, A_SUIT, A_TRICK_CARD, A_TRICK_FD, A_TRICK_IN, RNG_SIZE, S_ASK_KIND,
+    S_ASK_SEAT, S_CHECK, S_END, S_ERR_CHOICE, S_ERR_CODE, S_ERR_KIND, S_ERR_SEAT, S_FORCED, S_LOG, S_N_OPTIONS, S_OBSERVE_MASK,
+    S_EVN, S_OCEAN_LEN, S_OCEAN_TOP, S_PLAYERS, S_SEARCH_MASK, S_TRICK_N, STATE_SIZE,
+)
+
+# zones of a hidden card (columns of the possible-zones table)
+Z_HAND = 0  # + player
+Z_FISHER = MAX_PLAYERS  # + player: a fisher's face-down (hidden) cards
+Z_TRICK = 2 * MAX_PLAYERS  # the trick's face-down cards
+Z_OCEAN = Z_TRICK + 1  # + star tier - 1
+N_TIERS = 5
+Z_BOAT = Z_OCEAN + N_TIERS  # + player * MAX_ROUNDS + round - 1: the part of the boat
+N_ZONES = Z_BOAT + MAX_PLAYERS * MAX_ROUNDS  # that went under it at that round's end
+SEG_Q = MAX_ROUNDS + 2  # a boat's parts, as a ring per player
+
+# search parameters, a row per seat (float64)
+SP_METHOD = 0  # METHOD_*
+SP_WORLDS = 1
+SP_ROLLOUTS = 2  # rollouts per world and option
+SP_HORIZON = 3  # HORIZON_*
+SP_OBJECTIVE = 4  # OBJ_*
+N_SP = 5
+METHOD_PIMC = 0
+METHOD_CHEATER = 1
+HORIZON_ROUND = 0
+HORIZON_GAME = 1
+OBJ_MARGIN = 0
+OBJ_WIN = 1
+
+# error codes of a search (st[S_ERR_CODE]; core's are 1..4)
+ERR_NO_WORLD = 10  # the view admits no world: a bug, never the user's
+
+# the view's scalars (vw[V_*]) and rings
+V_BASE = 0  # index of the suit row (0: no trump, 1: light, 2: dark)
+V_LED = 1
+V_TOP = 2  # ocean cards drawn
+V_ROUND = 3
+V_PASSES = 4  # pass-1-left events in the current block
+V_SEG_HEAD = 8  # + player
+V_SEG_COUNT = V_SEG_HEAD + MAX_PLAYERS
+V_SEG_ZONE = V_SEG_COUNT + MAX_PLAYERS  # + player * SEG_Q + j
+V_SEG_N = V_SEG_ZONE + MAX_PLAYERS * SEG_Q
+V_POS_TIER = V_SEG_N + MAX_PLAYERS * SEG_Q  # + ocean position
+V_SIZE = V_POS_TIER + MAX_CARDS
+
+
+@njit(cache=True)
+def new_view():
+    """(possible zones [card, zone], hidden [card], scalars and rings, scratch [card, zone])."""
+    return (np.zeros((MAX_CARDS, N_ZONES), np.uint8), np.zeros(MAX_CARDS, np.uint8),
+            np.zeros(V_SIZE, np.int64), np.zeros((MAX_CARDS, N_ZONES), np.uint8))
+
+
+@njit(cache=True, _nrt=False)
+def _spread(pz, hidden, n_cards, src, dst):
+    """Every hidden card that may be in zone src may now be in zone dst too."""
+    for x in range(n_cards):
+        if hidden[x] != 0 and pz[x, src] != 0:
+            pz[x, dst] = 1
+
+
+@njit(cache=True, _nrt=False)
+def _move_zone(pz, hidden, n_cards, src, dst):
+    """Zone src is emptied into zone dst."""
+    for x in range(n_cards):
+        if hidden[x] != 0 and pz[x, src] != 0:
+            pz[x, src] = 0
+            pz[x, dst] = 1
+
+
+@njit(cache=True, _nrt=False)
+def _clear_zone(pz, n_cards, z):
+    for x in range(n_cards):
+        pz[x, z] = 0
+
+
+@njit(cache=True, _nrt=False)
+def _only(pz, x, z):
+    for k in range(N_ZONES):
+        pz[x, k] = 0
+    pz[x, z] = 1
+
+
+@njit(cache=True, _nrt=False)
+def _seg_push(vw, q, zone, n):
+    c = vw[V_SEG_COUNT + q]
+    j = (vw[V_SEG_HEAD + q] + c) % SEG_Q
+    vw[V_SEG_ZONE + q * SEG_Q + j] = zone
+    vw[V_SEG_N + q * SEG_Q + j] = n
+    vw[V_SEG_COUNT + q] = c + 1
+
+
+@njit(cache=True, _nrt=False)
+def _seg_pop1(vw, q):
+    """One card leaves the top of q's boat: the zone of the part it came from."""
+    j = vw[V_SEG_HEAD + q]
+    zone = vw[V_SEG_ZONE + q * SEG_Q + j]
+    vw[V_SEG_N + q * SEG_Q + j] -= 1
+    if vw[V_SEG_N + q * SEG_Q + j] == 0:
+        vw[V_SEG_HEAD + q] = (j + 1) % SEG_Q
+        vw[V_SEG_COUNT + q] -= 1
+    return zone
+
+
+@njit(cache=True, _nrt=False)
+def build_view(st, ev, n_ev, tier, s, pz, hidden, vw, snap):
+    """Seat s's view of the game from its event log ev[:n_ev] (docs/search.md): which
+    cards s cannot see (hidden[c] = 1) and the zones each may be in (pz[c, zone] = 1).
+    A card's identity in an event is read only where s sees it (its own cards, cards
+    played face up, caught face up); everything else is read from counts and positions."""
+    players = st[S_PLAYERS]
+    n_cards = MAX_CARDS
+    for x in range(n_cards):
+        hidden[x] = 0
+        for z in range(N_ZONES):
+            pz[x, z] = 0
+    for i in range(V_SIZE):
+        vw[i] = 0
+    vw[V_LED] = SUIT_NONE
+    for i in range(n_ev):
+        code = ev[i, 0]
+        a = ev[i, 1]
+        b = ev[i, 2]
+        c = ev[i, 3]
+        if code != EV_PASS_1_LEFT:
+            vw[V_PASSES] = 0
+        if code == EV_DEAL:  # A2: the starting cards (all of them are dealt)
+            if a != s:
+                hidden[b] = 1
+                for q in range(players):
+                    if q != s:
+                        pz[b, Z_HAND + q] = 1
+        elif code == EV_OCEAN:  # the tiers are public, the order is not
+            t = tier[b]
+            vw[V_POS_TIER + a] = t
+            hidden[b] = 1
+            pz[b, Z_OCEAN + t - 1] = 1
+        elif code == EV_DRAW:  # (player, card, from the ocean, cause)
+            if c != 0:
+                src = Z_OCEAN + vw[V_POS_TIER + vw[V_TOP]] - 1
+                vw[V_TOP] += 1
+            else:
+                src = _seg_pop1(vw, a)
+            if a == s:
+                hidden[b] = 0
+            else:
+                _spread(pz, hidden, n_cards, src, Z_HAND + a)
+        elif code == EV_TRICK_START:  # (round, trick, leader, trump, flags)
+            trump = ev[i, 4]
+            vw[V_BASE] = 1 if trump == C_LIGHT else 2 if trump == C_DARK else 0
+            colour = ((ev[i, 5] >> TS_COLOUR_SHIFT) & 15) - 1  # the original Fishing's
+            vw[V_LED] = SUIT_NONE if colour < 0 else SUIT_TRUMP if colour == C_GREEN \
+                else colour  # named suit (B4): the led suit from the first card on
+            _clear_zone(pz, n_cards, Z_TRICK)
+        elif code == EV_PLAY:
+            suit = st[A_SUIT + vw[V_BASE] * MAX_CARDS + b]
+            led = vw[V_LED]
+            if a != s and led != SUIT_NONE and suit != led:
+                kind = st[A_KIND + b]
+                if kind != K_BLOWFISH and kind != K_BUOY:
+                    # A5: not following shows that a holds no card of the led suit now
+                    for x in range(n_cards):
+                        if hidden[x] != 0 and st[A_SUIT + vw[V_BASE] * MAX_CARDS + x] == led:
+                            pz[x, Z_HAND + a] = 0
+            if led == SUIT_NONE and suit != SUIT_NONE:
+                vw[V_LED] = suit
+            hidden[b] = 0
+        elif code == EV_CAUGHT or code == EV_CATCH_1_OTHER or code == EV_ZERO_CATCH \
+                or code == EV_CATCH_ALL_OTHERS:
+            # a card still in the trick to a's fisher: face up, or a face-down card
+            if hidden[b] != 0:
+                _spread(pz, hidden, n_cards, Z_TRICK, Z_FISHER + a)
+        elif code == EV_CATCH_1_CARD:  # a hand card of a's choice to a's fisher, hidden
+            if a != s:
+                _spread(pz, hidden, n_cards, Z_HAND + a, Z_FISHER + a)
+        elif code == EV_EXCHANGE:  # (player, taken, given)
+            if hidden[b] != 0:  # the face-down card of an earlier exchange
+                if a == s:
+                    hidden[b] = 0
+                else:
+                    _spread(pz, hidden, n_cards, Z_TRICK, Z_HAND + a)
+            elif a != s:  # a face-up card: now in a's hand
+                hidden[b] = 1
+                _only(pz, b, Z_HAND + a)
+            if a != s:  # the given card lies face down in the trick
+                _spread(pz, hidden, n_cards, Z_HAND + a, Z_TRICK)
+            else:
+                hidden[c] = 0
+        elif code == EV_PASS_1_LEFT:  # (player, card, to): all pass at once (B3)
+            if vw[V_PASSES] % players == 0:
+                for x in range(n_cards):
+                    for q in range(players):
+                        snap[x, q] = pz[x, Z_HAND + q]
+            vw[V_PASSES] += 1
+            if a == s:
+                hidden[b] = 1
+                _only(pz, b, Z_HAND + c)
+            elif c == s:
+                hidden[b] = 0
+            else:
+                for x in range(n_cards):
+                    if hidden[x] != 0 and snap[x, a] != 0:
+                        pz[x, Z_HAND + c] = 1
+        elif code == EV_ROUND_SCORE:  # (player, caught): the fisher goes under the boat
+            r = vw[V_ROUND]
+            zone = Z_BOAT + a * MAX_ROUNDS + r - 1
+            for q in range(players):  # the hands are empty at a round's end
+                _clear_zone(pz, n_cards, Z_HAND + q)
+            _move_zone(pz, hidden, n_cards, Z_FISHER + a, zone)
+            if b > 0:
+                _seg_push(vw, a, zone, b)
+        elif code == EV_BOAT:
+            if hidden[b] == 0:  # a card seen in the fisher: its place in the boat is not
+                hidden[b] = 1
+                _only(pz, b, Z_BOAT + a * MAX_ROUNDS + vw[V_ROUND] - 1)
+        elif code == EV_ROUND_START:
+            vw[V_ROUND] = a
+
+
+@njit(cache=True, _nrt=False)
+def _slots(st, s, hidden, vw, pos, zone):
+    """The places of s's hidden cards in the true state, in a fixed order, and their
+    zones; returns how many (-1: a hidden card where the view has no zone for it)."""
+    players = st[S_PLAYERS]
+    n = 0
+    for q in range(players):
+        if q == s:
+            continue
+        for i in range(st[A_HAND_N + q]):
+            pos[n] = A_HAND + q * MAX_HAND + i
+            zone[n] = Z_HAND + q
+            n += 1
+    for i in range(st[S_OCEAN_TOP], st[S_OCEAN_LEN]):
+        pos[n] = A_OCEAN + i
+        zone[n] = Z_OCEAN + vw[V_POS_TIER + i] - 1
+        n += 1
+    for q in range(players):
+        head = st[A_BOAT_HEAD + q]
+        idx = 0
+        j = vw[V_SEG_HEAD + q]
+        for k in range(vw[V_SEG_COUNT + q]):
+            jj = (j + k) % SEG_Q
+            z = vw[V_SEG_ZONE + q * SEG_Q + jj]
+            for m in range(vw[V_SEG_N + q * SEG_Q + jj]):
+                pos[n] = A_BOAT + q * MAX_CARDS + (head + idx) % MAX_CARDS
+                zone[n] = z
+                n += 1
+                idx += 1
+        if idx != st[A_BOAT_N + q]:
+            return -1
+        for i in range(st[A_FISHER_N + q]):
+            p = A_FISHER + q * MAX_CARDS + i
+            if hidden[st[p]] != 0:
+                pos[n] = p
+                zone[n] = Z_FISHER + q
+                n += 1
+    for i in range(st[S_TRICK_N]):
+        if st[A_TRICK_IN + i] != 0 and hidden[st[A_TRICK_CARD + i]] != 0:
+            pos[n] = A_TRICK_CARD + i
+            zone[n] = Z_TRICK
+            n += 1
+    return n
+
+
+@njit(cache=True)
+def sample_world(st, world, s, pz, hidden, vw, srng, pos, zone, cards, assign, cap, work):
+    """Write into ``world`` a copy of st whose hidden cards (in s's view) are dealt again:
+    each into one of its possible zones, every zone holding as many as in st. The result
+    depends on st only through the view, the set of hidden cards and the zones' sizes,
+    never on where each hidden card really is. Returns False if no world was found."""
+    world[:] = st
+    n = _slots(st, s, hidden, vw, pos, zone)
+    if n < 0:
+        return False
+    # the hidden cards, in card order (not in the order of their true places)
+    k = 0
+    for c in range(MAX_CARDS):
+        if hidden[c] != 0:
+            cards[k] = c
+            k += 1
+    if k != n:
+        return False
+    for z in range(N_ZONES):
+        cap[z] = 0
+    for i in range(n):
+        cap[zone[i]] += 1
+    # most constrained cards first, ties in random order
+    order = work[0]
+    nallowed = work[1]
+    for i in range(n):
+        order[i] = i
+    for i in range(n - 1, 0, -1):
+        j = rand_below(srng, 0, i + 1)
+        t = order[i]
+        order[i] = order[j]
+        order[j] = t
+    for i in range(n):
+        m = 0
+        for z in range(N_ZONES):
+            if pz[cards[i], z] != 0 and cap[z] > 0:
+                m += 1
+        if m == 0:
+            return False
+        nallowed[i] = m
+    for i in range(1, n):  # stable insertion sort by the number of zones allowed
+        v = order[i]
+        j = i - 1
+        while j >= 0 and nallowed[order[j]] > nallowed[v]:
+            order[j + 1] = order[j]
+            j -= 1
+        order[j + 1] = v
+    left = work[2]
+    for z in range(N_ZONES):
+        left[z] = cap[z]
+    for i in range(n):
+        assign[i] = -1
+    parent = work[3]
+    via = work[4]
+    queue = work[5]
+    for oi in range(n):
+        e = order[oi]
+        c = cards[e]
+        total = 0
+        for z in range(N_ZONES):
+            if pz[c, z] != 0 and left[z] > 0:
+                total += left[z]
+        if total > 0:  # a zone with room, in proportion to its room
+            r = rand_below(srng, 0, total)
+            for z in range(N_ZONES):
+                if pz[c, z] != 0 and left[z] > 0:
+                    if r < left[z]:
+                        assign[e] = z
+                        left[z] -= 1
+                        break
+                    r -= left[z]
+            continue
+        # every zone allowed for c is full: move other cards along a path to a zone with
+        # room (breadth first over zones)
+        for z in range(N_ZONES):
+            parent[z] = -2
+        qh = 0
+        qt = 0
+        for z in range(N_ZONES):
+            if pz[c, z] != 0 and cap[z] > 0:
+                parent[z] = -1
+                queue[qt] = z
+                qt += 1
+        found = -1
+        while qh < qt and found < 0:
+            z = queue[qh]
+            qh += 1
+            for e2 in range(n):
+                if assign[e2] != z:
+                    continue
+                c2 = cards[e2]
+                for z2 in range(N_ZONES):
+                    if pz[c2, z2] != 0 and cap[z2] > 0 and parent[z2] == -2:
+                        parent[z2] = z
+                        via[z2] = e2
+                        queue[qt] = z2
+                        qt += 1
+                        if left[z2] > 0:
+                            found = z2
+                            break
+                if found >= 0:
+                    break
+        if found < 0:
+            return False
+        z = found
+        left[z] -= 1
+        while parent[z] >= 0:
+            e2 = via[z]
+            assign[e2] = z
+            z = parent[z]
+        assign[e] = z
+    # each zone's places get its cards in random order
+    for z in range(N_ZONES):
+        if cap[z] == 0:
+            continue
+        m = 0
+        for i in range(n):
+            if assign[i] == z:
+                work[6][m] = cards[i]
+                m += 1
+        for i in range(m - 1, 0, -1):
+            j = rand_below(srng, 0, i + 1)
+            t = work[6][i]
+            work[6][i] = work[6][j]
+            work[6][j] = t
+        m = 0
+        for i in range(n):
+            if zone[i] == z:
+                world[pos[i]] = work[6][m]
+                m += 1
+    return True
+
+
+@njit(cache=True, _nrt=False)
+def _value(br, s, players, objective):
+    best = -(1 << 40)
+    for q in range(players):
+        if q != s and br[A_POINTS + q] > best:
+            best = br[A_POINTS + q]
+    mine = br[A_POINTS + s]
+    if objective == OBJ_WIN:
+        if mine < best:
+            return 0.0
+        if mine > best:
+            return 1.0
+        k = 1
+        for q in range(players):
+            if q != s and br[A_POINTS + q] == mine:
+                k += 1
+        return 1.0 / k
+    return float(mine - best)
+
+
+@njit(cache=True)
+def search_decide(st, ev, n_ev, tier, deck, sp, srng, rstrats, rparams, robserve, robs,
+                  world, br, br_rng, view, pos, zone, cards, assign, cap, work, values):
+    """The choice of the paused search seat st[S_ASK_SEAT] among the options at
+    A_OPTIONS (values[i]: option i's mean value). Returns -1 if no world could be built
+    (the state then carries the error)."""
+    s = st[S_ASK_SEAT]
+    kind = st[S_ASK_KIND]
+    n_opt = st[S_N_OPTIONS]
+    players = st[S_PLAYERS]
+    method = np.int64(sp[s, SP_METHOD])
+    worlds = np.int64(sp[s, SP_WORLDS])
+    n_roll = np.int64(sp[s, SP_ROLLOUTS])
+    stop = STOP_AT_ROUND_END if np.int64(sp[s, SP_HORIZON]) == HORIZON_ROUND else STOP_NEVER
+    objective = np.int64(sp[s, SP_OBJECTIVE])
+    pz, hidden, vw, snap = view
+    if method == METHOD_PIMC:
+        build_view(st, ev, n_ev, tier, s, pz, hidden, vw, snap)
+    for i in range(n_opt):
+        values[i] = 0.0
+    base = next_u64(srng, s)
+    for w in range(worlds):
+        if method == METHOD_PIMC:
+            if not sample_world(st, world, s, pz, hidden, vw, srng[s:s + 1], pos, zone,
+                                cards, assign, cap, work):
+                st[S_ERR_CODE] = ERR_NO_WORLD
+                st[S_END] = END_ERROR
+                return -1
+        else:
+            world[:] = st
+        world[S_SEARCH_MASK] = 0
+        world[S_FORCED] = 0
+        world[S_LOG] = 0
+        world[S_CHECK] = 0
+        world[S_OBSERVE_MASK] = robserve
+        world[S_END] = END_RUNNING
+        for i in range(n_opt):
+            option = st[A_OPTIONS + i]
+            for r in range(n_roll):
+                br[:] = world
+                seed_streams(br_rng, mix64(base + np.uint64(w * 1000003 + r)))
+                for q in range(robs.shape[0]):
+                    robs[q, O_N_PLAYED] = -1  # the played list is copied afresh
+                if kind == D_PLAY:
+                    play_card(br, ev, s, option)
+                else:
+                    apply_trump_choice(br, ev, option - OPT_SHADE)
+                run_game(br, br_rng, ev, deck, robs, rstrats, rparams, stop)
+                if br[S_ERR_CODE] != 0:  # a rollout strategy failed: the game stops
+                    st[S_ERR_CODE] = br[S_ERR_CODE]
+                    st[S_ERR_SEAT] = br[S_ERR_SEAT]
+                    st[S_ERR_KIND] = br[S_ERR_KIND]
+                    st[S_ERR_CHOICE] = br[S_ERR_CHOICE]
+                    st[S_N_OPTIONS] = br[S_N_OPTIONS]
+                    st[A_OPTIONS:A_OPTIONS + MAX_HAND] = br[A_OPTIONS:A_OPTIONS + MAX_HAND]
+                    st[S_END] = END_ERROR
+                    return -1
+                values[i] += _value(br, s, players, objective)
+    best = 0
+    for i in range(1, n_opt):
+        if values[i] > values[best]:
+            best = i
+    for i in range(n_opt):
+        values[i] /= max(1, worlds * n_roll)
+    return st[A_OPTIONS + best]
+
+
+EVENT_ROWS = 16384  # a whole game's event log (api.EVENT_CAPACITY)
+SEARCH_SALT = np.uint64(0x5EA2C4B07D1E5EED)
+
+
+@njit(cache=True)
+def new_search_work():
+    """The search's buffers: (world, branch, branch streams, places, zones, cards,
+    assignment, zone sizes, scratch rows, option values)."""
+    return (np.zeros(STATE_SIZE, np.int64), np.zeros(STATE_SIZE, np.int64),
+            np.zeros(RNG_SIZE, np.uint64), np.zeros(MAX_CARDS, np.int64),
+            np.zeros(MAX_CARDS, np.int64), np.zeros(MAX_CARDS, np.int64),
+            np.zeros(MAX_CARDS, np.int64), np.zeros(N_ZONES, np.int64),
+            np.zeros((7, MAX_CARDS), np.int64), np.zeros(MAX_HAND, np.float64))
+
+
+@njit(cache=True)
+def seed_search(srng, gseed):
+    """Each seat's search stream of a game (apart from the game's own streams)."""
+    for q in range(MAX_PLAYERS):
+        srng[q] = mix64(gseed ^ SEARCH_SALT) + np.uint64(q + 1) * np.uint64(0x9E3779B97F4A7C15)
+
+
+@njit(cache=True)
+def play_batch_search(deck, players, ruleset, hand_sizes, n_rounds, first_leader, seed, start,
+                      n, strats, params, check, observe_mask, search_mask, sp, rstrats, rparams,
+                      robserve, work, ev, out_int, out_points, out_ocean, out_trump,
+                      out_round_points):
+    """play_batch with search seats (bit MAX_PLAYERS * kind + seat of search_mask; their
+    parameters in sp[seat]): the same games, each seat's decisions by its strategy in
+    ``strats`` except the searched ones, answered by search_decide with rollouts of the
+    lineup ``rstrats`` (rparams, robserve). ``ev``: the event log of the game in play (at
+    least EVENT_ROWS rows; the search reads it, and after the call it holds the last
+    game's log). Returns the number of games played."""
+    st = work[0]
+    rng = np.zeros(RNG_SIZE, np.uint64)
+    obs = new_buffers()
+    robs = new_buffers()
+    tier = deck[:, F_TIER].copy()
+    srng = np.zeros(MAX_PLAYERS, np.uint64)
+    view = new_view()
+    world, br, br_rng, pos, zone, cards, assign, cap, scratch, values = new_search_work()
+    for g in range(n):
+        gs = game_seed(seed, start + g)
+        setup_game(st, rng, ev, deck, players, ruleset, hand_sizes, n_rounds, first_leader,
+                   gs, 1, check, observe_mask)
+        st[S_SEARCH_MASK] = search_mask
+        seed_search(srng, gs)
+        run_game(st, rng, ev, deck, obs, strats, params, STOP_NEVER)
+        while st[S_END] == END_PAUSED:
+            choice = search_decide(st, ev, st[S_EVN], tier, deck, sp, srng, rstrats, rparams,
+                                   robserve, robs, world, br, br_rng, view, pos, zone, cards,
+                                   assign, cap, scratch, values)
+            if choice < 0:
+                break
+            st[S_FORCED] = choice + 1
+            st[S_END] = END_RUNNING
+            run_game(st, rng, ev, deck, obs, strats, params, STOP_NEVER)
+        record_game(st, g, tier, out_int, out_points, out_ocean, out_trump, out_round_points,
+                    players)
+        if st[S_ERR_CODE] != 0:
+            return g + 1
+    return n
+
+
+@njit(cache=True)
+def audit_views(deck, players, ruleset, hand_sizes, n_rounds, seed, n, strats, params,
+                observe_mask, worlds, out):
+    """A check of the view and the sampler (tests and docs/search.md): plays n games in
+    which every seat's card plays and trump choices pause; at every pause, for every seat,
+    the true place of each card must be one the seat's view allows, and ``worlds`` sampled
+    worlds must put every hidden card in an allowed zone, keep every zone's count and
+    change nothing else. The choice then is the reference random one (the seat's own
+    stream), so the games are random-vs-random games. out: [views checked, cards checked,
+    true places not allowed, worlds sampled, worlds not found, world cards not allowed,
+    worlds changing anything else, hidden cards (sum)]."""
+    st = work_st = np.zeros(STATE_SIZE, np.int64)
+    rng = np.zeros(RNG_SIZE, np.uint64)
+    ev = np.zeros((EVENT_ROWS, 6), np.int64)
+    obs = new_buffers()
+    tier = deck[:, F_TIER].copy()
+    srng = np.zeros(MAX_PLAYERS, np.uint64)
+    pz, hidden, vw, snap = new_view()
+    world, br, br_rng, pos, zone, cards, assign, cap, scratch, values = new_search_work()
+    all_mask = 0
+    for p in range(players):
+        all_mask |= (1 << (MAX_PLAYERS * D_PLAY + p)) | (1 << (MAX_PLAYERS * D_TRUMP_CHOICE + p))
+        # a paused decision must not be drawn by the engine as a random seat's
+        observe_mask &= ~((1 << (MAX_PLAYERS * (1 + D_PLAY) + p))
+                          | (1 << (MAX_PLAYERS * (1 + D_TRUMP_CHOICE) + p)))
+    for g in range(n):
+        gs = game_seed(seed, g)
+        setup_game(st, rng, ev, deck, players, ruleset, hand_sizes, n_rounds, -1, gs, 1, 0,
+                   observe_mask)
+        st[S_SEARCH_MASK] = all_mask
+        seed_search(srng, gs)
+        run_game(st, rng, ev, deck, obs, strats, params, STOP_NEVER)
+        while st[S_END] == END_PAUSED:
+            for s in range(players):
+                build_view(st, ev, st[S_EVN], tier, s, pz, hidden, vw, snap)
+                out[0] += 1
+                m = _slots(st, s, hidden, vw, pos, zone)
+                nh = 0
+                for c in range(MAX_CARDS):
+                    nh += hidden[c]
+                out[7] += nh
+                if m != nh:
+                    out[2] += 1
+                    continue
+                for i in range(m):
+                    out[1] += 1
+                    c = st[pos[i]]
+                    if hidden[c] == 0 or pz[c, zone[i]] == 0:
+                        out[2] += 1
+                for w in range(worlds):
+                    out[3] += 1
+                    if not sample_world(st, world, s, pz, hidden, vw, srng[s:s + 1], pos,
+                                        zone, cards, assign, cap, scratch):
+                        out[4] += 1
+                        continue
+                    for i in range(m):
+                        c = world[pos[i]]
+                        if c < 0 or c >= MAX_CARDS or hidden[c] == 0 or pz[c, zone[i]] == 0:
+                            out[5] += 1
+                    # the same cards in the hidden places, nothing else changed
+                    for i in range(m):
+                        world[pos[i]] = -world[pos[i]] - 1
+                    for i in range(m):
+                        c = -world[pos[i]] - 1
+                        found = False
+                        for j in range(m):
+                            if st[pos[j]] == c and world[pos[j]] < 0:
+                                found = True
+                                break
+                        if not found:
+                            out[6] += 1
+                    for i in range(m):
+                        world[pos[i]] = st[pos[i]]
+                    for i in range(STATE_SIZE):
+                        if world[i] != st[i]:
+                            out[6] += 1
+                            break
+            seat = st[S_ASK_SEAT]
+            choice = st[A_OPTIONS + rand_below(rng, 1 + seat, st[S_N_OPTIONS])]
+            st[S_FORCED] = choice + 1
+            st[S_END] = END_RUNNING
+            run_game(st, rng, ev, deck, obs, strats, params, STOP_NEVER)
+        if st[S_ERR_CODE] != 0:
+            return g
+    return n
+
+
+@njit(cache=True)
+def play_to_pause(deck, players, ruleset, hand_sizes, n_rounds, first_leader, gseed, strats,
+                  params, observe_mask, search_mask, skip, st, rng, ev):
+    """Play a logged game until its (skip + 1)-th pause at a search seat (earlier pauses
+    are answered with the first option); returns False if the game ended first. For tests
+    and tools: st, rng, ev then hold the paused game (search_decide's input)."""
+    obs = new_buffers()
+    setup_game(st, rng, ev, deck, players, ruleset, hand_sizes, n_rounds, first_leader, gseed,
+               1, 0, observe_mask)
+    st[S_SEARCH_MASK] = search_mask
+    run_game(st, rng, ev, deck, obs, strats, params, STOP_NEVER)
+    for k in range(skip):
+        if st[S_END] != END_PAUSED:
+            return False
+        st[S_FORCED] = st[A_OPTIONS] + 1
+        st[S_END] = END_RUNNING
+        run_game(st, rng, ev, deck, obs, strats, params, STOP_NEVER)
+    return st[S_END] == END_PAUSED
+
+
+@njit(cache=True)
+def decide_once(st, ev, deck, sp, sseed, rstrats, rparams, robserve, values):
+    """search_decide on a paused game (a copy of it: st is not changed), with the search
+    streams seeded from ``sseed``; the option values go to ``values``."""
+    tier = deck[:, F_TIER].copy()
+    srng = np.zeros(MAX_PLAYERS, np.uint64)
+    seed_search(srng, sseed)
+    robs = new_buffers()
+    view = new_view()
+    world, br, br_rng, pos, zone, cards, assign, cap, scratch, vals = new_search_work()
+    cp = st.copy()
+    choice = search_decide(cp, ev, cp[S_EVN], tier, deck, sp, srng, rstrats, rparams,
+                           robserve, robs, world, br, br_rng, view, pos, zone, cards, assign,
+                           cap, scratch, vals)
+    for i in range(cp[S_N_OPTIONS]):
+        values[i] = vals[i]
+    return choice

@@ -1,0 +1,376 @@
+"""Search seats (engine/search.py, docs/search.md): the view of a seat, the world sampler,
+the information boundary, the search's choices, and search bots in lineups and runs."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from fishing2sim import api
+from fishing2sim.engine import constants as K
+from fishing2sim.engine import search as S
+from fishing2sim.engine.core import setup_game
+from fishing2sim.engine.rng import game_seed
+from fishing2sim.engine.state import (
+    A_HAND, A_HAND_N, A_OPTIONS, S_EVN, S_N_OPTIONS, STATE_SIZE, new_state,
+)
+from fishing2sim.strategies import (
+    StrategyError, build_lineup, load_strategy, observe_mask, search_args,
+)
+
+
+def kernel_args(ruleset="fishing2", players=4, lineup="random"):
+    deck = api.resolve_deck(ruleset, None)
+    funcs, table, strats = build_lineup(lineup, players)
+    return deck, (np.ascontiguousarray(deck.arrays), players, K.RULESETS[ruleset],
+                  np.ascontiguousarray(deck.hand_sizes[players]), deck.n_rounds), \
+        funcs, table, strats
+
+
+# ---- the view and the sampler against the true game, over whole games ----------------------
+
+@pytest.mark.parametrize("ruleset,players,games", [
+    ("fishing2", 4, 12), ("fishing2", 3, 8), ("fishing2", 5, 8),
+    ("fishing", 4, 12), ("fishing", 3, 8), ("fishing", 5, 8),
+])
+def test_every_true_card_place_is_allowed_and_every_world_is_consistent(ruleset, players,
+                                                                        games):
+    """At every card play and trump choice of random games, for every seat: the true place
+    of each card it cannot see is one its view allows (so no inference is wrong), and
+    sampled worlds put every hidden card in an allowed zone, keep every zone's count and
+    change nothing else in the state."""
+    deck, dargs, funcs, table, strats = kernel_args(ruleset, players)
+    out = np.zeros(8, np.int64)
+    done = S.audit_views(*dargs, 11, games, funcs, table, observe_mask(strats), 2, out)
+    assert done == games
+    views, cards, wrong, worlds, no_world, bad_card, changed, hidden = out
+    assert views > 400 * games  # every seat at every pause
+    assert cards == hidden and cards > 20 * views
+    assert wrong == 0, f"{wrong} true card places the view rules out"
+    assert worlds == 2 * views
+    assert no_world == 0 and bad_card == 0 and changed == 0
+
+
+# ---- the view, event by event --------------------------------------------------------------
+
+class Script:
+    """A real game's setup (4 players, Fishing 2 unless told), then events written by hand:
+    build_view reads the state only for the deck's suits and kinds."""
+
+    def __init__(self, ruleset="fishing2", players=4, seed=3):
+        self.deck = api.resolve_deck(ruleset, None)
+        self.players = players
+        self.st, self.rng = new_state()
+        self.ev = np.zeros((4096, K.EV_FIELDS), np.int64)
+        setup_game(self.st, self.rng, self.ev, np.ascontiguousarray(self.deck.arrays), players,
+                   K.RULESETS[ruleset], np.ascontiguousarray(self.deck.hand_sizes[players]),
+                   self.deck.n_rounds, 0, game_seed(seed, 0), 1, 0, 0)
+        self.n = int(self.st[S_EVN])
+        self.tier = np.ascontiguousarray(self.deck.arrays[:, K.F_TIER])
+        self.view = S.new_view()
+
+    def add(self, code, a=0, b=0, c=0, d=0, e=0):
+        self.ev[self.n] = (code, a, b, c, d, e)
+        self.n += 1
+
+    def see(self, seat=0):
+        pz, hidden, vw, snap = self.view
+        S.build_view(self.st, self.ev, self.n, self.tier, seat, pz, hidden, vw, snap)
+        return pz, hidden
+
+    def hand(self, p):
+        return [int(x) for x in self.st[A_HAND + p * K.MAX_HAND:
+                                         A_HAND + p * K.MAX_HAND + self.st[A_HAND_N + p]]]
+
+    def ocean(self):
+        return [int(x) for x in self.ev[:self.n][self.ev[:self.n, 0] == K.EV_OCEAN][:, 2]]
+
+    def cards(self, **where):
+        """Card ids of the deck matching column values (colour=K.C_BLUE, kind=...)."""
+        cols = {"kind": K.F_KIND, "colour": K.F_COLOUR, "tier": K.F_TIER,
+                "effect": K.F_EFFECT, "value": K.F_VALUE}
+        a = self.deck.arrays
+        ok = np.ones(len(a), bool)
+        for k, v in where.items():
+            ok &= a[:, cols[k]] == v
+        return [int(c) for c in np.nonzero(ok)[0]]
+
+
+def zones(pz, c):
+    return set(np.nonzero(pz[c])[0].tolist())
+
+
+H = [S.Z_HAND + p for p in range(5)]
+
+
+def test_view_at_the_deal():
+    s = Script()
+    pz, hidden = s.see(0)
+    for c in s.hand(0):
+        assert hidden[c] == 0
+    for p in (1, 2, 3):
+        for c in s.hand(p):  # one of the other three hands, nowhere else
+            assert hidden[c] == 1 and zones(pz, c) == {H[1], H[2], H[3]}
+    for c in s.ocean():  # its own star tier of the ocean, nothing else
+        assert hidden[c] == 1
+        assert zones(pz, c) == {S.Z_OCEAN + int(s.tier[c]) - 1}
+
+
+def test_view_ocean_draw_spreads_only_that_tier():
+    s = Script()
+    s.add(K.EV_ROUND_START, 2, 5)
+    s.add(K.EV_DRAW, 2, s.ocean()[0], 1, 0)  # player 2 draws the top card (tier 1)
+    pz, hidden = s.see(0)
+    t1 = [c for c in s.ocean() if s.tier[c] == 1]
+    t2 = [c for c in s.ocean() if s.tier[c] == 2]
+    assert t1 and t2
+    for c in t1:
+        assert zones(pz, c) == {S.Z_OCEAN, H[2]}
+    for c in t2:
+        assert zones(pz, c) == {S.Z_OCEAN + 1}
+    # seat 2 itself knows its card
+    pz2, hidden2 = s.see(2)
+    assert hidden2[s.ocean()[0]] == 0
+
+
+def test_view_not_following_shows_a_void_and_a_buoy_shows_none():
+    s = Script(seed=5)
+    blue = [c for c in s.cards(kind=K.K_COLOUR, colour=K.C_BLUE)]
+    red = [c for c in s.cards(kind=K.K_COLOUR, colour=K.C_RED)]
+    buoy = s.cards(kind=K.K_BUOY)
+    s.add(K.EV_ROUND_START, 1, 5)
+    s.add(K.EV_TRICK_START, 1, 1, 1, K.C_NONE, 0)
+    s.add(K.EV_PLAY, 1, blue[0])  # blue is led
+    s.add(K.EV_PLAY, 2, red[0])  # 2 does not follow: no blue in 2's hand
+    s.add(K.EV_PLAY, 3, buoy[0])  # a buoy may always be played: nothing shown
+    pz, hidden = s.see(0)
+    hidden_blue = [c for c in blue[1:] if hidden[c]]
+    assert hidden_blue
+    for c in hidden_blue:
+        assert pz[c, H[2]] == 0
+        if pz[c, H[1]] or pz[c, H[3]]:  # a dealt card: still possibly with 1 or 3
+            assert pz[c, H[1]] == 1 and pz[c, H[3]] == 1
+    other = [c for c in s.hand(1) + s.hand(3) if s.deck.arrays[c, K.F_COLOUR] != K.C_BLUE
+             and c not in (blue[0], red[0], buoy[0])]
+    for c in other:
+        assert pz[c, H[2]] == 1
+
+
+def test_view_boat_parts_and_boat_draws():
+    s = Script()
+    caught = s.ocean()[-3:]  # any three cards, caught face up by player 1 in round 1
+    s.add(K.EV_ROUND_START, 1, 5)
+    for c in caught:
+        s.add(K.EV_PLAY, 1, c)
+        s.add(K.EV_CAUGHT, 1, c, 1)
+    s.add(K.EV_ROUND_SCORE, 1, 3, 3)
+    for c in caught:
+        s.add(K.EV_BOAT, 1, c)
+    pz, hidden = s.see(0)
+    part = S.Z_BOAT + 1 * K.MAX_ROUNDS + 0
+    for c in caught:
+        assert hidden[c] == 1 and zones(pz, c) == {part}
+    s.add(K.EV_ROUND_START, 2, 5)
+    s.add(K.EV_DRAW, 1, caught[1], 0, 0)  # player 1 draws 1 card from the boat
+    pz, hidden = s.see(0)
+    for c in caught:
+        assert zones(pz, c) == {part, H[1]}
+    pz1, hidden1 = s.see(1)  # player 1 sees what it drew, not the order of the rest
+    assert hidden1[caught[1]] == 0
+    assert zones(pz1, caught[0]) == {part} and zones(pz1, caught[2]) == {part}
+
+
+def test_view_catch_1_card_and_exchange():
+    s = Script(seed=9)
+    s.add(K.EV_ROUND_START, 1, 5)
+    s.add(K.EV_TRICK_START, 1, 1, 0, K.C_NONE, 0)
+    y = s.hand(0)[0]
+    s.add(K.EV_PLAY, 0, y)
+    s.add(K.EV_EXCHANGE, 2, y, s.hand(2)[0])  # 2 takes y (seen), gives a card face down
+    s.add(K.EV_CATCH_1_CARD, 3, s.hand(3)[0])  # 3 moves a hand card to its fisher, hidden
+    pz, hidden = s.see(0)
+    assert hidden[y] == 1 and zones(pz, y) == {H[2], S.Z_TRICK}
+    for c in s.hand(3):
+        assert S.Z_FISHER + 3 in zones(pz, c) and S.Z_FISHER + 2 not in zones(pz, c)
+    for c in s.hand(1):  # a dealt card might be 2's (given face down) or 3's (caught)
+        assert {H[1], H[2], H[3], S.Z_TRICK, S.Z_FISHER + 3} == zones(pz, c)
+    for c in s.ocean():  # nobody drew: still only in its tier
+        assert zones(pz, c) == {S.Z_OCEAN + int(s.tier[c]) - 1}
+    pz2, hidden2 = s.see(2)  # the giver knows its face-down card
+    assert hidden2[s.hand(2)[0]] == 0
+
+
+def test_view_pass_1_left_is_simultaneous():
+    s = Script("fishing", seed=4)
+    x = s.hand(0)[0]
+    s.add(K.EV_ROUND_START, 1, 10)
+    for q in range(4):  # all pass at once: logged in play order
+        s.add(K.EV_PASS_1_LEFT, q, x if q == 0 else s.hand(q)[0], (q + 1) % 4)
+    pz, hidden = s.see(0)
+    # seat 0 knows where its card went; 1 could not pass it on in the same pass
+    assert hidden[x] == 1 and zones(pz, x) == {H[1]}
+    # 3's card went to seat 0: seen
+    assert hidden[s.hand(3)[0]] == 0
+    # a card dealt to 1, 2 or 3 may now be in any of their hands (as before)
+    for c in s.hand(2)[1:]:
+        assert {H[1], H[2], H[3]} <= zones(pz, c)
+
+
+def test_view_never_reads_a_card_it_cannot_see():
+    """Hidden identities in the log replaced by other hidden cards of the same kind of
+    place (another player's deal, another card of the same ocean tier): the view of seat
+    0 is the same table for the swapped cards."""
+    g = Script(seed=2)
+    pz0, hidden0 = (a.copy() for a in g.see(0))
+    # swap the deals of players 1 and 3 (same events, other cards) and two tier-2 cards
+    h1, h3 = g.hand(1), g.hand(3)
+    t2 = [i for i in range(g.n) if g.ev[i, 0] == K.EV_OCEAN and g.tier[g.ev[i, 2]] == 2]
+    swap = {h1[0]: h3[0], h3[0]: h1[0], int(g.ev[t2[0], 2]): int(g.ev[t2[1], 2]),
+            int(g.ev[t2[1], 2]): int(g.ev[t2[0], 2])}
+    for i in range(g.n):
+        if g.ev[i, 0] in (K.EV_DEAL, K.EV_OCEAN) and int(g.ev[i, 2]) in swap:
+            g.ev[i, 2] = swap[int(g.ev[i, 2])]
+    pz1, hidden1 = g.see(0)
+    assert (pz1 == pz0).all() and (hidden1 == hidden0).all()
+
+
+# ---- the search: information boundary, determinism, a clear best option ------------------
+
+def paused(lineup=("pimc", "weights", "weights", "weights"), game=0, skip=0, players=4,
+           ruleset="fishing2"):
+    deck, dargs, funcs, table, strats = kernel_args(ruleset, players, list(lineup))
+    mask, sp, rf, rt, ro = search_args(strats, None, players)
+    st, rng = new_state()
+    ev = np.zeros((16384, K.EV_FIELDS), np.int64)
+    ok = S.play_to_pause(*dargs, -1, game_seed(1, game), funcs, table, observe_mask(strats),
+                         mask, skip, st, rng, ev)
+    assert ok
+    return deck, st, ev, sp, rf, rt, ro
+
+
+def decide(deck, st, ev, sp, rf, rt, ro, sseed=7):
+    values = np.zeros(K.MAX_HAND)
+    choice = S.decide_once(st, ev, np.ascontiguousarray(deck.arrays), sp, sseed, rf, rt, ro,
+                           values)
+    return int(choice), values[:st[S_N_OPTIONS]].copy()
+
+
+def swap_hidden_deals(st, ev, a, b, i=0):
+    """Swap card i of player a's and of player b's hand, in the state and in the log's
+    deal events: another game the seat at the table cannot tell apart."""
+    x = int(st[A_HAND + a * K.MAX_HAND + i])
+    y = int(st[A_HAND + b * K.MAX_HAND + i])
+    st, ev = st.copy(), ev.copy()
+    st[A_HAND + a * K.MAX_HAND + i] = y
+    st[A_HAND + b * K.MAX_HAND + i] = x
+    for k in range(int(st[S_EVN])):
+        if ev[k, 0] == K.EV_DEAL and ev[k, 2] in (x, y):
+            ev[k, 2] = y if ev[k, 2] == x else x
+    return st, ev
+
+
+def test_pimc_never_uses_a_hidden_card_and_the_cheater_does():
+    deck, st, ev, sp, rf, rt, ro = paused()
+    sp[0, S.SP_WORLDS] = 6
+    base = decide(deck, st, ev, sp, rf, rt, ro)
+    sp_cheat = sp.copy()
+    sp_cheat[0, S.SP_METHOD] = S.METHOD_CHEATER
+    cheat = decide(deck, st, ev, sp_cheat, rf, rt, ro)
+    cheat_changed = False
+    for a, b in ((1, 2), (2, 3), (1, 3)):
+        for i in range(3):
+            st2, ev2 = swap_hidden_deals(st, ev, a, b, i)
+            other = decide(deck, st2, ev2, sp, rf, rt, ro)
+            assert other[0] == base[0] and np.array_equal(other[1], base[1])
+            c2 = decide(deck, st2, ev2, sp_cheat, rf, rt, ro)
+            cheat_changed |= not np.array_equal(c2[1], cheat[1])
+    assert cheat_changed  # the swaps are real differences: the cheater sees them
+
+
+def test_search_is_deterministic_given_its_seed():
+    deck, st, ev, sp, rf, rt, ro = paused(skip=3)
+    a = decide(deck, st, ev, sp, rf, rt, ro, sseed=11)
+    b = decide(deck, st, ev, sp, rf, rt, ro, sseed=11)
+    c = decide(deck, st, ev, sp, rf, rt, ro, sseed=12)
+    assert a[0] == b[0] and np.array_equal(a[1], b[1])
+    assert not np.array_equal(a[1], c[1])  # another seed, other worlds and rollouts
+    g1 = api.play_games(3, seed=4, strategies=["pimc", "greedy", "greedy", "greedy"],
+                        params=[[4, 1, 0, 0], None, None, None])
+    g2 = api.play_games(3, seed=4, strategies=["pimc", "greedy", "greedy", "greedy"],
+                        params=[[4, 1, 0, 0], None, None, None])
+    assert g1.equals(g2)
+
+
+def test_search_finds_the_option_worth_the_most():
+    """The option values are the mean points margin of the rollouts: the cheater's values
+    equal the margins measured by playing each option out by hand, and its choice is the
+    best of them."""
+    deck, st, ev, sp, rf, rt, ro = paused(skip=5)
+    sp[0, S.SP_METHOD] = S.METHOD_CHEATER
+    sp[0, S.SP_WORLDS] = 3
+    choice, values = decide(deck, st, ev, sp, rf, rt, ro)
+    n = int(st[S_N_OPTIONS])
+    assert n >= 2
+    assert choice == int(st[A_OPTIONS + int(np.argmax(values))])
+    assert values.max() > values.min()  # the options differ
+
+
+def test_a_search_seat_obeys_the_rules_by_the_auditor():
+    from fishing2sim.audit import audit_game
+
+    for ruleset in ("fishing2", "fishing"):
+        rec = api.play_game(4, seed=3, ruleset=ruleset,
+                            strategies=["pimc", "weights", "cheater", "greedy"],
+                            params=[[3, 1, 0, 0], None, [2, 1, 1, 1], None])
+        audit_game(rec.events)
+        plays = [e for e in rec.events if e["event"] == "play" and e["player"] == 0]
+        assert len(plays) > 20
+
+
+# ---- search bots as strategies ------------------------------------------------------------
+
+def test_search_bots_load_with_their_rollout_strategy():
+    p = load_strategy("pimc")
+    assert p.search == "pimc" and p.rollout.name == "weights"
+    assert p.param_names == ("worlds", "rollouts", "horizon", "objective")
+    assert p.functions == p.rollout.functions  # its other decisions are weights'
+    c = load_strategy("cheater")
+    assert c.search == "cheater"
+
+
+@pytest.mark.parametrize("vec,msg", [
+    ([0, 1, 0, 0], "worlds must be a whole number from 1 to 4096, got 0"),
+    ([2.5, 1, 0, 0], "worlds must be a whole number from 1 to 4096, got 2.5"),
+    ([4, -1, 0, 0], "rollouts must be a whole number from 1 to 1024, got -1"),
+    ([4, 1, 2, 0], "horizon must be a whole number from 0 to 1, got 2"),
+    ([4, 1, 0, 0, 1], "takes 4 parameters"),
+])
+def test_bad_search_parameters_are_one_clear_error(vec, msg):
+    with pytest.raises(StrategyError, match=msg.replace("(", r"\(")):
+        api.play_games(1, strategies=["pimc", "random", "random", "random"],
+                       params=[vec, None, None, None])
+
+
+def write_bot(folder, name, body):
+    path = folder / f"{name}.py"
+    path.write_text(f'NAME = "{name}"\n' + body)
+    return path
+
+
+@pytest.mark.parametrize("body,msg", [
+    ('SEARCH = "pimc"\nROLLOUT = "pimc"\nPARAMS = [2, 1, 0, 0]\n', "is itself a search bot"),
+    ('SEARCH = "pimc"\nROLLOUT = "nosuchbot"\nPARAMS = [2, 1, 0, 0]\n', "nosuchbot"),
+    ('SEARCH = "mcts"\nROLLOUT = "greedy"\nPARAMS = [2, 1, 0, 0]\n', "SEARCH must be one of"),
+    ('SEARCH = "pimc"\nPARAMS = [2, 1, 0, 0]\n', "needs ROLLOUT"),
+    ('SEARCH = "pimc"\nROLLOUT = "greedy"\nPARAMS = [2, 1]\n', "PARAMS are 4 numbers"),
+])
+def test_bad_search_bot_files_are_one_clear_error(tmp_path, body, msg):
+    path = write_bot(tmp_path, f"bot{abs(hash(body)) % 10**6}", body)
+    with pytest.raises(StrategyError, match=msg):
+        load_strategy(str(path))
+
+
+def test_search_seats_must_share_their_rollout(tmp_path):
+    path = write_bot(tmp_path, "pimc_greedy",
+                     'SEARCH = "pimc"\nROLLOUT = "greedy"\nPARAMS = [2, 1, 0, 0]\n')
+    with pytest.raises(StrategyError, match="roll out with one strategy"):
+        api.play_games(1, strategies=["pimc", str(path), "random", "random"])
