@@ -65,6 +65,9 @@ SP_OBJECTIVE = 4  # OBJ_*
 N_SP = 5
 METHOD_PIMC = 0
 METHOD_CHEATER = 1
+METHOD_ISMCTS = 2
+UCB_C = 0.7  # the exploration constant, on rewards scaled to about one unit (REWARD_SCALE)
+REWARD_SCALE_MARGIN = 10.0  # points of margin per reward unit in the tree
 HORIZON_ROUND = 0
 HORIZON_GAME = 1
 OBJ_MARGIN = 0
@@ -459,6 +462,190 @@ def _value(br, s, players, objective):
 
 
 @njit(cache=True)
+def _reset_paused_world(world, robserve, players, pause):
+    """A world to search in: no log, no checks; ``pause``: every seat's card plays and
+    trump choices pause (the tree's steps), else none do (a rollout)."""
+    world[S_FORCED] = 0
+    world[S_LOG] = 0
+    world[S_CHECK] = 0
+    if pause:
+        mask = 0
+        obs_mask = robserve
+        for p in range(players):
+            mask |= (1 << (MAX_PLAYERS * D_PLAY + p)) | (1 << (MAX_PLAYERS * D_TRUMP_CHOICE + p))
+            obs_mask &= ~((1 << (MAX_PLAYERS * (1 + D_PLAY) + p))
+                          | (1 << (MAX_PLAYERS * (1 + D_TRUMP_CHOICE) + p)))
+        world[S_SEARCH_MASK] = mask
+        world[S_OBSERVE_MASK] = obs_mask
+    else:
+        world[S_SEARCH_MASK] = 0
+        world[S_OBSERVE_MASK] = robserve
+
+
+@njit(cache=True)
+def ismcts_decide(st, ev, n_ev, tier, deck, sp, srng, rstrats, rparams, robserve, robs,
+                  world, br, br_rng, view, pos, zone, cards, assign, cap, work, values):
+    """Single-observer information-set MCTS (Cowling, Powley & Whitehouse 2012): each of
+    ``worlds`` iterations samples a world from the seat's view and walks one tree of
+    decisions (every seat's card plays and trump choices, in the order the game asks
+    them) with UCB1 over the options legal in that world (counted by availability),
+    adds one node, then plays on with the rollout lineup to the horizon; every node on
+    the path is credited with the value for the seat that chose its option. The most
+    visited option of the root is chosen."""
+    s = st[S_ASK_SEAT]
+    n_opt = st[S_N_OPTIONS]
+    players = st[S_PLAYERS]
+    iters = np.int64(sp[s, SP_WORLDS])
+    n_roll = np.int64(sp[s, SP_ROLLOUTS])
+    stop = STOP_AT_ROUND_END if np.int64(sp[s, SP_HORIZON]) == HORIZON_ROUND else STOP_NEVER
+    objective = np.int64(sp[s, SP_OBJECTIVE])
+    scale = 1.0 if objective == OBJ_WIN else REWARD_SCALE_MARGIN
+    pz, hidden, vw, snap = view
+    build_view(st, ev, n_ev, tier, s, pz, hidden, vw, snap)
+    m = iters + 2
+    action = np.empty(m, np.int64)
+    player = np.empty(m, np.int64)
+    parent = np.empty(m, np.int64)
+    child = np.empty(m, np.int64)  # first child
+    sibling = np.empty(m, np.int64)
+    visits = np.zeros(m, np.float64)
+    avail = np.zeros(m, np.float64)
+    reward = np.zeros(m, np.float64)
+    path = np.empty(m, np.int64)
+    nodes = 1
+    parent[0] = -1
+    child[0] = -1
+    sibling[0] = -1
+    action[0] = -1
+    player[0] = -1
+    base = next_u64(srng, s)
+    for it in range(iters):
+        if not sample_world(st, world, s, pz, hidden, vw, srng[s:s + 1], pos, zone, cards,
+                            assign, cap, work):
+            st[S_ERR_CODE] = ERR_NO_WORLD
+            st[S_END] = END_ERROR
+            return -1
+        _reset_paused_world(world, robserve, players, True)
+        seed_streams(br_rng, mix64(base + np.uint64(it)))
+        for q in range(robs.shape[0]):
+            robs[q, O_N_PLAYED] = -1
+        node = 0
+        depth = 0
+        path[0] = 0
+        expanded = False
+        while world[S_END] == END_PAUSED and not expanded:
+            q = world[S_ASK_SEAT]
+            k = world[S_N_OPTIONS]
+            # availability: every child whose option is legal here was available
+            untried = 0
+            for i in range(k):
+                opt = world[A_OPTIONS + i]
+                c = child[node]
+                while c >= 0 and action[c] != opt:
+                    c = sibling[c]
+                if c >= 0:
+                    avail[c] += 1.0
+                else:
+                    untried += 1
+            if untried > 0 and nodes < m:
+                r = rand_below(srng, s, untried)
+                pick = -1
+                for i in range(k):
+                    opt = world[A_OPTIONS + i]
+                    c = child[node]
+                    while c >= 0 and action[c] != opt:
+                        c = sibling[c]
+                    if c < 0:
+                        if r == 0:
+                            pick = opt
+                            break
+                        r -= 1
+                c = nodes
+                nodes += 1
+                action[c] = pick
+                player[c] = q
+                parent[c] = node
+                child[c] = -1
+                sibling[c] = child[node]
+                child[node] = c
+                avail[c] = 1.0
+                expanded = True
+            else:
+                best = -1
+                best_u = -1e300
+                for i in range(k):
+                    opt = world[A_OPTIONS + i]
+                    c = child[node]
+                    while c >= 0 and action[c] != opt:
+                        c = sibling[c]
+                    if c < 0:
+                        continue
+                    u = reward[c] / (visits[c] * scale) + UCB_C * np.sqrt(
+                        np.log(avail[c]) / visits[c])
+                    if u > best_u:
+                        best_u = u
+                        best = c
+                c = best
+                if c < 0:  # the tree is full: play on without it
+                    break
+            node = c
+            depth += 1
+            path[depth] = node
+            world[S_FORCED] = action[node] + 1
+            world[S_END] = END_RUNNING
+            run_game(world, br_rng, ev, deck, robs, rstrats, rparams, stop)
+            if world[S_ERR_CODE] != 0:
+                break
+        # play on with the rollout lineup (from a pause, the rollout strategy decides);
+        # a world that reached the horizon (or the game's end) is valued as it is
+        total = np.zeros(MAX_PLAYERS, np.float64)
+        if world[S_ERR_CODE] == 0:
+            if world[S_END] == END_PAUSED:
+                _reset_paused_world(world, robserve, players, False)
+                world[S_END] = END_RUNNING
+                for rr in range(n_roll):
+                    br[:] = world
+                    if rr > 0:
+                        seed_streams(br_rng, mix64(base + np.uint64(it * 1009 + rr)))
+                    for q in range(robs.shape[0]):
+                        robs[q, O_N_PLAYED] = -1
+                    run_game(br, br_rng, ev, deck, robs, rstrats, rparams, stop)
+                    if br[S_ERR_CODE] != 0:
+                        world[:] = br
+                        break
+                    for q in range(players):
+                        total[q] += _value(br, q, players, objective)
+            else:
+                for q in range(players):
+                    total[q] += _value(world, q, players, objective) * n_roll
+        if world[S_ERR_CODE] != 0:
+            st[S_ERR_CODE] = world[S_ERR_CODE]
+            st[S_ERR_SEAT] = world[S_ERR_SEAT]
+            st[S_ERR_KIND] = world[S_ERR_KIND]
+            st[S_ERR_CHOICE] = world[S_ERR_CHOICE]
+            st[S_END] = END_ERROR
+            return -1
+        for d in range(1, depth + 1):
+            c = path[d]
+            visits[c] += n_roll
+            reward[c] += total[player[c]]
+    # the most visited option at the root (ties: the first option)
+    best = 0
+    best_v = -1.0
+    for i in range(n_opt):
+        opt = st[A_OPTIONS + i]
+        c = child[0]
+        while c >= 0 and action[c] != opt:
+            c = sibling[c]
+        v = visits[c] if c >= 0 else 0.0
+        values[i] = reward[c] / visits[c] if c >= 0 and visits[c] > 0 else 0.0
+        if v > best_v:
+            best_v = v
+            best = i
+    return st[A_OPTIONS + best]
+
+
+@njit(cache=True)
 def search_decide(st, ev, n_ev, tier, deck, sp, srng, rstrats, rparams, robserve, robs,
                   world, br, br_rng, view, pos, zone, cards, assign, cap, work, values):
     """The choice of the paused search seat st[S_ASK_SEAT] among the options at
@@ -474,6 +661,10 @@ def search_decide(st, ev, n_ev, tier, deck, sp, srng, rstrats, rparams, robserve
     stop = STOP_AT_ROUND_END if np.int64(sp[s, SP_HORIZON]) == HORIZON_ROUND else STOP_NEVER
     objective = np.int64(sp[s, SP_OBJECTIVE])
     pz, hidden, vw, snap = view
+    if method == METHOD_ISMCTS:
+        return ismcts_decide(st, ev, n_ev, tier, deck, sp, srng, rstrats, rparams, robserve,
+                             robs, world, br, br_rng, view, pos, zone, cards, assign, cap, work,
+                             values)
     if method == METHOD_PIMC:
         build_view(st, ev, n_ev, tier, s, pz, hidden, vw, snap)
     for i in range(n_opt):
