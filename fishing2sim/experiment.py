@@ -1098,14 +1098,17 @@ class _Loader:
         return shown, vec
 
     def no_search_seats(self, cond, what: str) -> None:
-        """The trump-value replays cannot have search seats yet (docs/search.md)."""
+        """trump_value with seats that search card plays is refused (docs/search.md)."""
         for i, spec in enumerate(cond.lineup):
             path = resolve_path(spec) if not Path(spec).is_absolute() else Path(spec)
-            if _static_value(path, "SEARCH") is not None:
+            if _static_value(path, "SEARCH") is not None and \
+                    list(_static_value(path, "SEARCHES") or ("play",)) != ["trump_choice"]:
                 self.fail(f"seats[{i}]" if len(set(cond.lineup)) > 1 else "seats",
-                          f"{Path(spec).stem!r} is a search bot; {what} is measured without "
-                          "search seats (its replays would search at every decision of every "
-                          "branch): leave trump_value out of analyses for this lineup")
+                          f"{Path(spec).stem!r} searches its card plays; {what} replays every "
+                          "trump choice to the game's end four times, which with searched "
+                          "card plays is beyond any budget: use a bot that searches only the "
+                          "trump choice (SEARCHES = ['trump_choice'], e.g. pimc_trump) or "
+                          "leave trump_value out of analyses for this lineup")
 
     def strategy(self, key, spec) -> tuple[Path, str]:
         """(the file, the lineup entry: the name for strategies/, else the absolute path)."""

@@ -73,6 +73,7 @@ class Strategy:
     # and trump choices (docs/search.md); its other decisions and every seat in its
     # rollouts are its rollout strategy's
     rollout: "Strategy | None" = None
+    searches: tuple = ()  # the decisions a search bot searches ("play", "trump_choice")
 
     @property
     def n_params(self) -> int:
@@ -466,6 +467,7 @@ def load_strategy(spec, strict: bool = False) -> Strategy:
 
 SEARCH_METHODS = {"pimc": 0, "cheater": 1, "ismcts": 2}  # engine/search.py METHOD_*
 SEARCH_PARAM_NAMES = ("worlds", "rollouts", "horizon", "objective")
+SEARCHABLE = ("play", "trump_choice")  # the decisions a search can make (docs/search.md)
 # (lowest, highest, whole numbers only) of each search parameter
 SEARCH_PARAM_RANGES = ((1, 4096, True), (1, 1024, True), (0, 1, True), (0, 1, True))
 SEARCH_PARAM_HELP = ("worlds: sampled worlds per decision (cheater: repeats on the true state;"
@@ -511,8 +513,15 @@ def _search_bot(path: Path, module, name: str, strict: bool) -> Strategy:
     problem = search_params_problem(defaults)
     if problem:
         raise StrategyError(f"strategy file {path}: PARAMS: {problem}")
+    searches = getattr(module, "SEARCHES", SEARCHABLE)
+    if isinstance(searches, str) or not isinstance(searches, (list, tuple)) or not searches \
+            or any(x not in SEARCHABLE for x in searches) or len(set(searches)) != len(searches):
+        raise StrategyError(f"strategy file {path}: SEARCHES must list the decisions it "
+                            f"searches, one or both of {', '.join(map(repr, SEARCHABLE))}; "
+                            f"got {searches!r}")
     return Strategy(name, str(path), rollout.functions, (), defaults, SEARCH_PARAM_NAMES,
-                    rollout.observes, strategy_digest(path), bool(strict), method, rollout)
+                    rollout.observes, strategy_digest(path), bool(strict), method, rollout,
+                    tuple(searches))
 
 
 def search_params_problem(vec) -> str:
@@ -554,7 +563,10 @@ def search_args(strats, params, players: int):
         problem = search_params_problem(vec)
         if problem:
             raise StrategyError(f"strategy '{s.name}' ({s.source}): {problem}")
-        mask |= (1 << (MAX_PLAYERS * D_PLAY + p)) | (1 << (MAX_PLAYERS * D_TRUMP_CHOICE + p))
+        if "play" in s.searches:
+            mask |= 1 << (MAX_PLAYERS * D_PLAY + p)
+        if "trump_choice" in s.searches:
+            mask |= 1 << (MAX_PLAYERS * D_TRUMP_CHOICE + p)
         sp[p] = (SEARCH_METHODS[s.search], *vec)
     rfuncs, rtable, rstrats = build_lineup([rollout] * players, players)
     return mask, sp, rfuncs, rtable, observe_mask(rstrats)
@@ -729,6 +741,8 @@ def observe_mask(strats) -> int:
     mask = sum(1 << p for p, s in enumerate(strats) if s.observes)
     for p, s in enumerate(strats):
         for k, fn in enumerate(s.functions):
-            if fn is choose_uniformly and not (s.search and k in (D_PLAY, D_TRUMP_CHOICE)):
+            searched = (k == D_PLAY and "play" in s.searches) or \
+                (k == D_TRUMP_CHOICE and "trump_choice" in s.searches)
+            if fn is choose_uniformly and not searched:
                 mask |= 1 << (MAX_PLAYERS * (1 + k) + p)
     return mask

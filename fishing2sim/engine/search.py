@@ -33,16 +33,20 @@ from .constants import (
     EV_DRAW, EV_EXCHANGE, EV_OCEAN, EV_PASS_1_LEFT, EV_PLAY, EV_ROUND_SCORE, EV_ROUND_START,
     F_TIER, O_N_PLAYED,
     EV_TRICK_START, EV_ZERO_CATCH, K_BLOWFISH, K_BUOY, MAX_CARDS, MAX_HAND, MAX_PLAYERS,
-    MAX_ROUNDS, OPT_SHADE, SUIT_NONE, SUIT_TRUMP, STOP_AT_ROUND_END, STOP_NEVER,
+    MAX_ROUNDS, OPT_SHADE, SUIT_NONE, SUIT_TRUMP, STOP_AT_ROUND_END, STOP_AT_TRUMP,
+    STOP_NEVER,
     TS_COLOUR_SHIFT,
 )
-from .batch import new_buffers, record_game
-from .core import apply_trump_choice, play_card, run_game, setup_game
+from .batch import (
+    T_CHOICE, T_CHOOSER, T_D1_POINTS, T_D1_WIN, T_D2_POINTS, T_D2_WIN, new_buffers,
+    record_game, take_branch_error, win_share,
+)
+from .core import apply_trump_choice, ask_trump_choice, play_card, run_game, setup_game
 from .rng import game_seed, mix64, next_u64, rand_below, seed_streams
 from .state import (
     A_BOAT, A_BOAT_HEAD, A_BOAT_N, A_FISHER, A_FISHER_N, A_HAND, A_HAND_N, A_KIND, A_OCEAN,
     A_OPTIONS, A_POINTS, A_SUIT, A_TRICK_CARD, A_TRICK_FD, A_TRICK_IN, RNG_SIZE, S_ASK_KIND,
-    S_ASK_SEAT, S_CHECK, S_END, S_ERR_CHOICE, S_ERR_CODE, S_ERR_KIND, S_ERR_SEAT, S_FORCED, S_LOG, S_N_OPTIONS, S_OBSERVE_MASK,
+    S_ASK_SEAT, S_CHECK, S_END, S_LEADER, S_PHASE, S_ROUND, PH_TRUMP, S_ERR_CHOICE, S_ERR_CODE, S_ERR_KIND, S_ERR_SEAT, S_FORCED, S_LOG, S_N_OPTIONS, S_OBSERVE_MASK,
     S_EVN, S_OCEAN_LEN, S_OCEAN_TOP, S_PLAYERS, S_SEARCH_MASK, S_TRICK_N, STATE_SIZE,
 )
 
@@ -904,3 +908,111 @@ def decide_once(st, ev, deck, sp, sseed, rstrats, rparams, robserve, values):
     for i in range(cp[S_N_OPTIONS]):
         values[i] = vals[i]
     return choice
+
+
+@njit(cache=True)
+def _replay(src, src_rng, br, br_rng, ev, deck, obs, strats, params, shade, players, c,
+            fresh_seed):
+    """batch.play_branch for a game with search seats: the replay of a trump choice plays
+    on without searching (a search seat's decisions are then its rollout strategy's)."""
+    br[:] = src
+    br_rng[:] = src_rng
+    br[S_LOG] = 0
+    br[S_SEARCH_MASK] = 0
+    br[S_FORCED] = 0
+    if fresh_seed != 0:
+        seed_streams(br_rng, np.uint64(fresh_seed))
+    apply_trump_choice(br, ev, shade)
+    run_game(br, br_rng, ev, deck, obs, strats, params, STOP_NEVER)
+    if br[S_ERR_CODE] != 0:
+        return -(1 << 40), 0
+    return br[A_POINTS + c], win_share(br, c, players)
+
+
+@njit(cache=True)
+def trump_batch_search(deck, players, ruleset, hand_sizes, n_rounds, first_leader, seed,
+                       start, n, strats, params, check, observe_mask, search_mask, sp, rstrats,
+                       rparams, robserve, work, max_round, out_int, out_points, out_ocean,
+                       out_trump, out_round_points, out_pairs):
+    """batch.trump_batch with search seats (docs/search.md): the chooser's choice is its
+    search's when it searches trump choices; the four replays of each choice play on
+    without searching. The games are those of play_batch_search."""
+    st = work[0]
+    br = work[1]
+    rng = np.zeros(RNG_SIZE, np.uint64)
+    rep_rng = np.zeros(RNG_SIZE, np.uint64)
+    ev = np.zeros((EVENT_ROWS, 6), np.int64)
+    obs = new_buffers()
+    robs = new_buffers()
+    tier = deck[:, F_TIER].copy()
+    srng = np.zeros(MAX_PLAYERS, np.uint64)
+    view = new_view()
+    world, sbr, br_rng, pos, zone, cards, assign, cap, scratch, values = new_search_work()
+    for g in range(n):
+        gseed = game_seed(seed, start + g)
+        setup_game(st, rng, ev, deck, players, ruleset, hand_sizes, n_rounds, first_leader,
+                   gseed, 1, check, observe_mask)
+        st[S_SEARCH_MASK] = search_mask
+        seed_search(srng, gseed)
+        for r in range(MAX_ROUNDS + 1):
+            out_pairs[g, r, T_CHOOSER] = -1
+        while True:
+            run_game(st, rng, ev, deck, obs, strats, params, STOP_AT_TRUMP)
+            while st[S_END] == END_PAUSED:  # a searched card play
+                choice = search_decide(st, ev, st[S_EVN], tier, deck, sp, srng, rstrats,
+                                       rparams, robserve, robs, world, sbr, br_rng, view, pos,
+                                       zone, cards, assign, cap, scratch, values)
+                if choice < 0:
+                    break
+                st[S_FORCED] = choice + 1
+                st[S_END] = END_RUNNING
+                run_game(st, rng, ev, deck, obs, strats, params, STOP_AT_TRUMP)
+            if st[S_PHASE] != PH_TRUMP or st[S_END] != END_RUNNING:
+                break
+            r = st[S_ROUND]
+            choice = ask_trump_choice(st, rng, obs, strats, params)
+            if choice < 0 and st[S_END] == END_PAUSED:
+                opt = search_decide(st, ev, st[S_EVN], tier, deck, sp, srng, rstrats,
+                                    rparams, robserve, robs, world, sbr, br_rng, view, pos,
+                                    zone, cards, assign, cap, scratch, values)
+                if opt < 0:
+                    break
+                st[S_END] = END_RUNNING
+                choice = opt - OPT_SHADE
+            if choice < 0:
+                break
+            if r <= max_round:
+                c = st[S_LEADER]
+                pl, wl = _replay(st, rng, br, rep_rng, ev, deck, obs, strats, params, C_LIGHT,
+                                 players, c, 0)
+                if br[S_ERR_CODE] != 0:
+                    take_branch_error(st, br)
+                    break
+                pd, wd = _replay(st, rng, br, rep_rng, ev, deck, obs, strats, params, C_DARK,
+                                 players, c, 0)
+                if br[S_ERR_CODE] != 0:
+                    take_branch_error(st, br)
+                    break
+                fresh = mix64(gseed ^ np.uint64(0xF1F2 + r))
+                ql, xl = _replay(st, rng, br, rep_rng, ev, deck, obs, strats, params, C_LIGHT,
+                                 players, c, fresh)
+                if br[S_ERR_CODE] != 0:
+                    take_branch_error(st, br)
+                    break
+                qd, xd = _replay(st, rng, br, rep_rng, ev, deck, obs, strats, params, C_DARK,
+                                 players, c, fresh)
+                if br[S_ERR_CODE] != 0:
+                    take_branch_error(st, br)
+                    break
+                out_pairs[g, r, T_CHOOSER] = c
+                out_pairs[g, r, T_CHOICE] = choice
+                out_pairs[g, r, T_D1_POINTS] = pl - pd
+                out_pairs[g, r, T_D2_POINTS] = ql - qd
+                out_pairs[g, r, T_D1_WIN] = wl - wd
+                out_pairs[g, r, T_D2_WIN] = xl - xd
+            apply_trump_choice(st, ev, choice)
+        record_game(st, g, tier, out_int, out_points, out_ocean, out_trump, out_round_points,
+                    players)
+        if st[S_ERR_CODE] != 0:
+            return g + 1
+    return n
