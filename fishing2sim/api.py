@@ -241,7 +241,8 @@ def play_game(players: int = 4, seed: int = 0, ruleset: str = "fishing2", strate
         call_kernel(play_batch_search, (
             arrays, players, K.RULESETS[ruleset], np.ascontiguousarray(deck.hand_sizes[players]),
             deck.n_rounds, first_leader, seed, game, 1, funcs, ptable, int(check),
-            observe_mask(strats), *search, work, ev, *new_outputs(1)), work, strats)
+            observe_mask(strats), *search, work, ev, *new_outputs(1), np.zeros(3, np.int64)),
+            work, strats)
     else:
         ev = np.zeros((EVENT_CAPACITY if log else 1, K.EV_FIELDS), np.int64)
         setup_game(st, rng, ev, arrays, players, K.RULESETS[ruleset],
@@ -413,15 +414,18 @@ def run_games(n, players=4, seed=0, ruleset="fishing2", strategies=None, params=
             np.ascontiguousarray(deck.hand_sizes[players]), deck.n_rounds, first_leader, seed,
             start, n, funcs, ptable, int(check), observe_mask(strats))
     outs = (out_int, out_points, out_ocean, out_trump, out_round_points)
+    search_stats = np.zeros(3, np.int64)  # searched decisions, rollouts, worlds
     if search is not None:
         ev = np.zeros((EVENT_CAPACITY, K.EV_FIELDS), np.int64)
-        done = call_kernel(play_batch_search, (*args, *search, work, ev, *outs), work, strats)
+        done = call_kernel(play_batch_search, (*args, *search, work, ev, *outs, search_stats),
+                           work, strats)
     else:
         done = call_kernel(play_batch, (*args, work, *outs), work, strats)
     if done and out_int[done - 1, G_ERR_CODE] != 0:
         raise kernel_failure(work[0], strats, deck)
     return {"int": out_int, "points": out_points, "ocean": out_ocean, "trump": out_trump,
-            "round_points": out_round_points, "n_rounds": deck.n_rounds}
+            "round_points": out_round_points, "n_rounds": deck.n_rounds,
+            "search": search_stats}
 
 
 @dataclass

@@ -157,7 +157,8 @@ def run_chunk(exp, task: Task) -> dict:
             ev = np.zeros((EVENT_CAPACITY, K.EV_FIELDS), np.int64)
             done = call_kernel(play_batch_search, (*args[:-1], *search, work, ev, out_int,
                                                    out_points, out_ocean, out_trump,
-                                                   out_round_points), work, strats)
+                                                   out_round_points, np.zeros(3, np.int64)),
+                               work, strats)
         elif trump:
             pairs = np.zeros((n, R, N_T), np.int64)
             dummy = np.zeros((1, K.EV_FIELDS), np.int64)

@@ -11,4 +11,4 @@ SEARCH = "pimc"
 SEARCHES = ["trump_choice"]
 ROLLOUT = "weights_tuned"
 PARAM_NAMES = ["worlds", "rollouts", "horizon", "objective"]
-PARAMS = [48, 2, 0, 0]
+PARAMS = [32, 2, 1, 0]

@@ -416,3 +416,121 @@ def test_pimc_finds_a_clearly_better_card():
             assert choice == best, (game, skip, values)
             found += 1
     assert found >= 5
+
+
+# ---- search seats in experiment runs -----------------------------------------------------
+
+def write_yaml(folder, name, body):
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / f"{name}.yaml"
+    path.write_text(f"name: {name}\noutput: {folder / 'reports'}\n" + body)
+    return path
+
+
+SEARCH_RUN = ("players: 4\ngames: 48\nchunk: 4\nseed: 5\nrotate: true\n"
+              "seats: [{strategy: pimc, params: [3, 1, 0, 0]}, greedy, "
+              "{strategy: ismcts, params: [12, 1, 0, 1]}, greedy]\n"
+              "analyses: [overfishing, strategies, depletion]\n")
+
+
+def test_search_seats_give_the_same_csvs_for_1_and_2_workers_and_after_a_resume(tmp_path):
+    import subprocess
+    import sys
+    import time
+
+    from fishing2sim.runner import run
+
+    a = write_yaml(tmp_path / "a", "srch", SEARCH_RUN)
+    b = write_yaml(tmp_path / "b", "srch", SEARCH_RUN)
+    c = write_yaml(tmp_path / "c", "srch", SEARCH_RUN)
+    run(a, workers=1, progress=False)
+    run(b, workers=2, progress=False)
+    names = ["overfishing.csv", "strategies.csv", "scores.csv", "depletion.csv"]
+    for name in names:
+        assert (tmp_path / "a/reports/srch" / name).read_bytes() == \
+            (tmp_path / "b/reports/srch" / name).read_bytes(), name
+    # killed after a few chunks, then resumed: the same result
+    ckpt = tmp_path / "c" / "reports" / ".checkpoints" / "srch"
+    proc = subprocess.Popen([sys.executable, "-m", "fishing2sim.cli", "run", str(c),
+                             "--workers", "1", "--no-progress"],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.time() + 300
+    while time.time() < deadline and len(list(ckpt.glob("c*.npz"))) < 2:
+        time.sleep(0.02)
+    proc.kill()
+    proc.wait()
+    assert 1 <= len(list(ckpt.glob("c*.npz"))) < 3
+    run(c, workers=2, progress=False, resume=True)
+    for name in names:
+        assert (tmp_path / "a/reports/srch" / name).read_bytes() == \
+            (tmp_path / "c/reports/srch" / name).read_bytes(), name
+    # the values are those of the same games played through the API: rotation r puts
+    # lineup entry (p - r) mod 4 in seat p, over the same 12 deals
+    from fishing2sim.experiment import load_experiment
+
+    cond = load_experiment(a).conditions[0]
+    lineup = ["pimc", "greedy", "ismcts", "greedy"]
+    params = [[3, 1, 0, 0], None, [12, 1, 0, 1], None]
+    pimc_points, searched = [], 0
+    for r in range(4):
+        idx = [(p - r) % 4 for p in range(4)]
+        g = api.run_games(12, 4, seed=cond.seed, strategies=[lineup[i] for i in idx],
+                          params=[params[i] for i in idx])
+        pimc_points += list(g["points"][:, idx.index(0)])
+        searched += g["search"][0]
+    st = pd_read(tmp_path / "a/reports/srch/strategies.csv")
+    row = st[(st.metric == "mean_points") & (st.strategy == "pimc")].iloc[0]
+    assert row.n == 48 and row.estimate == pytest.approx(np.mean(pimc_points), rel=1e-9)
+    assert searched > 48 * 2 * 20  # two search seats, each searching every card play
+
+
+def pd_read(path):
+    import pandas as pd
+
+    return pd.read_csv(path)
+
+
+@pytest.mark.parametrize("body,message", [
+    ("seats: [{strategy: pimc, params: [0, 1, 0, 0]}, greedy, greedy, greedy]\n",
+     "seats[0].params: worlds must be a whole number from 1 to 4096, got 0"),
+    ("seats: [{strategy: pimc, params: [4, 1, 0]}, greedy, greedy, greedy]\n",
+     "seats[0].params: strategy 'pimc' takes 4 parameters"),
+    ("seats: [pimc, greedy, greedy, greedy]\nanalyses: [trump_value]\n",
+     "'pimc' searches its card plays; analyses: trump_value"),
+])
+def test_bad_search_seats_in_an_experiment_are_exit_2(tmp_path, body, message):
+    from click.testing import CliRunner
+
+    from fishing2sim.cli import main
+
+    path = write_yaml(tmp_path, "bad", "players: 4\ngames: 8\n" + body)
+    res = CliRunner().invoke(main, ["run", str(path), "--no-progress"])
+    assert res.exit_code == 2, res.output
+    assert message in res.output
+    assert "Traceback" not in res.output
+    assert not (tmp_path / "reports").exists()
+
+
+def test_a_search_chooser_is_measured_by_the_trump_analysis(tmp_path):
+    """pimc_trump plays exactly as weights_tuned except its trump choices, which its
+    search makes: the same deals give the same games up to the first choice that differs,
+    the trump analysis replays its choices, and a recursive or card-searching lineup is
+    refused."""
+    from fishing2sim.runner import run
+
+    body = ("players: 4\ngames: 60\nchunk: 20\nseed: 3\npaired: true\n"
+            "seats: weights_tuned\nsweep:\n  seats:\n"
+            "    - {value: weights_tuned, baseline: true}\n"
+            "    - {value: {strategy: pimc_trump, params: [4, 1, 0, 0]}}\n"
+            "analyses: [trump_value, overfishing]\n")
+    path = write_yaml(tmp_path, "tr", body)
+    run(path, workers=1, progress=False)
+    tv = pd_read(tmp_path / "reports/tr/trump_value.csv")
+    pooled = tv[(tv.metric == "policy_gain_points") & tv["round"].isna()]
+    assert len(pooled) == 2 and (pooled.n > 60).all()  # every trump choice replayed
+    # the search's choices differ from the heuristic's somewhere in these games
+    h = api.play_games(20, 4, seed=1, strategies="weights_tuned")
+    s = api.play_games(20, 4, seed=1, strategies="pimc_trump", params=[[4, 1, 0, 0]] * 4)
+    cols = [f"trump_r{r}" for r in range(2, 9)]
+    assert (h[cols].astype(str) != s[cols].astype(str)).to_numpy().any()
+    assert (h.ocean_r1 == s.ocean_r1).all()  # round 1 has no trump choice: the same play

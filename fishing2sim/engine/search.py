@@ -523,6 +523,8 @@ def ismcts_decide(st, ev, n_ev, tier, deck, sp, srng, rstrats, rparams, robserve
     action[0] = -1
     player[0] = -1
     base = next_u64(srng, s)
+    work[7][0] += 1
+    work[7][2] += iters
     for it in range(iters):
         if not sample_world(st, world, s, pz, hidden, vw, srng[s:s + 1], pos, zone, cards,
                             assign, cap, work):
@@ -614,6 +616,7 @@ def ismcts_decide(st, ev, n_ev, tier, deck, sp, srng, rstrats, rparams, robserve
                     for q in range(robs.shape[0]):
                         robs[q, O_N_PLAYED] = -1
                     run_game(br, br_rng, ev, deck, robs, rstrats, rparams, stop)
+                    work[7][1] += 1
                     if br[S_ERR_CODE] != 0:
                         world[:] = br
                         break
@@ -674,6 +677,8 @@ def search_decide(st, ev, n_ev, tier, deck, sp, srng, rstrats, rparams, robserve
     for i in range(n_opt):
         values[i] = 0.0
     base = next_u64(srng, s)
+    work[7][0] += 1
+    work[7][2] += worlds
     for w in range(worlds):
         if method == METHOD_PIMC:
             if not sample_world(st, world, s, pz, hidden, vw, srng[s:s + 1], pos, zone,
@@ -701,6 +706,7 @@ def search_decide(st, ev, n_ev, tier, deck, sp, srng, rstrats, rparams, robserve
                 else:
                     apply_trump_choice(br, ev, option - OPT_SHADE)
                 run_game(br, br_rng, ev, deck, robs, rstrats, rparams, stop)
+                work[7][1] += 1
                 if br[S_ERR_CODE] != 0:  # a rollout strategy failed: the game stops
                     st[S_ERR_CODE] = br[S_ERR_CODE]
                     st[S_ERR_SEAT] = br[S_ERR_SEAT]
@@ -727,12 +733,13 @@ SEARCH_SALT = np.uint64(0x5EA2C4B07D1E5EED)
 @njit(cache=True)
 def new_search_work():
     """The search's buffers: (world, branch, branch streams, places, zones, cards,
-    assignment, zone sizes, scratch rows, option values)."""
+    assignment, zone sizes, scratch rows, option values). Scratch row 7 counts the
+    searches: [decisions, rollouts, worlds]."""
     return (np.zeros(STATE_SIZE, np.int64), np.zeros(STATE_SIZE, np.int64),
             np.zeros(RNG_SIZE, np.uint64), np.zeros(MAX_CARDS, np.int64),
             np.zeros(MAX_CARDS, np.int64), np.zeros(MAX_CARDS, np.int64),
             np.zeros(MAX_CARDS, np.int64), np.zeros(N_ZONES, np.int64),
-            np.zeros((7, MAX_CARDS), np.int64), np.zeros(MAX_HAND, np.float64))
+            np.zeros((8, MAX_CARDS), np.int64), np.zeros(MAX_HAND, np.float64))
 
 
 @njit(cache=True)
@@ -746,13 +753,14 @@ def seed_search(srng, gseed):
 def play_batch_search(deck, players, ruleset, hand_sizes, n_rounds, first_leader, seed, start,
                       n, strats, params, check, observe_mask, search_mask, sp, rstrats, rparams,
                       robserve, work, ev, out_int, out_points, out_ocean, out_trump,
-                      out_round_points):
+                      out_round_points, stats):
     """play_batch with search seats (bit MAX_PLAYERS * kind + seat of search_mask; their
     parameters in sp[seat]): the same games, each seat's decisions by its strategy in
     ``strats`` except the searched ones, answered by search_decide with rollouts of the
     lineup ``rstrats`` (rparams, robserve). ``ev``: the event log of the game in play (at
     least EVENT_ROWS rows; the search reads it, and after the call it holds the last
-    game's log). Returns the number of games played."""
+    game's log). stats[0..2] += searched decisions, rollouts, worlds. Returns the number
+    of games played."""
     st = work[0]
     rng = np.zeros(RNG_SIZE, np.uint64)
     obs = new_buffers()
@@ -761,6 +769,7 @@ def play_batch_search(deck, players, ruleset, hand_sizes, n_rounds, first_leader
     srng = np.zeros(MAX_PLAYERS, np.uint64)
     view = new_view()
     world, br, br_rng, pos, zone, cards, assign, cap, scratch, values = new_search_work()
+    played = n
     for g in range(n):
         gs = game_seed(seed, start + g)
         setup_game(st, rng, ev, deck, players, ruleset, hand_sizes, n_rounds, first_leader,
@@ -780,8 +789,11 @@ def play_batch_search(deck, players, ruleset, hand_sizes, n_rounds, first_leader
         record_game(st, g, tier, out_int, out_points, out_ocean, out_trump, out_round_points,
                     players)
         if st[S_ERR_CODE] != 0:
-            return g + 1
-    return n
+            played = g + 1
+            break
+    for i in range(3):
+        stats[i] += scratch[7][i]
+    return played
 
 
 @njit(cache=True)

@@ -1,0 +1,95 @@
+"""Search bots: strength against three `weights` bots, decision time and rollouts per second.
+
+    python benchmarks/bench_search.py                       # 1,000 deals x 4 rotations each
+    python benchmarks/bench_search.py --deals 100 --bots pimc,ismcts --workers 2
+
+For every bot: seat-rotated 4-player Fishing 2 games against three `weights` bots (each deal
+played 4 times, the bot in every seat once, so the deals are the same for every bot), its
+win share with a 95% CI (over deals: the 4 rotations of a deal are one observation), the
+time per game and per searched decision on one core (the games run in --workers processes,
+each on its own core), rollouts per searched decision and rollouts per second. Prints a
+markdown table (the README's "How strong are the bots?").
+"""
+from __future__ import annotations
+
+import argparse
+import math
+import os
+import time
+from concurrent.futures import ProcessPoolExecutor
+
+import numpy as np
+
+OPPONENT = "weights"
+
+
+def play_block(bot: str, seed: int, start: int, n: int, params) -> dict:
+    os.environ.setdefault("NUMBA_NUM_THREADS", "1")
+    from fishing2sim.api import run_games
+
+    run_games(1, 4, seed=seed + 1, strategies=[bot] + [OPPONENT] * 3,
+              params=[params, None, None, None])  # compile or load
+    shares = np.zeros(n)
+    stats = np.zeros(3, np.int64)
+    t = time.process_time()
+    for r in range(4):  # the bot in seat r
+        lineup = [OPPONENT] * 4
+        lineup[r] = bot
+        ps = [None] * 4
+        ps[r] = params
+        a = run_games(n, 4, seed=seed, start=start, strategies=lineup, params=ps)
+        winners = a["int"][:, 3]
+        k = np.array([bin(int(m)).count("1") for m in winners])
+        shares += np.where((winners >> r) & 1, 1.0 / k, 0.0)
+        stats += a["search"]
+    return {"shares": shares / 4, "cpu": time.process_time() - t, "stats": stats}
+
+
+def bench(bot: str, deals: int, workers: int, seed: int, params=None) -> dict:
+    blocks = max(workers, math.ceil(deals / 50))
+    sizes = [deals // blocks + (1 if i < deals % blocks else 0) for i in range(blocks)]
+    starts = np.cumsum([0] + sizes[:-1])
+    t = time.perf_counter()
+    with ProcessPoolExecutor(workers) as pool:
+        parts = list(pool.map(play_block, [bot] * blocks, [seed] * blocks,
+                              [int(s) for s in starts], sizes, [params] * blocks))
+    wall = time.perf_counter() - t
+    shares = np.concatenate([p["shares"] for p in parts])
+    cpu = sum(p["cpu"] for p in parts)
+    stats = sum(p["stats"] for p in parts)
+    mean = shares.mean()
+    half = 1.96 * shares.std(ddof=1) / math.sqrt(len(shares))
+    games = 4 * deals
+    out = {"bot": bot, "deals": deals, "games": games, "share": mean, "lo": mean - half,
+           "hi": mean + half, "ms_game": 1000 * cpu / games, "wall": wall,
+           "decisions": int(stats[0]), "rollouts": int(stats[1])}
+    if stats[0]:
+        out["ms_decision"] = 1000 * cpu / stats[0]  # nearly all of a game's time is search
+        out["rollouts_decision"] = stats[1] / stats[0]
+        out["rollouts_s"] = stats[1] / cpu
+    return out
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--deals", type=int, default=1000)
+    ap.add_argument("--bots", default="pimc,ismcts,cheater,weights_tuned")
+    ap.add_argument("--workers", type=int, default=2)
+    ap.add_argument("--seed", type=int, default=20261130)
+    a = ap.parse_args()
+    rows = [bench(b, a.deals, a.workers, a.seed) for b in a.bots.split(",")]
+    print(f"{a.deals} deals x 4 rotations against three `{OPPONENT}` (4 players, Fishing 2), "
+          f"seed {a.seed}, {a.workers} workers\n")
+    print("| bot | win share [95% CI] | ms per game | ms per searched decision | "
+          "rollouts per decision | rollouts/s | wall time |")
+    print("|---|---|---|---|---|---|---|")
+    for r in rows:
+        dec = f"{r['ms_decision']:.2f}" if "ms_decision" in r else "–"
+        rpd = f"{r['rollouts_decision']:.0f}" if "rollouts_decision" in r else "–"
+        rps = f"{r['rollouts_s']:,.0f}" if "rollouts_s" in r else "–"
+        print(f"| `{r['bot']}` | {r['share']:.3f} [{r['lo']:.3f}, {r['hi']:.3f}] | "
+              f"{r['ms_game']:.1f} | {dec} | {rpd} | {rps} | {r['wall']:.0f} s |")
+
+
+if __name__ == "__main__":
+    main()
