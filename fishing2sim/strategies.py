@@ -467,7 +467,7 @@ def load_strategy(spec, strict: bool = False) -> Strategy:
 
 SEARCH_METHODS = {"pimc": 0, "cheater": 1, "ismcts": 2}  # engine/search.py METHOD_*
 SEARCH_PARAM_NAMES = ("worlds", "rollouts", "horizon", "objective")
-SEARCHABLE = ("play", "trump_choice")  # the decisions a search can make (docs/search.md)
+SEARCHABLE = DECISION_FUNCTIONS  # a search can make every decision (docs/search.md)
 # (lowest, highest, whole numbers only) of each search parameter
 SEARCH_PARAM_RANGES = ((1, 4096, True), (1, 1024, True), (0, 1, True), (0, 1, True))
 SEARCH_PARAM_HELP = ("worlds: sampled worlds per decision (cheater: repeats on the true state;"
@@ -541,7 +541,6 @@ def search_args(strats, params, players: int):
     """The search kernel's extra arguments for a lineup with search seats (None without):
     (search mask, search parameters [MAX_PLAYERS, N_SP], rollout lineup, its parameter
     table, its observe mask). ``params``: None or one vector (or None) per seat."""
-    from .engine.constants import D_PLAY, D_TRUMP_CHOICE
     from .engine.search import N_SP
 
     seats = [p for p, s in enumerate(strats) if s.search]
@@ -563,10 +562,8 @@ def search_args(strats, params, players: int):
         problem = search_params_problem(vec)
         if problem:
             raise StrategyError(f"strategy '{s.name}' ({s.source}): {problem}")
-        if "play" in s.searches:
-            mask |= 1 << (MAX_PLAYERS * D_PLAY + p)
-        if "trump_choice" in s.searches:
-            mask |= 1 << (MAX_PLAYERS * D_TRUMP_CHOICE + p)
+        for name in s.searches:
+            mask |= 1 << (MAX_PLAYERS * DECISION_FUNCTIONS.index(name) + p)
         sp[p] = (SEARCH_METHODS[s.search], *vec)
     rfuncs, rtable, rstrats = build_lineup([rollout] * players, players)
     return mask, sp, rfuncs, rtable, observe_mask(rstrats)
@@ -736,13 +733,9 @@ def observe_mask(strats) -> int:
     the observation (the engine builds it). Bit MAX_PLAYERS * (1 + k) + p: seat p's
     decision k is the reference random strategy, which the engine draws itself (the same
     draw from the seat's stream, without the call)."""
-    from .engine.constants import D_PLAY, D_TRUMP_CHOICE
-
     mask = sum(1 << p for p, s in enumerate(strats) if s.observes)
     for p, s in enumerate(strats):
         for k, fn in enumerate(s.functions):
-            searched = (k == D_PLAY and "play" in s.searches) or \
-                (k == D_TRUMP_CHOICE and "trump_choice" in s.searches)
-            if fn is choose_uniformly and not searched:
+            if fn is choose_uniformly and DECISION_FUNCTIONS[k] not in s.searches:
                 mask |= 1 << (MAX_PLAYERS * (1 + k) + p)
     return mask

@@ -34,14 +34,19 @@ def kernel_args(ruleset="fishing2", players=4, lineup="random"):
 ])
 def test_every_true_card_place_is_allowed_and_every_world_is_consistent(ruleset, players,
                                                                         games):
-    """At every card play and trump choice of random games, for every seat: the true place
+    """At every decision of random games (each paused and resumed), for every seat: the
+    games are those of the plain engine, the true place
     of each card it cannot see is one its view allows (so no inference is wrong), and
     sampled worlds put every hidden card in an allowed zone, keep every zone's count and
     change nothing else in the state."""
     deck, dargs, funcs, table, strats = kernel_args(ruleset, players)
     out = np.zeros(8, np.int64)
-    done = S.audit_views(*dargs, 11, games, funcs, table, observe_mask(strats), 2, out)
+    points = np.zeros((games, K.MAX_PLAYERS), np.int64)
+    done = S.audit_views(*dargs, 11, games, funcs, table, observe_mask(strats), 2, out, points)
     assert done == games
+    # every decision paused and resumed: the very games of the plain engine
+    plain = api.run_games(games, players, seed=11, ruleset=ruleset)
+    assert np.array_equal(points, plain["points"])
     views, cards, wrong, worlds, no_world, bad_card, changed, hidden = out
     assert views > 400 * games  # every seat at every pause
     assert cards == hidden and cards > 20 * views

@@ -57,7 +57,8 @@ from .state import (
     PH_TRICKS, PH_TRUMP, R_CHOOSER, R_OCEAN, R_OCEAN_END, R_POINTS, R_TRUMP, S_CHECK,
     S_DET_TRUMP, S_LOWEST_WINS, S_NAMED_SUIT, S_NAMER, S_END, S_END_ROUND, S_ERR_CHOICE,
     S_ERR_CODE, S_ERR_KIND, S_ERR_SEAT,
-    S_EVN, S_FIRST_LEADER, S_FORCED, S_IN_TRICK, S_SEARCH_MASK, S_LEADER, S_LED, S_LOG, S_N_CARDS, S_N_PLAYS, S_N_ROUNDS,
+    S_EVN, S_FIRST_LEADER, S_FORCED, S_IN_TRICK, S_SEARCH_MASK, S_FIN_ON, S_FIN_B,
+    S_FIN_K, S_FIN_TAKEN, S_FIN_LEADER, S_FIN_LOW, S_FIN_NAMED, S_FIN_NAMER, S_LEADER, S_LED, S_LOG, S_N_CARDS, S_N_PLAYS, S_N_ROUNDS,
     S_N_TRICKS, A_OBS_PLAYED, A_OPTIONS, S_ASK_KIND, S_ASK_SEAT, S_N_OPTIONS, S_OCEAN_LEN,
     S_OCEAN_TOP, S_PHASE, S_PLAYED_N, S_PLAYERS,
     S_PLAYS_N, S_ROUND, S_RULESET, S_TRICK_N, S_TRICK_NO, S_TRUMP,
@@ -419,6 +420,8 @@ def ask(st, rng, obs, decide, params, seat, kind, n_opt, subject):
     if n_opt == 1:
         o[O_OPTIONS] = -1
         return st[A_OPTIONS]
+    if st[S_FORCED] != 0:  # a paused decision resumed with the search's choice
+        return take_forced(st, o, seat, kind, n_opt)
     mask = st[S_OBSERVE_MASK]
     if (mask >> (MAX_PLAYERS * (1 + kind) + seat)) & 1:
         # the seat's strategy for this decision is the reference random strategy: the same
@@ -438,23 +441,10 @@ def ask_strategy(st, rng, obs, decide, params, seat, kind, n_opt, subject):
     search kernel (search.py) resumes it with its choice in st[S_FORCED]."""
     o = obs[seat]
     if (st[S_SEARCH_MASK] >> (MAX_PLAYERS * kind + seat)) & 1:
-        forced = st[S_FORCED] - 1
         st[S_N_OPTIONS] = n_opt
-        if forced < 0:
-            st[S_ASK_SEAT] = seat
-            st[S_ASK_KIND] = kind
-            st[S_END] = END_PAUSED
-            return -1
-        st[S_FORCED] = 0
-        for i in range(n_opt):
-            o[O_OPTIONS + i] = -1
-            if st[A_OPTIONS + i] == forced:
-                return forced
-        st[S_ERR_CODE] = ERR_ILLEGAL_CHOICE
-        st[S_ERR_SEAT] = seat
-        st[S_ERR_KIND] = kind
-        st[S_ERR_CHOICE] = forced
-        st[S_END] = END_ERROR
+        st[S_ASK_SEAT] = seat
+        st[S_ASK_KIND] = kind
+        st[S_END] = END_PAUSED
         return -1
     mask = st[S_OBSERVE_MASK]
     observes = (mask >> seat) & 1
@@ -481,6 +471,26 @@ def ask_strategy(st, rng, obs, decide, params, seat, kind, n_opt, subject):
     st[S_ERR_SEAT] = seat
     st[S_ERR_KIND] = kind
     st[S_ERR_CHOICE] = choice
+    st[S_END] = END_ERROR
+    return -1
+
+
+@njit(i64(ST, ST, i64, i64, i64), cache=True, _nrt=False)
+def take_forced(st, o, seat, kind, n_opt):
+    """The choice st[S_FORCED] - 1 that a search made for the decision a game paused at
+    (checked against the options like any strategy's)."""
+    forced = st[S_FORCED] - 1
+    st[S_FORCED] = 0
+    for i in range(n_opt):
+        o[O_OPTIONS + i] = -1
+    for i in range(n_opt):
+        if st[A_OPTIONS + i] == forced:
+            return forced
+    st[S_N_OPTIONS] = n_opt
+    st[S_ERR_CODE] = ERR_ILLEGAL_CHOICE
+    st[S_ERR_SEAT] = seat
+    st[S_ERR_KIND] = kind
+    st[S_ERR_CHOICE] = forced
     st[S_END] = END_ERROR
     return -1
 
@@ -696,7 +706,8 @@ def resolve_buoy(st, rng, ev, obs, strats, params, b):
         st[R_OCEAN_END + st[S_ROUND]] = ocean_size(st)
     elif effect == E_CATCH_1_CARD:
         # A9: every player moves 1 hand card of their choice to their fisher.
-        for k in range(players):
+        for k in range(st[S_FIN_K], players):
+            st[S_FIN_K] = k  # a game paused at k's choice resumes there
             q = st[A_TRICK_PLAYER + k]
             n = hand_options(st, q, obs)
             if n > 0:
@@ -711,16 +722,20 @@ def resolve_buoy(st, rng, ev, obs, strats, params, b):
     elif effect == E_EXCHANGE_1_CARD:
         # A9: take 1 other card still in the trick into hand, then put 1 hand card face
         # down into the trick (project ruling: nothing happens if no other card is left).
-        n = trick_targets(st, b, obs, p)
+        n = trick_targets(st, b, obs, p) if st[S_FIN_K] == 0 else 1
         if n > 0:
-            choice = ask_once(st, rng, obs, strats[D_EXCHANGE_TAKE][p], params,
-                              p, D_EXCHANGE_TAKE, n, card)
-            if choice < 0:
-                return False
-            i = trick_index_of(st, choice)
-            taken = st[A_TRICK_CARD + i]
-            st[A_TRICK_IN + i] = 0
-            hand_add(st, p, taken)
+            if st[S_FIN_K] == 0:
+                choice = ask_once(st, rng, obs, strats[D_EXCHANGE_TAKE][p], params,
+                                  p, D_EXCHANGE_TAKE, n, card)
+                if choice < 0:
+                    return False
+                i = trick_index_of(st, choice)
+                taken = st[A_TRICK_CARD + i]
+                st[A_TRICK_IN + i] = 0
+                hand_add(st, p, taken)
+                st[S_FIN_K] = 1  # taken: a game paused at the give resumes there
+                st[S_FIN_TAKEN] = taken
+            taken = st[S_FIN_TAKEN]
             n = hand_options(st, p, obs)
             given = ask_once(st, rng, obs, strats[D_EXCHANGE_GIVE][p], params,
                              p, D_EXCHANGE_GIVE, n, card)
@@ -747,23 +762,29 @@ def finish_trick(st, rng, ev, obs, strats, params):
         return
     players = st[S_PLAYERS]
     n_plays = st[S_PLAYS_N]
-    # 1. highest and weakest card, from the cards as played
+    # 1. highest and weakest card, from the cards as played (judged again when a paused
+    # game resumes here: the cards as played do not change)
     hi, wk = find_highest_weakest(st, n_plays)
     hp = st[A_TRICK_PLAYER + hi]
     wp = st[A_TRICK_PLAYER + wk] if wk >= 0 else -1
-    if st[S_LOG] != 0:
-        hc = st[A_TRICK_CARD + hi]
-        if st[A_KIND + hc] == K_BUOY:
-            hc = -1
-        wc = st[A_TRICK_CARD + wk] if wk >= 0 else -1
+    if st[S_FIN_ON] == 0:
+        st[S_FIN_ON] = 1
+        st[S_FIN_B] = 0
+        st[S_FIN_K] = 0
+        st[S_DET_TRUMP] = -1
         if st[S_LOG] != 0:
+            hc = st[A_TRICK_CARD + hi]
+            if st[A_KIND + hc] == K_BUOY:
+                hc = -1
+            wc = st[A_TRICK_CARD + wk] if wk >= 0 else -1
             log_event(st, ev, EV_TRICK_RESULT, hp, hc, wp, wc, 0)
     # 2. buoy effects in the order played (A8 ruling: even if an earlier effect moved it)
-    st[S_DET_TRUMP] = -1
-    for b in range(n_plays):
+    for b in range(st[S_FIN_B], n_plays):
+        st[S_FIN_B] = b
         if st[A_KIND + st[A_TRICK_CARD + b]] == K_BUOY:
             if not resolve_buoy(st, rng, ev, obs, strats, params, b):
                 return
+        st[S_FIN_K] = 0
     # 3. the weakest card's player catches the blowfish still in the trick (not a
     # face-down card), then the highest card's player catches everything else.
     if wp >= 0:
@@ -798,6 +819,7 @@ def finish_trick(st, rng, ev, obs, strats, params):
     st[S_TRICK_N] = 0
     st[S_PLAYS_N] = 0
     st[S_IN_TRICK] = 0
+    st[S_FIN_ON] = 0
     st[S_LED] = SUIT_NONE
     st[S_N_TRICKS] += 1
 
@@ -860,18 +882,23 @@ def finish_trick_fishing(st, rng, ev, obs, strats, params):
     else:  # B4: nobody played the named suit or a trump: the naming player catches
         hp = st[S_NAMER]
         hc = -1
-    if st[S_LOG] != 0:
-        log_event(st, ev, EV_TRICK_RESULT, hp, hc, -1, -1, 0)
+    if st[S_FIN_ON] == 0:  # (a paused game resumes below, where it stopped)
+        st[S_FIN_ON] = 1
+        st[S_FIN_B] = 0
+        st[S_FIN_K] = 0
+        st[S_FIN_LEADER] = hp
+        st[S_FIN_LOW] = 0
+        st[S_FIN_NAMED] = SUIT_NONE
+        st[S_FIN_NAMER] = -1
+        if st[S_LOG] != 0:
+            log_event(st, ev, EV_TRICK_RESULT, hp, hc, -1, -1, 0)
     # B3 / B4: the effects in the order their cards were played, on the cards still in the
     # trick (project ruling: a card's effect resolves even if an earlier effect moved the
     # card; the next-trick effects are settled at their turn too, and are forfeited when
     # the hands are empty: the round has no next trick).
     more = st[A_HAND_N] > 0
-    next_leader = hp
-    next_low = 0
-    next_named = SUIT_NONE
-    next_namer = -1
-    for b in range(n_plays):
+    for b in range(st[S_FIN_B], n_plays):
+        st[S_FIN_B] = b
         card = st[A_TRICK_CARD + b]
         effect = st[A_EFFECT + card]
         if effect == E_NONE or effect == E_MINUS_3:
@@ -896,7 +923,8 @@ def finish_trick_fishing(st, rng, ev, obs, strats, params):
             # receive) and passes it to the left; nothing with empty hands
             if more:
                 chosen = A_SCRATCH  # st[chosen + q]: the card q passes
-                for k in range(players):
+                for k in range(st[S_FIN_K], players):
+                    st[S_FIN_K] = k  # a game paused at k's choice resumes there
                     q = st[A_TRICK_PLAYER + k]
                     n = hand_options(st, q, obs)
                     choice = ask_once(st, rng, obs, strats[D_PASS_1_LEFT][q], params,
@@ -904,6 +932,7 @@ def finish_trick_fishing(st, rng, ev, obs, strats, params):
                     if choice < 0:
                         return
                     st[chosen + q] = choice
+                st[S_FIN_K] = 0
                 for q in range(players):
                     hand_remove(st, q, st[chosen + q])
                 for k in range(players):
@@ -915,7 +944,7 @@ def finish_trick_fishing(st, rng, ev, obs, strats, params):
         elif effect == E_PLAY_FIRST:
             # B4: its player leads the next trick instead of the catching player
             if more:
-                next_leader = p
+                st[S_FIN_LEADER] = p
             if st[S_LOG] != 0:
                 log_event(st, ev, EV_PLAY_FIRST, p, 0 if more else 1, 0, 0, 0)
         elif effect == E_DETERMINE_COLOUR:
@@ -932,8 +961,8 @@ def finish_trick_fishing(st, rng, ev, obs, strats, params):
                 if choice < 0:
                     return
                 choice -= OPT_SUIT
-                next_named = SUIT_TRUMP if choice == C_GREEN else choice
-                next_namer = p
+                st[S_FIN_NAMED] = SUIT_TRUMP if choice == C_GREEN else choice
+                st[S_FIN_NAMER] = p
                 if st[S_LOG] != 0:
                     log_event(st, ev, EV_DETERMINE_COLOUR, p, choice, 0, 0, 0)
             elif st[S_LOG] != 0:
@@ -941,7 +970,7 @@ def finish_trick_fishing(st, rng, ev, obs, strats, params):
         elif effect == E_LOWEST_WINS:
             # B4: in the next trick the lowest card wins
             if more:
-                next_low = 1
+                st[S_FIN_LOW] = 1
             if st[S_LOG] != 0:
                 log_event(st, ev, EV_LOWEST_WINS, p, 0 if more else 1, 0, 0, 0)
     # B3: the catching player catches what is left (even if nothing is left)
@@ -951,14 +980,15 @@ def finish_trick_fishing(st, rng, ev, obs, strats, params):
     # B3 / B4: the catching player (or play-first's) leads the next trick, under its effects
     for k in range(players):
         st[A_LAST_ORDER + k] = st[A_TRICK_PLAYER + k]
-    st[S_LEADER] = next_leader
+    st[S_LEADER] = st[S_FIN_LEADER]
     st[S_TRICK_N] = 0
     st[S_PLAYS_N] = 0
     st[S_IN_TRICK] = 0
-    st[S_LOWEST_WINS] = next_low
-    st[S_NAMED_SUIT] = next_named
-    st[S_NAMER] = next_namer
-    st[S_LED] = next_named  # B4: the named suit is the led suit from the first card on
+    st[S_FIN_ON] = 0
+    st[S_LOWEST_WINS] = st[S_FIN_LOW]
+    st[S_NAMED_SUIT] = st[S_FIN_NAMED]
+    st[S_NAMER] = st[S_FIN_NAMER]
+    st[S_LED] = st[S_FIN_NAMED]  # B4: the named suit is the led suit from the first card on
     st[S_N_TRICKS] += 1
 
 

@@ -28,12 +28,12 @@ import numpy as np
 from numba import njit
 
 from .constants import (
-    C_DARK, C_GREEN, C_LIGHT, D_PLAY, D_TRUMP_CHOICE, END_ERROR, END_PAUSED, END_RUNNING,
+    C_DARK, C_GREEN, C_LIGHT, D_EXCHANGE_GIVE, D_PASS_1_LEFT, D_PLAY, D_TRUMP_CHOICE, END_ERROR, END_PAUSED, END_RUNNING,
     EV_BOAT, EV_CATCH_1_CARD, EV_CATCH_1_OTHER, EV_CATCH_ALL_OTHERS, EV_CAUGHT, EV_DEAL,
     EV_DRAW, EV_EXCHANGE, EV_OCEAN, EV_PASS_1_LEFT, EV_PLAY, EV_ROUND_SCORE, EV_ROUND_START,
     F_TIER, O_N_PLAYED,
     EV_TRICK_START, EV_ZERO_CATCH, K_BLOWFISH, K_BUOY, MAX_CARDS, MAX_HAND, MAX_PLAYERS,
-    MAX_ROUNDS, OPT_SHADE, SUIT_NONE, SUIT_TRUMP, STOP_AT_ROUND_END, STOP_AT_TRUMP,
+    MAX_ROUNDS, N_DECISIONS, OPT_SHADE, SUIT_NONE, SUIT_TRUMP, STOP_AT_ROUND_END, STOP_AT_TRUMP,
     STOP_NEVER,
     TS_COLOUR_SHIFT,
 )
@@ -45,6 +45,7 @@ from .core import apply_trump_choice, ask_trump_choice, play_card, run_game, set
 from .rng import game_seed, mix64, next_u64, rand_below, seed_streams
 from .state import (
     A_BOAT, A_BOAT_HEAD, A_BOAT_N, A_FISHER, A_FISHER_N, A_HAND, A_HAND_N, A_KIND, A_OCEAN,
+    A_SCRATCH, A_TRICK_PLAYER, S_FIN_K, S_FIN_ON, S_FIN_TAKEN,
     A_OPTIONS, A_POINTS, A_SUIT, A_TRICK_CARD, A_TRICK_FD, A_TRICK_IN, RNG_SIZE, S_ASK_KIND,
     S_ASK_SEAT, S_CHECK, S_END, S_LEADER, S_PHASE, S_ROUND, PH_TRUMP, S_ERR_CHOICE, S_ERR_CODE, S_ERR_KIND, S_ERR_SEAT, S_FORCED, S_LOG, S_N_OPTIONS, S_OBSERVE_MASK,
     S_EVN, S_OCEAN_LEN, S_OCEAN_TOP, S_PLAYERS, S_SEARCH_MASK, S_TRICK_N, STATE_SIZE,
@@ -265,6 +266,22 @@ def build_view(st, ev, n_ev, tier, s, pz, hidden, vw, snap):
                 _only(pz, b, Z_BOAT + a * MAX_ROUNDS + vw[V_ROUND] - 1)
         elif code == EV_ROUND_START:
             vw[V_ROUND] = a
+    # a game paused at exchange-1-card's give: the take has happened but is logged with
+    # the give (one event): the taken card is in the taker's hand
+    if st[S_END] == END_PAUSED and st[S_FIN_ON] != 0 and st[S_ASK_KIND] == D_EXCHANGE_GIVE:
+        q = st[S_ASK_SEAT]
+        taken = st[S_FIN_TAKEN]
+        face_down = False
+        for i in range(st[S_TRICK_N]):
+            if st[A_TRICK_CARD + i] == taken and st[A_TRICK_IN + i] == 0:
+                face_down = st[A_TRICK_FD + i] != 0
+        if q == s:
+            hidden[taken] = 0
+        elif face_down and hidden[taken] != 0:  # which card it is stays unseen
+            _spread(pz, hidden, n_cards, Z_TRICK, Z_HAND + q)
+        else:
+            hidden[taken] = 1
+            _only(pz, taken, Z_HAND + q)
 
 
 @njit(cache=True, _nrt=False)
@@ -465,6 +482,28 @@ def _value(br, s, players, objective):
     return float(mine - best)
 
 
+@njit(cache=True, _nrt=False)
+def _pending_passes(world, s, srng):
+    """A world paused inside a pass-1-left (original Fishing) holds the cards the players
+    before the searching seat chose to pass, which it cannot see: each is replaced by a
+    card of that player's hand in this world if the world dealt it elsewhere."""
+    if world[S_ASK_KIND] != D_PASS_1_LEFT or world[S_FIN_ON] == 0:
+        return
+    for j in range(world[S_FIN_K]):
+        q = world[A_TRICK_PLAYER + j]
+        if q == s:
+            continue
+        c = world[A_SCRATCH + q]
+        n = world[A_HAND_N + q]
+        held = False
+        for i in range(n):
+            if world[A_HAND + q * MAX_HAND + i] == c:
+                held = True
+                break
+        if not held and n > 0:
+            world[A_SCRATCH + q] = world[A_HAND + q * MAX_HAND + rand_below(srng, 0, n)]
+
+
 @njit(cache=True)
 def _reset_paused_world(world, robserve, players, pause):
     """A world to search in: no log, no checks; ``pause``: every seat's card plays and
@@ -531,6 +570,7 @@ def ismcts_decide(st, ev, n_ev, tier, deck, sp, srng, rstrats, rparams, robserve
             st[S_ERR_CODE] = ERR_NO_WORLD
             st[S_END] = END_ERROR
             return -1
+        _pending_passes(world, s, srng[s:s + 1])
         _reset_paused_world(world, robserve, players, True)
         seed_streams(br_rng, mix64(base + np.uint64(it)))
         for q in range(robs.shape[0]):
@@ -686,6 +726,7 @@ def search_decide(st, ev, n_ev, tier, deck, sp, srng, rstrats, rparams, robserve
                 st[S_ERR_CODE] = ERR_NO_WORLD
                 st[S_END] = END_ERROR
                 return -1
+            _pending_passes(world, s, srng[s:s + 1])
         else:
             world[:] = st
         world[S_SEARCH_MASK] = 0
@@ -701,10 +742,7 @@ def search_decide(st, ev, n_ev, tier, deck, sp, srng, rstrats, rparams, robserve
                 seed_streams(br_rng, mix64(base + np.uint64(w * 1000003 + r)))
                 for q in range(robs.shape[0]):
                     robs[q, O_N_PLAYED] = -1  # the played list is copied afresh
-                if kind == D_PLAY:
-                    play_card(br, ev, s, option)
-                else:
-                    apply_trump_choice(br, ev, option - OPT_SHADE)
+                br[S_FORCED] = option + 1  # the paused decision resumes with it
                 run_game(br, br_rng, ev, deck, robs, rstrats, rparams, stop)
                 work[7][1] += 1
                 if br[S_ERR_CODE] != 0:  # a rollout strategy failed: the game stops
@@ -798,13 +836,14 @@ def play_batch_search(deck, players, ruleset, hand_sizes, n_rounds, first_leader
 
 @njit(cache=True)
 def audit_views(deck, players, ruleset, hand_sizes, n_rounds, seed, n, strats, params,
-                observe_mask, worlds, out):
+                observe_mask, worlds, out, out_points):
     """A check of the view and the sampler (tests and docs/search.md): plays n games in
-    which every seat's card plays and trump choices pause; at every pause, for every seat,
+    which every decision of every seat pauses; at every pause, for every seat,
     the true place of each card must be one the seat's view allows, and ``worlds`` sampled
     worlds must put every hidden card in an allowed zone, keep every zone's count and
     change nothing else. The choice then is the reference random one (the seat's own
-    stream), so the games are random-vs-random games. out: [views checked, cards checked,
+    stream), so the games are the random-vs-random games of play_batch, resumed at every
+    decision (out_points[g]: their final points). out: [views checked, cards checked,
     true places not allowed, worlds sampled, worlds not found, world cards not allowed,
     worlds changing anything else, hidden cards (sum)]."""
     st = work_st = np.zeros(STATE_SIZE, np.int64)
@@ -817,10 +856,10 @@ def audit_views(deck, players, ruleset, hand_sizes, n_rounds, seed, n, strats, p
     world, br, br_rng, pos, zone, cards, assign, cap, scratch, values = new_search_work()
     all_mask = 0
     for p in range(players):
-        all_mask |= (1 << (MAX_PLAYERS * D_PLAY + p)) | (1 << (MAX_PLAYERS * D_TRUMP_CHOICE + p))
-        # a paused decision must not be drawn by the engine as a random seat's
-        observe_mask &= ~((1 << (MAX_PLAYERS * (1 + D_PLAY) + p))
-                          | (1 << (MAX_PLAYERS * (1 + D_TRUMP_CHOICE) + p)))
+        for k in range(N_DECISIONS):
+            all_mask |= 1 << (MAX_PLAYERS * k + p)
+            # a paused decision must not be drawn by the engine as a random seat's
+            observe_mask &= ~(1 << (MAX_PLAYERS * (1 + k) + p))
     for g in range(n):
         gs = game_seed(seed, g)
         setup_game(st, rng, ev, deck, players, ruleset, hand_sizes, n_rounds, -1, gs, 1, 0,
@@ -878,6 +917,8 @@ def audit_views(deck, players, ruleset, hand_sizes, n_rounds, seed, n, strats, p
             st[S_FORCED] = choice + 1
             st[S_END] = END_RUNNING
             run_game(st, rng, ev, deck, obs, strats, params, STOP_NEVER)
+        for p in range(players):
+            out_points[g, p] = st[A_POINTS + p]
         if st[S_ERR_CODE] != 0:
             return g
     return n

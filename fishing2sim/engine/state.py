@@ -60,6 +60,18 @@ S_OBSERVE_MASK = _field("observe_mask")  # bit p: seat p's strategy reads the ob
 # search kernel answers through S_FORCED (the choice + 1; 0: none) before it resumes
 S_SEARCH_MASK = _field("search_mask")
 S_FORCED = _field("forced")
+# the end of a trick in progress, so that a game paused at a decision there resumes where
+# it stopped: 1 once the trick's result is judged and logged; the next effect to resolve
+# (index in the trick); the step inside it (catch-1-card, pass-1-left: the player's turn;
+# exchange: 1 once the card is taken); the card taken; Fishing's next-trick effects so far
+S_FIN_ON = _field("fin_on")
+S_FIN_B = _field("fin_b")
+S_FIN_K = _field("fin_k")
+S_FIN_TAKEN = _field("fin_taken")
+S_FIN_LEADER = _field("fin_leader")
+S_FIN_LOW = _field("fin_low")
+S_FIN_NAMED = _field("fin_named")
+S_FIN_NAMER = _field("fin_namer")
 # Fishing (docs/rules.md B4): the current trick's next-trick effects, set at the end of the
 # previous trick (play-first sets S_LEADER directly)
 S_LOWEST_WINS = _field("lowest_wins")  # 1: the lowest card wins this trick
