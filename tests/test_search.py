@@ -438,7 +438,8 @@ SEARCH_RUN = ("players: 4\ngames: 48\nchunk: 4\nseed: 5\nrotate: true\n"
               "analyses: [overfishing, strategies, depletion]\n")
 
 
-def test_search_seats_give_the_same_csvs_for_1_and_2_workers_and_after_a_resume(tmp_path):
+@pytest.mark.slow  # three runs with worker processes (about a minute)
+def test_search_seats_give_the_same_csvs_for_1_and_2_workers_dask_and_a_resume(tmp_path):
     import subprocess
     import sys
     import time
@@ -448,12 +449,15 @@ def test_search_seats_give_the_same_csvs_for_1_and_2_workers_and_after_a_resume(
     a = write_yaml(tmp_path / "a", "srch", SEARCH_RUN)
     b = write_yaml(tmp_path / "b", "srch", SEARCH_RUN)
     c = write_yaml(tmp_path / "c", "srch", SEARCH_RUN)
+    d = write_yaml(tmp_path / "d", "srch", SEARCH_RUN)
     run(a, workers=1, progress=False)
     run(b, workers=2, progress=False)
+    run(d, dask_local=2, progress=False)  # a real local Dask cluster
     names = ["overfishing.csv", "strategies.csv", "scores.csv", "depletion.csv"]
     for name in names:
-        assert (tmp_path / "a/reports/srch" / name).read_bytes() == \
-            (tmp_path / "b/reports/srch" / name).read_bytes(), name
+        for other in ("b", "d"):
+            assert (tmp_path / "a/reports/srch" / name).read_bytes() == \
+                (tmp_path / other / "reports/srch" / name).read_bytes(), (other, name)
     # killed after a few chunks, then resumed: the same result
     ckpt = tmp_path / "c" / "reports" / ".checkpoints" / "srch"
     proc = subprocess.Popen([sys.executable, "-m", "fishing2sim.cli", "run", str(c),
