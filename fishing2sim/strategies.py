@@ -539,21 +539,18 @@ def search_params_problem(vec) -> str:
 
 def search_args(strats, params, players: int):
     """The search kernel's extra arguments for a lineup with search seats (None without):
-    (search mask, search parameters [MAX_PLAYERS, N_SP], rollout lineup, its parameter
-    table, its observe mask). ``params``: None or one vector (or None) per seat."""
+    (search mask, search parameters [MAX_PLAYERS, N_SP], each seat's rollout lineup (a
+    tuple of MAX_PLAYERS lineups: every seat of seat s's rollouts plays s's rollout
+    strategy), their parameter tables [MAX_PLAYERS, MAX_PLAYERS, width] and observe masks).
+    ``params``: None or one vector (or None) per seat."""
     from .engine.search import N_SP
 
     seats = [p for p, s in enumerate(strats) if s.search]
     if not seats:
         return None
-    rollouts = {strats[p].rollout.source: strats[p].rollout for p in seats}
-    if len(rollouts) > 1:
-        names = ", ".join(f"{strats[p].name} with {strats[p].rollout.name}" for p in seats)
-        raise StrategyError(f"the search seats of a lineup roll out with one strategy; this "
-                            f"lineup's roll out with different ones ({names})")
-    rollout = next(iter(rollouts.values()))
     mask = 0
     sp = np.zeros((MAX_PLAYERS, N_SP), np.float64)
+    lineups = {}
     for p in seats:
         s = strats[p]
         vec = s.defaults
@@ -565,8 +562,18 @@ def search_args(strats, params, players: int):
         for name in s.searches:
             mask |= 1 << (MAX_PLAYERS * DECISION_FUNCTIONS.index(name) + p)
         sp[p] = (SEARCH_METHODS[s.search], *vec)
-    rfuncs, rtable, rstrats = build_lineup([rollout] * players, players)
-    return mask, sp, rfuncs, rtable, observe_mask(rstrats)
+        if s.rollout.source not in lineups:
+            lineups[s.rollout.source] = build_lineup([s.rollout] * players, players)
+    first = lineups[strats[seats[0]].rollout.source]
+    per_seat = [lineups[strats[p].rollout.source] if p < len(strats) and strats[p].search
+                else first
+                for p in range(MAX_PLAYERS)]
+    width = max(t.shape[1] for _, t, _ in per_seat)
+    tables = np.zeros((MAX_PLAYERS, MAX_PLAYERS, width), np.float64)
+    for p, (_, t, _) in enumerate(per_seat):
+        tables[p, :, :t.shape[1]] = t
+    return (mask, sp, tuple(f for f, _, _ in per_seat), tables,
+            np.array([observe_mask(r) for _, _, r in per_seat], np.int64))
 
 
 # ---- strict mode: the strategy's own code compiled again with bounds checking -------------

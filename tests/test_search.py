@@ -386,11 +386,22 @@ def test_bad_search_bot_files_are_one_clear_error(tmp_path, body, msg):
         load_strategy(str(path))
 
 
-def test_search_seats_must_share_their_rollout(tmp_path):
+def test_search_seats_roll_out_each_with_its_own_strategy(tmp_path):
+    """Two search seats with different rollout strategies: each seat's rollouts are
+    played with its own (the games differ from those of a lineup where both roll out
+    with weights, and pimc's own decisions are the same as with a weights partner)."""
     path = write_bot(tmp_path, "pimc_greedy",
                      'SEARCH = "pimc"\nROLLOUT = "greedy"\nPARAMS = [2, 1, 0, 0]\n')
-    with pytest.raises(StrategyError, match="roll out with one strategy"):
-        api.play_games(1, strategies=["pimc", str(path), "random", "random"])
+    g1 = api.play_games(2, seed=3, strategies=["pimc", str(path), "random", "random"],
+                        params=[[2, 1, 0, 0], None, None, None])
+    g2 = api.play_games(2, seed=3, strategies=["pimc", "pimc", "random", "random"],
+                        params=[[2, 1, 0, 0], [2, 1, 0, 0], None, None])
+    assert not g1.equals(g2)
+    args = search_args([load_strategy("pimc"), load_strategy(str(path)),
+                        load_strategy("random"), load_strategy("random")], None, 4)
+    mask, sp, rstrats, rtables, robserve = args
+    assert rstrats[0][0][0] is load_strategy("weights").functions[0]
+    assert rstrats[1][0][0] is load_strategy("greedy").functions[0]
 
 
 def test_pimc_finds_a_clearly_better_card():

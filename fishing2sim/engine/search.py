@@ -696,9 +696,13 @@ def ismcts_decide(st, ev, n_ev, tier, deck, sp, srng, rstrats, rparams, robserve
 def search_decide(st, ev, n_ev, tier, deck, sp, srng, rstrats, rparams, robserve, robs,
                   world, br, br_rng, view, pos, zone, cards, assign, cap, work, values):
     """The choice of the paused search seat st[S_ASK_SEAT] among the options at
-    A_OPTIONS (values[i]: option i's mean value). Returns -1 if no world could be built
-    (the state then carries the error)."""
+    A_OPTIONS (values[i]: option i's mean value). ``rstrats[s]``, ``rparams[s]``,
+    ``robserve[s]``: seat s's rollout lineup, its parameter table and observe mask.
+    Returns -1 if no world could be built (the state then carries the error)."""
     s = st[S_ASK_SEAT]
+    rs = rstrats[s]
+    rp = rparams[s]
+    ro = robserve[s]
     kind = st[S_ASK_KIND]
     n_opt = st[S_N_OPTIONS]
     players = st[S_PLAYERS]
@@ -709,7 +713,7 @@ def search_decide(st, ev, n_ev, tier, deck, sp, srng, rstrats, rparams, robserve
     objective = np.int64(sp[s, SP_OBJECTIVE])
     pz, hidden, vw, snap = view
     if method == METHOD_ISMCTS:
-        return ismcts_decide(st, ev, n_ev, tier, deck, sp, srng, rstrats, rparams, robserve,
+        return ismcts_decide(st, ev, n_ev, tier, deck, sp, srng, rs, rp, ro,
                              robs, world, br, br_rng, view, pos, zone, cards, assign, cap, work,
                              values)
     if method == METHOD_PIMC:
@@ -733,7 +737,7 @@ def search_decide(st, ev, n_ev, tier, deck, sp, srng, rstrats, rparams, robserve
         world[S_FORCED] = 0
         world[S_LOG] = 0
         world[S_CHECK] = 0
-        world[S_OBSERVE_MASK] = robserve
+        world[S_OBSERVE_MASK] = ro
         world[S_END] = END_RUNNING
         for i in range(n_opt):
             option = st[A_OPTIONS + i]
@@ -743,7 +747,7 @@ def search_decide(st, ev, n_ev, tier, deck, sp, srng, rstrats, rparams, robserve
                 for q in range(robs.shape[0]):
                     robs[q, O_N_PLAYED] = -1  # the played list is copied afresh
                 br[S_FORCED] = option + 1  # the paused decision resumes with it
-                run_game(br, br_rng, ev, deck, robs, rstrats, rparams, stop)
+                run_game(br, br_rng, ev, deck, robs, rs, rp, stop)
                 work[7][1] += 1
                 if br[S_ERR_CODE] != 0:  # a rollout strategy failed: the game stops
                     st[S_ERR_CODE] = br[S_ERR_CODE]
@@ -794,8 +798,8 @@ def play_batch_search(deck, players, ruleset, hand_sizes, n_rounds, first_leader
                       out_round_points, stats):
     """play_batch with search seats (bit MAX_PLAYERS * kind + seat of search_mask; their
     parameters in sp[seat]): the same games, each seat's decisions by its strategy in
-    ``strats`` except the searched ones, answered by search_decide with rollouts of the
-    lineup ``rstrats`` (rparams, robserve). ``ev``: the event log of the game in play (at
+    ``strats`` except the searched ones, answered by search_decide with rollouts of seat
+    s's rollout lineup ``rstrats[s]`` (rparams[s], robserve[s]). ``ev``: the event log of the game in play (at
     least EVENT_ROWS rows; the search reads it, and after the call it holds the last
     game's log). stats[0..2] += searched decisions, rollouts, worlds. Returns the number
     of games played."""
