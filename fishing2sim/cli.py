@@ -237,7 +237,8 @@ def run(experiment, workers, resume, games, output, no_progress, scheduler, dask
     m = results.meta
     click.echo(f"{m['games']:,} games in {m['elapsed_s']} s"
                + (f" ({m['games_per_second']:,.0f} games/s, {m['workers']} "
-                  f"{'Dask ' if m['backend'] == 'dask' else ''}workers)"
+                  f"{'Dask ' if m['backend'] == 'dask' else ''}"
+                  f"worker{'' if m['workers'] == 1 else 's'})"
                   if m.get("games_per_second") else "")
                + f" -> {exp.output_dir}")
     if open_page:

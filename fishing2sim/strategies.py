@@ -524,6 +524,15 @@ def _search_bot(path: Path, module, name: str, strict: bool) -> Strategy:
                     tuple(searches))
 
 
+def sees_every_hand(name: str) -> bool:
+    """Whether the strategy of this lineup entry (a name or a file) is a cheater search bot
+    (SEARCH = "cheater"): reports label it as an upper bound, not a fair player."""
+    try:
+        return _static_value(resolve_path(str(name)), "SEARCH") == "cheater"
+    except (StrategyError, OSError, ValueError):
+        return False
+
+
 def search_params_problem(vec) -> str:
     """What is wrong with a search bot's parameter vector ("" if nothing)."""
     if len(vec) != len(SEARCH_PARAM_NAMES):

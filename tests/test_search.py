@@ -554,3 +554,18 @@ def test_a_search_chooser_is_measured_by_the_trump_analysis(tmp_path):
     cols = [f"trump_r{r}" for r in range(2, 9)]
     assert (h[cols].astype(str) != s[cols].astype(str)).to_numpy().any()
     assert (h.ocean_r1 == s.ocean_r1).all()  # round 1 has no trump choice: the same play
+
+
+def test_reports_label_the_cheater_as_not_a_fair_player(tmp_path):
+    from fishing2sim.runner import run
+
+    body = ("players: 4\ngames: 8\nchunk: 4\nseed: 2\nrotate: true\n"
+            "seats: [{strategy: cheater, params: [2, 1, 0, 0]}, "
+            "{strategy: pimc, params: [2, 1, 0, 0]}, greedy, greedy]\n"
+            "analyses: [strategies]\n")
+    path = write_yaml(tmp_path, "ch", body)
+    run(path, workers=1, progress=False)
+    md = (tmp_path / "reports/ch/summary.md").read_text()
+    assert "`cheater` sees every hand" in md and "not a fair player" in md
+    assert "| cheater (sees every hand) |" in md
+    assert "| pimc |" in md and "pimc (sees every hand)" not in md

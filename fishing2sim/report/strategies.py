@@ -7,6 +7,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
+from ..strategies import sees_every_hand
 from .common import (TITLES, Context, ci, colour, finish, int_, pp_width_note,
                      panel_title, rows_of, scale_to, sentence, strategy_order, wrap, yerr)
 
@@ -81,7 +82,7 @@ def section(ctx: Context, df: pd.DataFrame, plot_file: str | None, doc) -> None:
             shown.append(w)
             n = w["n"].iloc[0] if len(w) else m["n"].iloc[0]
             rows.append(([ctx.label(c)] if cc else []) + [
-                s, int_(n), ci(w.iloc[0], pct=True, table=True) if len(w) else "–",
+                f"{s} (sees every hand)" if sees_every_hand(s) else s, int_(n), ci(w.iloc[0], pct=True, table=True) if len(w) else "–",
                 f"{100 / p:.1f}%" if p else "–",
                 ci(m.iloc[0], table=True) if len(m) else "–"])
             if len(w) and (best is None or w["estimate"].iloc[0] > best[1]["estimate"]):
@@ -121,6 +122,11 @@ def section(ctx: Context, df: pd.DataFrame, plot_file: str | None, doc) -> None:
         doc.p("Every seat plays the same strategy, so the win shares are the fair share; the "
               "figures below show the round-1 leader's edge and the seats.")
     doc.p("Win share per strategy (tied winners share the win) and mean final points.")
+    cheaters = [s for s in order if sees_every_hand(s)]
+    if cheaters:
+        doc.p(", ".join(f"`{s}`" for s in cheaters) + (" sees" if len(cheaters) == 1 else
+              " see") + " every hand (a search on the true deal, docs/search.md): not a fair "
+              "player, an upper bound on what searching could reach.")
     for para in paras:
         doc.p(para)
     pp_width_note(doc, shown, "the win shares")
