@@ -43,6 +43,7 @@ from .batch import (
 )
 from .core import apply_trump_choice, ask_trump_choice, play_card, run_game, setup_game
 from .rng import game_seed, mix64, next_u64, rand_below, seed_streams
+from .sigs import RNG, ST, b1, i64, types, void
 from .state import (
     A_BOAT, A_BOAT_HEAD, A_BOAT_N, A_FISHER, A_FISHER_N, A_HAND, A_HAND_N, A_KIND, A_OCEAN,
     A_SCRATCH, A_TRICK_PLAYER, S_FIN_K, S_FIN_ON, S_FIN_TAKEN,
@@ -60,6 +61,8 @@ N_TIERS = 5
 Z_BOAT = Z_OCEAN + N_TIERS  # + player * MAX_ROUNDS + round - 1: the part of the boat
 N_ZONES = Z_BOAT + MAX_PLAYERS * MAX_ROUNDS  # that went under it at that round's end
 SEG_Q = MAX_ROUNDS + 2  # a boat's parts, as a ring per player
+U8_2 = types.Array(types.uint8, 2, "C")  # the possible-zones table
+U8_1 = types.Array(types.uint8, 1, "C")
 
 # search parameters, a row per seat (float64)
 SP_METHOD = 0  # METHOD_*
@@ -102,7 +105,7 @@ def new_view():
             np.zeros(V_SIZE, np.int64), np.zeros((MAX_CARDS, N_ZONES), np.uint8))
 
 
-@njit(cache=True, _nrt=False)
+@njit(void(U8_2, U8_1, i64, i64, i64), cache=True, _nrt=False)
 def _spread(pz, hidden, n_cards, src, dst):
     """Every hidden card that may be in zone src may now be in zone dst too."""
     for x in range(n_cards):
@@ -110,7 +113,7 @@ def _spread(pz, hidden, n_cards, src, dst):
             pz[x, dst] = 1
 
 
-@njit(cache=True, _nrt=False)
+@njit(void(U8_2, U8_1, i64, i64, i64), cache=True, _nrt=False)
 def _move_zone(pz, hidden, n_cards, src, dst):
     """Zone src is emptied into zone dst."""
     for x in range(n_cards):
@@ -119,20 +122,20 @@ def _move_zone(pz, hidden, n_cards, src, dst):
             pz[x, dst] = 1
 
 
-@njit(cache=True, _nrt=False)
+@njit(void(U8_2, i64, i64), cache=True, _nrt=False)
 def _clear_zone(pz, n_cards, z):
     for x in range(n_cards):
         pz[x, z] = 0
 
 
-@njit(cache=True, _nrt=False)
+@njit(void(U8_2, i64, i64), cache=True, _nrt=False)
 def _only(pz, x, z):
     for k in range(N_ZONES):
         pz[x, k] = 0
     pz[x, z] = 1
 
 
-@njit(cache=True, _nrt=False)
+@njit(void(ST, i64, i64, i64), cache=True, _nrt=False)
 def _seg_push(vw, q, zone, n):
     c = vw[V_SEG_COUNT + q]
     j = (vw[V_SEG_HEAD + q] + c) % SEG_Q
@@ -141,7 +144,7 @@ def _seg_push(vw, q, zone, n):
     vw[V_SEG_COUNT + q] = c + 1
 
 
-@njit(cache=True, _nrt=False)
+@njit(i64(ST, i64), cache=True, _nrt=False)
 def _seg_pop1(vw, q):
     """One card leaves the top of q's boat: the zone of the part it came from."""
     j = vw[V_SEG_HEAD + q]
@@ -462,7 +465,7 @@ def sample_world(st, world, s, pz, hidden, vw, srng, pos, zone, cards, assign, c
     return True
 
 
-@njit(cache=True, _nrt=False)
+@njit(types.float64(ST, i64, i64, i64), cache=True, _nrt=False)
 def _value(br, s, players, objective):
     best = -(1 << 40)
     for q in range(players):
@@ -482,7 +485,7 @@ def _value(br, s, players, objective):
     return float(mine - best)
 
 
-@njit(cache=True, _nrt=False)
+@njit(void(ST, i64, RNG), cache=True, _nrt=False)
 def _pending_passes(world, s, srng):
     """A world paused inside a pass-1-left (original Fishing) holds the cards the players
     before the searching seat chose to pass, which it cannot see: each is replaced by a
@@ -504,7 +507,7 @@ def _pending_passes(world, s, srng):
             world[A_SCRATCH + q] = world[A_HAND + q * MAX_HAND + rand_below(srng, 0, n)]
 
 
-@njit(cache=True)
+@njit(void(ST, i64, i64, b1), cache=True)
 def _reset_paused_world(world, robserve, players, pause):
     """A world to search in: no log, no checks; ``pause``: every seat's card plays and
     trump choices pause (the tree's steps), else none do (a rollout)."""
