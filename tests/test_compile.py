@@ -29,12 +29,20 @@ CHILD = textwrap.dedent('''
     from fishing2sim.runner import run
     from fishing2sim.strategies import known_strategies
 
+    from fishing2sim.strategies import load_strategy
+
     bots = known_strategies()
+
+    def small(bot):  # search bots at a tiny budget: this checks compiling, not strength
+        return [2, 1, 0, 0] if load_strategy(bot).search else None
+
     for ruleset in ("fishing2", "fishing"):
         for players in (3, 4, 5):
             lineup = (bots * 2)[players:2 * players]
-            api.play_games(30, players, seed=1, ruleset=ruleset, strategies=lineup)
-            api.play_game(players, seed=2, ruleset=ruleset, strategies=lineup)
+            params = [small(b) for b in lineup]
+            api.play_games(30, players, seed=1, ruleset=ruleset, strategies=lineup,
+                           params=params)
+            api.play_game(players, seed=2, ruleset=ruleset, strategies=lineup, params=params)
     exp = pathlib.Path(tempfile.mkdtemp()) / "compile_check.yaml"
     exp.write_text("""
     name: compile_check
@@ -43,6 +51,15 @@ CHILD = textwrap.dedent('''
     seed: 3
     seats: [greedy, counter, buoy_savvy, weights]
     analyses: [trump_value, depletion, strategies]
+    """)
+    run(exp, write=False, workers=1, progress=False)
+    exp.write_text("""
+    name: compile_check_search
+    players: 4
+    games: 8
+    seed: 3
+    seats: [{strategy: pimc_trump, params: [2, 1, 0, 0]}, weights, greedy, counter]
+    analyses: [trump_value, strategies]
     """)
     run(exp, write=False, workers=1, progress=False)
     bad = {}

@@ -43,7 +43,7 @@ from .batch import (
 )
 from .core import apply_trump_choice, ask_trump_choice, play_card, run_game, setup_game
 from .rng import game_seed, mix64, next_u64, rand_below, seed_streams
-from .sigs import RNG, ST, b1, i64, types, void
+from .sigs import DECK, EV, OBS, PARAMS, RNG, ST, STRATS, b1, i64, types, void
 from .state import (
     A_BOAT, A_BOAT_HEAD, A_BOAT_N, A_FISHER, A_FISHER_N, A_HAND, A_HAND_N, A_KIND, A_OCEAN,
     A_SCRATCH, A_TRICK_PLAYER, S_FIN_K, S_FIN_ON, S_FIN_TAKEN,
@@ -970,7 +970,8 @@ def decide_once(st, ev, deck, sp, sseed, rstrats, rparams, robserve, values):
     return choice
 
 
-@njit(cache=True)
+@njit(types.UniTuple(i64, 2)(ST, RNG, ST, RNG, EV, DECK, OBS, STRATS, PARAMS, i64, i64, i64,
+                                  types.uint64), cache=True)
 def _replay(src, src_rng, br, br_rng, ev, deck, obs, strats, params, shade, players, c,
             fresh_seed):
     """batch.play_branch for a game with search seats: the replay of a trump choice plays
