@@ -23,10 +23,14 @@ from fishing2sim.engine.state import (
     A_OPTIONS, S_N_ROUNDS, S_PHASE, S_PLAYS_N, S_ROUND, S_TRICK_NO, new_obs, new_state,
 )
 from fishing2sim import strategy_kit as kit
-from fishing2sim.strategies import build_lineup, known_strategies, load_strategy
+from fishing2sim.strategies import (
+    _static_value, build_lineup, known_strategies, load_strategy, resolve_path,
+)
 from fishing2sim.strategy_kit import DECISION_FUNCTIONS
 
-BOTS = [name for name in known_strategies() if name != "random"]
+# the heuristic bots (the search bots make their decisions by searching: test_search.py)
+BOTS = [name for name in known_strategies() if name != "random"
+        and _static_value(resolve_path(name), "SEARCH") is None]
 DECK = load_deck(ruleset="fishing")
 SUITS = [kit.BLUE, kit.YELLOW, kit.PURPLE, kit.RED, kit.GREEN]  # determine-colour's options
 

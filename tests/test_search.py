@@ -569,3 +569,23 @@ def test_reports_label_the_cheater_as_not_a_fair_player(tmp_path):
     assert "`cheater` sees every hand" in md and "not a fair player" in md
     assert "| cheater (sees every hand) |" in md
     assert "| pimc |" in md and "pimc (sees every hand)" not in md
+
+
+SEARCH_BOTS = ["pimc", "ismcts", "cheater", "pimc_trump"]
+
+
+@pytest.mark.parametrize("bot", SEARCH_BOTS)
+def test_shipped_search_bots_follow_their_contract(bot):
+    from fishing2sim.strategies import STRATEGIES_DIR, known_strategies
+
+    assert bot in known_strategies()
+    s = load_strategy(bot)
+    assert s.name == bot and s.search in ("pimc", "ismcts", "cheater")
+    assert s.defined == () and not s.rollout.search
+    assert s.param_names == ("worlds", "rollouts", "horizon", "objective")
+    assert set(s.searches) <= set(DECISION_NAMES)
+    doc = (STRATEGIES_DIR / f"{bot}.py").read_text().lstrip()
+    assert doc.startswith('"""') and len(doc.split('"""')[1]) > 100
+
+
+from fishing2sim.strategy_kit import DECISION_FUNCTIONS as DECISION_NAMES  # noqa: E402

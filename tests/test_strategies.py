@@ -25,12 +25,15 @@ from fishing2sim.engine.state import (
     new_state,
 )
 from fishing2sim.strategies import (
-    STRATEGIES_DIR, StrategyError, build_lineup, known_strategies, load_strategy, observe_mask,
+    STRATEGIES_DIR, StrategyError, _static_value, build_lineup, known_strategies,
+    load_strategy, observe_mask, resolve_path,
 )
 from fishing2sim import strategy_kit as kit
 from fishing2sim.strategy_kit import DECISION_FUNCTIONS
 
-BOTS = [name for name in known_strategies() if name != "random"]
+# the heuristic bots (the search bots make their decisions by searching: test_search.py)
+BOTS = [name for name in known_strategies() if name != "random"
+        and _static_value(resolve_path(name), "SEARCH") is None]
 FISHING2_DECISIONS = ("play", "trump_choice", "determine_trump", "catch_1_other",
                       "exchange_take", "exchange_give", "catch_1_card")
 _GAME_G_WINNERS = 3  # column of run_games' "int" array: bitmask of the seats sharing the win
