@@ -422,3 +422,32 @@ def test_the_report_says_when_no_finite_rating_exists():
            "cannot place it" in md
     assert "1,200 games in all, played in 1 min 15 s on 2 workers" in md
 
+
+def test_the_readme_ladder_table_is_the_committed_report():
+    """README, "How strong are the bots?": every row is docs/ladder-report/ladder.csv
+    rounded, the command is the shipped file's, and the cheater is labelled."""
+    readme = (REPO / "README.md").read_text()
+    sec = readme[readme.index("## How strong are the bots?"):readme.index("## Running experiments")]
+    assert "fishing2sim run experiments/ladder.yaml --workers 2" in sec
+    lad = pd.read_csv(REPO / "docs" / "ladder-report" / "ladder.csv")
+    rating = lad[lad.metric == "rating"].sort_values("rank")
+    score = lad[lad.metric == "score"].set_index("bot")
+    rows = [line for line in sec.splitlines() if line.startswith("| ") and line[2].isdigit()]
+    assert len(rows) == len(rating) == 10
+    for line, r in zip(rows, rating.itertuples()):
+        cells = [c.strip() for c in line.strip("|").split("|")]
+        assert cells[0] == str(r.rank) and cells[1].startswith(f"`{r.bot}`")
+        if r.bot == "random":
+            assert cells[2] == "0 (anchor)"
+        else:
+            assert cells[2] == f"{r.estimate:.0f}"
+            assert cells[3] == f"[{r.ci_low:.0f}, {r.ci_high:.0f}]"
+        assert cells[4] == f"{score.loc[r.bot, 'estimate'] * 100:.1f}%"
+        assert cells[5] == f"{r.n:,}"
+        if r.kind.startswith("cheater"):
+            assert "an upper bound, not a fair player" in cells[1]
+    exp = load_experiment(REPO / "experiments" / "ladder.yaml")
+    total = sum(c.games for c in exp.conditions)
+    assert f"{total:,} games in all" in sec
+    md = (REPO / "docs" / "ladder-report" / "summary.md").read_text()
+    assert f"{total:,} games in all" in md and "worlds=24, rollouts=1" in md
