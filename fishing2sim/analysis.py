@@ -163,4 +163,8 @@ def tables_from_totals(exp, totals: list, units: list | None = None) -> dict[str
         tables["scores"] = pd.DataFrame(scores, columns=base_cols + ["strategy", "points", "count"])
     if any(c.baseline is not None for c in exp.conditions):
         tables["contrasts"] = contrast_table(exp, totals, units)
+    if "ladder" in exp.analyses and getattr(exp, "ladder", None):
+        from .ladder import ladder_tables
+
+        tables.update(ladder_tables(exp, totals))
     return tables

@@ -44,11 +44,16 @@ __all__ = [
     "load_experiment",
 ]
 
-ANALYSES = ("depletion", "overfishing", "trump_value", "strategies")
+ANALYSES = ("depletion", "overfishing", "trump_value", "strategies")  # the default set
+LADDER = "ladder"  # the ladder analysis (and key): only in a file with a ladder: key
+KNOWN_ANALYSES = ANALYSES + (LADDER,)
 TOP_KEYS = ("name", "ruleset", "players", "games", "seed", "chunk", "first_leader", "seats",
             "rotate", "deck", "sweep", "analyses", "trump_value", "workers", "scheduler",
             "output", "strict", "tune", "paired", "precision", "max_games", "sprt",
-            "conditions")  # tune: read by `fishing2sim tune` only (run ignores it)
+            "conditions", "ladder")  # tune: read by `fishing2sim tune` only (run ignores it)
+LADDER_KEYS = ("bots", "search_games", "anchor")
+# keys a ladder file cannot have: the ladder makes its own conditions
+LADDER_EXCLUDES = ("seats", "sweep", "conditions", "paired", "precision", "sprt", "max_games")
 DECK_KEYS = ("file", "remove", "remove_from_tier", "add", "move", "hand_sizes", "rounds")
 SEAT_KEYS = ("strategy", "params")
 TRUMP_KEYS = ("max_round",)
@@ -145,6 +150,12 @@ class Experiment:
     precision: tuple = ()  # ((figure, target half-width in the figure's unit, as written), ...)
     sprt: dict | None = None  # {better, than, elo0, elo1, alpha, beta}
     paired: bool = False
+    # a ladder (fishing2sim/ladder.py): {bots: names in the file's order, specs: their
+    # lineup entries (a name in strategies/ or an absolute path), kinds: heuristic, search
+    # or cheater each, budgets: per bot None or a search bot's {params: {name: value},
+    # rollout: its rollout strategy}, anchor: the name rated 0, games / search_games: games
+    # per pair}; None otherwise
+    ladder: dict | None = None
 
     @property
     def adaptive(self) -> bool:
@@ -502,18 +513,28 @@ class _Loader:
         if not isinstance(output, (str, Path)) or not str(output).strip():
             self.fail(key_of("output"), f"expected a folder path, {_got(output)}")
         output = str(output)
-        analyses = cfg.get("analyses", list(ANALYSES))
+        analyses = cfg.get("analyses", [LADDER] if LADDER in cfg else list(ANALYSES))
         if isinstance(analyses, str):
             analyses = [analyses]
         if not isinstance(analyses, list) or not analyses:
-            self.fail("analyses", f"expected a list of analyses ({', '.join(ANALYSES)}), "
+            self.fail("analyses", f"expected a list of analyses ({', '.join(KNOWN_ANALYSES)}), "
                       f"{_got(analyses)}")
         for i, a in enumerate(analyses):
-            if a not in ANALYSES:
-                self.fail(f"analyses[{i}]", f"unknown analysis {a!r}{_did_you_mean(a, ANALYSES)}"
-                          f"; known: {', '.join(ANALYSES)}")
+            if a not in KNOWN_ANALYSES:
+                self.fail(f"analyses[{i}]", f"unknown analysis {a!r}"
+                          f"{_did_you_mean(a, KNOWN_ANALYSES)}; known: "
+                          f"{', '.join(KNOWN_ANALYSES)}")
             if a in analyses[:i]:
                 self.fail(f"analyses[{i}]", f"analysis {a!r} given twice")
+            if a == LADDER and LADDER not in cfg:
+                self.fail(f"analyses[{i}]", "the ladder analysis needs a ladder: key listing "
+                          "the bots to rate, e.g. ladder: {bots: [random, greedy, weights]} "
+                          "(docs/experiments.md, Ladder)")
+        if LADDER in cfg and LADDER not in analyses:
+            self.fail("analyses", "a file with ladder: rates its bots with the ladder "
+                      "analysis: add ladder to analyses (or leave analyses out)")
+        ladder = self.ladder(cfg, games, "games" in over_keys, analyses) \
+            if LADDER in cfg else None
         trump = cfg.get("trump_value")
         if trump is None:
             trump = {}
@@ -643,6 +664,10 @@ class _Loader:
         }
         if paired:
             resolved["paired"] = True
+        if ladder is not None:  # its conditions are generated: the ladder key says it all
+            resolved.pop(CONDITIONS, None)
+            resolved.pop("seats", None)
+            resolved[LADDER] = ladder.pop("resolved")
         if precision or sprt:
             resolved["max_games"] = max_games
         if precision:
@@ -661,7 +686,95 @@ class _Loader:
             chunk=chunk, analyses=tuple(analyses), trump_max_round=int(max_round),
             workers=workers, scheduler=scheduler, output_dir=output_dir,
             conditions=tuple(conditions), resolved=resolved, config_hash=h.hexdigest(),
-            strict=strict, precision=precision, sprt=sprt, paired=paired)
+            strict=strict, precision=precision, sprt=sprt, paired=paired, ladder=ladder)
+
+    # ---- ladder ---------------------------------------------------------------------------
+    def ladder(self, cfg: dict, games: int, games_overridden: bool, analyses: list) -> dict:
+        """Check the ladder: key and write its conditions into ``cfg``: one explicit
+        condition per pair of bots (A, B), the lineup [A, A, B, B], seat-rotated, 4 players
+        (fishing2sim/ladder.py). Returns the ladder's description (Experiment.ladder)."""
+        spec = cfg[LADDER]
+        if not isinstance(spec, dict):
+            self.fail(LADDER, "expected a mapping such as {bots: [random, greedy, weights], "
+                      f"search_games: 400, anchor: random}}, {_got(spec)}")
+        self.check_keys(LADDER, spec, LADDER_KEYS)
+        for k in LADDER_EXCLUDES:
+            if k in cfg:
+                self.fail(k, "cannot be combined with ladder: the ladder makes its own "
+                          "conditions, one per pair of bots (lineup [A, A, B, B], "
+                          "seat-rotated)")
+        if cfg.get("rotate", True) is not True:
+            self.fail("rotate", f"a ladder is always seat-rotated: leave rotate out or set "
+                      f"it to true, {_got(cfg.get('rotate'))}")
+        if cfg.get("players", 4) != 4:
+            self.fail("players", "a ladder is played by 4 players (each pair as [A, A, B, "
+                      f"B]): leave players out or set it to 4, {_got(cfg.get('players'))}")
+        bots = spec.get("bots")
+        if not isinstance(bots, list) or len(bots) < 2:
+            n = len(bots) if isinstance(bots, list) else None
+            self.fail(f"{LADDER}.bots", "a ladder rates bots against each other: give a list "
+                      f"of at least 2 bots (strategy names, files or {{strategy: ..., params: "
+                      f"[...]}}), {f'got {n} bot' if n is not None else _got(bots)}"
+                      f"{'s' if n == 0 else ''}")
+        names, kinds, budgets, search, specs = [], [], [], [], []
+        for i, entry in enumerate(bots):
+            at = f"{LADDER}.bots[{i}]"
+            shown, vec = self.seat(at, entry)
+            specs.append(shown)
+            path = Path(shown) if Path(shown).is_absolute() else resolve_path(shown)
+            name = _static_value(path, "NAME")
+            name = name if isinstance(name, str) and name else path.stem
+            if name in names:
+                self.fail(at, f"a second bot named {name!r} (also {LADDER}.bots"
+                          f"[{names.index(name)}]): every bot on a ladder needs its own "
+                          "name; to rate another version, copy the file and change its NAME")
+            method = _static_value(path, "SEARCH")
+            if method is not None and "trump_value" in analyses:
+                self.fail(at, f"{name!r} is a search bot; analyses: trump_value is measured "
+                          "without search seats (its replays would search at every decision "
+                          "of every branch): leave trump_value out of a ladder's analyses")
+            names.append(name)
+            search.append(method is not None)
+            kinds.append("heuristic" if method is None else
+                         "cheater" if method == "cheater" else "search")
+            if method is None:
+                budgets.append(None)
+            else:  # the search budget: its parameters by name, and its rollout strategy
+                defaults = _static_value(path, "PARAMS")
+                pnames = _static_value(path, "PARAM_NAMES") or ()
+                vals = list(vec) if vec is not None else list(defaults or ())
+                rollout = _static_value(path, "ROLLOUT")
+                budgets.append({"params": {str(n): float(v) for n, v in zip(pnames, vals)},
+                                "rollout": Path(str(rollout)).stem if rollout else ""})
+        search_games = spec.get("search_games", games)
+        self.whole(f"{LADDER}.search_games", search_games, 1)
+        self.games_limit(f"{LADDER}.search_games", search_games)
+        if games_overridden:  # --games N: every pair plays N games
+            search_games = games
+        anchor = spec.get("anchor", "random")
+        if not isinstance(anchor, str) or anchor not in names:
+            self.fail(f"{LADDER}.anchor", f"the anchor (the bot rated 0) must be one of the "
+                      f"ladder's bots ({', '.join(names)}), {_got(anchor)}"
+                      + ("; random is the default anchor: add it to the bots or name another"
+                         if "anchor" not in spec else ""))
+        entries = []
+        # the pairs with search bots first: their long chunks start first and the short
+        # chunks of the other pairs fill the workers' time at the end
+        for i, j in sorted(itertools.combinations(range(len(bots)), 2),
+                           key=lambda ij: -(search[ij[0]] + search[ij[1]])):
+            e = {"label": f"{names[i]} vs {names[j]}",
+                 "seats": [bots[i], bots[i], bots[j], bots[j]]}
+            if search[i] or search[j]:
+                e["games"] = search_games
+            entries.append(e)
+        cfg[CONDITIONS] = entries
+        cfg["rotate"] = True
+        cfg["players"] = 4
+        return {"bots": names, "specs": specs, "kinds": kinds, "budgets": budgets,
+                "anchor": anchor,
+                "games": -(-games // 4) * 4, "search_games": -(-search_games // 4) * 4,
+                "resolved": {"bots": copy.deepcopy(bots), "search_games": search_games,
+                             "anchor": anchor}}
 
     # ---- sweep ----------------------------------------------------------------------------
     def sweep(self, cfg) -> tuple[list, list]:

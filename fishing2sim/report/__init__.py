@@ -25,6 +25,7 @@ import pandas as pd
 from . import contrasts as _contrasts
 from . import depletion as _depletion
 from . import html as _html
+from . import ladder as _ladder
 from . import overfishing as _overfishing
 from . import strategies as _strategies
 from . import trump as _trump
@@ -105,6 +106,7 @@ PLOTS = (
     ("trump_value", "_plot_trump_value", "trump_value.png"),
     ("trump_by_strategy", "_plot_trump_by_strategy", "trump_by_strategy.png"),
     ("strategies", "_plot_win_shares", "win_shares.png"),
+    ("ladder", "_plot_ladder", "ladder.png"),
 )
 _plot_contrasts = _contrasts.plot
 _plot_depletion = _depletion.plot
@@ -112,6 +114,7 @@ _plot_overfishing = _overfishing.plot
 _plot_trump_value = _trump.plot
 _plot_trump_by_strategy = _trump.plot_by_strategy
 _plot_win_shares = _strategies.plot
+_plot_ladder = _ladder.plot
 
 
 def _write_all(folder: Path, exp: Any, results: Any) -> None:
@@ -216,8 +219,10 @@ def _document(ctx: Context, plots: dict[str, str]) -> Doc:
                            plots.get("trump_by_strategy"))
         elif a == "strategies":
             _strategies.section(ctx, df, plots.get(a), doc)
+        elif a == "ladder":
+            _ladder.section(ctx, df, plots.get(a), doc)
     doc.h(2, "Terms")
-    doc.terms(TERMS)
+    doc.terms({**TERMS, **(_ladder.TERMS if "ladder" in ctx.tables else {})})
     return doc
 
 

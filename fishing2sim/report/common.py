@@ -29,6 +29,8 @@ TABLE_KEYS: dict[str, tuple[str, ...]] = {
     "trump_by_strategy": ("strategy", "round"),
     "strategies": ("strategy", "seat"),
     "scores": ("strategy", "points"),
+    "ladder": ("rank", "bot", "kind", "budget"),
+    "ladder_pairs": ("bot", "opponent"),
 }
 #: Order in which tables are written and sections appear when ``exp.analyses`` says nothing.
 ANALYSES = ("depletion", "overfishing", "trump_value", "strategies")
@@ -40,6 +42,7 @@ TITLES = {
     "overfishing": "Overfishing",
     "trump_value": "Trump-choice value",
     "strategies": "Strategies",
+    "ladder": "Strength ladder",
 }
 
 # --------------------------------------------------------------------------------------------

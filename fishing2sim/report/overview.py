@@ -32,6 +32,13 @@ def lead(ctx: Context, doc: Doc) -> None:
                 f"{float(r.estimate) * 100:.0f}%"
                 + (f" ({ctx.label(int(r.condition))})" if ctx.sweep else "")
                 for r in o.itertuples()))
+    lad = ctx.tables.get("ladder")
+    if lad is not None and len(lad):
+        from .ladder import lead_text
+
+        text = lead_text(ctx, lad)
+        if text:
+            bits.append(text)
     if bits:
         doc.h(2, "In short")
         doc.p("; ".join(bits)[:1].upper() + "; ".join(bits)[1:] + ".")

@@ -1,0 +1,311 @@
+"""The strength ladder: every pair of bots plays seat-rotated 4-player games, and one rating
+per bot is fitted to the results (docs/rules.md E, "Ladder"; docs/experiments.md, "Ladder").
+
+**Pairing.** Each pair of bots (A, B) is one condition with the lineup [A, A, B, B], rotated:
+every deal is played four times, each bot sitting in every seat twice, so neither has the
+seats' or the cards' luck. (The lineup [A, B, A, B] would repeat each deal's games twice:
+its rotations 0 and 2 are the same lineup, hence the same games.) A game's result for A is
+A's *score*: 1 if one of A's seats has the most points, 0 if one of B's has, a shared win
+split by the number of tied winners; A's and B's scores add up to 1.
+
+**Model.** Bradley-Terry: A's expected score against B is 1 / (1 + exp(-(t_A - t_B))). The
+strengths t are fitted by maximum likelihood to every pair's total score (a shared win
+counts as a fraction, as a draw does in chess), with the anchor's strength fixed at 0, and
+reported on the Elo scale: rating = t x 400 / ln(10), so a 100-point gap means the stronger
+side scores 0.64 against the weaker.
+
+**CIs.** The Fisher information of the model would treat every game as an independent coin
+flip; the four games of a deal are not independent (the same cards, each side holding them
+in turn), and shared wins make a game's score less variable than a coin. So the covariance
+of the fitted strengths is the sandwich H^-1 J H^-1: H the model's information
+(sum over pairs of n p (1 - p) x x^T), J the variance of each pair's total score as measured
+over its deals, the same unit as every other win share CI (x = e_A - e_B). The 95% CI of a
+rating is its estimate +- 1.96 standard errors; it is a CI of the difference to the anchor,
+whose own rating is exactly 0. Everything is a closed-form function of the run's integer
+totals: deterministic, and the same for any number of workers.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from .stats import WIN_UNIT, Z
+
+ELO = 400.0 / math.log(10.0)  # Elo points per unit of Bradley-Terry strength
+LADDER_SEATS = (0, 0, 1, 1)  # the lineup of a pair (A, B): [A, A, B, B]
+LADDER_PLAYERS = 4
+
+
+class LadderError(ValueError):
+    """Pair results that cannot be fitted (a bot without a pair, an unknown anchor)."""
+
+
+@dataclass(frozen=True)
+class PairResult:
+    """The games of one pair of bots: ``a`` against ``b`` (indexes into the bot list)."""
+
+    a: int
+    b: int
+    games: int  # games played
+    units: int  # independent units (deals: a rotation block of 4 games)
+    score: float  # a's score summed over the games (b's is games - score)
+    score_sq: float  # sum over units of (a's score in the unit) ** 2
+
+    @property
+    def share(self) -> float:
+        return self.score / self.games
+
+    def score_var(self) -> float:
+        """The variance of the total score, from the spread of the units' scores (nan with
+        fewer than 2 units)."""
+        u = self.units
+        if u < 2:
+            return math.nan
+        s2 = max(0.0, (self.score_sq - self.score * self.score / u) / (u - 1))
+        return u * s2
+
+
+@dataclass
+class Fit:
+    """Fitted ratings (Elo scale, the anchor at 0) with their 95% CIs."""
+
+    names: list
+    anchor: int
+    elo: np.ndarray  # rating per bot
+    se: np.ndarray  # standard error of each rating (0 for the anchor)
+    games: np.ndarray  # games per bot
+    score: np.ndarray  # mean score per bot over all its games
+    score_se: np.ndarray
+    cov: np.ndarray = field(repr=False)  # covariance of the ratings (Elo^2)
+    finite: bool = True
+    why: str = ""  # why no finite fit exists
+    iterations: int = 0
+
+    @property
+    def ci_low(self) -> np.ndarray:
+        return self.elo - Z * self.se
+
+    @property
+    def ci_high(self) -> np.ndarray:
+        return self.elo + Z * self.se
+
+    def expected(self, a: int, b: int) -> float:
+        """a's expected score against b under the fitted ratings."""
+        return expected_score(self.elo[a] - self.elo[b])
+
+
+def expected_score(elo_diff: float) -> float:
+    """The expected score of the side rated ``elo_diff`` above the other."""
+    return 1.0 / (1.0 + math.exp(-elo_diff / ELO))
+
+
+def _closed_group(n: int, pairs: list) -> list:
+    """[] if every split of the bots into two groups has each group scoring against the
+    other (the condition for a finite maximum: Zermelo 1929, Ford 1957), else a group of
+    bots that never scored against the rest."""
+    scored = np.zeros((n, n), bool)  # scored[i, j]: i took some score from j
+    for p in pairs:
+        if p.score > 0:
+            scored[p.a, p.b] = True
+        if p.games - p.score > 0:
+            scored[p.b, p.a] = True
+    reach = scored | np.eye(n, dtype=bool)
+    for k in range(n):  # transitive closure (Floyd-Warshall)
+        reach |= reach[:, [k]] & reach[[k], :]
+    for i in range(n):  # i reaches a group that never scores against the bots outside it
+        if not reach[i].all():
+            return [int(j) for j in np.flatnonzero(reach[i])]
+    return []
+
+
+def fit_ratings(names: list, pairs: list, anchor: int = 0, tol: float = 1e-12,
+                max_iter: int = 200) -> Fit:
+    """Maximum-likelihood Bradley-Terry ratings of ``names`` from ``pairs`` (PairResult),
+    ``names[anchor]`` fixed at 0; Elo scale; sandwich 95% CIs (module docstring)."""
+    n = len(names)
+    if n < 2:
+        raise LadderError(f"a ladder needs at least 2 bots, got {n}")
+    if not 0 <= anchor < n:
+        raise LadderError(f"anchor {anchor} is not one of the {n} bots")
+    played = np.zeros(n, bool)
+    for p in pairs:
+        if p.a == p.b or not (0 <= p.a < n and 0 <= p.b < n):
+            raise LadderError(f"pair ({p.a}, {p.b}) is not a pair of two of the {n} bots")
+        if p.games <= 0 or not 0 <= p.score <= p.games:
+            raise LadderError(f"pair ({names[p.a]}, {names[p.b]}): score {p.score} of "
+                              f"{p.games} games")
+        played[p.a] = played[p.b] = True
+    if not played.all():
+        missing = [names[i] for i in np.flatnonzero(~played)]
+        raise LadderError(f"no games for {', '.join(missing)}")
+    games = np.zeros(n)
+    won = np.zeros(n)
+    var = np.zeros(n)
+    for p in pairs:
+        v = p.score_var()
+        v = p.games * 0.25 if math.isnan(v) else v  # one unit: the largest binomial variance
+        games[p.a] += p.games
+        games[p.b] += p.games
+        won[p.a] += p.score
+        won[p.b] += p.games - p.score
+        var[p.a] += v
+        var[p.b] += v
+    score = won / games
+    score_se = np.sqrt(var) / games
+    group = _closed_group(n, pairs)
+    if group:
+        nan = np.full(n, math.nan)
+        who = ", ".join(names[i] for i in group)
+        rest = "the other bots" if len(group) == 1 else "the bots outside this group"
+        why = f"{who} lost every game against {rest}"
+        return Fit(list(names), anchor, nan, nan.copy(), games, score, score_se,
+                   np.full((n, n), math.nan), False, why, 0)
+    free = [i for i in range(n) if i != anchor]
+    pos = {b: k for k, b in enumerate(free)}
+
+    def x_of(p):
+        x = np.zeros(n - 1)
+        if p.a in pos:
+            x[pos[p.a]] += 1.0
+        if p.b in pos:
+            x[pos[p.b]] -= 1.0
+        return x
+
+    xs = [x_of(p) for p in pairs]
+    n_g = np.array([p.games for p in pairs], float)
+    s = np.array([p.score for p in pairs], float)
+
+    def strength(t):
+        full = np.zeros(n)
+        full[free] = t
+        return full
+
+    def loglik(t):
+        th = strength(t)
+        d = np.array([th[p.a] - th[p.b] for p in pairs])
+        # s log p + (n - s) log(1 - p), p = sigmoid(d), written stably
+        return float(np.sum(-s * np.logaddexp(0.0, -d) - (n_g - s) * np.logaddexp(0.0, d)))
+
+    t = np.zeros(n - 1)
+    ll = loglik(t)
+    it = 0
+    for it in range(1, max_iter + 1):
+        th = strength(t)
+        g = np.zeros(n - 1)
+        H = np.zeros((n - 1, n - 1))
+        for x, p, ng, sc in zip(xs, pairs, n_g, s):
+            q = 1.0 / (1.0 + math.exp(-(th[p.a] - th[p.b])))
+            g += x * (sc - ng * q)
+            H += np.outer(x, x) * ng * q * (1.0 - q)
+        step = np.linalg.solve(H, g)
+        lam = 1.0
+        while True:  # Newton with step halving: the log-likelihood never decreases
+            cand = t + lam * step
+            ll_c = loglik(cand)
+            if ll_c >= ll - 1e-12 * abs(ll) or lam < 1e-8:
+                break
+            lam /= 2
+        t, ll = cand, ll_c
+        if np.max(np.abs(lam * step)) < tol:
+            break
+    th = strength(t)
+    H = np.zeros((n - 1, n - 1))
+    J = np.zeros((n - 1, n - 1))
+    for x, p, ng in zip(xs, pairs, n_g):
+        q = 1.0 / (1.0 + math.exp(-(th[p.a] - th[p.b])))
+        H += np.outer(x, x) * ng * q * (1.0 - q)
+        v = p.score_var()
+        if math.isnan(v):  # one unit only: the model's variance
+            v = ng * q * (1.0 - q)
+        J += np.outer(x, x) * v
+    Hi = np.linalg.inv(H)
+    cov_free = Hi @ J @ Hi
+    cov = np.zeros((n, n))
+    cov[np.ix_(free, free)] = cov_free * ELO * ELO
+    se = np.sqrt(np.maximum(np.diag(cov), 0.0))
+    return Fit(list(names), anchor, th * ELO, se, games, score, score_se, cov, True, "", it)
+
+
+def pair_results(exp, totals: list) -> tuple[list, list]:
+    """The ladder's bot names (in the file's order) and one PairResult per condition played
+    (conditions without totals are left out)."""
+    names = list(exp.ladder["bots"])
+    specs = list(exp.ladder["specs"])
+    pairs = []
+    for cond, t in zip(exp.conditions, totals):
+        if t is None:
+            continue
+        # the lineup is [A, A, B, B]: A is the condition's first strategy (its totals' slot 0)
+        a, b = specs.index(cond.lineup[0]), specs.index(cond.lineup[2])
+        s, ss = (float(x) for x in t["strat_win"][0])
+        pairs.append(PairResult(a, b, int(t["games"][0]), int(t["strat_units"][0]),
+                                s / WIN_UNIT, ss / (WIN_UNIT * WIN_UNIT)))
+    return names, pairs
+
+
+# the kind column of ladder.csv: the cheater is labelled wherever it is shown
+KIND_TEXT = {"heuristic": "heuristic", "search": "search",
+             "cheater": "cheater (sees every hand: an upper bound, not a fair player)"}
+HORIZONS = {0: "to the end of the round", 1: "to the end of the game"}
+OBJECTIVES = {0: "points margin", 1: "win share"}
+
+
+def budget_text(budget: dict | None, words: bool = False) -> str:
+    """A search bot's budget: ``worlds=24, rollouts=1, horizon=0, objective=0; rollouts by
+    weights`` (``words``: the horizon and objective in words too); '' for a heuristic bot."""
+    if not budget:
+        return ""
+    bits = []
+    for k, v in budget["params"].items():
+        text = f"{k}={v:g}"
+        if words and k == "horizon" and int(v) in HORIZONS and v == int(v):
+            text += f" ({HORIZONS[int(v)]})"
+        if words and k == "objective" and int(v) in OBJECTIVES and v == int(v):
+            text += f" ({OBJECTIVES[int(v)]})"
+        bits.append(text)
+    rollout = budget.get("rollout")
+    return ", ".join(bits) + (f"; rollouts by {rollout}" if rollout else "")
+
+
+def ladder_tables(exp, totals: list) -> dict[str, pd.DataFrame]:
+    """``ladder`` (per bot: its rating with a 95% CI, and its mean score, n = its games) and
+    ``ladder_pairs`` (per pair, both ways: the observed win share with a 95% CI over deals,
+    and the share the fitted ratings predict)."""
+    names, pairs = pair_results(exp, totals)
+    lad = exp.ladder
+    rows, prow = [], []
+    fit = fit_ratings(names, pairs, names.index(lad["anchor"])) if pairs else None
+    if fit is not None:
+        order = sorted(range(len(names)),
+                       key=lambda i: (-fit.elo[i] if fit.finite else -fit.score[i], i))
+        for rank, i in enumerate(order, 1):
+            base = {"rank": rank, "bot": names[i], "kind": KIND_TEXT[lad["kinds"][i]],
+                    "budget": budget_text(lad["budgets"][i])}
+            rows.append(dict(base, metric="rating", n=int(fit.games[i]),
+                             estimate=float(fit.elo[i]), ci_low=float(fit.ci_low[i]),
+                             ci_high=float(fit.ci_high[i])))
+            rows.append(dict(base, metric="score", n=int(fit.games[i]),
+                             estimate=float(fit.score[i]),
+                             ci_low=max(0.0, float(fit.score[i] - Z * fit.score_se[i])),
+                             ci_high=min(1.0, float(fit.score[i] + Z * fit.score_se[i]))))
+    conds = [c for c, t in zip(exp.conditions, totals) if t is not None]
+    for cond, p in zip(conds, pairs):
+        v = p.score_var()
+        hw = Z * math.sqrt(v) / p.games if not math.isnan(v) else math.nan
+        for me, them, share in ((p.a, p.b, p.share), (p.b, p.a, 1.0 - p.share)):
+            base = {"condition": cond.index, "bot": names[me], "opponent": names[them]}
+            lo, hi = (max(0.0, share - hw), min(1.0, share + hw)) if hw == hw \
+                else (math.nan, math.nan)  # one deal: no spread to measure
+            prow.append(dict(base, metric="win_share", n=p.games, estimate=share,
+                             ci_low=lo, ci_high=hi))
+            pred = fit.expected(me, them) if fit is not None and fit.finite else math.nan
+            prow.append(dict(base, metric="predicted_win_share", n=p.games, estimate=pred,
+                             ci_low=math.nan, ci_high=math.nan))
+    cols = ["metric", "n", "estimate", "ci_low", "ci_high"]
+    ladder = pd.DataFrame(rows, columns=["rank", "bot", "kind", "budget"] + cols)
+    ladder["rank"] = ladder["rank"].astype("Int64")
+    pairs_df = pd.DataFrame(prow, columns=["condition", "bot", "opponent"] + cols)
+    return {"ladder": ladder, "ladder_pairs": pairs_df}
