@@ -197,8 +197,11 @@ def tiny(tmp_path_factory):
 def test_the_ladder_plays_every_pair_as_a_a_b_b_rotated():
     exp = load_experiment(REPO / "experiments" / "ladder.yaml")
     bots = exp.ladder["bots"]
+    # every shipped bot but the two search bots added after the committed run (README,
+    # "How strong are the bots?": the ladder is to be run again with them)
+    not_yet = {"ismcts", "pimc_trump"}
     assert sorted(bots) == sorted(p.stem for p in (REPO / "strategies").glob("*.py")
-                                  if not p.stem.startswith("_"))
+                                  if not p.stem.startswith("_") and p.stem not in not_yet)
     assert len(exp.conditions) == len(bots) * (len(bots) - 1) // 2
     seen = set()
     for c in exp.conditions:
@@ -427,7 +430,8 @@ def test_the_readme_ladder_table_is_the_committed_report():
     """README, "How strong are the bots?": every row is docs/ladder-report/ladder.csv
     rounded, the command is the shipped file's, and the cheater is labelled."""
     readme = (REPO / "README.md").read_text()
-    sec = readme[readme.index("## How strong are the bots?"):readme.index("## Running experiments")]
+    start = readme.index("## How strong are the bots?")
+    sec = readme[start:readme.index("\n### ", start)]  # the ladder, before its subsections
     assert "fishing2sim run experiments/ladder.yaml --workers 2" in sec
     lad = pd.read_csv(REPO / "docs" / "ladder-report" / "ladder.csv")
     rating = lad[lad.metric == "rating"].sort_values("rank")
