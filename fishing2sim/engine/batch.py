@@ -19,7 +19,7 @@ from .state import (
     A_POINTS, PH_TRUMP, R_OCEAN, R_OCEAN_END, R_POINTS, R_TRUMP, R_CHOOSER, RNG_SIZE,
     S_END, S_END_ROUND, S_ERR_CHOICE, S_ERR_CODE, S_ERR_KIND, S_ERR_SEAT, S_FIRST_LEADER,
     S_LEADER, S_LOG, S_EVN, S_N_PLAYS, S_N_TRICKS, S_OCEAN_TOP, S_PHASE, S_ROUND, A_OCEAN,
-    A_OPTIONS, S_N_OPTIONS, S_OBSERVE_MASK,
+    A_OPTIONS, S_FORCED, S_N_OPTIONS, S_OBSERVE_MASK, S_SEARCH_MASK,
 )
 
 # columns of the per-game integer output
@@ -141,10 +141,14 @@ def win_share(st, p, players):
 def play_branch(src, src_rng, br, br_rng, ev, deck, obs, strats, params, shade, players, c,
                 fresh_seed):
     """Finish the game from a copy of (src, src_rng) with ``shade`` as the trump choice;
-    return (points, win share in 60ths) of seat c. fresh_seed != 0: new streams."""
+    return (points, win share in 60ths) of seat c. fresh_seed != 0: new streams. The
+    branch never searches: a search seat (engine/search.py) plays on with its rollout
+    strategy's decisions."""
     br[:] = src
     br_rng[:] = src_rng
     br[S_LOG] = 0
+    br[S_SEARCH_MASK] = 0
+    br[S_FORCED] = 0
     if fresh_seed != 0:
         seed_streams(br_rng, np.uint64(fresh_seed))
     apply_trump_choice(br, ev, shade)

@@ -39,7 +39,7 @@ from .constants import (
 )
 from .batch import (
     T_CHOICE, T_CHOOSER, T_D1_POINTS, T_D1_WIN, T_D2_POINTS, T_D2_WIN, new_buffers,
-    record_game, take_branch_error, win_share,
+    play_branch, record_game, take_branch_error,
 )
 from .core import apply_trump_choice, ask_trump_choice, play_card, run_game, setup_game
 from .rng import game_seed, mix64, next_u64, rand_below, seed_streams
@@ -63,6 +63,7 @@ N_ZONES = Z_BOAT + MAX_PLAYERS * MAX_ROUNDS  # that went under it at that round'
 SEG_Q = MAX_ROUNDS + 2  # a boat's parts, as a ring per player
 U8_2 = types.Array(types.uint8, 2, "C")  # the possible-zones table
 U8_1 = types.Array(types.uint8, 1, "C")
+I64_1 = types.Array(types.int64, 1, "C")  # the search tree's node arrays
 
 # search parameters, a row per seat (float64)
 SP_METHOD = 0  # METHOD_*
@@ -528,6 +529,15 @@ def _reset_paused_world(world, robserve, players, pause):
         world[S_OBSERVE_MASK] = robserve
 
 
+@njit(i64(I64_1, I64_1, I64_1, i64, i64), cache=True, _nrt=False)
+def _child(child, sibling, action, node, opt):
+    """The child of ``node`` reached by option ``opt`` (-1: none yet)."""
+    c = child[node]
+    while c >= 0 and action[c] != opt:
+        c = sibling[c]
+    return c
+
+
 @njit(cache=True)
 def ismcts_decide(st, ev, n_ev, tier, deck, sp, srng, rstrats, rparams, robserve, robs,
                   world, br, br_rng, view, pos, zone, cards, assign, cap, work, values):
@@ -589,9 +599,7 @@ def ismcts_decide(st, ev, n_ev, tier, deck, sp, srng, rstrats, rparams, robserve
             untried = 0
             for i in range(k):
                 opt = world[A_OPTIONS + i]
-                c = child[node]
-                while c >= 0 and action[c] != opt:
-                    c = sibling[c]
+                c = _child(child, sibling, action, node, opt)
                 if c >= 0:
                     avail[c] += 1.0
                 else:
@@ -601,9 +609,7 @@ def ismcts_decide(st, ev, n_ev, tier, deck, sp, srng, rstrats, rparams, robserve
                 pick = -1
                 for i in range(k):
                     opt = world[A_OPTIONS + i]
-                    c = child[node]
-                    while c >= 0 and action[c] != opt:
-                        c = sibling[c]
+                    c = _child(child, sibling, action, node, opt)
                     if c < 0:
                         if r == 0:
                             pick = opt
@@ -624,9 +630,7 @@ def ismcts_decide(st, ev, n_ev, tier, deck, sp, srng, rstrats, rparams, robserve
                 best_u = -1e300
                 for i in range(k):
                     opt = world[A_OPTIONS + i]
-                    c = child[node]
-                    while c >= 0 and action[c] != opt:
-                        c = sibling[c]
+                    c = _child(child, sibling, action, node, opt)
                     if c < 0:
                         continue
                     u = reward[c] / (visits[c] * scale) + UCB_C * np.sqrt(
@@ -684,9 +688,7 @@ def ismcts_decide(st, ev, n_ev, tier, deck, sp, srng, rstrats, rparams, robserve
     best_v = -1.0
     for i in range(n_opt):
         opt = st[A_OPTIONS + i]
-        c = child[0]
-        while c >= 0 and action[c] != opt:
-            c = sibling[c]
+        c = _child(child, sibling, action, 0, opt)
         v = visits[c] if c >= 0 else 0.0
         values[i] = reward[c] / visits[c] if c >= 0 and visits[c] > 0 else 0.0
         if v > best_v:
@@ -970,26 +972,6 @@ def decide_once(st, ev, deck, sp, sseed, rstrats, rparams, robserve, values):
     return choice
 
 
-@njit(types.UniTuple(i64, 2)(ST, RNG, ST, RNG, EV, DECK, OBS, STRATS, PARAMS, i64, i64, i64,
-                                  types.uint64), cache=True)
-def _replay(src, src_rng, br, br_rng, ev, deck, obs, strats, params, shade, players, c,
-            fresh_seed):
-    """batch.play_branch for a game with search seats: the replay of a trump choice plays
-    on without searching (a search seat's decisions are then its rollout strategy's)."""
-    br[:] = src
-    br_rng[:] = src_rng
-    br[S_LOG] = 0
-    br[S_SEARCH_MASK] = 0
-    br[S_FORCED] = 0
-    if fresh_seed != 0:
-        seed_streams(br_rng, np.uint64(fresh_seed))
-    apply_trump_choice(br, ev, shade)
-    run_game(br, br_rng, ev, deck, obs, strats, params, STOP_NEVER)
-    if br[S_ERR_CODE] != 0:
-        return -(1 << 40), 0
-    return br[A_POINTS + c], win_share(br, c, players)
-
-
 @njit(cache=True)
 def trump_batch_search(deck, players, ruleset, hand_sizes, n_rounds, first_leader, seed,
                        start, n, strats, params, check, observe_mask, search_mask, sp, rstrats,
@@ -1044,23 +1026,23 @@ def trump_batch_search(deck, players, ruleset, hand_sizes, n_rounds, first_leade
                 break
             if r <= max_round:
                 c = st[S_LEADER]
-                pl, wl = _replay(st, rng, br, rep_rng, ev, deck, obs, strats, params, C_LIGHT,
+                pl, wl = play_branch(st, rng, br, rep_rng, ev, deck, obs, strats, params, C_LIGHT,
                                  players, c, 0)
                 if br[S_ERR_CODE] != 0:
                     take_branch_error(st, br)
                     break
-                pd, wd = _replay(st, rng, br, rep_rng, ev, deck, obs, strats, params, C_DARK,
+                pd, wd = play_branch(st, rng, br, rep_rng, ev, deck, obs, strats, params, C_DARK,
                                  players, c, 0)
                 if br[S_ERR_CODE] != 0:
                     take_branch_error(st, br)
                     break
                 fresh = mix64(gseed ^ np.uint64(0xF1F2 + r))
-                ql, xl = _replay(st, rng, br, rep_rng, ev, deck, obs, strats, params, C_LIGHT,
+                ql, xl = play_branch(st, rng, br, rep_rng, ev, deck, obs, strats, params, C_LIGHT,
                                  players, c, fresh)
                 if br[S_ERR_CODE] != 0:
                     take_branch_error(st, br)
                     break
-                qd, xd = _replay(st, rng, br, rep_rng, ev, deck, obs, strats, params, C_DARK,
+                qd, xd = play_branch(st, rng, br, rep_rng, ev, deck, obs, strats, params, C_DARK,
                                  players, c, fresh)
                 if br[S_ERR_CODE] != 0:
                     take_branch_error(st, br)
