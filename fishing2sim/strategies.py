@@ -465,13 +465,13 @@ def load_strategy(spec, strict: bool = False) -> Strategy:
 
 # ---- search bots (docs/search.md) ----------------------------------------------------------
 
-SEARCH_METHODS = {"pimc": 0, "cheater": 1, "ismcts": 2}  # engine/search.py METHOD_*
+SEARCH_METHODS = {"pimc": 0, "cheater": 3, "ismcts": 2}  # engine/search.py METHOD_*
 SEARCH_PARAM_NAMES = ("worlds", "rollouts", "horizon", "objective")
 SEARCHABLE = DECISION_FUNCTIONS  # a search can make every decision (docs/search.md)
 # (lowest, highest, whole numbers only) of each search parameter
 SEARCH_PARAM_RANGES = ((1, 4096, True), (1, 1024, True), (0, 1, True), (0, 1, True))
-SEARCH_PARAM_HELP = ("worlds: sampled worlds per decision (cheater: repeats on the true state;"
-                     " ismcts: iterations, one sampled world each)",
+SEARCH_PARAM_HELP = ("worlds: sampled worlds per decision (ismcts: iterations, one sampled world"
+                     " each; cheater: iterations of the tree on the true state)",
                      "rollouts: rollouts per world and option",
                      "horizon: 0 = to the end of the round, 1 = to the end of the game",
                      "objective: 0 = points margin over the best other seat, 1 = win share")

@@ -280,7 +280,7 @@ def test_search_never_uses_a_hidden_card_and_the_cheater_does(method, worlds):
     sp[0, S.SP_WORLDS] = worlds
     base = decide(deck, st, ev, sp, rf, rt, ro)
     sp_cheat = sp.copy()
-    sp_cheat[0, S.SP_METHOD] = S.METHOD_CHEATER
+    sp_cheat[0, S.SP_METHOD] = S.METHOD_TRUE_FLAT
     cheat = decide(deck, st, ev, sp_cheat, rf, rt, ro)
     cheat_changed = False
     for a, b in ((1, 2), (2, 3), (1, 3)):
@@ -291,6 +291,26 @@ def test_search_never_uses_a_hidden_card_and_the_cheater_does(method, worlds):
             c2 = decide(deck, st2, ev2, sp_cheat, rf, rt, ro)
             cheat_changed |= not np.array_equal(c2[1], cheat[1])
     assert cheat_changed  # the swaps are real differences: the cheater sees them
+
+
+def test_the_cheater_searches_the_true_deal():
+    """The cheater bot (ismcts's tree on the true state): deterministic given its seed, and
+    its option values change when hidden cards are swapped in the true game (a fair search
+    of the same seat's view does not change, test above)."""
+    deck, st, ev, sp, rf, rt, ro = paused()
+    sp[0, S.SP_METHOD] = S.METHOD_CHEATER
+    sp[0, S.SP_WORLDS] = 60
+    base = decide(deck, st, ev, sp, rf, rt, ro)
+    again = decide(deck, st, ev, sp, rf, rt, ro)
+    assert base[0] == again[0] and np.array_equal(base[1], again[1])
+    changed = False
+    for a, b in ((1, 2), (2, 3), (1, 3)):
+        for i in range(3):
+            st2, ev2 = swap_hidden_deals(st, ev, a, b, i)
+            changed |= not np.array_equal(decide(deck, st2, ev2, sp, rf, rt, ro)[1], base[1])
+    assert changed
+    c = load_strategy("cheater")
+    assert c.search == "cheater" and c.defaults == (160.0, 1.0, 0.0, 0.0)
 
 
 def test_pimc_is_deterministic_given_its_seed():
@@ -312,7 +332,7 @@ def test_search_finds_the_option_worth_the_most():
     equal the margins measured by playing each option out by hand, and its choice is the
     best of them."""
     deck, st, ev, sp, rf, rt, ro = paused(skip=5)
-    sp[0, S.SP_METHOD] = S.METHOD_CHEATER
+    sp[0, S.SP_METHOD] = S.METHOD_TRUE_FLAT
     sp[0, S.SP_WORLDS] = 3
     choice, values = decide(deck, st, ev, sp, rf, rt, ro)
     n = int(st[S_N_OPTIONS])
@@ -407,7 +427,7 @@ def test_search_seats_roll_out_each_with_its_own_strategy(tmp_path):
 def test_pimc_finds_a_clearly_better_card():
     """Positions where one card is clearly best: by at least 3 points over the round in a
     search over 160 worlds consistent with seat 0's view, and also best in the true deal
-    (the cheater's search): pimc at a budget of 24 worlds, with other worlds and
+    (pimc's flat search on the true state): pimc at a budget of 24 worlds, with other worlds and
     rollouts, picks that card."""
     found = 0
     for game in range(8):
@@ -423,7 +443,7 @@ def test_pimc_finds_a_clearly_better_card():
             if values.max() - np.sort(values)[-2] < 3.0:
                 continue
             cheat = sp.copy()
-            cheat[0, S.SP_METHOD] = S.METHOD_CHEATER
+            cheat[0, S.SP_METHOD] = S.METHOD_TRUE_FLAT
             cheat[0, S.SP_WORLDS] = 48
             if decide(deck, st, ev, cheat, rf, rt, ro)[0] != best:
                 continue

@@ -13,8 +13,10 @@ Methods (docs/search.md):
   :func:`build_view` and :func:`sample_world`), every option is played forward ``rollouts``
   times; the option with the best mean value is chosen. All options of one world share
   their random streams (common random numbers).
-- ``cheater``: the same search on the true state (every hand seen): not a fair player, an
-  upper bound on what searching can reach.
+- ``ismcts``: information-set Monte Carlo tree search (:func:`ismcts_decide`).
+- ``cheater``: ismcts's tree search on the true state (every hand seen; no sampling): not
+  a fair player, an upper bound on what searching can reach. (METHOD_TRUE_FLAT, pimc's
+  flat search on the true state, is the truth of a position for tests and tools.)
 
 What a seat knows is read from the game's event log (the main game of a search batch
 logs its events): setup, draws, plays, catches, exchanges, passes and boats, each taken
@@ -73,8 +75,9 @@ SP_HORIZON = 3  # HORIZON_*
 SP_OBJECTIVE = 4  # OBJ_*
 N_SP = 5
 METHOD_PIMC = 0
-METHOD_CHEATER = 1
+METHOD_TRUE_FLAT = 1  # pimc's flat search on the true state: a position's truth (tests, tools)
 METHOD_ISMCTS = 2
+METHOD_CHEATER = 3  # ismcts's tree on the true state (the cheater bot)
 UCB_C = 0.7  # the exploration constant, on rewards scaled to about one unit (REWARD_SCALE)
 REWARD_SCALE_MARGIN = 10.0  # points of margin per reward unit in the tree
 HORIZON_ROUND = 0
@@ -556,8 +559,10 @@ def ismcts_decide(st, ev, n_ev, tier, deck, sp, srng, rstrats, rparams, robserve
     stop = STOP_AT_ROUND_END if np.int64(sp[s, SP_HORIZON]) == HORIZON_ROUND else STOP_NEVER
     objective = np.int64(sp[s, SP_OBJECTIVE])
     scale = 1.0 if objective == OBJ_WIN else REWARD_SCALE_MARGIN
+    cheat = np.int64(sp[s, SP_METHOD]) == METHOD_CHEATER
     pz, hidden, vw, snap = view
-    build_view(st, ev, n_ev, tier, s, pz, hidden, vw, snap)
+    if not cheat:
+        build_view(st, ev, n_ev, tier, s, pz, hidden, vw, snap)
     m = iters + 2
     action = np.empty(m, np.int64)
     player = np.empty(m, np.int64)
@@ -578,12 +583,15 @@ def ismcts_decide(st, ev, n_ev, tier, deck, sp, srng, rstrats, rparams, robserve
     work[7][0] += 1
     work[7][2] += iters
     for it in range(iters):
-        if not sample_world(st, world, s, pz, hidden, vw, srng[s:s + 1], pos, zone, cards,
-                            assign, cap, work):
-            st[S_ERR_CODE] = ERR_NO_WORLD
-            st[S_END] = END_ERROR
-            return -1
-        _pending_passes(world, s, srng[s:s + 1])
+        if cheat:
+            world[:] = st
+        else:
+            if not sample_world(st, world, s, pz, hidden, vw, srng[s:s + 1], pos, zone,
+                                cards, assign, cap, work):
+                st[S_ERR_CODE] = ERR_NO_WORLD
+                st[S_END] = END_ERROR
+                return -1
+            _pending_passes(world, s, srng[s:s + 1])
         _reset_paused_world(world, robserve, players, True)
         seed_streams(br_rng, mix64(base + np.uint64(it)))
         for q in range(robs.shape[0]):
@@ -717,7 +725,7 @@ def search_decide(st, ev, n_ev, tier, deck, sp, srng, rstrats, rparams, robserve
     stop = STOP_AT_ROUND_END if np.int64(sp[s, SP_HORIZON]) == HORIZON_ROUND else STOP_NEVER
     objective = np.int64(sp[s, SP_OBJECTIVE])
     pz, hidden, vw, snap = view
-    if method == METHOD_ISMCTS:
+    if method == METHOD_ISMCTS or method == METHOD_CHEATER:
         return ismcts_decide(st, ev, n_ev, tier, deck, sp, srng, rs, rp, ro,
                              robs, world, br, br_rng, view, pos, zone, cards, assign, cap, work,
                              values)
