@@ -2,6 +2,7 @@
 
     python benchmarks/bench_search.py                       # 1,000 deals x 4 rotations each
     python benchmarks/bench_search.py --deals 100 --bots pimc,ismcts --workers 2
+    python benchmarks/bench_search.py --deals 200 --bots cheater --opponent pimc
 
 For every bot: seat-rotated 4-player Fishing 2 games against three `weights` bots (each deal
 played 4 times, the bot in every seat once, so the deals are the same for every bot), its
@@ -23,17 +24,17 @@ import numpy as np
 OPPONENT = "weights"
 
 
-def play_block(bot: str, seed: int, start: int, n: int, params) -> dict:
+def play_block(bot: str, seed: int, start: int, n: int, params, opponent: str = OPPONENT) -> dict:
     os.environ.setdefault("NUMBA_NUM_THREADS", "1")
     from fishing2sim.api import run_games
 
-    run_games(1, 4, seed=seed + 1, strategies=[bot] + [OPPONENT] * 3,
+    run_games(1, 4, seed=seed + 1, strategies=[bot] + [opponent] * 3,
               params=[params, None, None, None])  # compile or load
     shares = np.zeros(n)
     stats = np.zeros(3, np.int64)
     t = time.process_time()
     for r in range(4):  # the bot in seat r
-        lineup = [OPPONENT] * 4
+        lineup = [opponent] * 4
         lineup[r] = bot
         ps = [None] * 4
         ps[r] = params
@@ -45,14 +46,16 @@ def play_block(bot: str, seed: int, start: int, n: int, params) -> dict:
     return {"shares": shares / 4, "cpu": time.process_time() - t, "stats": stats}
 
 
-def bench(bot: str, deals: int, workers: int, seed: int, params=None) -> dict:
+def bench(bot: str, deals: int, workers: int, seed: int, params=None,
+          opponent: str = OPPONENT) -> dict:
     blocks = max(workers, math.ceil(deals / 50))
     sizes = [deals // blocks + (1 if i < deals % blocks else 0) for i in range(blocks)]
     starts = np.cumsum([0] + sizes[:-1])
     t = time.perf_counter()
     with ProcessPoolExecutor(workers) as pool:
         parts = list(pool.map(play_block, [bot] * blocks, [seed] * blocks,
-                              [int(s) for s in starts], sizes, [params] * blocks))
+                              [int(s) for s in starts], sizes, [params] * blocks,
+                              [opponent] * blocks))
     wall = time.perf_counter() - t
     shares = np.concatenate([p["shares"] for p in parts])
     cpu = sum(p["cpu"] for p in parts)
@@ -76,9 +79,10 @@ def main() -> None:
     ap.add_argument("--bots", default="pimc,ismcts,cheater,weights_tuned")
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--seed", type=int, default=20261130)
+    ap.add_argument("--opponent", default=OPPONENT, help="the bot in the other three seats")
     a = ap.parse_args()
-    rows = [bench(b, a.deals, a.workers, a.seed) for b in a.bots.split(",")]
-    print(f"{a.deals} deals x 4 rotations against three `{OPPONENT}` (4 players, Fishing 2), "
+    rows = [bench(b, a.deals, a.workers, a.seed, opponent=a.opponent) for b in a.bots.split(",")]
+    print(f"{a.deals} deals x 4 rotations against three `{a.opponent}` (4 players, Fishing 2), "
           f"seed {a.seed}, {a.workers} workers\n")
     print("| bot | win share [95% CI] | ms per game | ms per searched decision | "
           "rollouts per decision | rollouts/s | wall time |")

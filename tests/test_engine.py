@@ -179,3 +179,70 @@ def test_illegal_choice_stops_the_run_naming_strategy_decision_and_choice():
                                               r"illegal (play|trump_choice) decision: "
                                               r"returned -7, not one of its options: "):
         play_games(5, 4, seed=1, strategies=[path, "random", "random", "random"])
+
+
+def _dealt(st, arrays, hand_sizes, n_rounds, ruleset, seed):
+    rng = np.zeros(K.MAX_PLAYERS + 1, np.uint64)
+    ev = np.zeros((1, K.EV_FIELDS), np.int64)
+    setup_game(st, rng, ev, arrays, 4, ruleset, hand_sizes, n_rounds, -1, np.uint64(seed),
+               0, 0, 0)
+    return st, rng, ev
+
+
+def test_a_state_used_before_deals_exactly_as_a_fresh_one():
+    """setup_game keeps the deck's block of a state between games of a batch; a state that
+    held a played game of another deck, another ruleset, or the same deck with one card
+    changed deals exactly as a fresh state (every field)."""
+    decks = {}
+    for name in ("fishing2", "fishing"):
+        d = load_deck(ruleset=name)
+        decks[name] = (np.ascontiguousarray(d.arrays), np.ascontiguousarray(d.hand_sizes[4]),
+                       d.n_rounds)
+    arr = decks["fishing2"][0].copy()
+    arr[5, K.F_VALUE] += 1  # the same number of cards, one value differs
+    decks["changed"] = (arr,) + decks["fishing2"][1:]
+    funcs, table, strats = build_lineup(["random"] * 4, 4)
+    obs = new_obs()
+    for (d1, r1), (d2, r2) in [(("fishing2", 0), ("fishing2", 0)),
+                               (("fishing2", 0), ("fishing", 1)),
+                               (("fishing", 1), ("fishing2", 0)),
+                               (("fishing2", 0), ("fishing2", 1)),
+                               (("fishing2", 0), ("changed", 0)),
+                               (("changed", 0), ("fishing2", 0))]:
+        st, rng, ev = _dealt(new_state()[0], *decks[d1], r1, 3)
+        run_game(st, rng, ev, decks[d1][0], obs, funcs, table, 0)
+        assert st[S_END] != 0  # a whole game was played in it
+        used = _dealt(st, *decks[d2], r2, 9)[0]
+        fresh = _dealt(new_state()[0], *decks[d2], r2, 9)[0]
+        assert np.array_equal(used, fresh), (d1, r1, d2, r2)
+
+
+def test_a_random_card_play_writes_no_buffer_and_knows_each_options_place():
+    """The engine draws a random seat's card itself: legal_options then leaves the seat's
+    buffer alone (to_obs False) and records each option's place in the hand (A_OPT_AT),
+    which play_card_at removes without a search. With a suit led the options are the
+    cards of that suit, blowfish and buoys (A5)."""
+    from fishing2sim.engine import core
+    from fishing2sim.engine.state import A_HAND, A_KIND, A_OPT_AT, A_OPTIONS, S_LED, \
+        S_SUIT_BASE
+
+    d = load_deck()
+    st = _dealt(new_state()[0], np.ascontiguousarray(d.arrays),
+                np.ascontiguousarray(d.hand_sizes[4]), d.n_rounds, 0, 21)[0]
+    hand = [int(c) for c in st[A_HAND + K.MAX_HAND:A_HAND + K.MAX_HAND + st[A_HAND_N + 1]]]
+    suits = {int(st[st[S_SUIT_BASE] + c]) for c in hand} - {K.SUIT_NONE}
+    assert suits
+    for led in [K.SUIT_NONE] + sorted(suits):
+        st[S_LED] = led
+        obs = new_obs()
+        before = obs.copy()
+        n = core.legal_options(st, 1, obs, False)
+        assert np.array_equal(obs, before)
+        opts = [int(c) for c in st[A_OPTIONS:A_OPTIONS + n]]
+        want = [c for c in hand if led == K.SUIT_NONE or st[st[S_SUIT_BASE] + c] == led
+                or st[A_KIND + c] in (K.K_BLOWFISH, K.K_BUOY)]
+        assert opts == want
+        for k in range(n):
+            assert hand[st[A_OPT_AT + k]] == opts[k]
+        assert core.legal_options(st, 1, obs, True) == n
+        assert list(obs[1, K.O_OPTIONS:K.O_OPTIONS + n]) == opts
