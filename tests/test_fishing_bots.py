@@ -175,7 +175,7 @@ def test_kit_highest_agrees_with_the_engine_in_fishing():
             lowest += st[S_LOWEST_WINS]
             for k in range(4):
                 p = (st[S_LEADER] + k) % 4
-                n = core.legal_options(st, p, new_obs())
+                n = core.legal_options(st, p, new_obs(), True)
                 mine = np.zeros(K.OBS_SIZE, np.int64)
                 core.present(st, mine, p, K.D_PLAY, n, -1)
                 card = int(st[A_OPTIONS + gen.integers(n)])
@@ -206,7 +206,7 @@ def test_kit_nobody_follows_the_named_suit_no_card_wins():
               hands={0: ["blue 9", "red 1"], 1: ["red 4", "red 2"], 2: ["yellow 18", "red 3"],
                      3: ["blue 2", "red 6"]})
     obs = np.zeros(K.OBS_SIZE, np.int64)
-    n = core.legal_options(t.st, 0, new_obs())
+    n = core.legal_options(t.st, 0, new_obs(), True)
     core.present(t.st, obs, 0, K.D_PLAY, n, -1)
     assert obs[K.O_LED] == K.C_PURPLE
     assert not kit.wins_now(obs, DECK.card("blue 9"))  # its namer would catch

@@ -343,14 +343,14 @@ def _mid_round_state(seed: int):
     leader = st[S_LEADER]
     for k in range(2):  # the next trick, half played
         p = (leader + k) % 4
-        n = core.legal_options(st, p, new_obs())
+        n = core.legal_options(st, p, new_obs(), True)
         core.play_card(st, ev, p, st[A_OPTIONS + n - 1])
     return st, rng
 
 
 def _observe(st, seat=0):
     obs = np.zeros(K.OBS_SIZE, np.int64)
-    n = core.legal_options(st, seat, new_obs())
+    n = core.legal_options(st, seat, new_obs(), True)
     core.present(st, obs, seat, K.D_PLAY, n, -1)
     return obs
 
@@ -475,7 +475,7 @@ def test_kit_highest_and_weakest_agree_with_the_engine_after_every_card():
                 st[S_TRICK_NO] += 1
                 for k in range(4):
                     p = (st[S_LEADER] + k) % 4
-                    n = core.legal_options(st, p, new_obs())
+                    n = core.legal_options(st, p, new_obs(), True)
                     # the kit's wins_now for every option = the engine after playing it
                     mine = np.zeros(K.OBS_SIZE, np.int64)
                     core.present(st, mine, p, K.D_PLAY, n, -1)

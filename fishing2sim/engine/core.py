@@ -51,6 +51,7 @@ from .sigs import (  # explicit signatures: see sigs.py
 )
 from .state import (
     A_KIND, A_COLOUR, A_VALUE, A_EFFECT, A_SCRATCH, A_SUIT, S_SUIT_BASE, S_OBSERVE_MASK,
+    DECK_BLOCK_END, S_DECK_SET, A_OPT_AT,
     A_BOAT, A_BOAT_HEAD, A_BOAT_N, A_BONUS, A_FISHER, A_FISHER_N, A_HAND, A_HAND_N,
     A_HAND_SIZES, A_LAST_ORDER, A_OCEAN, A_PLAYED, A_PLAYED_BY, A_POINTS, A_SCORED,
     A_TRICK_CARD, A_TRICK_FD, A_TRICK_IN, A_TRICK_PLAYER, PH_OVER, PH_ROUND_START,
@@ -148,8 +149,9 @@ def clear_next_trick(st):
 # stacks
 
 
-@njit(cache=True, _nrt=False)
+@njit(inline="always", _nrt=False)
 def hand_remove(st, p, card):
+    """Remove ``card`` from p's hand (the last card takes its place); False if p lacks it."""
     base = A_HAND + p * MAX_HAND
     n = st[A_HAND_N + p]
     for i in range(n):
@@ -167,7 +169,7 @@ def hand_add(st, p, card):
     st[A_HAND_N + p] = n + 1
 
 
-@njit(cache=True, _nrt=False)
+@njit(inline="always", _nrt=False)
 def fisher_add(st, p, card):
     n = st[A_FISHER_N + p]
     st[A_FISHER + p * MAX_CARDS + n] = card
@@ -220,8 +222,24 @@ def shuffle_slice(st, start, n, rng):
       cache=True)
 def setup_game(st, rng, ev, deck, players, ruleset, hand_sizes, n_rounds, first_leader,
                gseed, log, check, observe_mask):
-    """Deal a new game: A2 starting cards, the tiered ocean, the round-1 leader."""
-    st[:] = 0
+    """Deal a new game: A2 starting cards, the tiered ocean, the round-1 leader.
+
+    The deck's block of the state (A_KIND .. the suit table) is the same for every game of
+    a batch: it is kept when the state already holds this deck under this ruleset, and
+    everything else is cleared."""
+    n_cards = deck.shape[0]
+    same = st[S_N_CARDS] == n_cards and st[S_RULESET] == ruleset and st[S_DECK_SET] == 1
+    if same:
+        for c in range(n_cards):
+            if st[A_KIND + c] != deck[c, F_KIND] or st[A_COLOUR + c] != deck[c, F_COLOUR] \
+                    or st[A_VALUE + c] != deck[c, F_VALUE] or st[A_EFFECT + c] != deck[c, F_EFFECT]:
+                same = False
+                break
+    if same:
+        st[:A_KIND] = 0
+        st[DECK_BLOCK_END:] = 0
+    else:
+        st[:] = 0
     seed_streams(rng, gseed)
     st[S_PLAYERS] = players
     st[S_RULESET] = ruleset
@@ -231,18 +249,19 @@ def setup_game(st, rng, ev, deck, players, ruleset, hand_sizes, n_rounds, first_
     st[S_OBSERVE_MASK] = observe_mask
     st[S_ASK_SEAT] = -1
     st[S_ASK_KIND] = -1
-    n_cards = deck.shape[0]
     st[S_N_CARDS] = n_cards
+    st[S_DECK_SET] = 1
     for r in range(1, n_rounds + 1):
         st[A_HAND_SIZES + r] = hand_sizes[r - 1]
-    for c in range(n_cards):
-        st[A_KIND + c] = deck[c, F_KIND]
-        st[A_COLOUR + c] = deck[c, F_COLOUR]
-        st[A_VALUE + c] = deck[c, F_VALUE]
-        st[A_EFFECT + c] = deck[c, F_EFFECT]
-        st[A_SUIT + c] = card_suit(deck, c, C_NONE, ruleset)
-        st[A_SUIT + MAX_CARDS + c] = card_suit(deck, c, C_LIGHT, ruleset)
-        st[A_SUIT + 2 * MAX_CARDS + c] = card_suit(deck, c, C_DARK, ruleset)
+    if not same:
+        for c in range(n_cards):
+            st[A_KIND + c] = deck[c, F_KIND]
+            st[A_COLOUR + c] = deck[c, F_COLOUR]
+            st[A_VALUE + c] = deck[c, F_VALUE]
+            st[A_EFFECT + c] = deck[c, F_EFFECT]
+            st[A_SUIT + c] = card_suit(deck, c, C_NONE, ruleset)
+            st[A_SUIT + MAX_CARDS + c] = card_suit(deck, c, C_LIGHT, ruleset)
+            st[A_SUIT + 2 * MAX_CARDS + c] = card_suit(deck, c, C_DARK, ruleset)
     set_trump(st, first_trump(st))  # A4: round 1 has no trump (B2: green always is)
     st[S_LED] = SUIT_NONE
     st[S_DET_TRUMP] = -1
@@ -507,45 +526,64 @@ def ask_once(st, rng, obs, decide, params, seat, kind, n_opt, subject):
 # playing a trick (A5)
 
 
-@njit(cache=True, _nrt=False)
-def legal_options(st, p, obs):
-    """A5: write the legal cards of player p to st[A_OPTIONS:] and to p's buffer obs[p]
-    (both stores here: copying them over later costs more than the rest of a decision),
-    return how many."""
+@njit(inline="always", _nrt=False)
+def legal_options(st, p, obs, to_obs):
+    """A5: write the legal cards of player p to st[A_OPTIONS:] and (``to_obs``: p's
+    strategy will see them) to p's buffer obs[p] (both stores here: copying them over later
+    costs more than the rest of a decision), return how many. One pass when p follows."""
     o = obs[p]
     n = st[A_HAND_N + p]
     base = A_HAND + p * MAX_HAND
     led = st[S_LED]
     if led != SUIT_NONE:
         sb = st[S_SUIT_BASE]
+        # A5: follow the led suit; buoys and blowfish may always be played.
         # A5 ruling: holding a blowfish or buoy never counts as holding the led suit.
-        has = False
+        # (branch-free: every card is written, the count moves on for the legal ones)
+        has = 0
+        k = 0
         for i in range(n):
-            if st[sb + st[base + i]] == led:
-                has = True
-                break
-        if has:
-            k = 0
-            for i in range(n):
-                c = st[base + i]
-                kind = st[A_KIND + c]
-                # A5: follow the led suit; buoys and blowfish may always be played.
-                if kind == K_BLOWFISH or kind == K_BUOY or st[sb + c] == led:
-                    st[A_OPTIONS + k] = c
-                    o[O_OPTIONS + k] = c
-                    k += 1
+            c = st[base + i]
+            follows = np.int64(st[sb + c] == led)
+            kd = st[A_KIND + c]
+            st[A_OPTIONS + k] = c
+            st[A_OPT_AT + k] = i
+            k += follows | np.int64(kd == K_BLOWFISH) | np.int64(kd == K_BUOY)
+            has |= follows
+        if has != 0:
+            if to_obs:
+                for i in range(k):
+                    o[O_OPTIONS + i] = st[A_OPTIONS + i]
             return k
     # A5: no suit set yet, or none of it held: any card.
     for i in range(n):
-        c = st[base + i]
-        st[A_OPTIONS + i] = c
-        o[O_OPTIONS + i] = c
+        st[A_OPTIONS + i] = st[base + i]
+        st[A_OPT_AT + i] = i
+    if to_obs:
+        for i in range(n):
+            o[O_OPTIONS + i] = st[A_OPTIONS + i]
     return n
 
 
-@njit(cache=True, _nrt=False)
+@njit(inline="always", _nrt=False)
 def play_card(st, ev, p, card):
     hand_remove(st, p, card)
+    put_in_trick(st, ev, p, card)
+
+
+@njit(inline="always", _nrt=False)
+def play_card_at(st, ev, p, card, at):
+    """play_card of the card at position ``at`` of p's hand (no search for it)."""
+    base = A_HAND + p * MAX_HAND
+    n = st[A_HAND_N + p] - 1
+    st[base + at] = st[base + n]
+    st[A_HAND_N + p] = n
+    put_in_trick(st, ev, p, card)
+
+
+@njit(inline="always", _nrt=False)
+def put_in_trick(st, ev, p, card):
+    """A5: p's card (already out of p's hand) goes into the trick."""
     i = st[S_TRICK_N]
     st[A_TRICK_CARD + i] = card
     st[A_TRICK_PLAYER + i] = p
@@ -573,7 +611,7 @@ def play_card(st, ev, p, card):
             log_event(st, ev, EV_BONUS, p, 3, 0, 0, 0)
 
 
-@njit(cache=True, _nrt=False)
+@njit(inline="always", _nrt=False)
 def find_highest_weakest(st, n_plays):
     """A6, A7: the trick indexes of the highest and the weakest card (-1: none), judged
     over the cards as played (judge.py)."""
@@ -642,7 +680,7 @@ def end_game(st, ev, reason, end_round):
         log_event(st, ev, EV_GAME_END, reason, end_round, mask, 0, 0)
 
 
-@njit(cache=True, _nrt=False)
+@njit(inline="always", _nrt=False)
 def resolve_buoy(st, rng, ev, obs, strats, params, b):
     """A9: the effect of the buoy played at trick index b. Returns False if the game ended."""
     card = st[A_TRICK_CARD + b]
@@ -753,7 +791,7 @@ def resolve_buoy(st, rng, ev, obs, strats, params, b):
     return True
 
 
-@njit(cache=True, _nrt=False)
+@njit(inline="always", _nrt=False)
 def finish_trick(st, rng, ev, obs, strats, params):
     """A8: highest and weakest, buoy effects, catching, trump change, next leader
     (the original Fishing: finish_trick_fishing, B3 / B4)."""
@@ -780,11 +818,11 @@ def finish_trick(st, rng, ev, obs, strats, params):
             log_event(st, ev, EV_TRICK_RESULT, hp, hc, wp, wc, 0)
     # 2. buoy effects in the order played (A8 ruling: even if an earlier effect moved it)
     for b in range(st[S_FIN_B], n_plays):
-        st[S_FIN_B] = b
         if st[A_KIND + st[A_TRICK_CARD + b]] == K_BUOY:
+            st[S_FIN_B] = b  # a game paused in this buoy's effect resumes here
             if not resolve_buoy(st, rng, ev, obs, strats, params, b):
                 return
-        st[S_FIN_K] = 0
+            st[S_FIN_K] = 0
     # 3. the weakest card's player catches the blowfish still in the trick (not a
     # face-down card), then the highest card's player catches everything else.
     if wp >= 0:
@@ -806,10 +844,11 @@ def finish_trick(st, rng, ev, obs, strats, params):
         if st[S_DET_TRUMP] >= 0:
             set_trump(st, st[S_DET_TRUMP])
         else:
+            green = False
             for i in range(n_plays):
-                if st[A_KIND + st[A_TRICK_CARD + i]] == K_GREEN:
-                    set_trump(st, other_shade(st[S_TRUMP]))
-                    break
+                green |= st[A_KIND + st[A_TRICK_CARD + i]] == K_GREEN
+            if green:
+                set_trump(st, other_shade(st[S_TRUMP]))
         if st[S_LOG] != 0:
             log_event(st, ev, EV_TRUMP, st[S_TRUMP], 0, 0, 0, 0)
     # 5. the highest card's player leads next
@@ -867,7 +906,7 @@ def catch_to_fisher(st, ev, p, i, code, c):
             log_event(st, ev, EV_BONUS, p, -3, 0, 0, 0)
 
 
-@njit(cache=True, _nrt=False)
+@njit(inline="always", _nrt=False)
 def finish_trick_fishing(st, rng, ev, obs, strats, params):
     """B3 / B4: the card that catches, the effects in play order, catching, next leader."""
     players = st[S_PLAYERS]
@@ -992,7 +1031,7 @@ def finish_trick_fishing(st, rng, ev, obs, strats, params):
     st[S_N_TRICKS] += 1
 
 
-@njit(cache=True, _nrt=False)
+@njit(inline="always", _nrt=False)
 def play_trick(st, rng, ev, obs, strats, params):
     """A5: every player plays a card, from the leader on; then the trick's end. A trick
     already begun (a copy of a state in the middle of a trick, or a game paused at a
@@ -1006,8 +1045,18 @@ def play_trick(st, rng, ev, obs, strats, params):
             log_event(st, ev, EV_TRICK_START, st[S_ROUND], st[S_TRICK_NO], leader,
                       st[S_TRUMP], trick_flags(st))
     for k in range(st[S_PLAYS_N], players):
-        p = (leader + k) % players
-        n = legal_options(st, p, obs)
+        p = leader + k
+        if p >= players:
+            p -= players
+        # a seat whose card plays are the reference random strategy's: the draw of ask's
+        # random branch, without writing and clearing the seat's buffer
+        rnd = ((st[S_OBSERVE_MASK] >> (MAX_PLAYERS * (1 + D_PLAY) + p)) & 1) != 0 \
+            and st[S_FORCED] == 0
+        n = legal_options(st, p, obs, not rnd)
+        if rnd:
+            j = 0 if n == 1 else rand_below(rng, 1 + p, n)
+            play_card_at(st, ev, p, st[A_OPTIONS + j], st[A_OPT_AT + j])
+            continue
         card = ask(st, rng, obs, strats[D_PLAY][p], params, p, D_PLAY, n, -1)
         if card < 0:
             return

@@ -19,9 +19,7 @@ def beats(v, best, low, later):
     """A card of value v beats the best so far (value best): higher (``low``: lower), and
     of equal values the later card when ``later`` (Fishing 2's two 16s, A6), else the
     earlier one (the original Fishing, ruling F6)."""
-    if v == best:
-        return later != 0
-    return (v < best) if low != 0 else (v > best)
+    return ((v == best) & (later != 0)) | ((v != best) & ((v < best) if low != 0 else (v > best)))
 
 
 @njit(i64(ST, i64, i64, i64, i64, i64, i64, i64, i64, i64), cache=True, inline="always", _nrt=False)
@@ -47,6 +45,8 @@ def highest_index(a, cards, n, extra, kinds, values, suits, led, low, later):
                 hv = a[values + c]
                 best = i
         return best if best >= 0 else 0
+    # (the conditions are combined with & and |, not "and" / "or": selects, not branches,
+    # on the cards' random values)
     best_t, tv, best_l, lv = -1, 0, -1, 0
     for i in range(m):
         c = extra if i == n else a[cards + i]
@@ -54,11 +54,13 @@ def highest_index(a, cards, n, extra, kinds, values, suits, led, low, later):
             continue
         v = a[values + c]
         s = a[suits + c]
-        if s == SUIT_TRUMP and (best_t < 0 or beats(v, tv, low, later)):
-            best_t, tv = i, v
-        if (s == led or a[kinds + c] == K_BLOWFISH) and \
-                (best_l < 0 or beats(v, lv, low, later)):
-            best_l, lv = i, v
+        t_ok = (s == SUIT_TRUMP) & ((best_t < 0) | beats(v, tv, low, later))
+        best_t = i if t_ok else best_t
+        tv = v if t_ok else tv
+        l_ok = ((s == led) | (a[kinds + c] == K_BLOWFISH)) & \
+            ((best_l < 0) | beats(v, lv, low, later))
+        best_l = i if l_ok else best_l
+        lv = v if l_ok else lv
     if best_t >= 0 and led != SUIT_TRUMP:
         return best_t
     return best_l
@@ -86,19 +88,24 @@ def weakest_index(a, cards, n, extra, kinds, values, suits, led):
         return weakest
     for i in range(m):
         c = extra if i == n else a[cards + i]
-        if 0 <= c < MAX_CARDS and (a[kinds + c] == K_COLOUR or a[kinds + c] == K_GREEN):
-            s = a[suits + c]
-            if s != led and s != SUIT_TRUMP and a[values + c] < wv:
-                wv = a[values + c]
-                weakest = i
+        if c < 0 or c >= MAX_CARDS:
+            continue
+        k = a[kinds + c]
+        s = a[suits + c]
+        v = a[values + c]
+        ok = ((k == K_COLOUR) | (k == K_GREEN)) & (s != led) & (s != SUIT_TRUMP) & (v < wv)
+        wv = v if ok else wv
+        weakest = i if ok else weakest
     if weakest >= 0:
         return weakest
     for i in range(m):
         c = extra if i == n else a[cards + i]
-        if 0 <= c < MAX_CARDS and (a[kinds + c] == K_BLOWFISH or a[suits + c] == led):
-            if a[values + c] < wv:
-                wv = a[values + c]
-                weakest = i
+        if c < 0 or c >= MAX_CARDS:
+            continue
+        v = a[values + c]
+        ok = ((a[kinds + c] == K_BLOWFISH) | (a[suits + c] == led)) & (v < wv)
+        wv = v if ok else wv
+        weakest = i if ok else weakest
     if weakest >= 0:
         return weakest
     for i in range(m):  # not reached while a suit is set; kept for completeness

@@ -117,9 +117,12 @@ R_POINTS = _field("r_points", (MAX_ROUNDS + 1) * MAX_PLAYERS)  # points after th
 # the options of the current decision as the engine computed them: a strategy gets a copy
 # in its observation and its choice is checked against these (no strategy can write here)
 A_OPTIONS = _field("options", MAX_HAND)
+A_OPT_AT = _field("opt_at", MAX_HAND)  # a card play's options: the hand position of each
 A_OBS_PLAYED = _field("obs_played", MAX_PLAYERS)  # how much of the played list seat p's
 # observation buffer holds
 A_SCRATCH = _field("scratch", MAX_CARDS)  # work space of a kernel call (no allocation)
+S_DECK_SET = _field("deck_set")  # 1: the deck's block (A_KIND .. DECK_BLOCK_END) is filled
+DECK_BLOCK_END = A_SUIT + 3 * MAX_CARDS  # the deck's block, kept between games of a batch
 
 STATE_SIZE = _size
 LAYOUT = dict(_layout)
