@@ -436,7 +436,7 @@ def test_the_readme_ladder_table_is_the_committed_report():
     rating = lad[lad.metric == "rating"].sort_values("rank")
     score = lad[lad.metric == "score"].set_index("bot")
     rows = [line for line in sec.splitlines() if line.startswith("| ") and line[2].isdigit()]
-    assert len(rows) == len(rating) == 10
+    assert len(rows) == len(rating) == 12
     for line, r in zip(rows, rating.itertuples()):
         cells = [c.strip() for c in line.strip("|").split("|")]
         assert cells[0] == str(r.rank) and cells[1].startswith(f"`{r.bot}`")
