@@ -110,7 +110,9 @@ def assert_no_survivors(sid: int):
 ], ids=["ctrl-c", "ctrl-c-x3", "sigterm"])
 def test_a_signal_stops_the_run_and_its_workers_and_resume_continues(tmp_path, signum, group,
                                                                      code, times):
-    body = ("players: 4\ngames: 30000\nchunk: 300\nseed: 5\n"
+    # greedy seats: a chunk takes tens of milliseconds, as random ones did before the engine
+    # got twice as fast (with random seats a chunk now takes ~10 ms)
+    body = ("players: 4\ngames: 30000\nchunk: 300\nseed: 5\nseats: greedy\n"
             "analyses: [overfishing, strategies]\n")
     a = write_yaml(tmp_path / "a", "stop", body)
     ckpt = tmp_path / "a" / "reports" / ".checkpoints" / "stop"
