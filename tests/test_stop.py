@@ -121,7 +121,7 @@ def test_a_signal_stops_the_run_and_its_workers_and_resume_continues(tmp_path, s
     assert len(session_processes(proc.pid)) >= 3  # the run and its two workers at least
     elapsed, rc, err = stop(proc, signum, group, times)
     assert elapsed < STOP_WITHIN, f"took {elapsed:.2f} s to stop"
-    assert rc == code
+    assert rc == code, err  # the message says why, if the run ended another way
     lines = [ln for ln in err.splitlines() if ln.strip()]
     assert len(lines) == 1, err
     saved = len(list(ckpt.glob("c*.npz")))
