@@ -542,6 +542,24 @@ def _child(child, sibling, action, node, opt):
 
 
 @njit(cache=True)
+def _next_world(st, world, s, true_state, pz, hidden, vw, srng, pos, zone, cards, assign, cap,
+                work):
+    """The world of a search's next iteration: the true state (``true_state``: the cheater's
+    and the flat search on the true state), else a world sampled from seat s's view. False
+    if no world could be built (the state then carries the error)."""
+    if true_state:
+        world[:] = st
+        return True
+    if not sample_world(st, world, s, pz, hidden, vw, srng[s:s + 1], pos, zone, cards, assign,
+                        cap, work):
+        st[S_ERR_CODE] = ERR_NO_WORLD
+        st[S_END] = END_ERROR
+        return False
+    _pending_passes(world, s, srng[s:s + 1])
+    return True
+
+
+@njit(cache=True)
 def ismcts_decide(st, ev, n_ev, tier, deck, sp, srng, rstrats, rparams, robserve, robs,
                   world, br, br_rng, view, pos, zone, cards, assign, cap, work, values):
     """Single-observer information-set MCTS (Cowling, Powley & Whitehouse 2012): each of
@@ -583,15 +601,9 @@ def ismcts_decide(st, ev, n_ev, tier, deck, sp, srng, rstrats, rparams, robserve
     work[7][0] += 1
     work[7][2] += iters
     for it in range(iters):
-        if cheat:
-            world[:] = st
-        else:
-            if not sample_world(st, world, s, pz, hidden, vw, srng[s:s + 1], pos, zone,
-                                cards, assign, cap, work):
-                st[S_ERR_CODE] = ERR_NO_WORLD
-                st[S_END] = END_ERROR
-                return -1
-            _pending_passes(world, s, srng[s:s + 1])
+        if not _next_world(st, world, s, cheat, pz, hidden, vw, srng, pos, zone, cards,
+                           assign, cap, work):
+            return -1
         _reset_paused_world(world, robserve, players, True)
         seed_streams(br_rng, mix64(base + np.uint64(it)))
         for q in range(robs.shape[0]):
@@ -737,15 +749,9 @@ def search_decide(st, ev, n_ev, tier, deck, sp, srng, rstrats, rparams, robserve
     work[7][0] += 1
     work[7][2] += worlds
     for w in range(worlds):
-        if method == METHOD_PIMC:
-            if not sample_world(st, world, s, pz, hidden, vw, srng[s:s + 1], pos, zone,
-                                cards, assign, cap, work):
-                st[S_ERR_CODE] = ERR_NO_WORLD
-                st[S_END] = END_ERROR
-                return -1
-            _pending_passes(world, s, srng[s:s + 1])
-        else:
-            world[:] = st
+        if not _next_world(st, world, s, method != METHOD_PIMC, pz, hidden, vw, srng, pos,
+                           zone, cards, assign, cap, work):
+            return -1
         world[S_SEARCH_MASK] = 0
         world[S_FORCED] = 0
         world[S_LOG] = 0
