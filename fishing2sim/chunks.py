@@ -131,7 +131,6 @@ def run_chunk(exp, task: Task) -> dict:
     """Play one chunk and reduce it to totals (a dict of int64 arrays; with the per-unit
     vectors of fishing2sim.totals for a condition that shares its deals)."""
     from .api import EVENT_CAPACITY, call_kernel, kernel_failure, new_outputs, new_work
-    from .engine.search import play_batch_search, trump_batch_search
     from .engine.batch import N_T, G_ERR_CODE, play_batch, trump_batch
 
     cond = exp.conditions[task.condition]
@@ -147,6 +146,8 @@ def run_chunk(exp, task: Task) -> dict:
         args = (arrays, P, K.RULESETS[cond.deck.ruleset], hands, cond.deck.n_rounds,
                 cond.first_leader, np.uint64(cond.seed), task.start, n, funcs, table, 0, mask,
                 work)
+        if search is not None:  # (the search kernels are loaded only when a seat searches)
+            from .engine.search import play_batch_search, trump_batch_search
         if search is not None and trump:  # search seats (engine/search.py): searching
             pairs = np.zeros((n, R, N_T), np.int64)  # only trump choices (experiment.py)
             done = call_kernel(trump_batch_search, (

@@ -32,7 +32,7 @@ from numba import types
 
 from .engine.constants import MAX_PLAYERS
 from .reference import choose_uniformly
-from .strategy_kit import DECISION_FUNCTIONS, ContractError
+from .contract import DECISION_FUNCTIONS, ContractError
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 
@@ -552,11 +552,11 @@ def search_args(strats, params, players: int):
     tuple of MAX_PLAYERS lineups: every seat of seat s's rollouts plays s's rollout
     strategy), their parameter tables [MAX_PLAYERS, MAX_PLAYERS, width] and observe masks).
     ``params``: None or one vector (or None) per seat."""
-    from .engine.search import N_SP
-
     seats = [p for p, s in enumerate(strats) if s.search]
     if not seats:
         return None
+    from .engine.search import N_SP  # (the search kernels are loaded only when a seat searches)
+
     mask = 0
     sp = np.zeros((MAX_PLAYERS, N_SP), np.float64)
     lineups = {}
@@ -597,7 +597,7 @@ def _strict_functions(path: Path, module, funcs: list) -> list:
     from numba.core import config
     from numba.core.dispatcher import Dispatcher
 
-    from .strategy_kit import DECISION_SIGNATURE
+    from .contract import DECISION_SIGNATURE
 
     if config.DISABLE_JIT:  # plain Python: every index is checked anyway
         return funcs

@@ -36,9 +36,6 @@ Every accessor here is bounds-safe: a card id, index or count out of range reads
 and gives -1 (or 0 / False), so a strategy that reads through the kit cannot read past its
 observation.
 """
-from numba import njit
-from numba.core import errors
-
 from .engine.constants import (  # noqa: F401  (re-exported for strategy files)
     C_BLUE, C_BOTH, C_DARK, C_GREEN, C_LIGHT, C_NONE, C_PURPLE, C_RED, C_YELLOW,
     D_CATCH_1_CARD, D_CATCH_1_OTHER, D_DETERMINE_COLOUR, D_DETERMINE_TRUMP, D_EXCHANGE_GIVE,
@@ -55,13 +52,10 @@ from .engine.constants import (  # noqa: F401  (re-exported for strategy files)
 )
 from .engine.judge import highest_index, weakest_index, would_win
 from .engine.rng import rand_below as _rand_below
-
-DECISION_SIGNATURE = "int64(int64[::1], float64[::1], uint64[::1])"
-# the function name a strategy file uses for each decision, indexed by the D_* code
-DECISION_FUNCTIONS = (
-    "play", "trump_choice", "determine_trump", "catch_1_other", "exchange_take",
-    "exchange_give", "catch_1_card", "zero_catch", "pass_1_left", "determine_colour",
+from .contract import (  # noqa: F401  (re-exported for strategy files)
+    DECISION_ARGS, DECISION_FUNCTIONS, DECISION_SIGNATURE, ContractError, decision, helper,
 )
+
 # the options of trump_choice / determine_trump and of determine_colour
 LIGHT = OPT_LIGHT
 DARK = OPT_DARK
@@ -70,63 +64,6 @@ YELLOW = OPT_YELLOW
 PURPLE = OPT_PURPLE
 RED = OPT_RED
 GREEN = OPT_GREEN
-
-
-DECISION_ARGS = "(int64[::1], float64[::1], uint64[::1])"
-
-
-class ContractError(TypeError):
-    """A decision function that cannot be one: it returns something other than an integer."""
-
-
-def decision(fn):
-    """Compile a decision function ``f(obs, params, rng) -> choice`` for the engine.
-
-    Compiled without numba's reference counting when the function allocates no arrays
-    (every call then saves two atomic counter updates on each array it touches); a
-    function that does allocate is compiled with it. The return type is inferred and must
-    be an integer (a float or a path that returns None is a ContractError, not silently
-    truncated). Under NUMBA_DISABLE_JIT=1 (the debug mode) the function stays plain Python.
-    """
-    from numba.core import config, types
-
-    if config.DISABLE_JIT:
-        fn.__fishing2sim_decision__ = True
-        return fn
-    try:
-        d = njit(DECISION_ARGS, cache=True, _nrt=False)(fn)
-    except errors.NumbaError:
-        d = njit(DECISION_ARGS, cache=True)(fn)
-    ret = d.nopython_signatures[0].return_type
-    if ret != types.int64:
-        where = f"{fn.__code__.co_filename}:{fn.__code__.co_firstlineno}"
-        if isinstance(ret, types.Integer) or ret == types.boolean:
-            d = njit(DECISION_SIGNATURE, cache=True, _nrt=d.targetoptions.get("_nrt", True))(fn)
-        elif isinstance(ret, (types.Optional, types.NoneType)):
-            raise ContractError(
-                f"decision {fn.__name__} ({where}) can return None (a path without a "
-                "return?); a decision returns one of its options, an integer")
-        else:
-            raise ContractError(
-                f"decision {fn.__name__} ({where}) returns {ret}, not an integer; a "
-                "decision returns one of its options (an int64 from obs, or a constant "
-                "such as LIGHT)")
-    d.__fishing2sim_decision__ = True
-    return d
-
-
-def helper(fn_or_signature):
-    """Compile a helper of decision functions: ``@helper`` or ``@helper("int64(int64[::1],
-    int64)")``. Like ``numba.njit(cache=True)`` without the reference counting (no atomic
-    counter updates per call, and small helpers get inlined into their callers), so it may
-    not allocate arrays: use plain ``@njit`` for one that does.
-
-    Give a helper that is called with constant arguments (``has_effect(obs, c, E_PLUS_3)``)
-    a signature: numba compiles a function again for every distinct constant otherwise.
-    """
-    if isinstance(fn_or_signature, str):
-        return njit(fn_or_signature, cache=True, _nrt=False)
-    return njit(cache=True, _nrt=False)(fn_or_signature)
 
 
 @helper

@@ -47,3 +47,22 @@ def test_a_decision_function_keeps_its_address_between_calls():
     for row, row2 in zip(funcs, again):
         for f, g in zip(row, row2):
             assert f is g and f.__wrapper_address__() == g.__wrapper_address__() > 0
+
+
+def test_random_play_loads_neither_the_search_kernels_nor_the_kit():
+    """Start-up cost: a game of random seats loads only the kernels it runs. The search
+    kernels load with the first search seat, the strategy kit with the first strategy file
+    that imports it (each cached kernel or helper loaded costs start-up time)."""
+    import subprocess
+    import sys
+
+    code = ("import sys; from fishing2sim.api import play_games, run_games; "
+            "play_games(2, 4, seed=1); run_games(3, 5, seed=2, ruleset='fishing'); "
+            "print(sorted(m for m in ('fishing2sim.engine.search', 'fishing2sim.strategy_kit') "
+            "if m in sys.modules)); "
+            "play_games(1, 4, seed=1, strategies=['greedy', 'random', 'random', 'random']); "
+            "print('fishing2sim.strategy_kit' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True).stdout.split("\n")
+    assert out[0] == "[]"
+    assert out[1] == "True"  # (the check itself sees a module once it is loaded)

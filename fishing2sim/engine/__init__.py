@@ -15,6 +15,7 @@ _PKG = Path(__file__).resolve().parent.parent
 def _sources():
     yield from sorted((_PKG / "engine").glob("*.py"))
     yield _PKG / "strategy_kit.py"
+    yield _PKG / "contract.py"
     yield _PKG / "reference.py"
 
 

@@ -70,6 +70,7 @@ ERR_ILLEGAL_CHOICE = 1
 ERR_EVENT_OVERFLOW = 2
 ERR_INVARIANT = 3
 ERR_SETUP = 4
+ERR_NO_WORLD = 10  # a search seat's view admits no world (engine/search.py): a bug, never the user's
 
 # ------------------------------------------------------------------------------------
 # event log

@@ -12,9 +12,8 @@ in a trick under the active trump (SUIT_TRUMP, a colour, or SUIT_NONE). Card ids
 from numba import njit
 
 from .constants import K_BLOWFISH, K_COLOUR, K_GREEN, MAX_CARDS, SUIT_NONE, SUIT_TRUMP
-from .sigs import ST, b1, i64
 
-@njit(b1(i64, i64, i64, i64), cache=True, inline="always", _nrt=False)
+@njit(cache=True, inline="always", _nrt=False)
 def beats(v, best, low, later):
     """A card of value v beats the best so far (value best): higher (``low``: lower), and
     of equal values the later card when ``later`` (Fishing 2's two 16s, A6), else the
@@ -22,7 +21,7 @@ def beats(v, best, low, later):
     return ((v == best) & (later != 0)) | ((v != best) & ((v < best) if low != 0 else (v > best)))
 
 
-@njit(i64(ST, i64, i64, i64, i64, i64, i64, i64, i64, i64), cache=True, inline="always", _nrt=False)
+@njit(cache=True, inline="always", _nrt=False)
 def highest_index(a, cards, n, extra, kinds, values, suits, led, low, later):
     """A6 / B2: the trick position of the highest card (-1: an empty trick, or, in the
     original Fishing, nobody played the named suit or a trump: its namer catches).
@@ -66,7 +65,7 @@ def highest_index(a, cards, n, extra, kinds, values, suits, led, low, later):
     return best_l
 
 
-@njit(i64(ST, i64, i64, i64, i64, i64, i64, i64), cache=True, inline="always", _nrt=False)
+@njit(cache=True, inline="always", _nrt=False)
 def weakest_index(a, cards, n, extra, kinds, values, suits, led):
     """A7: the trick position of the weakest card (-1: none).
 
@@ -116,8 +115,7 @@ def weakest_index(a, cards, n, extra, kinds, values, suits, led):
     return weakest
 
 
-@njit(b1(ST, i64, i64, i64, i64, i64, i64, i64, i64, i64), cache=True, inline="always",
-      _nrt=False)
+@njit(cache=True, inline="always", _nrt=False)
 def would_win(a, cards, n, card, kinds, values, suits, led, low, later):
     """``card`` played now (at trick position n) would be the trick's highest card:
     ``highest_index(a, cards, n, card, ...) == n``, in one pass that stops at the first

@@ -43,7 +43,9 @@ from .batch import (
     T_CHOICE, T_CHOOSER, T_D1_POINTS, T_D1_WIN, T_D2_POINTS, T_D2_WIN, new_buffers,
     play_branch, record_game, take_branch_error,
 )
-from .core import apply_trump_choice, ask_trump_choice, play_card, run_game, setup_game
+from .core import (
+    ERR_NO_WORLD, apply_trump_choice, ask_trump_choice, play_card, run_game, setup_game,
+)
 from .rng import game_seed, mix64, next_u64, rand_below, seed_streams
 from .sigs import DECK, EV, OBS, PARAMS, RNG, ST, STRATS, b1, i64, types, void
 from .state import (
@@ -85,8 +87,7 @@ HORIZON_GAME = 1
 OBJ_MARGIN = 0
 OBJ_WIN = 1
 
-# error codes of a search (st[S_ERR_CODE]; core's are 1..4)
-ERR_NO_WORLD = 10  # the view admits no world: a bug, never the user's
+# the search's error code (st[S_ERR_CODE]) is core's ERR_NO_WORLD: the view admits no world
 
 # the view's scalars (vw[V_*]) and rings
 V_BASE = 0  # index of the suit row (0: no trump, 1: light, 2: dark)
