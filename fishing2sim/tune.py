@@ -479,6 +479,14 @@ def load_tune(path, overrides: dict | None = None) -> TuneSpec:
                             "deck.remove_from_tier.5")
         dims.append(_parse_dim(f"{given}: tune.space", key, spec))
     own_sweep = data.get("sweep") or {}
+    for d in dims:
+        if d.key == "games":
+            raise TuneError(f"{given}: tune.space.games: not searchable: every trial plays "
+                            "tune.budget.games games per condition (a search over the number "
+                            "of games would favour the noisiest trials)")
+    if isinstance(own_sweep, dict) and "games" in own_sweep:
+        raise TuneError(f"{given}: sweep.games: a tune file's trials play tune.budget.games "
+                        "games per condition; sweep games in an experiment without tune:")
     if isinstance(own_sweep, dict):
         for d in dims:
             if d.key in own_sweep:
@@ -665,6 +673,8 @@ def _check_space(spec: TuneSpec) -> None:
                 exp = e
             point[d.key] = v
             break
+        if ok and d.continuous:
+            _check_inside(spec, d, point)
         if not ok:
             tail = first_err[len(spec.given) + 2:] if first_err.startswith(
                 spec.given + ": ") else first_err
@@ -674,6 +684,29 @@ def _check_space(spec: TuneSpec) -> None:
     if exp is None:
         exp = build_experiment(spec, point, spec.seed, 1, "check")
     _check_figures(spec, exp)
+
+
+def _check_inside(spec: TuneSpec, d: Dim, point: dict) -> None:
+    """A float range's middle must be valid too when one of its values is: a key that
+    takes whole numbers only (e.g. a search bot's worlds) would otherwise pass the check on
+    a whole end and then fail almost every trial."""
+    mid = d.values()[1]
+    values = dict(point)
+    values[d.key] = mid
+    try:
+        build_experiment(spec, values, spec.seed, 1, "check")
+    except TuneError as exc:
+        msg = str(exc)
+        tail = msg[len(spec.given) + 2:] if msg.startswith(spec.given + ": ") else msg
+        tail = re.sub(r" \(with the tune values [^()]*\)$", "", tail)
+        hint = ("; a whole-number key takes {int: [lo, hi]}" if "whole number" in tail
+                else "")
+        raise TuneError(f"{spec.given}: tune.space.{d.key}: values inside the range are not "
+                        f"valid (e.g. {_short(_round(mid))}: {tail}){hint}") from None
+
+
+def _round(v):
+    return [round(x, 4) for x in v] if isinstance(v, list) else round(v, 4)
 
 
 def _cond_matches(cond, where: dict) -> bool:
@@ -1173,8 +1206,9 @@ def _evaluate_baseline(spec, seed, games, workers) -> Evaluation:
 def _race_row(spec, who, number, ev: Evaluation, rank):
     r = {"candidate": who, "trial": number, "rank": rank, "games": ev.games,
          "value": ev.value, "deck_changes": ev.changes}
-    for d in spec.dims:
-        r[d.key] = _short(ev.values.get(d.key))
+    for d in spec.dims:  # the baseline's keys the file leaves out: empty, not "None"
+        v = ev.values.get(d.key)
+        r[d.key] = None if v is None else _short(v)
     for f in ev.figures:
         r[f.label] = f.estimate
         r[f"{f.label} ci_low"] = f.ci_low

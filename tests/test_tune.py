@@ -153,6 +153,9 @@ BAD = [
      "(e.g. 13: deck.remove_from_tier.1: cannot remove 13 cards: tier 1 has 12)"),
     ("seats[0].params[3]: {float: [0, 2]}", None,
      "tune.space.seats[0].params[3]: seats is not a mapping or a list in the file (random)"),
+    # the number of games is the budget's, not a search key
+    ("games: {int: [1, 10]}", None, "tune.space.games: not searchable: every trial plays "
+     "tune.budget.games games per condition"),
 ]
 
 
@@ -169,6 +172,36 @@ def test_bad_input_is_one_line_exit_2_nothing_written(tmp_path, space, objective
     assert res.output.count("\n") == 1 and "Traceback" not in res.output
     assert res.output.startswith(f"Error: {p}: "), res.output
     assert message in res.output, res.output
+    assert not (tmp_path / "reports").exists()
+
+
+def test_float_range_on_a_whole_number_key_and_swept_games(tmp_path):
+    """A float range over a search bot's worlds passes on its whole ends but not inside:
+    one line before any game (not a study of failed trials); a file sweeping games too."""
+    p = write(tmp_path, """\
+        name: fl
+        players: 4
+        seats: [{strategy: pimc, params: [4, 1, 0, 0]}, weights, weights, weights]
+        analyses: [strategies]
+        tune:
+          space:
+            seats[0].params[0]: {float: [1, 8]}
+          objective: {maximize: "win_share[strategy=pimc]"}
+    """)
+    res = CliRunner().invoke(main, ["tune", str(p), "-w", "1", "--no-progress"])
+    assert res.exit_code == 2, res.output
+    assert res.output.count("\n") == 1 and "Traceback" not in res.output
+    assert (f"Error: {p}: tune.space.seats[0].params[0]: values inside the range are not "
+            "valid (e.g. 4.5: seats[0].params: worlds must be a whole number") in res.output
+    assert res.output.rstrip().endswith("a whole-number key takes {int: [lo, hi]}")
+    # the same key as an int range is fine
+    p.write_text(p.read_text().replace("{float: [1, 8]}", "{int: [1, 8]}"))
+    assert T.load_tune(p).dims[0].kind == "int"
+    q = deck_file(tmp_path, name="sg")
+    q.write_text(q.read_text().replace("seats: random", "seats: random\nsweep: {games: [10, 20]}"))
+    res = CliRunner().invoke(main, ["tune", str(q), "-w", "1", "--no-progress"])
+    assert res.exit_code == 2 and res.output.count("\n") == 1, res.output
+    assert f"Error: {q}: sweep.games: a tune file's trials play tune.budget.games" in res.output
     assert not (tmp_path / "reports").exists()
 
 
@@ -246,6 +279,7 @@ def test_real_games_find_the_known_best_deck(tmp_path):
     w = race[race["rank"] == 1].iloc[0]
     b = race[race["candidate"] == "baseline"].iloc[0]
     assert w["deck.remove_from_tier.4"] == 3
+    assert pd.isna(b["deck.remove_from_tier.4"])  # the file has no edit: empty, not "None"
     lo = w["overfishing[players=4] ci_low"]
     assert lo > b["overfishing[players=4] ci_high"]  # clearly above the untuned deck
     trials = pd.read_csv(out / "trials.csv")
