@@ -230,6 +230,12 @@ def _construct_mapping(loader, node, deep=False):
 
 _UniqueKeyLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG,
                                  _construct_mapping)
+# YAML 1.1 (PyYAML) reads a number in exponent form without a dot, such as 1e9 or -2e-3, as
+# text; a designer writing a range means a number (YAML 1.2 reads it so)
+_UniqueKeyLoader.add_implicit_resolver(
+    "tag:yaml.org,2002:float",
+    re.compile(r"^[-+]?(?:[0-9][0-9_]*(?:\.[0-9_]*)?|\.[0-9_]+)[eE][-+]?[0-9]+$"),
+    list("-+0123456789."))
 
 
 class _YAMLLimit(yaml.YAMLError):

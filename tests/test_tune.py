@@ -396,3 +396,23 @@ def test_best_yaml_runs_from_the_report_folder(tmp_path):
     # no racing: the best trial stands on its own games; the baseline is still measured
     assert list(res.race["candidate"]) == [f"trial {res.winner['trial']}", "baseline"]
     assert list(res.race["games"]) == [200, 1000]
+
+
+def test_numbers_in_exponent_form_are_numbers(tmp_path):
+    """YAML 1.1 reads 1e9 and -2e-3 (no dot) as text; the experiment loader reads them as the
+    numbers a designer means, in a tune range and anywhere else."""
+    p = write(tmp_path, """\
+        players: 4
+        seats: [{strategy: weights, params: %s}, greedy, counter, random]
+        analyses: [strategies]
+        tune:
+          space:
+            seats[0].params[3]: {float: [-2e0, 1E0]}
+            seats[0].params[5]: {float: [-3.0e0, .5e-1]}
+          objective: {maximize: "win_share[strategy=weights]"}
+    """ % DEFAULT_WEIGHTS)
+    spec = T.load_tune(p)
+    assert [(d.lo, d.hi) for d in spec.dims] == [(-2.0, 1.0), (-3.0, 0.05)]
+    from fishing2sim.experiment import _load_yaml
+    assert _load_yaml("a: [1e9, -2e-3, 1_0e1, 7, 1.5, x1e9, '1e9']") == {
+        "a": [1e9, -0.002, 100.0, 7, 1.5, "x1e9", "1e9"]}
