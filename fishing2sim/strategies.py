@@ -479,7 +479,7 @@ SEARCH_PARAM_HELP = ("worlds: sampled worlds per decision (ismcts: iterations, o
 
 def _search_bot(path: Path, module, name: str, strict: bool) -> Strategy:
     method = module.SEARCH
-    if method not in SEARCH_METHODS:
+    if not isinstance(method, str) or method not in SEARCH_METHODS:
         raise StrategyError(f"strategy file {path}: SEARCH must be one of "
                             f"{', '.join(map(repr, SEARCH_METHODS))}, got {method!r}")
     own = [f for f in DECISION_FUNCTIONS if getattr(module, f, None) is not None]

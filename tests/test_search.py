@@ -397,6 +397,9 @@ def write_bot(folder, name, body):
     ('SEARCH = "pimc"\nROLLOUT = "pimc"\nPARAMS = [2, 1, 0, 0]\n', "is itself a search bot"),
     ('SEARCH = "pimc"\nROLLOUT = "nosuchbot"\nPARAMS = [2, 1, 0, 0]\n', "nosuchbot"),
     ('SEARCH = "mcts"\nROLLOUT = "greedy"\nPARAMS = [2, 1, 0, 0]\n', "SEARCH must be one of"),
+    # an unhashable SEARCH (a list, a dict) is the same clear error, not a TypeError
+    ('SEARCH = ["pimc"]\nROLLOUT = "greedy"\nPARAMS = [2, 1, 0, 0]\n', "SEARCH must be one of"),
+    ('SEARCH = {"pimc": 1}\nROLLOUT = "greedy"\nPARAMS = [2, 1, 0, 0]\n', "SEARCH must be one of"),
     ('SEARCH = "pimc"\nPARAMS = [2, 1, 0, 0]\n', "needs ROLLOUT"),
     ('SEARCH = "pimc"\nROLLOUT = "greedy"\nPARAMS = [2, 1]\n', "PARAMS are 4 numbers"),
 ])
