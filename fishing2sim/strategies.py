@@ -442,9 +442,14 @@ def load_strategy(spec, strict: bool = False) -> Strategy:
     raw = getattr(module, "PARAMS", ())
     try:
         defaults = tuple(float(x) for x in raw)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):
         raise StrategyError(f"strategy file {path}: PARAMS must be a list of numbers") from None
-    param_names = tuple(getattr(module, "PARAM_NAMES", ()))
+    param_names = getattr(module, "PARAM_NAMES", ())
+    if isinstance(param_names, str) or not isinstance(param_names, (list, tuple)) \
+            or not all(isinstance(x, str) and x for x in param_names):
+        raise StrategyError(f"strategy file {path}: PARAM_NAMES must be a list of names "
+                            f"(non-empty strings), one per PARAMS entry; got {param_names!r}")
+    param_names = tuple(param_names)
     if param_names and len(param_names) != len(defaults):
         raise StrategyError(f"strategy file {path}: PARAM_NAMES has {len(param_names)} names "
                             f"for {len(defaults)} PARAMS")
@@ -503,7 +508,7 @@ def _search_bot(path: Path, module, name: str, strict: bool) -> Strategy:
     raw = getattr(module, "PARAMS", None)
     try:
         defaults = tuple(float(x) for x in raw)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):
         raise StrategyError(f"strategy file {path}: PARAMS must be a list of numbers "
                             f"({', '.join(SEARCH_PARAM_NAMES)})") from None
     if len(defaults) != len(SEARCH_PARAM_NAMES):

@@ -357,6 +357,10 @@ def test_kit_accessors_are_bounds_safe():
      "returns float64, not an integer"),
     ("@decision\ndef play(obs, params, rng):\n    if obs[0] > 0:\n        return 1\n",
      "can return None"),
+    # declarations a bot author can get wrong: one line each, not a Python traceback
+    ("PARAMS = [10**400]\n", "PARAMS must be a list of numbers"),
+    ("PARAMS = [1.0]\nPARAM_NAMES = 5\n", "PARAM_NAMES must be a list of names"),
+    ("PARAMS = [1.0]\nPARAM_NAMES = [7]\n", "PARAM_NAMES must be a list of names"),
 ])
 def test_loading_rejects_what_would_be_ignored_or_truncated(tmp_path, body, expect):
     path = bot(tmp_path, f"NAME = 'x'\n\n@decision\ndef determine_trump(obs, params, rng):\n"

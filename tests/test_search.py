@@ -402,6 +402,7 @@ def write_bot(folder, name, body):
     ('SEARCH = {"pimc": 1}\nROLLOUT = "greedy"\nPARAMS = [2, 1, 0, 0]\n', "SEARCH must be one of"),
     ('SEARCH = "pimc"\nPARAMS = [2, 1, 0, 0]\n', "needs ROLLOUT"),
     ('SEARCH = "pimc"\nROLLOUT = "greedy"\nPARAMS = [2, 1]\n', "PARAMS are 4 numbers"),
+    ('SEARCH = "pimc"\nROLLOUT = "greedy"\nPARAMS = [10**400, 1, 0, 0]\n', "PARAMS must be a list"),
 ])
 def test_bad_search_bot_files_are_one_clear_error(tmp_path, body, msg):
     path = write_bot(tmp_path, f"bot{abs(hash(body)) % 10**6}", body)
