@@ -425,6 +425,23 @@ def test_an_exception_in_a_decision_names_strategy_seat_and_decision(tmp_path):
         in r.output
 
 
+def test_an_exception_in_a_search_bots_rollout_names_the_file_that_raised(tmp_path):
+    """A search bot's own file has no code that runs in a search; its rollout strategy's
+    does: an exception there names the search seat, its decision and the rollout file."""
+    path = bot(tmp_path, RAISER)
+    search = tmp_path / "searcher_raise.py"
+    search.write_text(f'NAME = "searcher"\nSEARCH = "pimc"\nROLLOUT = "{path.name}"\n'
+                      "PARAMS = [2, 1, 0, 0]\n")
+    with pytest.raises(StrategyFailure) as e:
+        play_game(4, seed=1, strategies=[str(search), "greedy", "greedy", "greedy"])
+    f = e.value
+    assert (f.strategy, f.file, f.seat) == ("searcher", str(search), 0)
+    assert f"rollout strategy 'raiser' ({path}) raised ValueError: boom" in str(f)
+    r = cli("play", "--seed", 1, "--strategy", search, "--strategy", "greedy",
+            "--strategy", "greedy", "--strategy", "greedy")
+    assert r.exit_code == 2 and r.output.count("\n") == 1 and str(path) in r.output
+
+
 def test_an_exception_in_a_worker_process_is_one_line_exit_2(tmp_path):
     path = bot(tmp_path, RAISER)
     exp_file = tmp_path / "r.yaml"
