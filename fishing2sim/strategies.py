@@ -219,15 +219,17 @@ def _static_value(path: Path, name: str):
         tree = ast.parse(Path(path).read_text(encoding="utf-8"))
     except (OSError, SyntaxError, ValueError):
         return None
+    found = None
     for node in tree.body:
-        if isinstance(node, ast.Assign):
-            for t in node.targets:
-                if isinstance(t, ast.Name) and t.id == name:
-                    try:
-                        return ast.literal_eval(node.value)
-                    except ValueError:
-                        return None
-    return None
+        targets = node.targets if isinstance(node, ast.Assign) else \
+            [node.target] if isinstance(node, ast.AnnAssign) and node.value is not None else []
+        for t in targets:
+            if isinstance(t, ast.Name) and t.id == name:
+                try:
+                    found = ast.literal_eval(node.value)  # the last one is the module's
+                except ValueError:
+                    found = None
+    return found
 
 
 def _rollout_path(path: Path, spec: str) -> Path:
@@ -487,6 +489,14 @@ def _search_bot(path: Path, module, name: str, strict: bool) -> Strategy:
     if not isinstance(method, str) or method not in SEARCH_METHODS:
         raise StrategyError(f"strategy file {path}: SEARCH must be one of "
                             f"{', '.join(map(repr, SEARCH_METHODS))}, got {method!r}")
+    # SEARCH and ROLLOUT are read without running the file too (the reports' cheater label,
+    # the ladder, the config hash's rollout file): they must be what a reader sees
+    for key in ("SEARCH", "ROLLOUT"):
+        value = getattr(module, key, None)
+        if value is not None and _static_value(path, key) != value:
+            raise StrategyError(f"strategy file {path}: {key} must be a plain string "
+                                f"assigned at the top of the file ({key} = {value!r}), not "
+                                "computed or changed later")
     own = [f for f in DECISION_FUNCTIONS if getattr(module, f, None) is not None]
     if own:
         raise StrategyError(f"strategy file {path}: a search bot (SEARCH = {method!r}) makes "
