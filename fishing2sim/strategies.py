@@ -106,6 +106,14 @@ def describe_strategies() -> list[dict]:
                             found[t.id] = ast.literal_eval(node.value)
                         except ValueError:
                             pass
+        if "PARAM_NAMES" not in found:  # imported from a sibling bot (weights_tuned)
+            for node in tree.body:
+                if isinstance(node, ast.ImportFrom) and node.level == 1 and node.module \
+                        and any(a.name == "PARAM_NAMES" and a.asname is None
+                                for a in node.names):
+                    names = _static_value(STRATEGIES_DIR / f"{node.module}.py", "PARAM_NAMES")
+                    if isinstance(names, (list, tuple)):
+                        found["PARAM_NAMES"] = names
         params = [float(x) for x in found.get("PARAMS", ())]
         names = list(found.get("PARAM_NAMES", ())) or [f"p{i}" for i in range(len(params))]
         out.append({"name": found.get("NAME", stem), "doc": line,
