@@ -174,6 +174,14 @@ def raised_in_strategy(states, exc: BaseException, strats) -> StrategyFailure | 
             kind = int(st[S_ASK_KIND])
             name, source, who = _who(strats, seat)
             what = DECISION_FUNCTIONS[kind] if 0 <= kind < K.N_DECISIONS else str(kind)
+            s = strats[seat] if 0 <= seat < len(strats) else None
+            if s is not None and s.search and what in s.searches and s.rollout is not None:
+                # a search seat's decision: its own code never runs there, its rollout
+                # strategy's does (in the sampled worlds): name the file that raised
+                r = s.rollout
+                return StrategyFailure(
+                    f"{who}: decision {what}: its search's rollout strategy '{r.name}' "
+                    f"({r.source}) raised {type(exc).__name__}: {exc}", name, source, seat, what)
             return StrategyFailure(f"{who}: decision {what} raised {type(exc).__name__}: {exc}",
                                    name, source, seat, what)
     return None

@@ -275,10 +275,12 @@ def list_strategies():
     """List the shipped bots: name, what it does, its parameters (name=default)."""
     from .strategies import describe_strategies
 
-    for d in describe_strategies():
-        click.echo(f"{d['name']:<12} {d['doc']}")
+    bots = describe_strategies()
+    width = max((len(d["name"]) for d in bots), default=0)
+    for d in bots:
+        click.echo(f"{d['name']:<{width}} {d['doc']}")
         if d["params"]:
-            click.echo(" " * 13 + "params: " + ", ".join(
+            click.echo(" " * (width + 1) + "params: " + ", ".join(
                 f"{n}={v:g}" for n, v in d["params"]))
 
 
@@ -287,9 +289,11 @@ def list_experiments():
     """List the shipped experiment files (run one by name: fishing2sim run NAME)."""
     from .experiment import shipped_experiments
 
-    for name, path, doc in shipped_experiments():
-        click.echo(f"{name:<14} {doc}")
-        click.echo(" " * 15 + str(path))
+    shipped = shipped_experiments()
+    width = max((len(name) for name, _, _ in shipped), default=0)
+    for name, path, doc in shipped:
+        click.echo(f"{name:<{width}} {doc}")
+        click.echo(" " * (width + 1) + str(path))
 
 
 @main.command()

@@ -106,6 +106,14 @@ def describe_strategies() -> list[dict]:
                             found[t.id] = ast.literal_eval(node.value)
                         except ValueError:
                             pass
+        if "PARAM_NAMES" not in found:  # imported from a sibling bot (weights_tuned)
+            for node in tree.body:
+                if isinstance(node, ast.ImportFrom) and node.level == 1 and node.module \
+                        and any(a.name == "PARAM_NAMES" and a.asname is None
+                                for a in node.names):
+                    names = _static_value(STRATEGIES_DIR / f"{node.module}.py", "PARAM_NAMES")
+                    if isinstance(names, (list, tuple)):
+                        found["PARAM_NAMES"] = names
         params = [float(x) for x in found.get("PARAMS", ())]
         names = list(found.get("PARAM_NAMES", ())) or [f"p{i}" for i in range(len(params))]
         out.append({"name": found.get("NAME", stem), "doc": line,
@@ -219,15 +227,17 @@ def _static_value(path: Path, name: str):
         tree = ast.parse(Path(path).read_text(encoding="utf-8"))
     except (OSError, SyntaxError, ValueError):
         return None
+    found = None
     for node in tree.body:
-        if isinstance(node, ast.Assign):
-            for t in node.targets:
-                if isinstance(t, ast.Name) and t.id == name:
-                    try:
-                        return ast.literal_eval(node.value)
-                    except ValueError:
-                        return None
-    return None
+        targets = node.targets if isinstance(node, ast.Assign) else \
+            [node.target] if isinstance(node, ast.AnnAssign) and node.value is not None else []
+        for t in targets:
+            if isinstance(t, ast.Name) and t.id == name:
+                try:
+                    found = ast.literal_eval(node.value)  # the last one is the module's
+                except ValueError:
+                    found = None
+    return found
 
 
 def _rollout_path(path: Path, spec: str) -> Path:
@@ -442,9 +452,14 @@ def load_strategy(spec, strict: bool = False) -> Strategy:
     raw = getattr(module, "PARAMS", ())
     try:
         defaults = tuple(float(x) for x in raw)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):
         raise StrategyError(f"strategy file {path}: PARAMS must be a list of numbers") from None
-    param_names = tuple(getattr(module, "PARAM_NAMES", ()))
+    param_names = getattr(module, "PARAM_NAMES", ())
+    if isinstance(param_names, str) or not isinstance(param_names, (list, tuple)) \
+            or not all(isinstance(x, str) and x for x in param_names):
+        raise StrategyError(f"strategy file {path}: PARAM_NAMES must be a list of names "
+                            f"(non-empty strings), one per PARAMS entry; got {param_names!r}")
+    param_names = tuple(param_names)
     if param_names and len(param_names) != len(defaults):
         raise StrategyError(f"strategy file {path}: PARAM_NAMES has {len(param_names)} names "
                             f"for {len(defaults)} PARAMS")
@@ -479,9 +494,17 @@ SEARCH_PARAM_HELP = ("worlds: sampled worlds per decision (ismcts: iterations, o
 
 def _search_bot(path: Path, module, name: str, strict: bool) -> Strategy:
     method = module.SEARCH
-    if method not in SEARCH_METHODS:
+    if not isinstance(method, str) or method not in SEARCH_METHODS:
         raise StrategyError(f"strategy file {path}: SEARCH must be one of "
                             f"{', '.join(map(repr, SEARCH_METHODS))}, got {method!r}")
+    # SEARCH and ROLLOUT are read without running the file too (the reports' cheater label,
+    # the ladder, the config hash's rollout file): they must be what a reader sees
+    for key in ("SEARCH", "ROLLOUT"):
+        value = getattr(module, key, None)
+        if value is not None and _static_value(path, key) != value:
+            raise StrategyError(f"strategy file {path}: {key} must be a plain string "
+                                f"assigned at the top of the file ({key} = {value!r}), not "
+                                "computed or changed later")
     own = [f for f in DECISION_FUNCTIONS if getattr(module, f, None) is not None]
     if own:
         raise StrategyError(f"strategy file {path}: a search bot (SEARCH = {method!r}) makes "
@@ -503,7 +526,7 @@ def _search_bot(path: Path, module, name: str, strict: bool) -> Strategy:
     raw = getattr(module, "PARAMS", None)
     try:
         defaults = tuple(float(x) for x in raw)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):
         raise StrategyError(f"strategy file {path}: PARAMS must be a list of numbers "
                             f"({', '.join(SEARCH_PARAM_NAMES)})") from None
     if len(defaults) != len(SEARCH_PARAM_NAMES):

@@ -29,6 +29,13 @@ def test_strategies_lists_every_bot_with_its_doc_and_parameters():
         f"{n}={v:g}" for n, v in zip(s.param_names, s.defaults))
     j = lines.index(by_name["greedy"])
     assert not lines[j + 1].startswith(" ")  # greedy has no parameters
+    # one column for the docs, however long a name; an imported PARAM_NAMES is named too
+    starts = {len(ln) - len(ln.split(None, 1)[1]) for ln in by_name.values()}
+    assert len(starts) == 1, starts
+    w = load_strategy("weights_tuned")
+    k = lines.index(by_name["weights_tuned"])
+    assert lines[k + 1].strip() == "params: " + ", ".join(
+        f"{n}={v:g}" for n, v in zip(w.param_names, w.defaults))
 
 
 def test_experiments_lists_the_shipped_files():

@@ -397,8 +397,20 @@ def write_bot(folder, name, body):
     ('SEARCH = "pimc"\nROLLOUT = "pimc"\nPARAMS = [2, 1, 0, 0]\n', "is itself a search bot"),
     ('SEARCH = "pimc"\nROLLOUT = "nosuchbot"\nPARAMS = [2, 1, 0, 0]\n', "nosuchbot"),
     ('SEARCH = "mcts"\nROLLOUT = "greedy"\nPARAMS = [2, 1, 0, 0]\n', "SEARCH must be one of"),
+    # an unhashable SEARCH (a list, a dict) is the same clear error, not a TypeError
+    ('SEARCH = ["pimc"]\nROLLOUT = "greedy"\nPARAMS = [2, 1, 0, 0]\n', "SEARCH must be one of"),
+    ('SEARCH = {"pimc": 1}\nROLLOUT = "greedy"\nPARAMS = [2, 1, 0, 0]\n', "SEARCH must be one of"),
     ('SEARCH = "pimc"\nPARAMS = [2, 1, 0, 0]\n', "needs ROLLOUT"),
     ('SEARCH = "pimc"\nROLLOUT = "greedy"\nPARAMS = [2, 1]\n', "PARAMS are 4 numbers"),
+    ('SEARCH = "pimc"\nROLLOUT = "greedy"\nPARAMS = [10**400, 1, 0, 0]\n', "PARAMS must be a list"),
+    # computed or changed later: the reports, the ladder and the config hash read these
+    # without running the file, so a disguised cheater would pass for a fair player
+    ('SEARCH = "chea" + "ter"\nROLLOUT = "greedy"\nPARAMS = [2, 1, 0, 0]\n',
+     "SEARCH must be a plain string"),
+    ('SEARCH = "pimc"\nROLLOUT = "greedy"\nPARAMS = [2, 1, 0, 0]\nglobals()["SEARCH"] = "cheater"\n',
+     "SEARCH must be a plain string"),
+    ('SEARCH = "pimc"\nROLLOUT = "gree" + "dy"\nPARAMS = [2, 1, 0, 0]\n',
+     "ROLLOUT must be a plain string"),
 ])
 def test_bad_search_bot_files_are_one_clear_error(tmp_path, body, msg):
     path = write_bot(tmp_path, f"bot{abs(hash(body)) % 10**6}", body)
@@ -589,6 +601,23 @@ def test_reports_label_the_cheater_as_not_a_fair_player(tmp_path):
     assert "`cheater` sees every hand" in md and "not a fair player" in md
     assert "| cheater (sees every hand) |" in md
     assert "| pimc |" in md and "pimc (sees every hand)" not in md
+
+
+def test_reports_label_a_users_cheater_file_too(tmp_path):
+    """A cheater is a cheater by its SEARCH, not by its name: a user's file with SEARCH =
+    "cheater" is labelled in the strategies section like the shipped one."""
+    from fishing2sim.runner import run
+
+    write_bot(tmp_path, "oracle", 'SEARCH = "cheater"\nROLLOUT = "greedy"\nPARAMS = [2, 1, 0, 0]\n')
+    body = ("players: 4\ngames: 4\nchunk: 4\nseed: 2\n"
+            f"seats: [{tmp_path / 'oracle.py'}, greedy, greedy, greedy]\n"
+            "analyses: [strategies]\n")
+    path = write_yaml(tmp_path, "uc", body)
+    run(path, workers=1, progress=False)
+    md = (tmp_path / "reports/uc/summary.md").read_text()
+    assert "| oracle (sees every hand) |" in md
+    assert "`oracle` sees every hand" in md and "not a fair player" in md
+    assert "greedy (sees every hand)" not in md
 
 
 SEARCH_BOTS = ["pimc", "ismcts", "cheater", "pimc_trump"]
