@@ -22,7 +22,8 @@ from .engine.batch import (
     G_PLAYS, G_ROUNDS, G_TRICKS, G_WINNERS, N_G, play_batch, rollouts,
 )
 from .engine.core import (
-    ERR_EVENT_OVERFLOW, ERR_ILLEGAL_CHOICE, ERR_INVARIANT, ERR_NO_WORLD, run_game, setup_game,
+    ERR_EVENT_OVERFLOW, ERR_ILLEGAL_CHOICE, ERR_INVARIANT, ERR_NO_WORLD, ERR_ROLLOUT_ILLEGAL,
+    run_game, setup_game,
 )
 from .engine.rng import game_seed
 from .engine.state import (
@@ -146,11 +147,19 @@ def _who(strats, seat: int) -> tuple[str, str, str]:
 def kernel_failure(st: np.ndarray, strats, deck: Deck) -> Exception:
     """The error a game state carries (S_ERR_CODE != 0), as an exception to raise."""
     code = int(st[S_ERR_CODE])
-    if code == ERR_ILLEGAL_CHOICE:
+    if code in (ERR_ILLEGAL_CHOICE, ERR_ROLLOUT_ILLEGAL):
         seat, kind, choice = int(st[S_ERR_SEAT]), int(st[S_ERR_KIND]), int(st[S_ERR_CHOICE])
         options = [int(x) for x in st[A_OPTIONS:A_OPTIONS + st[S_N_OPTIONS]]]
         name, source, who = _who(strats, seat)
         what = DECISION_FUNCTIONS[kind] if 0 <= kind < K.N_DECISIONS else str(kind)
+        s = strats[seat] if 0 <= seat < len(strats) else None
+        rollout = s.rollout if s is not None and s.search else None
+        if rollout is not None and (code == ERR_ROLLOUT_ILLEGAL or what in s.searches):
+            # a search seat's own code decides nothing: its rollout strategy chose (in the
+            # search's worlds, or for the seat itself in a trump-choice replay)
+            name, source = rollout.name, rollout.source
+            who = (f"{who}: its search's rollout strategy '{name}' ({source})"
+                   + (" in a searched world" if code == ERR_ROLLOUT_ILLEGAL else ""))
         return StrategyFailure(
             f"{who}: illegal {what} decision: returned {describe_option(choice, deck)}"
             f"{'' if describe_option(choice, deck) == str(choice) else f' ({choice})'}, "

@@ -457,11 +457,6 @@ def test_an_exception_in_a_worker_process_is_one_line_exit_2(tmp_path):
     assert not (tmp_path / "o" / "r").exists()
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "engine/search.py copies a rollout world's S_ERR_SEAT/KIND/CHOICE into the real game's "
-    "state as if the real seat had chosen (ismcts: without the world's options), so "
-    "kernel_failure blames the real lineup's strategy in that seat (greedy here); needs a "
-    "rollout mark from the engine (audit of issues 11/12)"))
 @pytest.mark.parametrize("method", ["pimc", "ismcts"])
 def test_an_illegal_choice_in_a_search_bots_rollout_names_the_rollout_strategy(tmp_path,
                                                                                method):
@@ -477,6 +472,7 @@ def test_an_illegal_choice_in_a_search_bots_rollout_names_the_rollout_strategy(t
     f = e.value
     assert f.strategy == "revoker" and f.file == str(rollout), str(f)
     assert "searcher" in str(f) and f.choice not in f.options
+    assert "greedy" not in str(f) and f.seat == 0 and f.decision == "play"
 
 
 # ---- 6. edits of imported modules reach the cache and the config hash; import path --------

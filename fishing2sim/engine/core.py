@@ -71,6 +71,9 @@ ERR_EVENT_OVERFLOW = 2
 ERR_INVARIANT = 3
 ERR_SETUP = 4
 ERR_NO_WORLD = 10  # a search seat's view admits no world (engine/search.py): a bug, never the user's
+# a search seat's rollout strategy made an illegal choice in one of the search's worlds
+# (S_ERR_SEAT: the search seat, whose rollout strategy plays every seat of those worlds)
+ERR_ROLLOUT_ILLEGAL = 11
 
 # ------------------------------------------------------------------------------------
 # event log

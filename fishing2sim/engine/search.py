@@ -44,7 +44,7 @@ from .batch import (
     play_branch, record_game, take_branch_error,
 )
 from .core import (
-    ERR_NO_WORLD, apply_trump_choice, ask_trump_choice, play_card, run_game, setup_game,
+    ERR_ILLEGAL_CHOICE, ERR_NO_WORLD, ERR_ROLLOUT_ILLEGAL, apply_trump_choice, ask_trump_choice, play_card, run_game, setup_game,
 )
 from .rng import game_seed, mix64, next_u64, rand_below, seed_streams
 from .sigs import DECK, EV, OBS, PARAMS, RNG, ST, STRATS, b1, i64, types, void
@@ -560,6 +560,19 @@ def _next_world(st, world, s, true_state, pz, hidden, vw, srng, pos, zone, cards
     return True
 
 
+@njit(void(ST, ST, i64), cache=True, _nrt=False)
+def rollout_failed(st, world, s):
+    """A strategy failed in one of search seat s's worlds: the game stops with the world's
+    error and the options of the decision it broke. An illegal choice there is the rollout
+    strategy's (every seat of s's worlds plays it; the search's own choices are options of
+    the world): ERR_ROLLOUT_ILLEGAL with S_ERR_SEAT = s, so the message names that strategy
+    and its search seat, never the real lineup's strategy in the world's seat."""
+    take_branch_error(st, world)
+    if st[S_ERR_CODE] == ERR_ILLEGAL_CHOICE:
+        st[S_ERR_CODE] = ERR_ROLLOUT_ILLEGAL
+        st[S_ERR_SEAT] = s
+
+
 @njit(cache=True)
 def ismcts_decide(st, ev, n_ev, tier, deck, sp, srng, rstrats, rparams, robserve, robs,
                   world, br, br_rng, view, pos, zone, cards, assign, cap, work, values):
@@ -694,11 +707,7 @@ def ismcts_decide(st, ev, n_ev, tier, deck, sp, srng, rstrats, rparams, robserve
                 for q in range(players):
                     total[q] += _value(world, q, players, objective) * n_roll
         if world[S_ERR_CODE] != 0:
-            st[S_ERR_CODE] = world[S_ERR_CODE]
-            st[S_ERR_SEAT] = world[S_ERR_SEAT]
-            st[S_ERR_KIND] = world[S_ERR_KIND]
-            st[S_ERR_CHOICE] = world[S_ERR_CHOICE]
-            st[S_END] = END_ERROR
+            rollout_failed(st, world, s)
             return -1
         for d in range(1, depth + 1):
             c = path[d]
@@ -770,13 +779,7 @@ def search_decide(st, ev, n_ev, tier, deck, sp, srng, rstrats, rparams, robserve
                 run_game(br, br_rng, ev, deck, robs, rs, rp, stop)
                 work[7][1] += 1
                 if br[S_ERR_CODE] != 0:  # a rollout strategy failed: the game stops
-                    st[S_ERR_CODE] = br[S_ERR_CODE]
-                    st[S_ERR_SEAT] = br[S_ERR_SEAT]
-                    st[S_ERR_KIND] = br[S_ERR_KIND]
-                    st[S_ERR_CHOICE] = br[S_ERR_CHOICE]
-                    st[S_N_OPTIONS] = br[S_N_OPTIONS]
-                    st[A_OPTIONS:A_OPTIONS + MAX_HAND] = br[A_OPTIONS:A_OPTIONS + MAX_HAND]
-                    st[S_END] = END_ERROR
+                    rollout_failed(st, br, s)
                     return -1
                 values[i] += _value(br, s, players, objective)
     best = 0
