@@ -45,7 +45,7 @@ from .constants import (
     STOP_AT_ROUND_END, STOP_AT_TRUMP, SUIT_TRUMP,
 )
 from .judge import highest_index, weakest_index
-from .rng import rand_below, seed_streams
+from .rng import GOLDEN, S32, mix64, rand_below, seed_streams
 from .sigs import (  # explicit signatures: see sigs.py
     DECISION, DECK, EV, HAND_SIZES, OBS, PARAMS, RNG, ST, STRATS, b1, i64, types, void,
 )
@@ -210,12 +210,19 @@ def ocean_pop(st):
 
 @njit(cache=True, _nrt=False)
 def shuffle_slice(st, start, n, rng):
-    """Fisher-Yates shuffle of st[start:start+n] with the game stream."""
+    """Fisher-Yates shuffle of st[start:start+n] with the game stream.
+
+    The draws are rand_below(rng, 0, i + 1)'s, with the stream's counter held in a
+    register (rng.py: a draw is mix64 of the counter plus GOLDEN): no draw waits for the
+    previous one's store and load of rng[0], so their mixing overlaps."""
+    s = rng[0]
     for i in range(n - 1, 0, -1):
-        j = rand_below(rng, 0, i + 1)
+        s += GOLDEN
+        j = np.int64(((mix64(s) >> S32) * np.uint64(i + 1)) >> S32)
         t = st[start + i]
         st[start + i] = st[start + j]
         st[start + j] = t
+    rng[0] = s
 
 
 # ------------------------------------------------------------------------------------
@@ -223,7 +230,7 @@ def shuffle_slice(st, start, n, rng):
 
 
 @njit(void(ST, RNG, EV, DECK, i64, i64, HAND_SIZES, i64, i64, types.uint64, i64, i64, i64),
-      cache=True)
+      cache=True, _nrt=False)
 def setup_game(st, rng, ev, deck, players, ruleset, hand_sizes, n_rounds, first_leader,
                gseed, log, check, observe_mask):
     """Deal a new game: A2 starting cards, the tiered ocean, the round-1 leader.
@@ -271,17 +278,13 @@ def setup_game(st, rng, ev, deck, players, ruleset, hand_sizes, n_rounds, first_
     st[S_DET_TRUMP] = -1
     clear_next_trick(st)
     # A2: starting cards (tier 0) used with this player count, shuffled and dealt.
-    tmp = np.empty(MAX_CARDS, np.int64)
+    tmp = A_SCRATCH  # st[tmp + i]: the starting cards, shuffled
     n_start = 0
     for c in range(n_cards):
         if deck[c, F_TIER] == 0 and deck[c, F_MIN_PLAYERS] <= players:
-            tmp[n_start] = c
+            st[tmp + n_start] = c
             n_start += 1
-    for i in range(n_start - 1, 0, -1):
-        j = rand_below(rng, 0, i + 1)
-        t = tmp[i]
-        tmp[i] = tmp[j]
-        tmp[j] = t
+    shuffle_slice(st, tmp, n_start, rng)
     deal = hand_sizes[0]
     if n_start != deal * players:
         st[S_ERR_CODE] = ERR_SETUP
@@ -291,9 +294,9 @@ def setup_game(st, rng, ev, deck, players, ruleset, hand_sizes, n_rounds, first_
         log_event(st, ev, EV_SETUP, players, ruleset, first_leader, n_rounds, 0)
     for i in range(n_start):
         p = i // deal
-        hand_add(st, p, tmp[i])
+        hand_add(st, p, st[tmp + i])
         if st[S_LOG] != 0:
-            log_event(st, ev, EV_DEAL, p, tmp[i], 0, 0, 0)
+            log_event(st, ev, EV_DEAL, p, st[tmp + i], 0, 0, 0)
     # A2: the ocean: each star tier shuffled separately, tier 1 on top ... tier 5 at the
     # bottom; with fewer players than a card's min_players (the "4+" mark) it is removed.
     n_ocean = 0
