@@ -45,8 +45,9 @@ with open(map_path, "w") as fh:
     for a, name in sorted(addrs.items()):
         fh.write(f"{a:x} {name}\n")
 t = time.perf_counter()
-run_games(games, len(lineup), seed=1, strategies=lineup, ruleset=ruleset)
-print(games / (time.perf_counter() - t))
+a = run_games(games, len(lineup), seed=1, strategies=lineup, ruleset=ruleset)
+dt = time.perf_counter() - t
+print(games / dt, int(a["int"][:, 5].sum()) / games)
 """
 
 
@@ -69,15 +70,10 @@ def readable(symbol: str) -> str:
     return ("cfunc " if cfunc else "") + ".".join(parts)
 
 
-def main(argv=None):
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--lineup", default="random,random,random,random")
-    ap.add_argument("--games", type=int, default=40000)
-    ap.add_argument("--ruleset", default="fishing2")
-    ap.add_argument("--frequency", type=int, default=4000)
-    ap.add_argument("--top", type=int, default=20)
-    args = ap.parse_args(argv)
-    lineup = args.lineup.split(",")
+def profile(lineup: list, games: int, ruleset: str = "fishing2", frequency: int = 4000):
+    """Play ``games`` games of ``lineup`` under ``perf record`` in a fresh process; returns
+    (games/s under perf, card plays per game, Counter of samples per compiled function,
+    samples in compiled code)."""
     import json
 
     with tempfile.TemporaryDirectory() as tmp:
@@ -88,13 +84,13 @@ def main(argv=None):
         with open(child, "w") as fh:
             fh.write(CHILD)
         run = subprocess.run(
-            ["perf", "record", "-q", "-F", str(args.frequency), "-o", data, "--", sys.executable,
-             child, json.dumps([lineup, args.games, args.ruleset, map_path])],
+            ["perf", "record", "-q", "-F", str(frequency), "-o", data, "--", sys.executable,
+             child, json.dumps([lineup, games, ruleset, map_path])],
             env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL,
             text=True)
         if run.returncode != 0:
             sys.exit(f"perf record failed: {run.stderr.strip()[-800:]}")
-        rate = float(run.stdout.strip().splitlines()[-1])
+        rate, plays = (float(x) for x in run.stdout.strip().splitlines()[-1].split())
         rows = []
         with open(map_path) as fh:
             for line in fh:
@@ -112,6 +108,19 @@ def main(argv=None):
         if i >= 0 and a - starts[i] < (1 << 20):
             counts[readable(rows[i][1])] += 1
             total += 1
+    return rate, plays, counts, total
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--lineup", default="random,random,random,random")
+    ap.add_argument("--games", type=int, default=40000)
+    ap.add_argument("--ruleset", default="fishing2")
+    ap.add_argument("--frequency", type=int, default=4000)
+    ap.add_argument("--top", type=int, default=20)
+    args = ap.parse_args(argv)
+    lineup = args.lineup.split(",")
+    rate, _, counts, total = profile(lineup, args.games, args.ruleset, args.frequency)
     print(f"{','.join(lineup)}, {args.ruleset}: {rate:,.0f} games/s under perf; "
           f"{total} samples in compiled code\n")
     print("| function | share |")
