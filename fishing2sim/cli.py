@@ -236,13 +236,19 @@ def run(experiment, workers, resume, games, output, no_progress, scheduler, dask
         _fail(exc)
     m = results.meta
     click.echo(f"{m['games']:,} games in {m['elapsed_s']} s"
-               + (f" ({m['games_per_second']:,.0f} games/s, {m['workers']} "
+               + (f" ({_rate(m['games_per_second'])} games/s, {m['workers']} "
                   f"{'Dask ' if m['backend'] == 'dask' else ''}"
                   f"worker{'' if m['workers'] == 1 else 's'})"
                   if m.get("games_per_second") else "")
                + f" -> {exp.output_dir}")
     if open_page:
         _open_page(exp.output_dir / "report.html")
+
+
+def _rate(per_second: float) -> str:
+    """A games/s figure: whole numbers, with a decimal below 10 (a search run of a few games
+    a second is not "0 games/s")."""
+    return f"{per_second:,.0f}" if per_second >= 10 else f"{per_second:.2g}"
 
 
 @main.command("report")

@@ -267,3 +267,10 @@ def test_docs_match_the_code():
         assert "../shared" not in text and "RULES.md" not in text, p
     events = (REPO / "docs" / "events.md").read_text()
     assert "`strategies`" in events and "`condition`" in events
+
+
+def test_a_slow_run_reports_its_rate_with_a_decimal():
+    """A search run plays a few games a second: its closing line says 0.27 games/s, not 0."""
+    from fishing2sim.cli import _rate
+
+    assert [_rate(x) for x in (0.27, 3.456, 12345.6)] == ["0.27", "3.5", "12,346"]
