@@ -136,8 +136,7 @@ def win_share(st, p, players):
     return 60 // k
 
 
-@njit(types.UniTuple(i64, 2)(ST, RNG, ST, RNG, EV, DECK, OBS, STRATS, PARAMS, i64, i64, i64,
-                                  types.uint64), cache=True)
+@njit(cache=True)  # (no signature: compiled with the first trump-value run, not at import)
 def play_branch(src, src_rng, br, br_rng, ev, deck, obs, strats, params, shade, players, c,
                 fresh_seed):
     """Finish the game from a copy of (src, src_rng) with ``shade`` as the trump choice;
