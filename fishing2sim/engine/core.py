@@ -153,7 +153,7 @@ def clear_next_trick(st):
 # stacks
 
 
-@njit(inline="always", _nrt=False)
+@njit(cache=True, _nrt=False)
 def hand_remove(st, p, card):
     """Remove ``card`` from p's hand (the last card takes its place); False if p lacks it."""
     base = A_HAND + p * MAX_HAND
@@ -173,7 +173,7 @@ def hand_add(st, p, card):
     st[A_HAND_N + p] = n + 1
 
 
-@njit(inline="always", _nrt=False)
+@njit(cache=True, _nrt=False)
 def fisher_add(st, p, card):
     n = st[A_FISHER_N + p]
     st[A_FISHER + p * MAX_CARDS + n] = card
@@ -572,7 +572,7 @@ def legal_options(st, p, obs, to_obs):
     return n
 
 
-@njit(inline="always", _nrt=False)
+@njit(cache=True, _nrt=False)
 def play_card(st, ev, p, card):
     hand_remove(st, p, card)
     put_in_trick(st, ev, p, card)
@@ -618,7 +618,7 @@ def put_in_trick(st, ev, p, card):
             log_event(st, ev, EV_BONUS, p, 3, 0, 0, 0)
 
 
-@njit(inline="always", _nrt=False)
+@njit(cache=True, _nrt=False)
 def find_highest_weakest(st, n_plays):
     """A6, A7: the trick indexes of the highest and the weakest card (-1: none), judged
     over the cards as played (judge.py)."""
