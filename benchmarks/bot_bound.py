@@ -55,6 +55,14 @@ def main(argv=None) -> int:
     t_random = 1e9 / (r_rate * plays)
     print(f"random x 4: {r_rate:,.0f} games/s under perf, {plays:.0f} card plays per game, "
           f"{t_random:.0f} ns per play\n")
+    here = os.path.join(os.path.dirname(os.path.abspath(__file__)), "bots")
+    costs = {}
+    for name in ("first_blind", "first_seeing"):  # the call alone; the call and the observation
+        rate, plays, _, _ = profile([os.path.join(here, f"{name}.py")] * 4, args.games)
+        costs[name] = 1e9 / (rate * plays)
+    print(f"the call of a decision (a bot that plays its first option and reads nothing): "
+          f"{costs['first_blind'] - t_random:.0f} ns per play over random's; its observation: "
+          f"{costs['first_seeing'] - costs['first_blind']:.0f} ns per play more\n")
     print("| lineup | ns per play now | strategy files' code | kit's code | best ns per play "
           "(kit free) | games/s now | best games/s (x now) | best games/s / random's |")
     print("|---|---:|---:|---:|---:|---:|---:|---:|")
