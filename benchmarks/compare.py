@@ -3,11 +3,15 @@
     python benchmarks/compare.py --base HEAD~1            # the default lineups
     python benchmarks/compare.py --base 221d55d --games 40000 --repeats 5
     python benchmarks/compare.py --base HEAD --strict     # also strict mode's cost
+    python benchmarks/compare.py --base 221d55d --startup --only none --repeats 2
+                                                          # cold compile and warm start only
 
 The earlier commit is checked out into a temporary git worktree; every measurement runs in
 a fresh process (its numba cache warmed by one game first) of one tree or the other, the
 trees alternating, so both see the same machine load. Reports medians over the repeats and
 the ratio new / base (the machines are shared and noisy: compare ratios from one run).
+``--startup`` also times a fresh process to its first game (play_games(1, 4)): cold, with an
+empty numba cache, then warm (three runs on that cache), per repeat and tree alternating.
 """
 from __future__ import annotations
 
@@ -52,6 +56,24 @@ def measure(tree: Path, ruleset: str, lineup: list, games: int, strict: bool = F
     return float(out.stdout.strip().splitlines()[-1])
 
 
+FIRST_GAME = "from fishing2sim.api import play_games; play_games(1, 4, seed=1)"
+
+
+def startup(tree: Path) -> tuple[float, list[float]]:
+    """(cold seconds, [warm seconds x 3]) of a fresh process's first game in ``tree``."""
+    import time
+
+    with tempfile.TemporaryDirectory() as cache:
+        env = dict(os.environ, PYTHONPATH=str(tree), NUMBA_CACHE_DIR=cache)
+        times = []
+        for _ in range(4):
+            t = time.perf_counter()
+            subprocess.run([sys.executable, "-c", FIRST_GAME], cwd=tree, env=env, check=True,
+                           capture_output=True, timeout=1800)
+            times.append(time.perf_counter() - t)
+    return times[0], times[1:]
+
+
 def which_package(tree: Path) -> str:
     env = dict(os.environ, PYTHONPATH=str(tree))
     return subprocess.run([sys.executable, "-c", "import fishing2sim; print(fishing2sim.__file__)"],
@@ -64,7 +86,10 @@ def main(argv=None) -> int:
     ap.add_argument("--games", type=int, default=30_000)
     ap.add_argument("--repeats", type=int, default=5)
     ap.add_argument("--strict", action="store_true", help="also time strict mode (this tree)")
-    ap.add_argument("--only", default=None, help="one lineup name (see LINEUPS)")
+    ap.add_argument("--only", default=None, help="one lineup name (see LINEUPS; 'none': no "
+                    "lineup)")
+    ap.add_argument("--startup", action="store_true",
+                    help="also time cold compile and warm start to the first game")
     args = ap.parse_args(argv)
     with tempfile.TemporaryDirectory() as tmp:
         base = Path(tmp) / "base"
@@ -86,6 +111,20 @@ def main(argv=None) -> int:
                     new.append(measure(REPO, ruleset, lineup, args.games))
                 o, n = statistics.median(old), statistics.median(new)
                 print(f"| {name} | {o:,.0f} | {n:,.0f} | {n / o:.2f} |", flush=True)
+            if args.startup:
+                cold = {"base": [], "new": []}
+                warm = {"base": [], "new": []}
+                for _ in range(args.repeats):
+                    for key, tree in (("base", base), ("new", REPO)):
+                        c, w = startup(tree)
+                        cold[key].append(c)
+                        warm[key].extend(w)
+                print(f"\n| start-up, fresh process to its first game | base {rev} | this tree "
+                      "| ratio |")
+                print("|---|---:|---:|---:|")
+                for label, d in (("cold compile (empty cache)", cold), ("warm start", warm)):
+                    o, n = statistics.median(d["base"]), statistics.median(d["new"])
+                    print(f"| {label} | {o:.2f} s | {n:.2f} s | {n / o:.2f} |", flush=True)
             if args.strict:
                 print("\n| strict mode (this tree) | normal games/s | strict games/s | ratio |")
                 print("|---|---:|---:|---:|")
