@@ -136,15 +136,20 @@ def win_share(st, p, players):
     return 60 // k
 
 
-@njit(cache=True)  # (no signature: compiled with the first trump-value run, not at import)
+@njit(types.UniTuple(i64, 2)(ST, RNG, ST, RNG, EV, DECK, OBS, STRATS, PARAMS, i64, i64, i64,
+                                  types.uint64), cache=True)
 def play_branch(src, src_rng, br, br_rng, ev, deck, obs, strats, params, shade, players, c,
                 fresh_seed):
     """Finish the game from a copy of (src, src_rng) with ``shade`` as the trump choice;
     return (points, win share in 60ths) of seat c. fresh_seed != 0: new streams. The
     branch never searches: a search seat (engine/search.py) plays on with its rollout
     strategy's decisions."""
-    br[:] = src
-    br_rng[:] = src_rng
+    # (element by element: a slice copy compiles numba's shape-mismatch error path, with
+    # its string formatting, into every cold start; the signature compiles this at import)
+    for i in range(src.shape[0]):
+        br[i] = src[i]
+    for i in range(src_rng.shape[0]):
+        br_rng[i] = src_rng[i]
     br[S_LOG] = 0
     br[S_SEARCH_MASK] = 0
     br[S_FORCED] = 0

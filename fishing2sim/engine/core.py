@@ -208,7 +208,7 @@ def ocean_pop(st):
     return card
 
 
-@njit(cache=True, _nrt=False)
+@njit(void(ST, i64, i64, RNG), cache=True, _nrt=False)
 def shuffle_slice(st, start, n, rng):
     """Fisher-Yates shuffle of st[start:start+n] with the game stream.
 
