@@ -144,6 +144,16 @@ def _who(strats, seat: int) -> tuple[str, str, str]:
     return name, source, f"strategy '{name}' ({source}), seat {seat}"
 
 
+def _rollout_deciding(strats, seat: int, what: str, in_world: bool = False):
+    """The rollout strategy that made seat ``seat``'s decision ``what`` when that seat is a
+    search bot (its own file runs no code: its rollout strategy decides where it searches,
+    and every seat of its searched worlds: ``in_world``), else None."""
+    s = strats[seat] if 0 <= seat < len(strats) else None
+    if s is None or not s.search or s.rollout is None:
+        return None
+    return s.rollout if in_world or what in s.searches else None
+
+
 def kernel_failure(st: np.ndarray, strats, deck: Deck) -> Exception:
     """The error a game state carries (S_ERR_CODE != 0), as an exception to raise."""
     code = int(st[S_ERR_CODE])
@@ -152,11 +162,8 @@ def kernel_failure(st: np.ndarray, strats, deck: Deck) -> Exception:
         options = [int(x) for x in st[A_OPTIONS:A_OPTIONS + st[S_N_OPTIONS]]]
         name, source, who = _who(strats, seat)
         what = DECISION_FUNCTIONS[kind] if 0 <= kind < K.N_DECISIONS else str(kind)
-        s = strats[seat] if 0 <= seat < len(strats) else None
-        rollout = s.rollout if s is not None and s.search else None
-        if rollout is not None and (code == ERR_ROLLOUT_ILLEGAL or what in s.searches):
-            # a search seat's own code decides nothing: its rollout strategy chose (in the
-            # search's worlds, or for the seat itself in a trump-choice replay)
+        rollout = _rollout_deciding(strats, seat, what, code == ERR_ROLLOUT_ILLEGAL)
+        if rollout is not None:  # (in the search's worlds, or in a trump-choice replay)
             name, source = rollout.name, rollout.source
             who = (f"{who}: its search's rollout strategy '{name}' ({source})"
                    + (" in a searched world" if code == ERR_ROLLOUT_ILLEGAL else ""))
@@ -183,11 +190,8 @@ def raised_in_strategy(states, exc: BaseException, strats) -> StrategyFailure | 
             kind = int(st[S_ASK_KIND])
             name, source, who = _who(strats, seat)
             what = DECISION_FUNCTIONS[kind] if 0 <= kind < K.N_DECISIONS else str(kind)
-            s = strats[seat] if 0 <= seat < len(strats) else None
-            if s is not None and s.search and what in s.searches and s.rollout is not None:
-                # a search seat's decision: its own code never runs there, its rollout
-                # strategy's does (in the sampled worlds): name the file that raised
-                r = s.rollout
+            r = _rollout_deciding(strats, seat, what)
+            if r is not None:  # (in the sampled worlds): name the file that raised
                 return StrategyFailure(
                     f"{who}: decision {what}: its search's rollout strategy '{r.name}' "
                     f"({r.source}) raised {type(exc).__name__}: {exc}", name, source, seat, what)

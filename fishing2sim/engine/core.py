@@ -45,7 +45,7 @@ from .constants import (
     STOP_AT_ROUND_END, STOP_AT_TRUMP, SUIT_TRUMP,
 )
 from .judge import highest_index, weakest_index
-from .rng import GOLDEN, S32, mix64, rand_below, seed_streams
+from .rng import GOLDEN, mix64, rand_below, scaled_below, seed_streams
 from .sigs import (  # explicit signatures: see sigs.py
     DECISION, DECK, EV, HAND_SIZES, OBS, PARAMS, RNG, ST, STRATS, b1, i64, types, void,
 )
@@ -70,7 +70,8 @@ ERR_ILLEGAL_CHOICE = 1
 ERR_EVENT_OVERFLOW = 2
 ERR_INVARIANT = 3
 ERR_SETUP = 4
-ERR_NO_WORLD = 10  # a search seat's view admits no world (engine/search.py): a bug, never the user's
+# a search seat's view admits no world (engine/search.py): a bug, never the user's
+ERR_NO_WORLD = 10
 # a search seat's rollout strategy made an illegal choice in one of the search's worlds
 # (S_ERR_SEAT: the search seat, whose rollout strategy plays every seat of those worlds)
 ERR_ROLLOUT_ILLEGAL = 11
@@ -218,7 +219,7 @@ def shuffle_slice(st, start, n, rng):
     s = rng[0]
     for i in range(n - 1, 0, -1):
         s += GOLDEN
-        j = np.int64(((mix64(s) >> S32) * np.uint64(i + 1)) >> S32)
+        j = scaled_below(mix64(s), i + 1)
         t = st[start + i]
         st[start + i] = st[start + j]
         st[start + j] = t

@@ -30,10 +30,16 @@ def next_u64(rng, i):
     return mix64(s)
 
 
+@njit("int64(uint64, int64)", cache=True)
+def scaled_below(x, n):
+    """A draw x (mixed 64 bits) as an integer in [0, n): its top 32 bits times n."""
+    return np.int64(((x >> S32) * np.uint64(n)) >> S32)
+
+
 @njit("int64(uint64[::1], int64, int64)", cache=True)
 def rand_below(rng, i, n):
     """Uniform integer in [0, n) from stream i."""
-    return np.int64(((next_u64(rng, i) >> S32) * np.uint64(n)) >> S32)
+    return scaled_below(next_u64(rng, i), n)
 
 
 @njit("uint64(int64, int64)", cache=True)

@@ -44,7 +44,8 @@ from .batch import (
     play_branch, record_game, take_branch_error,
 )
 from .core import (
-    ERR_ILLEGAL_CHOICE, ERR_NO_WORLD, ERR_ROLLOUT_ILLEGAL, apply_trump_choice, ask_trump_choice, play_card, run_game, setup_game,
+    ERR_ILLEGAL_CHOICE, ERR_NO_WORLD, ERR_ROLLOUT_ILLEGAL, apply_trump_choice, ask_trump_choice,
+    play_card, run_game, setup_game,
 )
 from .rng import game_seed, mix64, next_u64, rand_below, seed_streams
 from .sigs import DECK, EV, OBS, PARAMS, RNG, ST, STRATS, b1, i64, types, void
@@ -52,7 +53,7 @@ from .state import (
     A_BOAT, A_BOAT_HEAD, A_BOAT_N, A_FISHER, A_FISHER_N, A_HAND, A_HAND_N, A_KIND, A_OCEAN,
     A_SCRATCH, A_TRICK_PLAYER, S_FIN_K, S_FIN_ON, S_FIN_TAKEN,
     A_OPTIONS, A_POINTS, A_SUIT, A_TRICK_CARD, A_TRICK_FD, A_TRICK_IN, RNG_SIZE, S_ASK_KIND,
-    S_ASK_SEAT, S_CHECK, S_END, S_LEADER, S_PHASE, S_ROUND, PH_TRUMP, S_ERR_CHOICE, S_ERR_CODE, S_ERR_KIND, S_ERR_SEAT, S_FORCED, S_LOG, S_N_OPTIONS, S_OBSERVE_MASK,
+    S_ASK_SEAT, S_CHECK, S_END, S_LEADER, S_PHASE, S_ROUND, PH_TRUMP, S_ERR_CODE, S_ERR_SEAT, S_FORCED, S_LOG, S_N_OPTIONS, S_OBSERVE_MASK,
     S_EVN, S_OCEAN_LEN, S_OCEAN_TOP, S_PLAYERS, S_SEARCH_MASK, S_TRICK_N, STATE_SIZE,
 )
 
@@ -86,8 +87,6 @@ HORIZON_ROUND = 0
 HORIZON_GAME = 1
 OBJ_MARGIN = 0
 OBJ_WIN = 1
-
-# the search's error code (st[S_ERR_CODE]) is core's ERR_NO_WORLD: the view admits no world
 
 # the view's scalars (vw[V_*]) and rings
 V_BASE = 0  # index of the suit row (0: no trump, 1: light, 2: dark)

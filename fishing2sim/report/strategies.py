@@ -13,15 +13,16 @@ from .common import (TITLES, Context, ci, colour, finish, int_, pp_width_note,
                      wrap, yerr)
 
 
-def cheaters(ctx: Context) -> set[str]:
-    """The names (as the tables show them) of the lineups' strategies that see every hand
-    (a cheater search bot, shipped or a user's file: found by the file, not by the name)."""
+def sees_every_hand_of(ctx: Context):
+    """Whether a strategy (by the name the tables show) sees every hand: a cheater search
+    bot of the lineups, shipped or a user's file (found by the file, not by the name), or a
+    shipped name that is one."""
     out = set()
     for c in ctx.conditions:
         for spec in getattr(c, "lineup", None) or ():
             if sees_every_hand(spec):
                 out.add(strategy_name(spec))
-    return out
+    return lambda s: s in out or sees_every_hand(s)
 
 
 def plot(ctx: Context, df: pd.DataFrame):
@@ -79,7 +80,7 @@ def section(ctx: Context, df: pd.DataFrame, plot_file: str | None, doc) -> None:
     head = (["condition"] if cc else []) + [
         "strategy", "n", "win share", "fair share (1/players)", "mean points"]
     rows, shown, paras, plain = [], [], [], []
-    cheats = cheaters(ctx)
+    sees_all = sees_every_hand_of(ctx)
     strat = df[df["strategy"].notna() & df["seat"].isna()]
     order = strategy_order(ctx, strat["strategy"].astype(str).unique())
     for c in ctx.indices:
@@ -95,7 +96,7 @@ def section(ctx: Context, df: pd.DataFrame, plot_file: str | None, doc) -> None:
             shown.append(w)
             n = w["n"].iloc[0] if len(w) else m["n"].iloc[0]
             rows.append(([ctx.label(c)] if cc else []) + [
-                f"{s} (sees every hand)" if s in cheats or sees_every_hand(s) else s, int_(n), ci(w.iloc[0], pct=True, table=True) if len(w) else "–",
+                f"{s} (sees every hand)" if sees_all(s) else s, int_(n), ci(w.iloc[0], pct=True, table=True) if len(w) else "–",
                 f"{100 / p:.1f}%" if p else "–",
                 ci(m.iloc[0], table=True) if len(m) else "–"])
             if len(w) and (best is None or w["estimate"].iloc[0] > best[1]["estimate"]):
@@ -135,7 +136,7 @@ def section(ctx: Context, df: pd.DataFrame, plot_file: str | None, doc) -> None:
         doc.p("Every seat plays the same strategy, so the win shares are the fair share; the "
               "figures below show the round-1 leader's edge and the seats.")
     doc.p("Win share per strategy (tied winners share the win) and mean final points.")
-    seeing = [s for s in order if s in cheats or sees_every_hand(s)]
+    seeing = [s for s in order if sees_all(s)]
     if seeing:
         doc.p(", ".join(f"`{s}`" for s in seeing) + (" sees" if len(seeing) == 1 else
               " see") + " every hand (a search on the true deal, docs/search.md): not a fair "
