@@ -1,0 +1,255 @@
+"""Files the program writes and reads, made safe against the user's own files, links and
+special files.
+
+The rules (README "Reports", docs/experiments.md "Where a run writes"):
+
+- **A folder is replaced or deleted only if this program made it.** Every report folder
+  holds a marker file, :data:`MARKER`, written with the report. :func:`check_replaceable`
+  refuses a folder without it (a folder that holds only what an older version of
+  fishing2sim wrote, see :func:`_legacy_report`, also counts as ours).
+- **No write follows a link.** A file is written as a temporary file created with
+  ``O_CREAT | O_EXCL | O_NOFOLLOW`` beside its place, then renamed over it
+  (:func:`write_atomic`); a rename replaces a link itself, never what it points to. The
+  folders the program makes (report, checkpoints, scratch) are refused if they are links
+  (:func:`real_folder`); the lock file is opened with ``O_NOFOLLOW`` (:func:`open_lock`).
+- **Reads are of regular files only, with a size cap** (:func:`read_regular`): a FIFO, a
+  device (``/dev/zero``), a folder or a link is refused by type before a byte is read, and
+  a file outside the folder it must stay in is refused by place.
+
+Every refusal is a :class:`FileSafetyError` (one line, naming the path and what to do).
+"""
+from __future__ import annotations
+
+import errno
+import json
+import os
+import stat
+from pathlib import Path
+
+__all__ = ["FileSafetyError", "MARKER", "write_atomic", "write_marker", "is_ours",
+           "check_replaceable", "real_folder", "open_lock", "read_regular", "inside",
+           "remove_ours"]
+
+MARKER = ".fishing2sim-report"
+MAX_READ = 64 * 1024 * 1024  # the default cap of read_regular (64 MiB)
+
+# what an older fishing2sim (before the marker) put in a report folder: a folder holding
+# only such files, with summary.md among them, is taken for a report of ours
+_LEGACY_SUFFIXES = {".csv", ".png", ".md", ".html", ".yaml", ".db"}
+
+
+class FileSafetyError(OSError):
+    """A path the program refuses to write, replace, delete or read (one line)."""
+
+    def __init__(self, message: str):
+        super().__init__(message)
+        self.message = message
+
+    def __str__(self) -> str:
+        return self.message
+
+
+def _no_link(path: Path, what: str) -> None:
+    if path.is_symlink():
+        raise FileSafetyError(f"{path}: the {what} is a symbolic link; fishing2sim does not "
+                              "write through links: remove the link or choose another --output")
+
+
+def real_folder(path: Path, what: str = "folder", create: bool = True) -> Path:
+    """``path`` as a real folder (made if missing and ``create``); a link, a file or a
+    special file in its place is refused."""
+    path = Path(path)
+    _no_link(path, what)
+    if path.exists() and not path.is_dir():
+        raise FileSafetyError(f"{path}: the {what} is a file, not a folder: move the file "
+                              "away or choose another --output")
+    if create:
+        try:
+            path.mkdir(parents=True, exist_ok=True)
+        except FileExistsError:  # made meanwhile as something else
+            _no_link(path, what)
+            raise FileSafetyError(f"{path}: the {what} is not a folder") from None
+        _no_link(path, what)
+    return path
+
+
+def write_atomic(path: Path, data: bytes | str, encoding: str = "utf-8") -> Path:
+    """Write ``data`` to ``path`` whole or not at all, never through a link: a temporary
+    file (``O_EXCL | O_NOFOLLOW``, so a link planted under its name is not followed) in the
+    same folder, flushed to disk, then renamed over ``path``."""
+    path = Path(path)
+    if isinstance(data, str):
+        data = data.encode(encoding)
+    if path.is_symlink() and not path.exists():
+        pass  # a dangling link: the rename below replaces the link, not its target
+    if path.is_dir() and not path.is_symlink():
+        raise FileSafetyError(f"{path}: a folder stands where fishing2sim writes a file")
+    tmp = path.parent / f".{path.name}.{os.getpid()}.tmp"
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0) \
+        | getattr(os, "O_CLOEXEC", 0)
+    try:
+        fd = os.open(tmp, flags, 0o644)
+    except FileExistsError:  # left by a killed writer of this PID, or planted: replace it
+        _unlink_entry(tmp)
+        fd = os.open(tmp, flags, 0o644)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        _unlink_entry(tmp)
+        raise
+    return path
+
+
+def _unlink_entry(path: Path) -> None:
+    """Remove the directory entry ``path`` (a link itself, never its target)."""
+    try:
+        os.unlink(path)
+    except FileNotFoundError:
+        pass
+    except IsADirectoryError:
+        raise FileSafetyError(f"{path}: a folder stands where fishing2sim writes a "
+                              "temporary file") from None
+
+
+def write_marker(folder: Path, kind: str, name: str, version: str) -> Path:
+    """Mark ``folder`` as a report folder of this program (:data:`MARKER`)."""
+    text = json.dumps({"tool": "fishing2sim", "kind": kind, "name": name,
+                       "version": version}, sort_keys=True) + "\n"
+    return write_atomic(Path(folder) / MARKER, text)
+
+
+def _legacy_report(folder: Path) -> bool:
+    try:
+        entries = list(os.scandir(folder))
+    except OSError:
+        return False
+    names = {e.name for e in entries}
+    if "summary.md" not in names:
+        return False
+    for e in entries:
+        if e.is_symlink() or not e.is_file(follow_symlinks=False):
+            return False
+        if Path(e.name).suffix.lower() not in _LEGACY_SUFFIXES:
+            return False
+    return True
+
+
+def is_ours(folder: Path) -> bool:
+    """True if ``folder`` is a real folder this program made: it holds a regular
+    :data:`MARKER` file, or only what an older version wrote into a report."""
+    folder = Path(folder)
+    if folder.is_symlink() or not folder.is_dir():
+        return False
+    m = folder / MARKER
+    if m.is_symlink():
+        return False
+    if m.is_file():
+        return True
+    return _legacy_report(folder)
+
+
+def check_replaceable(folder: Path, what: str = "report folder") -> None:
+    """Refuse (one line) to replace or delete ``folder`` unless it is missing or ours."""
+    folder = Path(folder)
+    _no_link(folder, what)
+    if not folder.exists():
+        return
+    if not folder.is_dir():
+        raise FileSafetyError(f"{folder}: a file stands where the {what} goes; move it away "
+                              "or choose another --output or name")
+    if not is_ours(folder):
+        raise FileSafetyError(
+            f"{folder}: this folder was not made by fishing2sim (it has no {MARKER} file) "
+            f"and the {what} would replace it: your files there are left as they are; "
+            "choose another --output, or another name in the experiment file")
+
+
+def remove_ours(folder: Path) -> None:
+    """Delete ``folder`` if it is a real folder (never through a link); missing is fine."""
+    import shutil
+
+    folder = Path(folder)
+    if folder.is_symlink():
+        raise FileSafetyError(f"{folder}: a symbolic link stands where fishing2sim keeps a "
+                              "folder of its own; remove the link")
+    if folder.is_dir():
+        shutil.rmtree(folder)
+
+
+def open_lock(path: Path) -> int:
+    """Open (create) a lock file without following a link: a link in its place is
+    refused. Returns the file descriptor."""
+    path = Path(path)
+    flags = os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
+    try:
+        fd = os.open(path, flags, 0o644)
+    except OSError as exc:
+        if exc.errno == errno.ELOOP or path.is_symlink():
+            raise FileSafetyError(f"{path}: the lock file is a symbolic link; fishing2sim "
+                                  "does not write through links: remove it") from None
+        raise
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
+        raise FileSafetyError(f"{path}: the lock file is not a regular file: remove it")
+    return fd
+
+
+def inside(path: Path, folder: Path) -> bool:
+    """True if ``path``, links resolved, lies inside ``folder`` (links resolved)."""
+    try:
+        Path(path).resolve().relative_to(Path(folder).resolve())
+    except ValueError:
+        return False
+    return True
+
+
+def read_regular(path: Path, limit: int = MAX_READ, within: Path | None = None,
+                 what: str = "file") -> bytes:
+    """The bytes of ``path`` if it is a regular file (not a link, FIFO, device or folder)
+    of at most ``limit`` bytes and, with ``within``, inside that folder. Anything else is
+    a FileSafetyError naming the path; the file is opened non-blocking, so a FIFO cannot
+    hang the call."""
+    path = Path(path)
+    if within is not None and not inside(path.parent, within):
+        raise FileSafetyError(f"{path}: the {what} lies outside the folder {within}; only "
+                              "files inside it are read")
+    flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0) \
+        | getattr(os, "O_CLOEXEC", 0)
+    try:
+        fd = os.open(path, flags)
+    except FileNotFoundError:
+        raise FileSafetyError(f"{path}: no such {what}") from None
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            raise FileSafetyError(f"{path}: the {what} is a symbolic link; only regular "
+                                  "files are read") from None
+        raise FileSafetyError(f"{path}: cannot read the {what}: "
+                              f"{exc.strerror or exc}") from None
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            kind = "a folder" if stat.S_ISDIR(st.st_mode) else \
+                "a FIFO" if stat.S_ISFIFO(st.st_mode) else \
+                "a device" if stat.S_ISCHR(st.st_mode) or stat.S_ISBLK(st.st_mode) else \
+                "not a regular file"
+            raise FileSafetyError(f"{path}: the {what} is {kind}; only regular files are read")
+        if st.st_size > limit:
+            raise FileSafetyError(f"{path}: the {what} has {st.st_size:,} bytes, more than "
+                                  f"the {limit:,} read at most")
+        chunks, n = [], 0
+        while True:
+            b = os.read(fd, 1 << 20)
+            if not b:
+                break
+            n += len(b)
+            if n > limit:  # grew while read
+                raise FileSafetyError(f"{path}: the {what} has more than the {limit:,} "
+                                      "bytes read at most")
+            chunks.append(b)
+        return b"".join(chunks)
+    finally:
+        os.close(fd)
