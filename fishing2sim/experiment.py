@@ -1069,6 +1069,14 @@ class _Loader:
                               f"{'0.5pp' if unit == 'pp' else '0.1 ' + unit}, {_got(want)}")
                 if fig == "trump_value" and "trump_value" not in analyses:
                     self.fail(at, "needs the trump_value analysis (add it to analyses)")
+                if fig == "trump_value":
+                    orig = [c.index for c in conditions if c.deck.ruleset == "fishing"]
+                    if orig:
+                        self.fail(at, "the original Fishing has no trump choice (green is "
+                                  "always trump), so its trump value cannot reach a precision: "
+                                  f"condition{'s' if len(orig) > 1 else ''} "
+                                  f"{', '.join(map(str, orig))} play{'s' if len(orig) == 1 else ''}"
+                                  " ruleset fishing")
                 precision.append((fig, float(m.group(1)) * scale, f"{m.group(1)} {unit}"
                                   if unit != "pp" else f"{m.group(1)}pp"))
         sprt = cfg.get("sprt")

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import fcntl
 import hashlib
+import io
 import json
 import math
 import os
@@ -34,6 +35,8 @@ import multiprocessing as mp
 import numpy as np
 
 from . import __version__
+from .safe_files import (FileSafetyError, check_replaceable, read_regular, real_folder,
+                         remove_ours, write_atomic)
 from .chunks import (  # noqa: F401  (the runner's public names, as before)
     RunError, Task, _prepare, _units, games_of, iter_plan, n_chunks, plan, run_chunk,
     strategy_names, task_of,
@@ -62,6 +65,7 @@ class Results:
 # discarded with a one-line warning and its chunk played again.
 
 CHECKPOINT_FORMAT = 2
+MAX_CHECKPOINT = 1 << 30  # a checkpoint file is read only up to 1 GiB
 _CHUNK_NAME = re.compile(r"c(\d{4,})-k(\d{6,})")
 
 
@@ -89,18 +93,9 @@ def save_chunk(folder: Path, exp, task: Task, totals: dict) -> Path:
             "games": games_of(exp, task), "checksum": _checksum(totals)}
     arrays = dict(totals)
     arrays["_meta"] = np.frombuffer(json.dumps(meta, sort_keys=True).encode(), np.uint8)
-    final = folder / f"{task.key}.npz"
-    tmp = folder / f".{task.key}.{os.getpid()}.tmp.npz"
-    try:
-        with open(tmp, "wb") as f:
-            np.savez(f, **arrays)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, final)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
-    return final
+    buf = io.BytesIO()
+    np.savez(buf, **arrays)
+    return write_atomic(folder / f"{task.key}.npz", buf.getvalue())
 
 
 def read_chunk(exp, path: Path) -> tuple[dict | None, str]:
@@ -110,8 +105,12 @@ def read_chunk(exp, path: Path) -> tuple[dict | None, str]:
     task = task_of(exp, int(m.group(1)), int(m.group(2))) if m else None
     if task is None:
         return None, "not a chunk of this experiment"
+    try:  # a regular file only (a link, FIFO or device is not read), of bounded size
+        data = read_regular(path, MAX_CHECKPOINT, what="checkpoint")
+    except FileSafetyError as exc:
+        return None, f"not read ({exc.message.split(': ', 1)[-1]})"
     try:
-        with np.load(path, allow_pickle=False) as z:
+        with np.load(io.BytesIO(data), allow_pickle=False) as z:
             arrays = {k: z[k] for k in z.files}
     except Exception:  # truncated, empty, random bytes, pickled data: all unreadable
         return None, "unreadable (not a complete checkpoint file)"
@@ -168,24 +167,35 @@ def open_checkpoints(exp, resume: bool) -> tuple[Path, set, list]:
     condition, their unit vectors per condition and chunk). Without ``resume`` an old folder is emptied first."""
     folder = checkpoint_dir(exp)
     for p in (folder.parent, folder):
+        if p.is_symlink():
+            raise RunError(f"{p} is a symbolic link: the run keeps its checkpoints there and "
+                           "does not write or delete through links; remove the link")
         if p.exists() and not p.is_dir():
             raise RunError(f"{p} is a file, not a folder: the run keeps its checkpoints "
                            "there; move the file away")
     stamp = folder / "config_hash"
     try:
         if folder.exists() and not resume:
-            shutil.rmtree(folder)
-        if resume and stamp.is_file() and stamp.read_text() != exp.config_hash:
+            if any(folder.iterdir()) and not _holds_checkpoints(folder):
+                raise RunError(f"{folder}: this folder holds files that are not checkpoints "
+                               "of fishing2sim; it is left as it is: move it away")
+            n_old = len(list(folder.glob("c*-k*.npz")))
+            if n_old:
+                _warn(f"{n_old} saved chunk{'s' if n_old != 1 else ''} of an interrupted run "
+                      f"in {folder} discarded: the run starts again (--resume continues one)")
+            remove_ours(folder)
+        if resume and stamp.is_file() and read_regular(stamp, 1024).decode(
+                "utf-8", "replace") != exp.config_hash:
             raise RunError(
                 f"{exp.path}: --resume: the experiment changed since the interrupted run "
                 f"(its checkpoints in {folder} belong to another configuration); run without "
                 "--resume to start again")
-        folder.mkdir(parents=True, exist_ok=True)
-        for tmp in folder.glob(".*.tmp.npz"):  # left by a killed save
-            tmp.unlink(missing_ok=True)
+        real_folder(folder, "checkpoint folder")
+        for tmp in folder.glob(".*.tmp"):  # left by a killed save (a link: only it goes)
+            os.unlink(tmp)
     except OSError as exc:
         raise RunError(f"cannot use the checkpoint folder {folder}: "
-                       f"{exc.strerror or exc}") from None
+                       f"{getattr(exc, 'message', None) or exc.strerror or exc}") from None
     totals: list = [None] * len(exp.conditions)
     units: list = [{} for _ in exp.conditions]
     done: set = set()
@@ -213,17 +223,33 @@ def open_checkpoints(exp, resume: bool) -> tuple[Path, set, list]:
 
 def _write_stamp(folder: Path, exp) -> None:
     stamp = folder / "config_hash"
-    if not stamp.is_file():
-        tmp = folder / f".config_hash.{os.getpid()}.tmp"
-        tmp.write_text(exp.config_hash)
-        os.replace(tmp, stamp)
+    if not stamp.is_file() or stamp.is_symlink():
+        write_atomic(stamp, exp.config_hash)
+
+
+def _holds_checkpoints(folder: Path) -> bool:
+    """True if every entry of ``folder`` is what a run keeps there (chunk files, the
+    config stamp, temporary files of a save): only such a folder is ever deleted."""
+    for e in os.scandir(folder):
+        if e.is_dir(follow_symlinks=False):
+            if not _CHUNK_NAME.fullmatch(Path(e.name).stem):  # a bad 'chunk' that is a folder
+                return False
+        elif not (e.name == "config_hash" or _CHUNK_NAME.fullmatch(Path(e.name).stem)
+                  or e.name.endswith(".tmp") or e.name.endswith(".tmp.npz")):
+            return False
+    return True
 
 
 def _drop_checkpoints(folder: Path) -> None:
-    shutil.rmtree(folder, ignore_errors=True)
+    try:
+        if folder.is_symlink() or not folder.is_dir() or not _holds_checkpoints(folder):
+            return
+        remove_ours(folder)
+    except OSError:
+        return
     parent = folder.parent
     try:
-        if parent.exists() and not any(parent.iterdir()):
+        if parent.is_dir() and not parent.is_symlink() and not any(parent.iterdir()):
             parent.rmdir()
     except OSError:
         pass
@@ -422,6 +448,8 @@ def run(experiment, workers: int | None = None, resume: bool = False, progress: 
         folder = None
         try:
             lock.acquire()
+            if write:  # refused now, not after the games: a folder of the user's own
+                _check_output(exp)
             backend = None
             if scheduler or dask_local:
                 from .dask_backend import DaskBackend
@@ -443,6 +471,9 @@ def run(experiment, workers: int | None = None, resume: bool = False, progress: 
 
                 try:
                     write_report(results.exp or exp, results)
+                except FileSafetyError as exc:
+                    raise RunError(f"{exc} (the finished chunks are kept: run again with "
+                                   "--resume)") from None
                 except OSError as exc:
                     raise RunError(f"cannot write the report {exp.output_dir}: "
                                    f"{exc.strerror or exc} (the older report is untouched and "
@@ -463,6 +494,14 @@ def run(experiment, workers: int | None = None, resume: bool = False, progress: 
             raise
         finally:
             lock.release()
+
+
+def _check_output(exp) -> None:
+    """The report folder may be written: missing, or a real folder this program made."""
+    try:
+        check_replaceable(exp.output_dir)
+    except FileSafetyError as exc:
+        raise RunError(str(exc)) from None
 
 
 def _stage_tasks(exp, start: list, stop: list):
@@ -494,9 +533,12 @@ def _next_games(exp, cond, t, games: int) -> tuple[int, dict]:
     if exp.precision:
         hw = half_widths(exp, cond, t)
         info["precision"] = {f: {"target": w, "half_width": hw[f], "as_written": text,
-                                 "reached": not (hw[f] > w)}
+                                 "reached": bool(hw[f] <= w)}  # a figure without a CI: not
                              for f, w, text in exp.precision}
-        worst = max(((hw[f] / w) ** 2 for f, w, _ in exp.precision if hw[f] > w), default=0.0)
+        # the games needed grow as (half-width / target)^2; more than 4x is capped below, so
+        # the ratio is capped first (a target of 1e-200 overflows a float when squared)
+        worst = max((min(hw[f] / w, 3.0) ** 2 for f, w, _ in exp.precision
+                     if hw[f] > w), default=0.0)
         if worst > 0:
             need = -(-int(math.ceil(games * worst * 1.05)) // step) * step
             want = max(want, min(max(need, games + step), 4 * games))

@@ -1024,6 +1024,25 @@ def _say(progress, msg):
         print(msg, file=sys.stderr, flush=True)
 
 
+def _prepare_output(spec: TuneSpec) -> None:
+    """The study's folder: refused if it is a folder of the user's own, a link or a file;
+    made and marked as this program's otherwise (the report later replaces it). The scratch
+    folder of the trials' checkpoints may not be a link either."""
+    from . import __version__
+    from .safe_files import MARKER, FileSafetyError, check_replaceable, real_folder, write_marker
+
+    try:
+        check_replaceable(spec.output_dir)
+        if spec.scratch.is_symlink():
+            raise FileSafetyError(f"{spec.scratch}: the tune's scratch folder is a symbolic "
+                                  "link; fishing2sim does not write through links: remove it")
+        real_folder(spec.output_dir, "report folder")
+        if not (spec.output_dir / MARKER).is_file():
+            write_marker(spec.output_dir, "tune", spec.name, __version__)
+    except FileSafetyError as exc:
+        raise TuneError(str(exc)) from None
+
+
 def tune(spec: TuneSpec, workers: int | None = None, resume: bool = False,
          progress: bool = False, write: bool = True) -> TuneResult:
     """Run the study (or continue it), race the best trials, write the report."""
@@ -1033,6 +1052,7 @@ def tune(spec: TuneSpec, workers: int | None = None, resume: bool = False,
 
     workers = workers or spec.raw.get("workers") or default_workers()
     t0 = time.perf_counter()
+    _prepare_output(spec)
     study, storage = open_study(spec, resume)
     while True:
         done = _counted(study.get_trials(deepcopy=False))

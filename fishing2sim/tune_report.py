@@ -35,7 +35,7 @@ def write_tune_report(result) -> Path:
         _write_all(tmp, result)
         _copy_db(spec.study_path, tmp / "study.db")
 
-    return write_folder_atomically(Path(spec.output_dir), fill)
+    return write_folder_atomically(Path(spec.output_dir), fill, kind="tune")
 
 
 def _copy_db(src: Path, dst: Path) -> None:

@@ -265,21 +265,6 @@ def test_a_failed_run_leaves_no_checkpoint_folder(tmp_path):
     assert not (tmp_path / "reports").exists()  # nothing at all: not even the folder
 
 
-def test_a_symlinked_report_folder_is_replaced_in_place_and_nothing_is_left(tmp_path, runs):
-    path = write_yaml(tmp_path, "ck")
-    real = tmp_path / "elsewhere"
-    real.mkdir()
-    (real / "stale.txt").write_text("an older report")
-    (tmp_path / "reports").mkdir()
-    (tmp_path / "reports" / "ck").symlink_to(real)
-    run(path, workers=1, progress=False)
-    assert (tmp_path / "reports" / "ck").is_symlink()
-    assert (real / "overfishing.csv").read_bytes() == (runs["report"] / "overfishing.csv").read_bytes()
-    assert not (real / "stale.txt").exists()
-    assert sorted(os.listdir(tmp_path / "reports")) == ["ck"]
-    assert sorted(os.listdir(tmp_path)) == ["ck.yaml", "elsewhere", "reports"]
-
-
 # ---- a full disk -------------------------------------------------------------------------
 @pytest.fixture
 def tiny_disk(tmp_path):

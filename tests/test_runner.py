@@ -39,8 +39,8 @@ def test_cli_run_writes_the_report_and_values_match_the_api(tmp_path):
     assert res.exit_code == 0, res.output
     out = tmp_path / "reports" / "tiny"
     assert sorted(p.name for p in out.iterdir()) == sorted(
-        CSVS + ["config.yaml", "summary.md", "report.html", "depletion.png", "overfishing.png",
-                    "win_shares.png"])
+        CSVS + [".fishing2sim-report", "config.yaml", "summary.md", "report.html",
+                "depletion.png", "overfishing.png", "win_shares.png"])
     for name in ("depletion", "overfishing", "strategies"):
         df = pd.read_csv(out / f"{name}.csv")
         assert list(df.columns[:1]) == ["condition"]

@@ -29,6 +29,7 @@ from . import ladder as _ladder
 from . import overfishing as _overfishing
 from . import strategies as _strategies
 from . import trump as _trump
+from ..safe_files import check_replaceable, real_folder, remove_ours, write_atomic, write_marker
 from .overview import config_yaml as _config_yaml
 from .overview import lead, stamps as _stamps, what_was_run
 from .common import (ANALYSES, DPI, TABLE_KEYS, TERMS, TITLES, Context, Doc, md_table,  # noqa: F401
@@ -60,27 +61,30 @@ def write_report(exp: Any, results: Any) -> Path:
                                    lambda tmp: _write_all(tmp, exp, results))
 
 
-def write_folder_atomically(out: Path, fill) -> Path:
+def write_folder_atomically(out: Path, fill, kind: str = "run") -> Path:
     """Write a report folder whole or not at all: ``fill(tmp)`` writes the files into a
     temporary folder beside ``out``, which then replaces ``out`` (the old one is kept until
-    the new one is in place, and restored if the swap fails). A link to the folder: the
-    folder it points to is replaced. Returns the folder written."""
-    if out.is_symlink():  # a link to the report folder: replace the folder it points to
-        out = out.resolve()
-    parent = out.parent
-    parent.mkdir(parents=True, exist_ok=True)
+    the new one is in place, and restored if the swap fails). Returns the folder written.
+
+    Only a folder this program made is replaced (it holds the marker file
+    ``safe_files.MARKER``, written here with every report): a folder of the user's own, a
+    link or a file in its place is refused with a FileSafetyError before anything is
+    written."""
+    out = Path(out)
+    check_replaceable(out)
+    parent = real_folder(out.parent, "output folder")
     pid = os.getpid()
     tmp = parent / f".{out.name}.tmp-{pid}"
     old = parent / f".{out.name}.old-{pid}"
-    if tmp.exists():
-        shutil.rmtree(tmp)
-    tmp.mkdir()
+    remove_ours(tmp)  # left by a killed run of this PID (a link there is refused)
+    tmp.mkdir()  # never follows a link: a name that exists fails
     moved_aside = False
     try:
         fill(tmp)
+        write_marker(tmp, kind, out.name, package_version())
+        check_replaceable(out)  # again: the folder may have changed while the run played
         if out.exists():
-            if old.exists():
-                shutil.rmtree(old)
+            remove_ours(old)
             os.rename(out, old)
             moved_aside = True
         try:
@@ -136,12 +140,12 @@ def _write_all(folder: Path, exp: Any, results: Any) -> None:
                 plt.close(fig)
             plots[name] = fname
     doc = g["_document"](ctx, plots)
-    (folder / "summary.md").write_text(g["_summary"](ctx, plots, doc), encoding="utf-8")
+    write_atomic(folder / "summary.md", g["_summary"](ctx, plots, doc))
     config_text = _config_yaml(exp)
-    (folder / "config.yaml").write_text(config_text, encoding="utf-8")
-    (folder / "report.html").write_text(
-        _html.render(doc, folder, exp.name, {n: tables[n] for n in _table_order(tables)},
-                     config_text, _stamps(ctx)), encoding="utf-8")
+    write_atomic(folder / "config.yaml", config_text)
+    write_atomic(folder / "report.html",
+                 _html.render(doc, folder, exp.name, {n: tables[n] for n in _table_order(tables)},
+                              config_text, _stamps(ctx)))
 
 
 def render_html(folder: Path) -> Path:
