@@ -14,9 +14,10 @@ import numpy as np
 import pandas as pd
 
 from .chunks import strategy_names
-from .contrasts import contrast_table, label_keys_of
+from .contrasts import contrast_table, label_keys_of, pooled_trump
 from .stats import WIN_UNIT, Z, mean_ci, wilson  # noqa: F401  (Z: re-exported)
-from .totals import SQ, SUM, TRUMP_G_SQ, TRUMP_G_SUM, TRUMP_PROD_SQ, TRUMP_PROD_SUM
+from .totals import (SQ, SUM, TRUMP_CROSS_SQ, TRUMP_CROSS_SUM, TRUMP_G_SQ, TRUMP_G_SUM,
+                     TRUMP_PROD_SQ, TRUMP_PROD_SUM)
 
 TABLE_COLUMNS = ["metric", "n", "estimate", "ci_low", "ci_high"]
 
@@ -48,15 +49,26 @@ def _sq(x):
     return math.sqrt(max(0.0, x)) if not math.isnan(x) else math.nan
 
 
-def _trump_rows(out, base, m, sums, unit, scale, r=None, **keys):
-    """The trump rows of one round (or pooled over rounds with r None) from its sums."""
-    g, gg, pr, pp = (float(sums[i]) for i in (TRUMP_G_SUM, TRUMP_G_SQ, TRUMP_PROD_SUM,
-                                              TRUMP_PROD_SQ))
-    _row(out, base, f"policy_gain_{unit}", m, *mean_ci(g, gg, m, 4 * scale), round=r, **keys)
-    est, lo, hi = mean_ci(pr, pp, m, scale * scale)
-    _row(out, base, f"stakes_{unit}", m, _sq(est), _sq(lo), _sq(hi), round=r, **keys)
-    _row(out, base, f"stakes_half_{unit}", m, _sq(est) / 2, _sq(lo) / 2, _sq(hi) / 2, round=r,
-         **keys)
+def _trump_rows(out, base, m, sums, unit, scale, r=None, t=None):
+    """The trump rows of one round from its sums (one choice per game and round: the
+    choices are the units), or pooled over the rounds (r None) from the totals ``t``,
+    clustered by unit (a game's several choices are not independent)."""
+    if r is None:
+        u = 0 if unit == "points" else 1
+        gain = pooled_trump(t, u, "g", 4 * scale)[:3]
+        low = pooled_trump(t, u, "cross", 4 * scale)[:3]
+        est, lo, hi = pooled_trump(t, u, "prod", scale * scale)[:3]
+    else:
+        g, gg, pr, pp, cr, cc = (float(sums[i]) for i in (
+            TRUMP_G_SUM, TRUMP_G_SQ, TRUMP_PROD_SUM, TRUMP_PROD_SQ, TRUMP_CROSS_SUM,
+            TRUMP_CROSS_SQ))
+        gain = mean_ci(g, gg, m, 4 * scale)
+        low = mean_ci(cr, cc, m, 4 * scale)
+        est, lo, hi = mean_ci(pr, pp, m, scale * scale)
+    _row(out, base, f"policy_gain_{unit}", m, *gain, round=r)
+    _row(out, base, f"stakes_{unit}", m, _sq(est), _sq(lo), _sq(hi), round=r)
+    _row(out, base, f"stakes_half_{unit}", m, _sq(est) / 2, _sq(lo) / 2, _sq(hi) / 2, round=r)
+    _row(out, base, f"stakes_half_low_{unit}", m, *low, round=r)
 
 
 def tables_from_totals(exp, totals: list, units: list | None = None) -> dict[str, pd.DataFrame]:
@@ -112,22 +124,23 @@ def tables_from_totals(exp, totals: list, units: list | None = None) -> dict[str
         if m_all:  # pooled over the rounds analysed (round empty)
             for unit, scale, key in (("points", 1.0, "trump_points"),
                                      ("win", WIN_UNIT, "trump_win")):
-                _trump_rows(trump, base, m_all, t[key].sum(axis=0), unit, scale)
+                _trump_rows(trump, base, m_all, None, unit, scale, t=t)
             for i, name in enumerate(names):  # each strategy's own choices
                 mi = int(t["strat_trump_n"][i].sum())
                 for r in [*range(2, rounds + 1), None]:
                     k = mi if r is None else int(t["strat_trump_n"][i, r])
                     if k == 0:
                         continue
-                    sel = slice(None) if r is None else r
-                    for unit, scale, key in (("points", 1.0, "strat_trump_points"),
-                                             ("win", WIN_UNIT, "strat_trump_win")):
-                        sums = t[key][i, sel]
-                        if r is None:
-                            sums = sums.sum(axis=0)
-                        _row(tstrat, base, f"policy_gain_{unit}", k,
-                             *mean_ci(float(sums[SUM]), float(sums[SQ]), k, 4 * scale),
-                             strategy=name, round=r)
+                    for u, (unit, scale, key) in enumerate((
+                            ("points", 1.0, "strat_trump_points"),
+                            ("win", WIN_UNIT, "strat_trump_win"))):
+                        if r is None:  # pooled: clustered by unit
+                            est = pooled_trump(t, u, "g", 4 * scale, strategy=i)[:3]
+                        else:
+                            sums = t[key][i, r]
+                            est = mean_ci(float(sums[SUM]), float(sums[SQ]), k, 4 * scale)
+                        _row(tstrat, base, f"policy_gain_{unit}", k, *est, strategy=name,
+                             round=r)
         # ---- strategies and seats
         units_n = int(t["strat_units"][0])
         for i, name in enumerate(names):

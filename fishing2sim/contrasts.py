@@ -9,8 +9,10 @@ The headline figures (docs/experiments.md, "Contrasts"):
   (an overfished game counts 0);
 - ``trump_value``: the policy gain per trump choice in points, pooled over the rounds
   analysed (what the seats' own choices gain over a coin flip);
-- ``trump_stakes_half``: half the stakes per choice in points, pooled (the most any trump
-  policy could gain per choice);
+- ``trump_stakes_half_low`` and ``trump_stakes_half``: the bracket of the trump-choice
+  ceiling (the most any trump policy could gain per choice), in points, pooled: at least the
+  cross-fitted gain (choose by one pair of replays, score on the other), at most half the
+  root mean square of light − dark (half stakes);
 - ``win_share``: each strategy's win share.
 
 A contrast is condition − baseline with a 95% CI, and for rates also the ratio
@@ -33,12 +35,12 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from .stats import WIN_UNIT, Z, mean_ci, wilson
+from .stats import WIN_UNIT, Z, mean_ci, ratio_ci, wilson
 from .chunks import strategy_names
-from .totals import SUM, TRUMP_G_SQ, TRUMP_G_SUM, TRUMP_PROD_SQ, TRUMP_PROD_SUM
+from .totals import CL_SQ, CL_SUM, CL_XM, SUM, TRUMP_X
 
-FIGURES = ("overfishing", "ocean_empty", "ocean_left", "trump_value", "trump_stakes_half",
-           "win_share")
+FIGURES = ("overfishing", "ocean_empty", "ocean_left", "trump_value", "trump_stakes_half_low",
+           "trump_stakes_half", "win_share")
 #: figure -> (analysis it belongs to, kind, unit of the estimate as reported, plain name)
 FIGURE_INFO = {
     "overfishing": ("overfishing", "rate", "pp", "overfishing"),
@@ -46,7 +48,10 @@ FIGURE_INFO = {
                     "ocean"),
     "ocean_left": ("depletion", "mean", "cards", "cards left in the ocean at the end"),
     "trump_value": ("trump_value", "mean", "points", "the trump-choice value (policy gain)"),
-    "trump_stakes_half": ("trump_value", "mean", "points", "the trump-choice stakes (half)"),
+    "trump_stakes_half_low": ("trump_value", "mean", "points",
+                              "the trump-choice ceiling's lower bound (cross-fitted)"),
+    "trump_stakes_half": ("trump_value", "mean", "points",
+                          "the trump-choice ceiling's upper bound (half stakes, at most)"),
     "win_share": ("strategies", "rate", "pp", "win share"),
 }
 CONTRAST_COLUMNS = ["condition", "name", "baseline", "baseline_name", "players", "figure",
@@ -102,9 +107,9 @@ def headline(exp, cond, t) -> dict:
     out["ocean_left"] = _mean((h * v).sum(), (h * v * v).sum(), n)
     m = int(t["trump_n"].sum())
     if m:
-        sums = t["trump_points"].sum(axis=0).astype(float)
-        out["trump_value"] = _mean(sums[TRUMP_G_SUM], sums[TRUMP_G_SQ], m, 4.0)
-        M = _mean(sums[TRUMP_PROD_SUM], sums[TRUMP_PROD_SQ], m)
+        out["trump_value"] = _pooled(t, 0, "g", 4.0)
+        out["trump_stakes_half_low"] = _pooled(t, 0, "cross", 4.0)
+        M = _pooled(t, 0, "prod")
         root = math.sqrt(max(M.estimate, 0.0))
         lo, hi = math.sqrt(max(M.ci_low, 0.0)), math.sqrt(max(M.ci_high, 0.0))
         se = M.se / (4 * root) if root > 0 else math.nan  # delta method for sqrt(M)/2
@@ -120,6 +125,27 @@ def headline(exp, cond, t) -> dict:
         ws[name] = f
     out["win_share"] = ws
     return out
+
+
+def pooled_trump(t, unit: int, x: str, scale: float = 1.0, strategy: int | None = None) -> tuple:
+    """(estimate, lo, hi, se, choices) of a trump figure pooled over the rounds analysed:
+    the mean over choices of ``x`` (TRUMP_X: g, prod or cross; ``unit`` 0 points, 1 win
+    share in 60ths) divided by ``scale``, its CI clustered by unit (a game, or a rotation
+    block: a game's choices are not independent). With ``strategy``: that strategy's own
+    choices (g only)."""
+    units = float(t["strat_units"][0])
+    if strategy is None:
+        row, (sm, smm) = t["trump_game"][unit, TRUMP_X[x]], t["trump_game_m"]
+    else:
+        row, (sm, smm) = t["strat_trump_game"][strategy, unit], t["strat_trump_game_m"][strategy]
+    est, lo, hi, se = ratio_ci(float(row[CL_SUM]), float(row[CL_SQ]), float(row[CL_XM]),
+                               float(sm), float(smm), units, scale)
+    return est, lo, hi, se, int(sm)
+
+
+def _pooled(t, unit: int, x: str, scale: float = 1.0) -> Figure:
+    est, lo, hi, se, m = pooled_trump(t, unit, x, scale)
+    return Figure(est, lo, hi, m, "mean", se=se)
 
 
 # ---- the two kinds of contrast ----------------------------------------------------------
@@ -206,6 +232,7 @@ def paired_ratio(xa, ma, xb, mb, scale: float = 1.0, root: bool = False) -> tupl
 #: denominator being unit_trump_n (docs/rules.md E: g = sign (d1 + d2), policy gain g/4;
 #: half stakes sqrt(mean d1 d2)/2)
 TRUMP_RATIOS = {"trump_value": ("unit_trump_g", 4.0, False),
+                "trump_stakes_half_low": ("unit_trump_cross", 4.0, False),
                 "trump_stakes_half": ("unit_trump_prod", 2.0, True)}
 
 

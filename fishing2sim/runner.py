@@ -64,7 +64,7 @@ class Results:
 # and a SHA-256 of the arrays). Loaded without pickle; a file that fails any check is
 # discarded with a one-line warning and its chunk played again.
 
-CHECKPOINT_FORMAT = 2
+CHECKPOINT_FORMAT = 3
 MAX_CHECKPOINT = 1 << 30  # a checkpoint file is read only up to 1 GiB
 _CHUNK_NAME = re.compile(r"c(\d{4,})-k(\d{6,})")
 

@@ -27,3 +27,22 @@ def mean_ci(s: float, ss: float, n: float, scale: float = 1.0) -> tuple[float, f
     var = max(0.0, ss / n - m * m) * n / (n - 1) if n > 1 else math.nan
     half = Z * math.sqrt(var / n) if n > 1 else math.nan
     return m / scale, (m - half) / scale, (m + half) / scale
+
+
+def ratio_ci(sx: float, sxx: float, sxm: float, sm: float, smm: float, clusters: float,
+             scale: float = 1.0) -> tuple[float, float, float, float]:
+    """A mean over events that come in clusters (a game's several trump choices), with the
+    cluster as the unit: q = Σx / Σm over the clusters (x a cluster's sum, m its events),
+    its standard error the delta method's (linearisation of a ratio of sums):
+    se² = Σ (x_g − q m_g)² / (G (G − 1) m̄²), m̄ = Σm / G, from the sums Σx, Σx², Σxm, Σm,
+    Σm² over the G clusters (clusters without events count, with x = m = 0). Returns
+    (estimate, lo, hi, se), all divided by ``scale``."""
+    if sm <= 0:
+        return math.nan, math.nan, math.nan, math.nan
+    q = sx / sm
+    if clusters < 2:
+        return q / scale, math.nan, math.nan, math.nan
+    mbar = sm / clusters
+    resid = max(0.0, sxx - 2 * q * sxm + q * q * smm)
+    se = math.sqrt(resid / (clusters * (clusters - 1))) / mbar
+    return q / scale, (q - Z * se) / scale, (q + Z * se) / scale, se / scale

@@ -27,17 +27,27 @@ R = K.MAX_ROUNDS + 1
 MAX_POINTS = 1024  # score histogram bins (the last one collects anything higher)
 WIN_UNIT = 60  # win shares are counted in 60ths of a win (ties share it)
 
-# the four sums kept per round and unit of the trump-choice pairs (docs/rules.md E in
-# docs/rules.md): g = sign * (d1 + d2), sign +1 if light was chosen; d1, d2 two independent
-# pairs' light-minus-dark
-TRUMP_G_SUM, TRUMP_G_SQ, TRUMP_PROD_SUM, TRUMP_PROD_SQ = range(4)
+# the six sums kept per round and unit of the trump-choice pairs (docs/rules.md E):
+# g = sign * (d1 + d2), sign +1 if light was chosen; d1, d2 two independent pairs'
+# light-minus-dark; prod = d1 * d2; cross = sign(d1) * d2 + sign(d2) * d1 (each pair picks
+# the shade, the other one scores it: the cross-fitted gain)
+TRUMP_G_SUM, TRUMP_G_SQ, TRUMP_PROD_SUM, TRUMP_PROD_SQ, TRUMP_CROSS_SUM, TRUMP_CROSS_SQ = \
+    range(6)
+# the trump figures pooled over a game's choices, clustered by game: per figure (g, prod,
+# cross) the sums over games of x, x^2 and x * m (x a game's sum over its choices, m its
+# choices analysed); TRUMP_GAME_M holds the sums of m and m^2
+TRUMP_X = {"g": 0, "prod": 1, "cross": 2}
+CL_SUM, CL_SQ, CL_XM = range(3)
+# the columns of a game's row in _block_trump: m, then x of (unit, figure) for both units
+# and the three figures, then per strategy its m and its g in points and in win share
+_TRUMP_COLS = 1 + 2 * len(TRUMP_X)
 # the two sums kept per strategy and round of its own trump choices
 SUM, SQ = range(2)
 
 UNIT_PREFIX = "unit_"
 UNIT_KEYS = ("unit_overfished", "unit_empty", "unit_ocean_last", "unit_win")
-UNIT_TRUMP_KEYS = ("unit_trump_n", "unit_trump_g", "unit_trump_prod")
-BLOCK_KEYS = ("_block_win", "_block_points")
+UNIT_TRUMP_KEYS = ("unit_trump_n", "unit_trump_g", "unit_trump_prod", "unit_trump_cross")
+BLOCK_KEYS = ("_block_win", "_block_points", "_block_trump")
 
 FIELDS = {
     "games": "games played",
@@ -64,11 +74,18 @@ FIELDS = {
     "score_hist": "per strategy: histogram of final points",
     "trump_n": "trump choices analysed, by round",
     "trump_light": "of them, light chosen",
-    "trump_points": "by round: TRUMP_G_SUM, TRUMP_G_SQ, TRUMP_PROD_SUM, TRUMP_PROD_SQ in points",
+    "trump_points": "by round: TRUMP_G_SUM, TRUMP_G_SQ, TRUMP_PROD_SUM, TRUMP_PROD_SQ, "
+                    "TRUMP_CROSS_SUM, TRUMP_CROSS_SQ in points",
     "trump_win": "the same in win share (60ths)",
+    "trump_game": "per unit (points, win) and figure (g, prod, cross): sums over games of a "
+                  "game's sum x, x^2 and x * m (m: the game's choices), for the clustered CI",
+    "trump_game_m": "sums over games of m and m^2 (m: a game's trump choices analysed)",
     "strat_trump_n": "per strategy and round: its own trump choices analysed",
     "strat_trump_points": "per strategy and round: SUM, SQ of g (points) of its own choices",
     "strat_trump_win": "the same in win share (60ths)",
+    "strat_trump_game": "per strategy and unit (points, win): sums over games of the game's "
+                        "sum of g over its own choices x, x^2 and x * m",
+    "strat_trump_game_m": "per strategy: sums over games of m and m^2 (m: its own choices)",
 }
 
 
@@ -98,13 +115,18 @@ def empty_totals(players: int, n_strategies: int) -> dict:
         "score_hist": z((S, MAX_POINTS), np.int64),
         "trump_n": z(R, np.int64),
         "trump_light": z(R, np.int64),
-        "trump_points": z((R, 4), np.int64),
-        "trump_win": z((R, 4), np.int64),
+        "trump_points": z((R, 6), np.int64),
+        "trump_win": z((R, 6), np.int64),
+        "trump_game": z((2, 3, 3), np.int64),
+        "trump_game_m": z(2, np.int64),
         "strat_trump_n": z((S, R), np.int64),
         "strat_trump_points": z((S, R, 2), np.int64),
         "strat_trump_win": z((S, R, 2), np.int64),
+        "strat_trump_game": z((S, 2, 3), np.int64),
+        "strat_trump_game_m": z((S, 2), np.int64),
         "_block_win": z((0, S), np.int64),
         "_block_points": z((0, S), np.int64),
+        "_block_trump": z((0, _TRUMP_COLS + 3 * S), np.int64),
     }
 
 
@@ -186,15 +208,7 @@ def accumulate(t: dict, P: int, slot, out_int, out_points, out_ocean, pairs,
     if pairs is not None:
         ch = pairs[:, :, T_CHOOSER] >= 0
         slot = np.asarray(slot)
-        if units is not None:  # per game, pooled over the rounds analysed (points)
-            c = ch[:, 1:]
-            sign = np.where(pairs[:, 1:, T_CHOICE] == K.C_LIGHT, 1, -1)
-            d1 = pairs[:, 1:, T_D1_POINTS]
-            d2 = pairs[:, 1:, T_D2_POINTS]
-            for key, v in (("unit_trump_n", c.astype(np.int64)),
-                           ("unit_trump_g", np.where(c, sign * (d1 + d2), 0)),
-                           ("unit_trump_prod", np.where(c, d1 * d2, 0))):
-                units.setdefault(key, []).append(v.sum(axis=1).astype(np.int64))
+        _accumulate_trump_games(t, pairs, ch, slot, units)
         for r in range(1, R):
             m = ch[:, r]
             if not m.any():
@@ -211,23 +225,94 @@ def accumulate(t: dict, P: int, slot, out_int, out_points, out_ocean, pairs,
                 d2 = pairs[m, r, b]
                 g = sign * (d1 + d2)
                 prod = d1 * d2
+                cross = np.sign(d1) * d2 + np.sign(d2) * d1
                 row = t[key][r]
                 row[TRUMP_G_SUM] += int(g.sum())
                 row[TRUMP_G_SQ] += int((g * g).sum())
                 row[TRUMP_PROD_SUM] += int(prod.sum())
                 row[TRUMP_PROD_SQ] += int((prod * prod).sum())
+                row[TRUMP_CROSS_SUM] += int(cross.sum())
+                row[TRUMP_CROSS_SQ] += int((cross * cross).sum())
                 t[skey][:, r, SUM] += np.bincount(who, weights=g, minlength=S).astype(np.int64)
                 t[skey][:, r, SQ] += np.bincount(who, weights=g * g,
                                                  minlength=S).astype(np.int64)
+
+
+def trump_choice_values(pairs, ch, unit: int) -> dict:
+    """Per game and round (rounds 1.., a choice where ``ch``, else 0): g, prod and cross
+    (TRUMP_X) of the trump choices in points (``unit`` 0) or win share (1)."""
+    from .engine.batch import T_CHOICE, T_D1_POINTS, T_D1_WIN, T_D2_POINTS, T_D2_WIN
+
+    a, b = ((T_D1_POINTS, T_D2_POINTS), (T_D1_WIN, T_D2_WIN))[unit]
+    sign = np.where(pairs[:, 1:, T_CHOICE] == K.C_LIGHT, 1, -1)
+    d1 = pairs[:, 1:, a].astype(np.int64)
+    d2 = pairs[:, 1:, b].astype(np.int64)
+    c = ch[:, 1:]
+    return {"g": np.where(c, sign * (d1 + d2), 0), "prod": np.where(c, d1 * d2, 0),
+            "cross": np.where(c, np.sign(d1) * d2 + np.sign(d2) * d1, 0)}
+
+
+def _accumulate_trump_games(t: dict, pairs, ch, slot, units: dict | None) -> None:
+    """A row per game of its trump choices' sums (_block_trump: folded into the clustered
+    sums by unit in add_blocks) and, for paired conditions, the unit vectors (points)."""
+    from .engine.batch import T_CHOOSER
+
+    c = ch[:, 1:]
+    n = c.shape[0]
+    m = c.sum(axis=1).astype(np.int64)
+    S = t["strat_trump_game_m"].shape[0]
+    who = np.where(c, slot[np.where(c, pairs[:, 1:, T_CHOOSER], 0)], -1)
+    row = np.zeros((n, _TRUMP_COLS + 3 * S), np.int64)
+    row[:, 0] = m
+    for unit in (0, 1):
+        vals = trump_choice_values(pairs, ch, unit)
+        for name, i in TRUMP_X.items():
+            row[:, 1 + unit * len(TRUMP_X) + i] = vals[name].sum(axis=1)
+        for s in range(S):
+            row[:, _TRUMP_COLS + 3 * s + 1 + unit] = np.where(who == s, vals["g"], 0).sum(axis=1)
+        if units is not None and unit == 0:  # per game, pooled over the rounds analysed
+            units.setdefault("unit_trump_n", []).append(m.copy())
+            for name in TRUMP_X:
+                units.setdefault(f"unit_trump_{name}", []).append(
+                    vals[name].sum(axis=1).astype(np.int64))
+    for s in range(S):
+        row[:, _TRUMP_COLS + 3 * s] = (who == s).sum(axis=1)
+    b = t["_block_trump"]
+    t["_block_trump"] = np.vstack([b, row]) if b.size else row
+
+
+def _fold_trump(t: dict, rows) -> None:
+    """The clustered sums of the trump figures from one row per unit (a game or a rotation
+    block): sums of x, x^2 and x * m per figure, of m and m^2."""
+    if not rows.size:
+        return
+    m = rows[:, 0]
+    t["trump_game_m"] += [int(m.sum()), int((m * m).sum())]
+    for unit in (0, 1):
+        for i in range(len(TRUMP_X)):
+            x = rows[:, 1 + unit * len(TRUMP_X) + i]
+            t["trump_game"][unit, i] += [int(x.sum()), int((x * x).sum()), int((x * m).sum())]
+    S = t["strat_trump_game_m"].shape[0]
+    for s in range(S):
+        ms = rows[:, _TRUMP_COLS + 3 * s]
+        t["strat_trump_game_m"][s] += [int(ms.sum()), int((ms * ms).sum())]
+        for unit in (0, 1):
+            x = rows[:, _TRUMP_COLS + 3 * s + 1 + unit]
+            t["strat_trump_game"][s, unit] += [int(x.sum()), int((x * x).sum()),
+                                               int((x * ms).sum())]
 
 
 def add_blocks(t: dict, n_rot: int, n_units: int, units: dict | None = None):
     """Fold the per-game strategy sums into per-unit sums and their squares. A unit is a
     game, or with seat rotation a block: the same deal played in every rotation."""
     gw, gp = t.pop("_block_win"), t.pop("_block_points")
+    gt = t.pop("_block_trump")
     if n_rot > 1:  # rows are [rotation][block]: sum the rotations of each block
         gw = gw.reshape(n_rot, n_units, -1).sum(axis=0)
         gp = gp.reshape(n_rot, n_units, -1).sum(axis=0)
+        if gt.size:
+            gt = gt.reshape(n_rot, n_units, -1).sum(axis=0)
+    _fold_trump(t, gt)
     t["strat_units"] += gw.shape[0]
     t["strat_win"][:, SUM] += gw.sum(axis=0)
     t["strat_win"][:, SQ] += (gw * gw).sum(axis=0)

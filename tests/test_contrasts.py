@@ -356,7 +356,8 @@ def _trump_pairs(cond, games: int, max_round: int):
 
 
 def _per_game_trump(cond, games: int, max_round: int):
-    """Per game: (choices analysed, sum of g = sign (d1 + d2), sum of d1 d2), the shades
+    """Per game: (choices analysed, sum of g = sign (d1 + d2), sum of d1 d2, sum of
+    sign(d1) d2 + sign(d2) d1), the shades
     chosen read from play_games (the main games are play_games' games)."""
     points, pairs = _trump_pairs(cond, games, max_round)
     df = play_games(games, cond.players, seed=cond.seed, strategies=list(cond.lineup))
@@ -364,6 +365,7 @@ def _per_game_trump(cond, games: int, max_round: int):
     m = np.zeros(games)
     g = np.zeros(games)
     prod = np.zeros(games)
+    cross = np.zeros(games)  # sign(d1) d2 + sign(d2) d1: the cross-fitted gain, times 4
     for r in range(2, max_round + 1):
         shade = df[f"trump_r{r}"]
         chosen = shade.notna().to_numpy()
@@ -373,7 +375,8 @@ def _per_game_trump(cond, games: int, max_round: int):
         m += chosen
         g += np.where(chosen, sign * (d1 + d2), 0)
         prod += np.where(chosen, d1 * d2, 0)
-    return m, g, prod
+        cross += np.where(chosen, np.sign(d1) * d2 + np.sign(d2) * d1, 0)
+    return m, g, prod, cross
 
 
 def _delta_ci(xa, ma, xb, mb, f, df):
@@ -401,10 +404,11 @@ def test_paired_trump_contrasts_match_an_independent_computation(trump_paired):
     con = pd.read_csv(root / "two/reports/tp/contrasts.csv").set_index("figure")
     a_c, b_c = exp.conditions[1], exp.conditions[0]
     assert a_c.seed == b_c.seed and a_c.paired
-    ma, ga, pa = _per_game_trump(a_c, 2000, exp.trump_max_round)
-    mb, gb, pb = _per_game_trump(b_c, 2000, exp.trump_max_round)
+    ma, ga, pa, ca = _per_game_trump(a_c, 2000, exp.trump_max_round)
+    mb, gb, pb, cb = _per_game_trump(b_c, 2000, exp.trump_max_round)
     for fig, xa, xb, f, df in (
             ("trump_value", ga, gb, lambda q: q / 4, lambda q: 0.25),
+            ("trump_stakes_half_low", ca, cb, lambda q: q / 4, lambda q: 0.25),
             ("trump_stakes_half", pa, pb, lambda q: math.sqrt(q) / 2,
              lambda q: 1 / (4 * math.sqrt(q)))):
         r = con.loc[fig]
@@ -421,7 +425,9 @@ def test_paired_trump_contrasts_match_an_independent_computation(trump_paired):
         (root / "two/reports/tp/contrasts.csv").read_bytes()
     # the report says so, sentence and table
     md = (root / "two/reports/tp/summary.md").read_text()
-    for what in ("the trump-choice value (policy gain)", "the trump-choice stakes (half)"):
+    for what in ("the trump-choice value (policy gain)",
+                 "the trump-choice ceiling's lower bound (cross-fitted)",
+                 "the trump-choice ceiling's upper bound (half stakes, at most)"):
         line = next(x for x in md.splitlines() if x.startswith("- **counter seats**")
                     and what in x)
         assert line.endswith("(paired).")

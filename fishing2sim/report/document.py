@@ -33,9 +33,12 @@ TERMS = {
                                  "each shade; the policy gain is the mean of (chosen − "
                                  "other)/2 in the chooser's final points: what the seats' "
                                  "own choices gain over a coin flip.",
-    "half stakes": "half the root mean square of (light − dark), from independent pairs "
-                   "(CSV metric stakes_half_points; stakes_points is the full value): the "
-                   "most any trump policy could gain per choice over a coin flip.",
+    "ceiling (trump choice)": "the most any trump policy could gain per choice over a "
+                              "coin flip, as a bracket. At least: choose the shade by one "
+                              "pair of replays and score it on an independent pair "
+                              "(cross-fitted; CSV metric stakes_half_low_points). At most: "
+                              "half stakes, half the root mean square of (light − dark) "
+                              "(stakes_half_points; stakes_points is the full value).",
     "win share": "the share of games a strategy wins, tied winners sharing the win; the "
                  "fair share is 1/players.",
 }

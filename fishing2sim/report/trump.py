@@ -1,6 +1,6 @@
 """The trump-choice section: policy gain (what the seats' own choices gain over a coin flip)
-and half stakes (the most any policy could gain), by round and pooled, and per strategy in
-mixed lineups."""
+and the ceiling (the most any policy could gain) as a bracket — at least the cross-fitted
+gain, at most half stakes — by round and pooled, and per strategy in mixed lineups."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ from .common import (TITLES, Context, ci, colour, effect, finish, fmt, hw_text, 
 def plot(ctx: Context, df: pd.DataFrame):
     fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(13, 5))
     k = len(ctx.indices)
-    nser = 2 * k
+    nser = 3 * k
     width = 0.7
     highs = {ax1: [0.0], ax2: [0.0]}
     lows = {ax1: [0.0], ax2: [0.0]}
@@ -25,7 +25,8 @@ def plot(ctx: Context, df: pd.DataFrame):
         for ax, unit, scale in ((ax1, "points", 1.0), (ax2, "win", 100.0)):
             for j, (metric, name, marker, fill) in enumerate((
                 (f"policy_gain_{unit}", "policy gain", "o", True),
-                (f"stakes_half_{unit}", "half stakes", "s", False),
+                (f"stakes_half_low_{unit}", "ceiling, at least", "^", False),
+                (f"stakes_half_{unit}", "ceiling, at most (half stakes)", "s", False),
             )):
                 rows = rows_of(df, metric, c).dropna(subset=["round"]).sort_values("round")
                 if not len(rows) and metric.startswith("stakes_half"):
@@ -34,7 +35,7 @@ def plot(ctx: Context, df: pd.DataFrame):
                                        ci_high=full.ci_high / 2).sort_values("round")
                 if not len(rows):
                     continue
-                s = 2 * i + j
+                s = 3 * i + j
                 off = (s - (nser - 1) / 2) * (width / max(nser, 1)) if nser > 1 else 0.0
                 col = colour(i) if k > 1 else colour(j)
                 ax.errorbar(rows["round"].astype(float) + off,
@@ -53,9 +54,9 @@ def plot(ctx: Context, df: pd.DataFrame):
     ax2.set(xlabel="round of the trump choice",
             ylabel="chooser's win share per choice (percentage points)",
             title="In win share (95% CI)")
-    fig.suptitle(wrap(f"{ctx.exp.name}: trump-choice value — policy gain (filled) and half "
-                      f"stakes (open: the most any policy could gain); {ctx.games_text()}", 100),
-                 fontsize=11)
+    fig.suptitle(wrap(f"{ctx.exp.name}: trump-choice value — policy gain (filled) and the "
+                      "ceiling, the most any policy could gain (open: at least ▲, at most ■); "
+                      f"{ctx.games_text()}", 100), fontsize=11)
     finish((ax1, ax2), legend=True)
     return fig
 
@@ -105,6 +106,7 @@ def section(ctx: Context, df: pd.DataFrame, plot_file: str | None, doc,
     for c in ctx.indices:
         pg = _pooled(df, "policy_gain_points", c)
         hs = _pooled(df, "stakes_half_points", c)
+        low = _pooled(df, "stakes_half_low_points", c)
         if pg is None:
             continue
         who = f"**{ctx.label(c)}**: " if cc else ""
@@ -112,22 +114,30 @@ def section(ctx: Context, df: pd.DataFrame, plot_file: str | None, doc,
             pg["estimate"], pg["ci_low"], pg["ci_high"], "points per choice",
             "the chooser's final points", up="raise", down="lower").replace(
             "has no measurable", "have no measurable")
-        if hs is not None:
-            txt += ("; the most any trump policy could gain (half stakes) is "
+        if hs is not None and low is not None:
+            txt += ("; the most any trump policy could gain is at least "
+                    f"{fmt(low['estimate'], low['ci_low'], low['ci_high'], unit=' points')} "
+                    f"and at most {fmt(hs['estimate'], hs['ci_low'], hs['ci_high'], unit=' points')}"
+                    " per choice")
+        elif hs is not None:
+            txt += ("; the most any trump policy could gain is at most "
                     f"{fmt(hs['estimate'], hs['ci_low'], hs['ci_high'], unit=' points')} per "
                     "choice")
         plain.append(sentence(who, txt))
     if plain:
         doc.p(" ".join(plain))
-    doc.p("For each trump choice the game is finished once with each shade. *Policy gain* is "
-          "the mean of (chosen − other)/2: what the seats' own choices gain over a coin flip. "
-          "*Half stakes* is half the root mean square of light − dark (from independent "
-          "pairs): the most any trump policy could gain per choice; the CSV holds it as "
-          "`stakes_half_points` (and the full value as `stakes_points`). Rows with an empty "
-          "round pool all rounds analysed.")
+    doc.p("For each trump choice the game is finished twice with each shade (two independent "
+          "pairs). *Policy gain* is the mean of (chosen − other)/2: what the seats' own choices "
+          "gain over a coin flip. The *ceiling*, the most any trump policy could gain per "
+          "choice, is given as a bracket: *at least* the gain of choosing by one pair and "
+          "scoring the choice on the other (cross-fitted, `stakes_half_low_points`), *at most* "
+          "half the root mean square of light − dark (half stakes, `stakes_half_points`; the "
+          "full value is `stakes_points`). Rows with an empty round pool all rounds analysed; "
+          "their CIs take the game as the unit (a game's choices are not independent).")
     head = (["condition"] if cc else []) + [
-        "round", "n choices", "policy gain (points)", "half stakes (points)",
-        "policy gain (win share)", "half stakes (win share)", "light chosen"]
+        "round", "n choices", "policy gain (points)", "ceiling at least (points)",
+        "ceiling at most (points)", "policy gain (win share)", "ceiling at most (win share)",
+        "light chosen"]
     rows, shown_p, shown_w = [], [], []
     for c in ctx.indices:
         sub = df[df["condition"] == c]
@@ -147,14 +157,15 @@ def section(ctx: Context, df: pd.DataFrame, plot_file: str | None, doc,
 
         for r in [*rounds, None]:
             pg, st = get("policy_gain_points", r), get("stakes_half_points", r)
+            pl = get("stakes_half_low_points", r)
             pw, sw = get("policy_gain_win", r), get("stakes_half_win", r)
             lc = get("light_chosen_share", r)
             if all(x is None for x in (pg, st, pw, sw, lc)):
                 continue
             n = next((x["n"] for x in (pg, st, pw, sw, lc) if x is not None), None)
             rows.append(([ctx.label(c)] if cc else []) + [
-                "all" if r is None else str(r), int_(n), cell(pg), cell(st), cell(pw, True),
-                cell(sw, True), cell(lc, True)])
+                "all" if r is None else str(r), int_(n), cell(pg), cell(pl), cell(st),
+                cell(pw, True), cell(sw, True), cell(lc, True)])
         shown_p.append(rows_of(sub, "policy_gain_points"))
         shown_w.append(rows_of(sub, "policy_gain_win"))
     hp = max_hw(pd.concat(shown_p)) if shown_p else float("nan")

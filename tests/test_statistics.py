@@ -1,0 +1,126 @@
+"""Statistics whose words match their figures: the trump-choice ceiling as a bracket (known
+exactly on constructed choices), figures pooled over a game's several events clustered by
+game (coverage by simulation: the stated 95% covers 93-97%), and the same on real games."""
+import math
+
+import numpy as np
+import pytest
+
+from fishing2sim.contrasts import pooled_trump
+from fishing2sim.engine import constants as K
+from fishing2sim.engine.batch import (G_END, G_ROUNDS, N_T, T_CHOICE, T_CHOOSER,
+                                      T_D1_POINTS, T_D1_WIN, T_D2_POINTS, T_D2_WIN)
+from fishing2sim.stats import Z, mean_ci, ratio_ci
+from fishing2sim.totals import R, accumulate, add_blocks, empty_totals
+
+
+def totals_of(d1, d2, light=None, players=4):
+    """The totals of games built by hand: game g's trump choice in round 2 + k has the two
+    pairs' light-minus-dark d1[g][k], d2[g][k] (points; None: no choice), chosen light
+    where ``light`` says so (default: always), by seat 0."""
+    n = len(d1)
+    pairs = np.zeros((n, R, N_T), np.int64)
+    pairs[:, :, T_CHOOSER] = -1
+    for g in range(n):
+        for k, (a, b) in enumerate(zip(d1[g], d2[g])):
+            if a is None:
+                continue
+            r = 2 + k
+            pairs[g, r, T_CHOOSER] = 0
+            pairs[g, r, T_CHOICE] = K.C_LIGHT if light is None or light[g][k] else K.C_DARK
+            pairs[g, r, T_D1_POINTS], pairs[g, r, T_D2_POINTS] = a, b
+            pairs[g, r, T_D1_WIN], pairs[g, r, T_D2_WIN] = a, b
+    out_int = np.zeros((n, 13), np.int64)
+    out_int[:, G_END] = K.END_COMPLETED
+    out_int[:, G_ROUNDS] = 8
+    out_points = np.zeros((n, players), np.int64)
+    out_ocean = np.zeros((n, 2 * R), np.int64)
+    t = empty_totals(players, 1)
+    accumulate(t, players, [0] * players, out_int, out_points, out_ocean, pairs)
+    add_blocks(t, 1, n)
+    return t
+
+
+def test_the_ceiling_bracket_is_exact_on_constructed_choices():
+    # both pairs see the same difference D: the cross-fitted bound is mean |D| / 2 (the true
+    # ceiling, reached by a chooser who knows D), the upper bound sqrt(mean D^2) / 2
+    D = [[4, 0], [-4, 8], [2, -2], [0, 6]]
+    t = totals_of(D, D)
+    flat = np.array(D, float).ravel()
+    low = pooled_trump(t, 0, "cross", 4.0)
+    assert low[0] == pytest.approx(np.abs(flat).mean() / 2) == pytest.approx(1.625)
+    prod = pooled_trump(t, 0, "prod")
+    assert math.sqrt(prod[0]) / 2 == pytest.approx(math.sqrt((flat ** 2).mean()) / 2)
+    assert math.sqrt(prod[0]) / 2 == pytest.approx(math.sqrt(17.5) / 2)
+    gain = pooled_trump(t, 0, "g", 4.0)  # light always chosen: the mean of D / 2
+    assert gain[0] == pytest.approx(flat.mean() / 2)
+    assert low[4] == gain[4] == 8  # choices
+    # a choice whose two pairs disagree in sign: the cross-fitted gain is negative for it
+    t2 = totals_of([[4]], [[-2]])
+    assert pooled_trump(t2, 0, "cross", 4.0)[0] == pytest.approx((1 * -2 + -1 * 4) / 4)
+    # the per-round rows use the same sums (one choice per game and round)
+    assert t["trump_points"][2, 4] == sum(2 * abs(d[0]) for d in D)
+
+
+def test_pairs_that_come_out_zero_gain_nothing_in_the_lower_bound():
+    # a pair with d = 0 leaves the cross-fitted choice to a coin flip: it gains 0 there
+    t = totals_of([[0, 6]], [[6, 0]])
+    assert pooled_trump(t, 0, "cross", 4.0)[0] == 0.0
+    assert pooled_trump(t, 0, "prod")[0] == 0.0  # and the upper bound is 0 too
+
+
+def _clustered_data(rng, games, mu, icc):
+    m = rng.integers(5, 8, games)  # 5-7 choices a game, like rounds 2-8
+    a = rng.normal(0, math.sqrt(icc), games)  # the game's shared part
+    x = [mu + a[g] + rng.normal(0, math.sqrt(1 - icc), m[g]) for g in range(games)]
+    xs = np.array([v.sum() for v in x])
+    sq = sum(float((v * v).sum()) for v in x)  # choice-level sum of squares
+    return xs, m.astype(float), sq
+
+
+def test_the_clustered_ci_covers_95_percent_and_the_unclustered_one_does_not():
+    rng = np.random.default_rng(20261201)
+    mu, games, reps = 0.3, 300, 1000
+    hit_cl = hit_naive = 0
+    for _ in range(reps):
+        xs, m, sq = _clustered_data(rng, games, mu, icc=0.3)
+        est, lo, hi, se = ratio_ci(xs.sum(), (xs * xs).sum(), (xs * m).sum(), m.sum(),
+                                   (m * m).sum(), games)
+        hit_cl += lo <= mu <= hi
+        e2, lo2, hi2 = mean_ci(xs.sum(), sq, m.sum())  # every choice taken as independent
+        assert e2 == pytest.approx(est)
+        hit_naive += lo2 <= mu <= hi2
+    assert 0.93 <= hit_cl / reps <= 0.97, hit_cl / reps
+    assert hit_naive / reps < 0.92, hit_naive / reps  # what the report said before
+
+
+def test_ratio_ci_matches_the_delta_method_written_out():
+    rng = np.random.default_rng(5)
+    xs, m, _ = _clustered_data(rng, 50, 1.0, 0.5)
+    est, lo, hi, se = ratio_ci(xs.sum(), (xs * xs).sum(), (xs * m).sum(), m.sum(),
+                               (m * m).sum(), 50, scale=2.0)
+    q = xs.sum() / m.sum()
+    z = (xs - q * m) / m.mean()
+    assert est == pytest.approx(q / 2)
+    assert se == pytest.approx(z.std(ddof=1) / math.sqrt(50) / 2)
+    assert hi - est == pytest.approx(Z * se)
+
+
+@pytest.mark.slow
+def test_random_seats_policy_gain_ci_covers_zero_on_real_games(tmp_path):
+    """Real games: random choosers gain exactly 0 in expectation, so the pooled policy
+    gain's clustered 95% CI must cover 0 in 93-97% of 240 independent runs."""
+    from fishing2sim.experiment import load_experiment_data
+    from fishing2sim.runner import run
+
+    reps, hits = 240, 0
+    for i in range(reps):
+        exp = load_experiment_data({"name": f"cov{i}", "players": 4, "games": 300,
+                                    "chunk": 300, "seed": 1000 + i,
+                                    "output": str(tmp_path),
+                                    "analyses": ["trump_value"]}, "coverage")
+        res = run(exp, workers=1, progress=False, write=False)
+        df = res.tables["trump_value"]
+        row = df[df["round"].isna() & (df["metric"] == "policy_gain_points")].iloc[0]
+        hits += row.ci_low <= 0 <= row.ci_high
+    assert 0.93 <= hits / reps <= 0.97, hits / reps
