@@ -35,7 +35,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from .stats import WIN_UNIT, Z, mean_ci, ratio_ci, wilson
+from .stats import WIN_UNIT, Z, adjust_p, mean_ci, p_from_ci, ratio_ci, wilson
 from .chunks import strategy_names
 from .totals import CL_SQ, CL_SUM, CL_XM, SUM, TRUMP_X
 
@@ -57,7 +57,7 @@ FIGURE_INFO = {
 CONTRAST_COLUMNS = ["condition", "name", "baseline", "baseline_name", "players", "figure",
                     "strategy", "unit", "method", "n", "n_baseline", "estimate",
                     "baseline_estimate", "difference", "diff_ci_low", "diff_ci_high",
-                    "ratio", "ratio_ci_low", "ratio_ci_high"]
+                    "ratio", "ratio_ci_low", "ratio_ci_high", "p_value", "p_adjusted"]
 
 
 @dataclass
@@ -275,6 +275,12 @@ def _vectors(units_of: dict | None) -> dict | None:
     return {k: np.concatenate([units_of[c][k] for c in keys]) for k in units_of[keys[0]]}
 
 
+def by_construction(df: pd.DataFrame):
+    """The rows of a contrast table that are equal by construction: the win share of a
+    strategy alone in both lineups (every CI exactly [0, 0]). They are no test."""
+    return (df["figure"] == "win_share") & (df["diff_ci_low"] == 0) & (df["diff_ci_high"] == 0)
+
+
 def contrast_table(exp, totals: list, units: list | None = None) -> pd.DataFrame:
     """Every condition with a baseline: each headline figure of its analyses, condition −
     baseline, as rows of CONTRAST_COLUMNS (the sweep labels are added after ``name``)."""
@@ -317,7 +323,8 @@ def contrast_table(exp, totals: list, units: list | None = None) -> pd.DataFrame
                        "players": cond.players, "figure": fig, "strategy": s, "unit": unit,
                        "method": method, "n": fa.n, "n_baseline": fb.n,
                        "estimate": fa.estimate, "baseline_estimate": fb.estimate}
-                row.update(zip(CONTRAST_COLUMNS[13:], res))
+                row.update(zip(CONTRAST_COLUMNS[13:19], res))
+                row["p_value"] = p_from_ci(*res[:3])
                 for k in label_keys:
                     if k in CONTRAST_COLUMNS:
                         continue
@@ -326,7 +333,12 @@ def contrast_table(exp, totals: list, units: list | None = None) -> pd.DataFrame
                 rows.append(row)
     extra = [k for k in label_keys if k not in CONTRAST_COLUMNS]
     cols = CONTRAST_COLUMNS[:2] + extra + CONTRAST_COLUMNS[2:]
-    return pd.DataFrame(rows, columns=cols)
+    df = pd.DataFrame(rows, columns=cols)
+    # the family: every contrast the report shows (a win share equal by construction, CI
+    # [0, 0], is no test); its adjusted p decides the verdict words, the CIs stay unadjusted
+    p = df["p_value"].where(~by_construction(df)).astype(float)
+    df["p_adjusted"] = adjust_p(p.tolist(), getattr(exp, "multiplicity", "holm"))
+    return df
 
 
 # ---- precision and SPRT ------------------------------------------------------------------

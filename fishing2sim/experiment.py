@@ -50,7 +50,7 @@ KNOWN_ANALYSES = ANALYSES + (LADDER,)
 TOP_KEYS = ("name", "ruleset", "players", "games", "seed", "chunk", "first_leader", "seats",
             "rotate", "deck", "sweep", "analyses", "trump_value", "workers", "scheduler",
             "output", "strict", "tune", "paired", "precision", "max_games", "sprt",
-            "conditions", "ladder")  # tune: read by `fishing2sim tune` only (run ignores it)
+            "conditions", "ladder", "multiplicity")  # tune: read by `fishing2sim tune` only
 LADDER_KEYS = ("bots", "search_games", "anchor")
 # keys a ladder file cannot have: the ladder makes its own conditions
 LADDER_EXCLUDES = ("seats", "sweep", "conditions", "paired", "precision", "sprt", "max_games")
@@ -68,6 +68,7 @@ PRECISION_FIGURES = {
     "trump_value": ("points", 1.0),  # the policy gain per trump choice, pooled over rounds
     "win_share": ("pp", 0.01),  # every strategy's win share
 }
+MULTIPLICITY = ("holm", "bh", "none")  # stats.MULTIPLICITY
 SPRT_KEYS = ("better", "than", "elo0", "elo1", "alpha", "beta")
 # keys a sweep may vary (per condition); the others are experiment-wide
 SWEEPABLE = ("players", "games", "first_leader", "seats", "rotate", "deck", "ruleset")
@@ -75,7 +76,9 @@ SWEEPABLE = ("players", "games", "first_leader", "seats", "rotate", "deck", "rul
 OVERRIDE_KEYS = ("workers", "scheduler", "games", "output", "strict")
 # keys that do not change any result: left out of config_hash (so --resume may reuse
 # checkpoints after a change of workers, scheduler or output folder)
-EXECUTION_KEYS = ("workers", "scheduler", "output", "strict")
+# not hashed: they change how a run plays or reports, never its games (multiplicity: the
+# adjustment of the contrasts' verdict words)
+EXECUTION_KEYS = ("workers", "scheduler", "output", "strict", "multiplicity")
 
 DEFAULT_GAMES = 100_000
 DEFAULT_CHUNK = 10_000
@@ -147,6 +150,7 @@ class Experiment:
     resolved: dict  # the whole config, every default filled (JSON / YAML serialisable)
     config_hash: str  # what --resume compares before reusing checkpoints
     strict: bool = False  # strategies run with bounds checking (strict mode)
+    multiplicity: str = "holm"  # the contrasts' family adjustment: holm, bh or none
     precision: tuple = ()  # ((figure, target half-width in the figure's unit, as written), ...)
     sprt: dict | None = None  # {better, than, elo0, elo1, alpha, beta}
     paired: bool = False
@@ -515,6 +519,11 @@ class _Loader:
         strict = cfg.get("strict", False)
         if not isinstance(strict, bool):
             self.fail(key_of("strict"), f"expected true or false, {_got(strict)}")
+        multiplicity = cfg.get("multiplicity", "holm")
+        if multiplicity not in MULTIPLICITY:
+            self.fail("multiplicity", "expected holm (Holm's step-down, the default), bh "
+                      "(Benjamini-Hochberg) or none"
+                      f"{_did_you_mean(str(multiplicity), MULTIPLICITY)}, {_got(multiplicity)}")
         output = cfg.get("output", "reports")
         if not isinstance(output, (str, Path)) or not str(output).strip():
             self.fail(key_of("output"), f"expected a folder path, {_got(output)}")
@@ -667,6 +676,7 @@ class _Loader:
             "scheduler": scheduler,
             "output": output,
             "strict": strict,
+            "multiplicity": multiplicity,
         }
         if paired:
             resolved["paired"] = True
@@ -692,7 +702,8 @@ class _Loader:
             chunk=chunk, analyses=tuple(analyses), trump_max_round=int(max_round),
             workers=workers, scheduler=scheduler, output_dir=output_dir,
             conditions=tuple(conditions), resolved=resolved, config_hash=h.hexdigest(),
-            strict=strict, precision=precision, sprt=sprt, paired=paired, ladder=ladder)
+            strict=strict, precision=precision, sprt=sprt, paired=paired, ladder=ladder,
+            multiplicity=multiplicity)
 
     # ---- ladder ---------------------------------------------------------------------------
     def ladder(self, cfg: dict, games: int, games_overridden: bool, analyses: list) -> dict:

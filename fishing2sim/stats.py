@@ -46,3 +46,65 @@ def ratio_ci(sx: float, sxx: float, sxm: float, sm: float, smm: float, clusters:
     resid = max(0.0, sxx - 2 * q * sxm + q * q * smm)
     se = math.sqrt(resid / (clusters * (clusters - 1))) / mbar
     return q / scale, (q - Z * se) / scale, (q + Z * se) / scale, se / scale
+
+
+def p_from_ci(d: float, lo: float, hi: float) -> float:
+    """The two-sided p-value of "no difference" implied by an estimate and its 95% CI: the
+    standard error read from the side of the CI toward 0 (so the CI excludes 0 exactly when
+    p < 0.05, also for Newcombe's asymmetric interval). nan without a CI."""
+    if any(math.isnan(v) for v in (d, lo, hi)):
+        return math.nan
+    se = (d - lo) / Z if d >= 0 else (hi - d) / Z
+    if se <= 0:
+        return 1.0 if d == 0 else 0.0
+    return math.erfc(abs(d) / se / math.sqrt(2.0))
+
+
+MULTIPLICITY = ("holm", "bh", "none")
+
+
+def adjust_p(p, method: str = "holm") -> list:
+    """p-values adjusted for a family of tests: Holm's step-down (the family-wise error
+    rate), Benjamini–Hochberg's step-up (the false discovery rate) or none. nan entries are
+    not tests and stay nan."""
+    p = [float(x) for x in p]
+    idx = [i for i, x in enumerate(p) if not math.isnan(x)]
+    out = [math.nan] * len(p)
+    m = len(idx)
+    if method == "none" or m == 0:
+        return p
+    order = sorted(idx, key=lambda i: p[i])
+    if method == "holm":
+        run = 0.0
+        for rank, i in enumerate(order):
+            run = max(run, min(1.0, (m - rank) * p[i]))
+            out[i] = run
+    elif method == "bh":
+        run = 1.0
+        for rank in range(m - 1, -1, -1):
+            i = order[rank]
+            run = min(run, min(1.0, m * p[i] / (rank + 1)))
+            out[i] = run
+    else:
+        raise ValueError(f"unknown multiplicity adjustment {method!r}")
+    return out
+
+
+def chi2_sf(x: float, k: int) -> float:
+    """P(X > x) for a chi-square variable with k (whole) degrees of freedom, in closed form
+    (the regularised upper gamma function at a half-integer shape)."""
+    if x <= 0:
+        return 1.0
+    h = x / 2.0
+    if k % 2 == 0:
+        term, total = 1.0, 1.0
+        for i in range(1, k // 2):
+            term *= h / i
+            total += term
+        return min(1.0, math.exp(-h) * total)
+    total = math.erfc(math.sqrt(h))
+    term = math.sqrt(h) * math.exp(-h) * 2.0 / math.sqrt(math.pi)
+    for i in range(1, (k + 1) // 2):
+        total += term
+        term *= h / (i + 0.5)
+    return min(1.0, total)

@@ -128,8 +128,14 @@ def test_independent_contrasts_match_play_games(decks_run):
     md = (out / "summary.md").read_text()
     lead = md.split("## What was run")[0]
     assert "## In short" in lead
+    # the verdict words follow the Holm-adjusted p of the report's family of contrasts
+    r = con[(con["name"] == "5 players, without blue 26 and yellow 26")
+            & (con["figure"] == "overfishing")].iloc[0]
+    assert r.diff_ci_low > 0  # alone, its CI excludes 0
+    verdict = "raises overfishing by" if r.p_adjusted < 0.05 else \
+        "has no measurable effect on overfishing once the report's"
     assert "**5 players, without blue 26 and yellow 26** against **5 players, standard deck** " \
-           "raises overfishing by" in lead
+           + verdict in lead
     assert (out / "contrasts.png").is_file() and "![Contrasts against the baseline]" in md
 
 
@@ -234,8 +240,11 @@ def test_explicit_conditions_report_like_the_same_sweep(tmp_path, decks_run):
     g = play_games(1500, 5, seed=cond.seed, deck=cond.deck)
     assert row.estimate == (g.end_reason == "overfished").mean()
     md = (out / "summary.md").read_text()
-    assert "**5 players, without blue 26 and yellow 26** against **5 players, standard deck** " \
-           "raises overfishing by" in md
+    theirs_md = (sweep_out / "summary.md").read_text()
+    key = "- **5 players, without blue 26 and yellow 26** against **5 players, standard deck** "
+    line = next(x for x in md.splitlines() if x.startswith(key) and "overfishing by" in x
+                or x.startswith(key) and "effect on overfishing" in x)
+    assert line in theirs_md.splitlines()  # the same sentence, word for word
 
 
 PAIRED = """

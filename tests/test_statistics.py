@@ -124,3 +124,48 @@ def test_random_seats_policy_gain_ci_covers_zero_on_real_games(tmp_path):
         row = df[df["round"].isna() & (df["metric"] == "policy_gain_points")].iloc[0]
         hits += row.ci_low <= 0 <= row.ci_high
     assert 0.93 <= hits / reps <= 0.97, hits / reps
+
+
+# ---- multiplicity ----------------------------------------------------------------------------
+def test_holm_and_benjamini_hochberg_adjust_as_written_out():
+    from fishing2sim.stats import adjust_p
+
+    p = [0.01, 0.04, 0.03, 0.005, math.nan]
+    # Holm: sorted 0.005, 0.01, 0.03, 0.04 times 4, 3, 2, 1, running maximum
+    assert adjust_p(p, "holm")[:4] == pytest.approx([0.03, 0.06, 0.06, 0.02])
+    # BH: sorted times 4/1, 4/2, 4/3, 4/4, running minimum from the top
+    assert adjust_p(p, "bh")[:4] == pytest.approx([0.02, 0.04, 0.04, 0.02])
+    assert math.isnan(adjust_p(p, "holm")[4]) and math.isnan(adjust_p(p, "bh")[4])
+    assert adjust_p(p, "none")[:4] == p[:4]
+
+
+def test_the_p_value_agrees_with_the_ci_it_comes_from():
+    from fishing2sim.stats import p_from_ci
+
+    assert p_from_ci(1.0, 1.0 - Z, 1.0 + Z) == pytest.approx(0.3173, abs=1e-4)  # se 1
+    assert p_from_ci(0.5, 0.0, 2.0) == pytest.approx(0.05)  # the CI just touches 0
+    assert p_from_ci(-0.5, -2.0, 0.0) == pytest.approx(0.05)
+    assert p_from_ci(0.0, 0.0, 0.0) == 1.0
+
+
+def test_the_verdict_words_follow_the_adjusted_p():
+    from fishing2sim.report.common import effect
+
+    # the CI excludes 0 and the adjusted p is below 0.05: a verdict
+    assert effect(3.0, 1.0, 5.0, "percentage points", "overfishing",
+                  adjusted=(0.01, "holm", 18)).startswith("raises overfishing by 3.0")
+    # excludes 0, but not once the 18 contrasts are taken together: no measurable effect,
+    # with both figures said
+    text = effect(3.0, 1.0, 5.0, "percentage points", "overfishing",
+                  adjusted=(0.2, "holm", 18))
+    assert text.startswith("has no measurable effect on overfishing once the report's 18 "
+                           "contrasts are taken together (Holm's adjustment: p = 0.2")
+    assert "alone it would raise it by 3.0 percentage points, 95% CI 1.0 to 5.0" in text
+    # a CI that includes 0 is no measurable effect whatever the adjustment
+    assert effect(1.0, -1.0, 3.0, "points", "x", adjusted=(0.01, "holm", 3)).startswith(
+        "has no measurable effect on x (at most 3")
+    # opposite sign: lowers
+    assert effect(-3.0, -5.0, -1.0, "points", "x", adjusted=(0.01, "bh", 3)).startswith(
+        "lowers x by 3.0 points (95% CI 1.0 to 5.0)")
+    # multiplicity: none
+    assert effect(3.0, 1.0, 5.0, "points", "x", adjusted=(0.2, "none", 3)).startswith("raises")

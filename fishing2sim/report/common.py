@@ -283,11 +283,16 @@ def number(x: float, hw: float) -> str:
     return f"{x:.{d}f}"
 
 
+ADJUSTMENTS = {"holm": "Holm's adjustment", "bh": "the Benjamini-Hochberg adjustment"}
+
+
 def effect(d: float, lo: float, hi: float, unit: str, what: str, *, up: str = "raises",
-           down: str = "lowers") -> str:
+           down: str = "lowers", adjusted: tuple | None = None) -> str:
     """Plain words for a difference with its 95% CI: "raises overfishing by 6.5 percentage
     points (95% CI 3.1 to 9.8)", or "has no measurable effect on overfishing (at most 1.2
-    percentage points either way)" when the CI includes 0."""
+    percentage points either way)" when the CI includes 0. ``adjusted`` (p adjusted for the
+    report's family of contrasts, method, family size): a CI that excludes 0 whose adjusted
+    p is 0.05 or more is no measurable effect either, said with both figures."""
     if isnan(d):
         return f"cannot be compared on {what}"
     if isnan(lo) or isnan(hi):
@@ -299,6 +304,13 @@ def effect(d: float, lo: float, hi: float, unit: str, what: str, *, up: str = "r
                "either way, 95%)"
     verb = up if d > 0 else down
     a, b = (lo, hi) if d > 0 else (-hi, -lo)  # the CI of the size of the change
+    if adjusted is not None and not isnan(adjusted[0]) and adjusted[0] >= 0.05 \
+            and adjusted[1] in ADJUSTMENTS:
+        p, method, k = adjusted
+        return (f"has no measurable effect on {what} once the report's {k} contrasts are "
+                f"taken together ({ADJUSTMENTS[method]}: p = {p:.2g}; alone it would "
+                f"{verb.removesuffix('s')} it by {number(abs(d), hw)} {unit}, 95% CI "
+                f"{number(a, hw)} to {number(b, hw)})")
     return f"{verb} {what} by {number(abs(d), hw)} {unit} (95% CI {number(a, hw)} to " \
            f"{number(b, hw)})"
 

@@ -9,7 +9,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
-from ..contrasts import FIGURE_INFO
+from ..contrasts import FIGURE_INFO, by_construction
 from .common import TITLES, Context, effect, finish, isnan, number, wrap
 
 UNIT_WORDS = {"pp": "percentage points", "cards": "cards", "points": "points"}
@@ -30,12 +30,14 @@ def plain_lines(ctx: Context, df: pd.DataFrame) -> list[str]:
     """One sentence per contrast: "**A** against **B**: raises overfishing by ...". A win
     share contrast of a strategy that is alone in both lineups is left out (always equal)."""
     out = []
-    for _, r in shown(df).iterrows():
+    fam = shown(df)
+    method = getattr(ctx.exp, "multiplicity", "holm")
+    for _, r in fam.iterrows():
         s = _scale(r["unit"])
+        adj = (r.get("p_adjusted", math.nan), method, len(fam)) if len(fam) > 1 else None
         text = effect(r["difference"] * s, r["diff_ci_low"] * s, r["diff_ci_high"] * s,
-                      UNIT_WORDS[r["unit"]], _what(r))
-        if r["unit"] == "pp" and not isnan(r["ratio"]) and not (r["diff_ci_low"] <= 0
-                                                                <= r["diff_ci_high"]):
+                      UNIT_WORDS[r["unit"]], _what(r), adjusted=adj)
+        if r["unit"] == "pp" and not isnan(r["ratio"]):  # also when the difference is 0
             text += f", ×{r['ratio']:.2f} (95% CI {r['ratio_ci_low']:.2f}–" \
                     f"{r['ratio_ci_high']:.2f})"
         e = r["estimate"] * s
@@ -51,8 +53,7 @@ def plain_lines(ctx: Context, df: pd.DataFrame) -> list[str]:
 def shown(df: pd.DataFrame) -> pd.DataFrame:
     """The contrasts worth showing: not a win share that is the same by construction (a
     strategy alone in both lineups: every CI is exactly 0)."""
-    trivial = (df["figure"] == "win_share") & (df["diff_ci_low"] == 0) & (df["diff_ci_high"] == 0)
-    return df[~trivial]
+    return df[~by_construction(df)]
 
 
 def plot(ctx: Context, df: pd.DataFrame):
@@ -111,10 +112,26 @@ def section(ctx: Context, df: pd.DataFrame, plot_file: str | None, doc) -> None:
     if "independent" in methods:
         how.append("conditions with their own deals are compared as independent samples")
     text = "; ".join(how)
+    n_fam = len(shown(df))
+    method = getattr(ctx.exp, "multiplicity", "holm")
+    fam = ""
+    if n_fam > 1 and method != "none":
+        fam = (f" The verdict words (raises, lowers, no measurable effect) take the "
+               f"{n_fam} contrasts of this report as one family: "
+               + ("Holm's step-down adjustment keeps the chance of even one false verdict "
+                  "below 5%" if method == "holm" else
+                  "the Benjamini-Hochberg adjustment keeps the expected share of false "
+                  "verdicts below 5%")
+               + " (`multiplicity: none` turns it off). The 95% CIs shown, and those in "
+               "contrasts.csv, are each contrast's own (unadjusted); contrasts.csv holds "
+               "both p-values (`p_value`, `p_adjusted`).")
+    elif n_fam > 1:
+        fam = (f" The {n_fam} contrasts are judged one by one (`multiplicity: none`): among "
+               "many, some CIs exclude 0 by chance.")
     doc.p("Each condition against its baseline: the difference condition − baseline with its "
-          "95% CI, and for shares the ratio. " + text[:1].upper() + text[1:] + ".")
+          "95% CI, and for shares the ratio. " + text[:1].upper() + text[1:] + "." + fam)
     head = ["condition", "baseline", "figure", "method", "condition value", "baseline value",
-            "difference [95% CI]", "ratio [95% CI]"]
+            "difference [95% CI]", "ratio [95% CI]", "adjusted p"]
     rows = []
     for _, r in shown(df).iterrows():
         s = _scale(r["unit"])
@@ -126,6 +143,8 @@ def section(ctx: Context, df: pd.DataFrame, plot_file: str | None, doc) -> None:
                      f"{number(r['estimate'] * s, hw)}{u}",
                      f"{number(r['baseline_estimate'] * s, hw)}{u}",
                      f"{number(r['difference'] * s, hw)} [{number(r['diff_ci_low'] * s, hw)}, "
-                     f"{number(r['diff_ci_high'] * s, hw)}] {UNIT_WORDS[r['unit']]}", ratio])
+                     f"{number(r['diff_ci_high'] * s, hw)}] {UNIT_WORDS[r['unit']]}", ratio,
+                     "–" if isnan(r.get("p_adjusted", math.nan)) else
+                     f"{r['p_adjusted']:.2g}"])
     doc.img("Contrasts against the baseline", plot_file)
     doc.table(head, rows)

@@ -19,8 +19,15 @@ def lead(ctx: Context, doc: Doc) -> None:
     if con is not None and len(con):
         lines = _contrasts.plain_lines(ctx, con)
         doc.h(2, "In short")
-        doc.p("How each condition differs from its baseline (95% CIs; a CI that includes 0 "
-              "is reported as no measurable effect):")
+        n = len(_contrasts.shown(con))
+        method = getattr(ctx.exp, "multiplicity", "holm")
+        how = ("a CI that includes 0 is reported as no measurable effect" if n < 2
+               or method == "none" else
+               f"a contrast is reported as no measurable effect when its CI includes 0 or "
+               f"when, among these {n} contrasts, "
+               + ("Holm's" if method == "holm" else "the Benjamini-Hochberg")
+               + " adjustment leaves its p at 0.05 or more")
+        doc.p(f"How each condition differs from its baseline (95% CIs; {how}):")
         doc.ul(lines)
         return
     bits = []
