@@ -15,7 +15,8 @@ import pandas as pd
 
 from .chunks import strategy_names
 from .contrasts import contrast_table, label_keys_of, pooled_trump
-from .stats import WIN_UNIT, Z, mean_ci, wilson  # noqa: F401  (Z: re-exported)
+from .stats import (WIN_UNIT, Z, equal_means_test, mean_ci, mean_vs_value_p,  # noqa: F401
+                    wilson)  # (Z: re-exported)
 from .totals import (SQ, SUM, TRUMP_CROSS_SQ, TRUMP_CROSS_SUM, TRUMP_G_SQ, TRUMP_G_SUM,
                      TRUMP_PROD_SQ, TRUMP_PROD_SUM)
 
@@ -157,8 +158,14 @@ def tables_from_totals(exp, totals: list, units: list | None = None) -> dict[str
         for p in range(cond.players):
             s, ss = t["seat_win"][p].astype(float)
             _row(strat, base, "win_share", n, *mean_ci(s, ss, n, WIN_UNIT), seat=p)
+        P = cond.players
+        w, pw, _ = equal_means_test(t["seat_win"][:P, 0], t["seat_win_cross"][:P, :P], n)
+        _row(strat, base, "seat_equality_chi2", n, w)
+        _row(strat, base, "seat_equality_p_value", n, pw)
         s, ss = t["first_leader_win"].astype(float)
         _row(strat, base, "first_leader_win_share", n, *mean_ci(s, ss, n, WIN_UNIT))
+        _row(strat, base, "first_leader_fair_share_p_value", n,
+             mean_vs_value_p(s, ss, n, WIN_UNIT / P))
         _row(strat, base, "points_spread_mean", n, *mean_ci(*t["spread"].astype(float), n))
         _row(strat, base, "completed_share", n, *wilson(t["completed"][0], n))
         _row(strat, base, "overfished_share", n, *wilson(t["overfished"][0], n))

@@ -108,3 +108,42 @@ def chi2_sf(x: float, k: int) -> float:
         total += term
         term *= h / (i + 0.5)
     return min(1.0, total)
+
+
+def equal_means_test(s, cross, n: float) -> tuple[float, float, int]:
+    """The Wald test that k means are equal, from per-observation vectors (a game's win
+    share of each seat): ``s`` the k sums, ``cross`` the k x k sums of products, ``n`` the
+    observations. The differences to the last mean, d̄, and their sample covariance S_d
+    give W = n d̄ᵀ S_d⁻¹ d̄, chi-square with k − 1 degrees of freedom under equality.
+    Returns (W, p-value, k − 1); (nan, nan, k − 1) when S_d is singular (e.g. every game
+    alike)."""
+    import numpy as np
+
+    s = np.asarray(s, float)
+    cross = np.asarray(cross, float)
+    k = s.size
+    if n < k + 1 or k < 2:
+        return math.nan, math.nan, k - 1
+    mean = s / n
+    cov = (cross - n * np.outer(mean, mean)) / (n - 1)
+    C = np.hstack([np.eye(k - 1), -np.ones((k - 1, 1))])
+    d = C @ mean
+    Sd = C @ cov @ C.T
+    try:
+        if np.linalg.cond(Sd) > 1e12:
+            return math.nan, math.nan, k - 1
+        w = float(n * d @ np.linalg.solve(Sd, d))
+    except np.linalg.LinAlgError:
+        return math.nan, math.nan, k - 1
+    return w, chi2_sf(w, k - 1), k - 1
+
+
+def mean_vs_value_p(s: float, ss: float, n: float, value: float) -> float:
+    """The two-sided p-value of "the mean is ``value``" from a sum and a sum of squares."""
+    if n < 2:
+        return math.nan
+    m = s / n
+    var = max(0.0, ss / n - m * m) * n / (n - 1)
+    if var <= 0:
+        return 1.0 if m == value else 0.0
+    return math.erfc(abs(m - value) / math.sqrt(var / n) / math.sqrt(2.0))

@@ -63,6 +63,8 @@ FIELDS = {
     "empty_or_over_by": "games whose ocean is empty or that ended by overfishing by round r",
     "tier_reached": "games that drew a card of tier t",
     "seat_win": "per seat: sum and sum of squares of the win share (60ths)",
+    "seat_win_cross": "per pair of seats: sum over games of the product of their win shares "
+                      "(the test of seat equality)",
     "first_leader_win": "the round-1 leader's win share: sum, sum of squares",
     "spread": "points spread (max - min): sum, sum of squares",
     "strat_win": "per strategy, per unit: sum and sum of squares of its win share",
@@ -105,6 +107,7 @@ def empty_totals(players: int, n_strategies: int) -> dict:
         "empty_or_over_by": z(R, np.int64),
         "tier_reached": z(6, np.int64),
         "seat_win": z((K.MAX_PLAYERS, 2), np.int64),
+        "seat_win_cross": z((K.MAX_PLAYERS, K.MAX_PLAYERS), np.int64),
         "first_leader_win": z(2, np.int64),
         "spread": z(2, np.int64),
         "strat_win": z((S, 2), np.int64),
@@ -178,6 +181,7 @@ def accumulate(t: dict, P: int, slot, out_int, out_points, out_ocean, pairs,
     ws = win_shares(out_points, P)
     t["seat_win"][:P, 0] += ws.sum(axis=0)
     t["seat_win"][:P, 1] += (ws * ws).sum(axis=0)
+    t["seat_win_cross"][:P, :P] += ws.T.astype(np.int64) @ ws.astype(np.int64)
     fl = ws[np.arange(n), out_int[:, G_FIRST_LEADER]]
     t["first_leader_win"] += [int(fl.sum()), int((fl * fl).sum())]
     pts = out_points[:, :P]

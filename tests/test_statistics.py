@@ -169,3 +169,65 @@ def test_the_verdict_words_follow_the_adjusted_p():
         "lowers x by 3.0 points (95% CI 1.0 to 5.0)")
     # multiplicity: none
     assert effect(3.0, 1.0, 5.0, "points", "x", adjusted=(0.2, "none", 3)).startswith("raises")
+
+
+# ---- seats ---------------------------------------------------------------------------------
+def _seat_sums(ws):
+    ws = np.asarray(ws, float)
+    return ws.sum(axis=0), ws.T @ ws, ws.shape[0]
+
+
+def test_the_seat_equality_test_holds_its_level_and_finds_unequal_seats():
+    from fishing2sim.stats import equal_means_test
+
+    rng = np.random.default_rng(11)
+    P, games, reps = 4, 400, 1000
+
+    def games_won(p):
+        winner = rng.choice(P, size=games, p=p)
+        ws = np.zeros((games, P))
+        ws[np.arange(games), winner] = 60
+        tie = rng.random(games) < 0.1  # a tenth of the games shared by two seats
+        other = (winner + 1) % P
+        ws[tie, winner[tie]] = 30
+        ws[tie, other[tie]] = 30
+        return ws
+
+    rejected = sum(equal_means_test(*_seat_sums(games_won([0.25] * 4)))[1] < 0.05
+                   for _ in range(reps))
+    assert 0.03 <= rejected / reps <= 0.07, rejected / reps
+    found = sum(equal_means_test(*_seat_sums(games_won([0.37, 0.21, 0.21, 0.21])))[1] < 0.05
+                for _ in range(200))
+    assert found / 200 > 0.8
+
+
+def test_the_seat_test_in_strategies_csv_matches_an_independent_computation(tmp_path):
+    from fishing2sim.api import play_games
+    from fishing2sim.runner import run
+    from fishing2sim.stats import chi2_sf
+
+    path = tmp_path / "seats.yaml"
+    path.write_text(f"name: seats\noutput: {tmp_path}\nplayers: 4\ngames: 600\nchunk: 200\n"
+                    "seed: 21\nanalyses: [strategies]\n")
+    run(path, workers=1, progress=False)
+    import pandas as pd
+
+    df = pd.read_csv(tmp_path / "seats" / "strategies.csv")
+    got = {m: df[df.metric == m].estimate.iloc[0]
+           for m in ("seat_equality_chi2", "seat_equality_p_value",
+                     "first_leader_fair_share_p_value")}
+    from fishing2sim.experiment import load_experiment
+
+    cond = load_experiment(path).conditions[0]
+    g = play_games(600, 4, seed=cond.seed)
+    pts = g[[f"points_{p}" for p in range(4)]].to_numpy()
+    won = pts == pts.max(axis=1, keepdims=True)
+    ws = np.where(won, 60 // won.sum(axis=1, keepdims=True), 0).astype(float)
+    d = ws[:, :3] - ws[:, 3:]
+    w = 600 * d.mean(axis=0) @ np.linalg.solve(np.cov(d.T, ddof=1), d.mean(axis=0))
+    assert got["seat_equality_chi2"] == pytest.approx(w, rel=1e-9)
+    assert got["seat_equality_p_value"] == pytest.approx(chi2_sf(w, 3), rel=1e-9)
+    fl = ws[np.arange(600), g["first_leader"].to_numpy()]
+    z = (fl.mean() - 15) / (fl.std(ddof=1) / math.sqrt(600))
+    assert got["first_leader_fair_share_p_value"] == pytest.approx(
+        math.erfc(abs(z) / math.sqrt(2)), rel=1e-9)
