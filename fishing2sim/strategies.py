@@ -515,8 +515,8 @@ def _search_bot(path: Path, module, name: str, strict: bool) -> Strategy:
     if not isinstance(method, str) or method not in SEARCH_METHODS:
         raise StrategyError(f"strategy file {path}: SEARCH must be one of "
                             f"{', '.join(map(repr, SEARCH_METHODS))}, got {method!r}")
-    # SEARCH and ROLLOUT are read without running the file too (the reports' cheater label,
-    # the ladder, the config hash's rollout file): they must be what a reader sees
+    # SEARCH and ROLLOUT must be what a reader of the file sees: the digest (the config
+    # hash, the compiled-code cache's stamp) reads ROLLOUT without running the file
     for key in ("SEARCH", "ROLLOUT"):
         value = getattr(module, key, None)
         if value is not None and _static_value(path, key) != value:
@@ -563,15 +563,6 @@ def _search_bot(path: Path, module, name: str, strict: bool) -> Strategy:
     return Strategy(name, str(path), rollout.functions, (), defaults, SEARCH_PARAM_NAMES,
                     rollout.observes, strategy_digest(path), bool(strict), method, rollout,
                     tuple(searches))
-
-
-def sees_every_hand(name: str) -> bool:
-    """Whether the strategy of this lineup entry (a name or a file) is a cheater search bot
-    (SEARCH = "cheater"): reports label it as an upper bound, not a fair player."""
-    try:
-        return _static_value(resolve_path(str(name)), "SEARCH") == "cheater"
-    except (StrategyError, OSError, ValueError):
-        return False
 
 
 def search_params_problem(vec) -> str:
