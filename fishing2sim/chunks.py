@@ -87,15 +87,12 @@ def games_of(exp, task: Task) -> int:
 
 
 def strategy_names(cond) -> list[str]:
-    """The distinct strategies of a condition's lineup, in lineup order."""
-    from .strategies import load_strategy
+    """The distinct strategies of a condition's lineup, in lineup order: the NAMEs of its
+    seats' identities (resolved at load, one file per NAME), the rows of the tables and
+    the strategy slots of the totals."""
+    from .identity import distinct_names
 
-    names = []
-    for spec in cond.lineup:
-        n = load_strategy(spec).name
-        if n not in names:
-            names.append(n)
-    return names
+    return distinct_names(cond.identities)
 
 
 _prepared: dict = {}
@@ -106,7 +103,7 @@ def _prepare(exp, cond):
     key = (exp.config_hash, cond.index, exp.strict)
     if key in _prepared:
         return _prepared[key]
-    from .strategies import build_lineup, load_strategy, observe_mask, search_args
+    from .strategies import build_lineup, observe_mask, search_args
 
     P = cond.players
     rotations = range(P) if cond.rotate else range(1)
@@ -118,7 +115,7 @@ def _prepare(exp, cond):
         specs = [cond.lineup[i] for i in idx]
         params = [cond.params[i] for i in idx]
         funcs, table, strats = build_lineup(specs, P, params, exp.strict)
-        slot = np.array([names.index(load_strategy(s).name) for s in specs], np.int64)
+        slot = np.array([names.index(cond.identities[i].name) for i in idx], np.int64)
         lineups.append((funcs, table, observe_mask(strats), slot, strats,
                         search_args(strats, params, P)))
     arrays = np.ascontiguousarray(cond.deck.arrays)

@@ -12,7 +12,6 @@ in ``docs/experiments.md`` and, fully commented, in ``experiments/example.yaml``
 """
 from __future__ import annotations
 
-import ast
 import copy
 import dataclasses
 import difflib
@@ -30,9 +29,9 @@ import yaml
 
 from .cards import SUPPORTED_PLAYERS, Deck, DeckError, edit_deck, load_deck
 from .engine.constants import MAX_ROUNDS, RULESETS
+from .identity import StrategyIdentity, distinct_names, identify, named
 from .strategies import (
-    StrategyError, _static_value, known_strategies, load_strategy, resolve_path,
-    search_params_problem, strategy_digest,
+    StrategyError, known_strategies, load_strategy, resolve_path, search_params_problem,
 )
 
 __all__ = [
@@ -122,6 +121,10 @@ class Condition:
     is_baseline: bool = False
     paired: bool = False  # shares its deals with another condition (paired: true)
     max_games: int = 0  # precision / SPRT runs: the most games it may play (0: games)
+    # one StrategyIdentity per seat (fishing2sim/identity.py): the bot's NAME after import,
+    # its file, digest and kind, resolved once at load; what every table, report and
+    # check reads
+    identities: tuple = ()
 
     @property
     def label(self) -> str:
@@ -154,11 +157,10 @@ class Experiment:
     precision: tuple = ()  # ((figure, target half-width in the figure's unit, as written), ...)
     sprt: dict | None = None  # {better, than, elo0, elo1, alpha, beta}
     paired: bool = False
-    # a ladder (fishing2sim/ladder.py): {bots: names in the file's order, specs: their
-    # lineup entries (a name in strategies/ or an absolute path), kinds: heuristic, search
-    # or cheater each, budgets: per bot None or a search bot's {params: {name: value},
-    # rollout: its rollout strategy}, anchor: the name rated 0, games / search_games: games
-    # per pair}; None otherwise
+    # a ladder (fishing2sim/ladder.py): {bots: their NAMEs in the file's order, kinds:
+    # heuristic, search or cheater each (their identities'), budgets: per bot None or a
+    # search bot's {params: {name: value}, rollout: its rollout strategy's NAME}, anchor:
+    # the NAME rated 0, games / search_games: games per pair}; None otherwise
     ladder: dict | None = None
 
     @property
@@ -182,13 +184,6 @@ def condition_seed(seed: int, index: int) -> int:
 
 
 # ---- helpers ------------------------------------------------------------------------------
-def _strategy_digest(path) -> str:
-    """The content digest of a strategy: what the config hash holds for a seat. It covers
-    the file and the modules of its folder it imports (strategies.strategy_digest), never
-    their paths, so the same experiment in another folder or install has the same hash."""
-    return strategy_digest(path)
-
-
 def _short(v) -> str:
     if isinstance(v, (dict, list)):
         return json.dumps(v, separators=(",", ":"), default=str)
@@ -362,7 +357,9 @@ class _Loader:
     def __init__(self, path, overrides, yes=False, progress=False):
         self.yes = yes
         self.progress = progress
-        self.digests: dict[str, str] = {}  # lineup entry -> _strategy_digest of its file
+        # lineup entry -> the identity of its bot; NAME -> (the first bot of that NAME, where)
+        self.identities: dict[str, StrategyIdentity] = {}
+        self.names: dict[str, tuple[StrategyIdentity, str]] = {}
         self.given = str(path)
         self.path = Path(path).expanduser()
         self.folder = self.path.resolve().parent
@@ -374,7 +371,6 @@ class _Loader:
         self._entries: list = []  # the entries of conditions (key path -> value each)
         self._deck_cache: dict[str, Deck] = {}
         self._base_decks: dict[str, Deck] = {}
-        self._params_cache: dict[str, tuple] = {}
         self.ruleset = "fishing2"
 
     # every error goes through here
@@ -694,8 +690,9 @@ class _Loader:
         hashed = {k: v for k, v in resolved.items() if k not in EXECUTION_KEYS}
         h.update(json.dumps(hashed, sort_keys=True, separators=(",", ":"),
                             default=str).encode())
-        for c in conditions:
-            lineup = ",".join(self.digests[e] for e in c.lineup)
+        for c in conditions:  # a seat's digest covers its files' content, never their paths,
+            # so the same experiment in another folder or install has the same hash
+            lineup = ",".join(i.digest for i in c.identities)
             h.update(f"\ncondition {c.index} deck {c.deck_sha256} lineup {lineup}".encode())
         return Experiment(
             name=name, path=self.path.resolve(), ruleset=ruleset, games=games, seed=seed,
@@ -733,43 +730,42 @@ class _Loader:
                       f"of at least 2 bots (strategy names, files or {{strategy: ..., params: "
                       f"[...]}}), {f'got {n} bot' if n is not None else _got(bots)}"
                       f"{'s' if n == 0 else ''}")
-        names, kinds, budgets, search, specs = [], [], [], [], []
+        names, kinds, budgets, search, idents = [], [], [], [], []
         for i, entry in enumerate(bots):
             at = f"{LADDER}.bots[{i}]"
             shown, vec = self.seat(at, entry)
-            specs.append(shown)
-            path = Path(shown) if Path(shown).is_absolute() else resolve_path(shown)
-            name = _static_value(path, "NAME")
-            name = name if isinstance(name, str) and name else path.stem
+            ident = self.identities[shown]
+            name = ident.name
             if name in names:
                 self.fail(at, f"a second bot named {name!r} (also {LADDER}.bots"
                           f"[{names.index(name)}]): every bot on a ladder needs its own "
                           "name; to rate another version, copy the file and change its NAME")
-            method = _static_value(path, "SEARCH")
-            if method is not None and "trump_value" in analyses:
+            searching = ident.kind != "heuristic"
+            if searching and "trump_value" in analyses:
                 self.fail(at, f"{name!r} is a search bot; analyses: trump_value is measured "
                           "without search seats (its replays would search at every decision "
                           "of every branch): leave trump_value out of a ladder's analyses")
             names.append(name)
-            search.append(method is not None)
-            kinds.append("heuristic" if method is None else
-                         "cheater" if method == "cheater" else "search")
-            if method is None:
+            idents.append(ident)
+            search.append(searching)
+            kinds.append(ident.kind)
+            if not searching:
                 budgets.append(None)
             else:  # the search budget: its parameters by name, and its rollout strategy
-                defaults = _static_value(path, "PARAMS")
-                pnames = _static_value(path, "PARAM_NAMES") or ()
-                vals = list(vec) if vec is not None else list(defaults or ())
-                rollout = _static_value(path, "ROLLOUT")
-                budgets.append({"params": {str(n): float(v) for n, v in zip(pnames, vals)},
-                                "rollout": Path(str(rollout)).stem if rollout else ""})
+                s = load_strategy(ident.file)
+                vals = list(vec) if vec is not None else list(s.defaults)
+                budgets.append({"params": {str(n): float(v)
+                                           for n, v in zip(s.param_names, vals)},
+                                "rollout": ident.rollout.name})
         search_games = spec.get("search_games", games)
         self.whole(f"{LADDER}.search_games", search_games, 1)
         self.games_limit(f"{LADDER}.search_games", search_games)
         if games_overridden:  # --games N: every pair plays N games
             search_games = games
         anchor = spec.get("anchor", "random")
-        if not isinstance(anchor, str) or anchor not in names:
+        found = self.named_bot(f"{LADDER}.anchor", anchor, idents, "the ladder") \
+            if isinstance(anchor, str) else None
+        if found is None:
             self.fail(f"{LADDER}.anchor", f"the anchor (the bot rated 0) must be one of the "
                       f"ladder's bots ({', '.join(names)}), {_got(anchor)}"
                       + ("; random is the default anchor: add it to the bots or name another"
@@ -787,8 +783,7 @@ class _Loader:
         cfg[CONDITIONS] = entries
         cfg["rotate"] = True
         cfg["players"] = 4
-        return {"bots": names, "specs": specs, "kinds": kinds, "budgets": budgets,
-                "anchor": anchor,
+        return {"bots": names, "kinds": kinds, "budgets": budgets, "anchor": found.name,
                 "games": -(-games // 4) * 4, "search_games": -(-search_games // 4) * 4,
                 "resolved": {"bots": copy.deepcopy(bots), "search_games": search_games,
                              "anchor": anchor}}
@@ -1012,15 +1007,10 @@ class _Loader:
         names = ()
         if m and isinstance(value, list):
             seat = int(m.group(1) or m.group(2) or 0)
-            spec = cond.lineup[seat] if seat < len(cond.lineup) else None
-            if spec is not None:
-                try:
-                    path = Path(spec) if spec.endswith(".py") else resolve_path(spec)
-                    names = self.n_params(key, path)[1]
-                except (StrategyError, OSError):
-                    names = ()
+            if seat < len(cond.identities):
+                names = self.n_params(key, Path(cond.identities[seat].file))[1]
         if names and len(names) == len(value):
-            who = _short(Path(cond.lineup[seat]).stem)
+            who = _short(cond.identities[seat].name)
             return f"{who} " + ", ".join(f"{n}={_short(v)}" for n, v in zip(names, value))
         return f"{key}={_short(value)}"
 
@@ -1113,14 +1103,20 @@ class _Loader:
                 if not _number(full[k]) or not 0 < full[k] < 0.5:
                     self.fail(f"sprt.{k}", f"expected an error rate 0 < {k} < 0.5, "
                               f"{_got(full[k])}")
-            for c in conditions:
-                names = [Path(s).stem for s in c.lineup]
-                for k in ("better", "than"):
-                    if full[k] not in names:
-                        self.fail(f"sprt.{k}", f"strategy {full[k]!r} is not in the lineup of "
-                                  f"condition {c.index} ({', '.join(names)})")
+            for k in ("better", "than"):  # a bot named by its NAME or by its file: its NAME
+                word, name = full[k].strip(), None
+                for c in conditions:
+                    found = self.named_bot(f"sprt.{k}", word, c.identities,
+                                           f"the lineup of condition {c.index}")
+                    if found is None:
+                        self.fail(f"sprt.{k}", f"strategy {word!r} is not in the lineup of "
+                                  f"condition {c.index} "
+                                  f"({', '.join(distinct_names(c.identities))})")
+                    name = found.name
+                full[k] = name
             if full["better"] == full["than"]:
-                self.fail("sprt.than", "compare two different strategies")
+                self.fail("sprt.than", f"compare two different strategies ({full['better']!r} "
+                          "both times)")
             sprt = {k: (float(v) if k not in ("better", "than") else v)
                     for k, v in full.items()}
         max_games = cfg.get("max_games")
@@ -1179,7 +1175,8 @@ class _Loader:
         return Condition(index=index, labels=labels, players=players, deck=deck,
                          lineup=tuple(lineup), params=tuple(params), rotate=rotate,
                          first_leader=first_leader, games=games,
-                         seed=condition_seed(seed, index), deck_sha256=deck.sha256)
+                         seed=condition_seed(seed, index), deck_sha256=deck.sha256,
+                         identities=tuple(self.identities[e] for e in lineup))
 
     # ---- seats ----------------------------------------------------------------------------
     def seats(self, seats, players) -> tuple[list, list]:
@@ -1229,7 +1226,7 @@ class _Loader:
                 named = f" ({', '.join(names)})" if names else ""
                 self.fail(pkey, f"strategy {spec!r} takes {n} parameters{named}, "
                           f"got {len(vec)}")
-            if _static_value(path, "SEARCH") is not None:
+            if self.identities[shown].kind != "heuristic":
                 problem = search_params_problem(vec)
                 if problem:
                     self.fail(pkey, problem)
@@ -1237,12 +1234,10 @@ class _Loader:
 
     def no_search_seats(self, cond, what: str) -> None:
         """trump_value with seats that search card plays is refused (docs/search.md)."""
-        for i, spec in enumerate(cond.lineup):
-            path = resolve_path(spec) if not Path(spec).is_absolute() else Path(spec)
-            if _static_value(path, "SEARCH") is not None and \
-                    list(_static_value(path, "SEARCHES") or ("play",)) != ["trump_choice"]:
+        for i, ident in enumerate(cond.identities):
+            if ident.kind != "heuristic" and list(ident.searches) != ["trump_choice"]:
                 self.fail(f"seats[{i}]" if len(set(cond.lineup)) > 1 else "seats",
-                          f"{Path(spec).stem!r} searches its card plays; {what} replays every "
+                          f"{ident.name!r} searches its card plays; {what} replays every "
                           "trump choice to the game's end four times, which with searched "
                           "card plays is beyond any budget: use a bot that searches only the "
                           "trump choice (SEARCHES = ['trump_choice'], e.g. pimc_trump) or "
@@ -1255,11 +1250,7 @@ class _Loader:
             if not path.is_file():
                 self.fail(key, f"strategy file {spec!r} not found (looked for {path}; a path "
                           "is relative to the experiment file's folder)")
-            try:
-                resolve_path(str(path))
-            except StrategyError as exc:
-                self.fail(key, str(exc))
-            self.remember(path, str(path))
+            self.identify(key, path, str(path))
             return path, str(path)
         try:
             path = resolve_path(spec)
@@ -1267,27 +1258,42 @@ class _Loader:
             known = known_strategies()
             self.fail(key, f"unknown strategy {spec!r}{_did_you_mean(spec, known)}; known: "
                       f"{', '.join(known)} (or give the path of a .py file)")
-        self.remember(path, spec)
+        self.identify(key, path, spec)
         return path, spec
 
-    def remember(self, path: Path, entry: str) -> None:
-        if entry not in self.digests:
-            self.digests[entry] = _strategy_digest(path)
+    def identify(self, key, path: Path, entry: str) -> StrategyIdentity:
+        """The identity of a lineup entry's bot, imported once (fishing2sim/identity.py).
+        A NAME is one bot: a second file with the NAME of another is an error naming both."""
+        if entry in self.identities:
+            return self.identities[entry]
+        try:
+            ident = identify(path)
+        except StrategyError as exc:
+            self.fail(key, str(exc))
+        first = self.names.setdefault(ident.name, (ident, key))
+        if first[0].file != ident.file:
+            self.fail(key, f"two files with the NAME {ident.name!r}: {first[0].file} "
+                      f"({first[1]}) and {ident.file}: the tables know a bot by its NAME, so "
+                      "one would count as the other; give one of them another NAME")
+        self.identities[entry] = ident
+        return ident
+
+    def named_bot(self, key, word: str, identities, where: str) -> StrategyIdentity | None:
+        """The bot of ``identities`` that ``word`` names, by its NAME or by its file (None
+        if none; two different bots is an error)."""
+        found = named(word, identities, self.folder)
+        if len(found) > 1:
+            self.fail(key, f"{word!r} names two bots of {where}: {found[0]} and {found[1]} "
+                      "(one by its NAME, one by its file); name the bot by its NAME")
+        return found[0] if found else None
 
     def n_params(self, key, path: Path) -> tuple[int, tuple]:
-        """The length of the strategy file's PARAMS (read statically; else by importing it)."""
-        sp = str(path)
-        if sp in self._params_cache:
-            return self._params_cache[sp]
-        found = _static_params(path)
-        if found is None:
-            try:
-                s = load_strategy(sp)
-            except StrategyError as exc:
-                self.fail(key, str(exc))
-            found = (s.n_params, tuple(s.param_names))
-        self._params_cache[sp] = found
-        return found
+        """(the length of the strategy's PARAMS, its PARAM_NAMES), of the bot as imported."""
+        try:
+            s = load_strategy(str(path))
+        except StrategyError as exc:
+            self.fail(key, str(exc))
+        return s.n_params, tuple(s.param_names)
 
     # ---- deck -----------------------------------------------------------------------------
     def deck(self, spec) -> Deck:
@@ -1388,38 +1394,6 @@ class _Loader:
                     d.rmdir()
                 except OSError:
                     pass
-
-
-def _static_params(path: Path) -> tuple[int, tuple] | None:
-    """(len(PARAMS), PARAM_NAMES) from the file's top-level literals; None if not literal."""
-    try:
-        tree = ast.parse(path.read_text(encoding="utf-8"))
-    except (OSError, SyntaxError, UnicodeDecodeError, ValueError):
-        return None
-    found: dict = {}
-    for node in tree.body:
-        targets = []
-        if isinstance(node, ast.Assign):
-            targets = [t.id for t in node.targets if isinstance(t, ast.Name)]
-            value = node.value
-        elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name) \
-                and node.value is not None:
-            targets = [node.target.id]
-            value = node.value
-        for t in targets:
-            if t in ("PARAMS", "PARAM_NAMES"):
-                try:
-                    found[t] = ast.literal_eval(value)
-                except ValueError:
-                    found[t] = ValueError
-    params = found.get("PARAMS", ())
-    names = found.get("PARAM_NAMES", ())
-    if params is ValueError or names is ValueError:
-        return None
-    try:
-        return len(tuple(params)), tuple(str(n) for n in names)
-    except TypeError:
-        return None
 
 
 def load_experiment(path, overrides: dict | None = None, yes: bool = False,

@@ -233,13 +233,12 @@ def pair_results(exp, totals: list) -> tuple[list, list]:
     """The ladder's bot names (in the file's order) and one PairResult per condition played
     (conditions without totals are left out)."""
     names = list(exp.ladder["bots"])
-    specs = list(exp.ladder["specs"])
     pairs = []
     for cond, t in zip(exp.conditions, totals):
         if t is None:
             continue
         # the lineup is [A, A, B, B]: A is the condition's first strategy (its totals' slot 0)
-        a, b = specs.index(cond.lineup[0]), specs.index(cond.lineup[2])
+        a, b = names.index(cond.identities[0].name), names.index(cond.identities[2].name)
         s, ss = (float(x) for x in t["strat_win"][0])
         pairs.append(PairResult(a, b, int(t["games"][0]), int(t["strat_units"][0]),
                                 s / WIN_UNIT, ss / (WIN_UNIT * WIN_UNIT)))

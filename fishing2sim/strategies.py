@@ -408,6 +408,16 @@ def _short_error(exc: Exception, path: Path) -> str:
 
 
 _cache: dict[tuple, Strategy] = {}
+_loading: list[Path] = []  # the files being loaded, outermost first (search bots' ROLLOUTs)
+
+
+def _rollout_cycle(path: Path) -> StrategyError:
+    """Loading ``path`` again while it is being loaded: the ROLLOUTs of search bots lead
+    back to it (a -> b -> a)."""
+    chain = _loading[_loading.index(path):] + [path]
+    return StrategyError(
+        f"strategy file {chain[0]}: the search bots' ROLLOUTs form a cycle: "
+        f"{' → '.join(p.stem for p in chain)} (a search rolls out with an ordinary strategy)")
 
 
 def load_strategy(spec, strict: bool = False) -> Strategy:
@@ -421,6 +431,18 @@ def load_strategy(spec, strict: bool = False) -> Strategy:
     key = (path, bool(strict))
     if key in _cache:
         return _cache[key]
+    if path in _loading:
+        raise _rollout_cycle(path)
+    _loading.append(path)
+    try:
+        s = _load(path, strict)
+    finally:
+        _loading.pop()
+    _cache[key] = s
+    return s
+
+
+def _load(path: Path, strict: bool) -> Strategy:
     try:
         module = _import_file(path)
     except StrategyError:
@@ -433,9 +455,7 @@ def load_strategy(spec, strict: bool = False) -> Strategy:
         raise StrategyError(f"strategy file {path}: no NAME (a non-empty string) defined")
     _check_names(path, module)
     if getattr(module, "SEARCH", None) is not None:
-        s = _search_bot(path, module, name, strict)
-        _cache[key] = s
-        return s
+        return _search_bot(path, module, name, strict)
     funcs, defined = [], []
     for fname in DECISION_FUNCTIONS:
         fn = getattr(module, fname, None)
@@ -472,10 +492,8 @@ def load_strategy(spec, strict: bool = False) -> Strategy:
         except Exception as exc:
             raise StrategyError(f"strategy file {path}: cannot be compiled in strict mode: "
                                 f"{_short_error(exc, path)}") from None
-    s = Strategy(name, str(path), tuple(funcs), tuple(defined), defaults, param_names,
-                 observes, strategy_digest(path), bool(strict))
-    _cache[key] = s
-    return s
+    return Strategy(name, str(path), tuple(funcs), tuple(defined), defaults, param_names,
+                    observes, strategy_digest(path), bool(strict))
 
 
 # ---- search bots (docs/search.md) ----------------------------------------------------------
@@ -497,8 +515,8 @@ def _search_bot(path: Path, module, name: str, strict: bool) -> Strategy:
     if not isinstance(method, str) or method not in SEARCH_METHODS:
         raise StrategyError(f"strategy file {path}: SEARCH must be one of "
                             f"{', '.join(map(repr, SEARCH_METHODS))}, got {method!r}")
-    # SEARCH and ROLLOUT are read without running the file too (the reports' cheater label,
-    # the ladder, the config hash's rollout file): they must be what a reader sees
+    # SEARCH and ROLLOUT must be what a reader of the file sees: the digest (the config
+    # hash, the compiled-code cache's stamp) reads ROLLOUT without running the file
     for key in ("SEARCH", "ROLLOUT"):
         value = getattr(module, key, None)
         if value is not None and _static_value(path, key) != value:
@@ -545,15 +563,6 @@ def _search_bot(path: Path, module, name: str, strict: bool) -> Strategy:
     return Strategy(name, str(path), rollout.functions, (), defaults, SEARCH_PARAM_NAMES,
                     rollout.observes, strategy_digest(path), bool(strict), method, rollout,
                     tuple(searches))
-
-
-def sees_every_hand(name: str) -> bool:
-    """Whether the strategy of this lineup entry (a name or a file) is a cheater search bot
-    (SEARCH = "cheater"): reports label it as an upper bound, not a fair player."""
-    try:
-        return _static_value(resolve_path(str(name)), "SEARCH") == "cheater"
-    except (StrategyError, OSError, ValueError):
-        return False
 
 
 def search_params_problem(vec) -> str:

@@ -1,5 +1,7 @@
 """Experiment files (fishing2sim.experiment) and deck edits (fishing2sim.cards.edit_deck)."""
 import json
+import subprocess
+import sys
 import textwrap
 from pathlib import Path
 
@@ -98,15 +100,16 @@ def test_overrides_and_hash(tmp_path):
 
 
 def test_seats_params_rotate(tmp_path):
-    bot = tmp_path / "bots" / "mybot.py"
+    bot = tmp_path / "bots" / "params_bot.py"
     bot.parent.mkdir()
-    bot.write_text("NAME = 'mybot'\nPARAMS = [1.0, 2.0]\n")
+    bot.write_text("from fishing2sim.strategy_kit import give_weakest\n"
+                   "NAME = 'params_bot'\nPARAMS = [1.0, 2.0]\nplay = give_weakest\n")
     exp = load_experiment(write(tmp_path, """
         players: 3
         games: 1000
         rotate: true
         first_leader: 2
-        seats: [greedy, {strategy: bots/mybot.py, params: [3, 4]}, {strategy: sandbagger}]
+        seats: [greedy, {strategy: bots/params_bot.py, params: [3, 4]}, {strategy: sandbagger}]
     """))
     c = exp.conditions[0]
     assert c.lineup == ("greedy", str(bot), "sandbagger")
@@ -367,35 +370,54 @@ def play(obs, params, rng):
 HASHED = """\
     name: h
     games: 100
-    seats: [./bots/copy_bot.py, random, greedy, random]
-    deck: {file: ./my_deck.csv}
+    seats: [./bots/{stem}.py, random, greedy, random]
+    deck: {{file: ./my_deck.csv}}
 """
 
 
-def _copy_of_the_study(folder: Path, bot: str = BOT) -> Path:
+def _copy_of_the_study(folder: Path, bot: str = BOT, stem: str = "copy_bot") -> Path:
+    """The study in ``folder``. Loading imports its bot file by its module name ``stem``
+    (one file per module name in a process: each test its own stem)."""
     (folder / "bots").mkdir(parents=True)
-    (folder / "bots" / "copy_bot.py").write_text(bot)
+    (folder / "bots" / f"{stem}.py").write_text(bot)
     (folder / "my_deck.csv").write_text(
         (REPO / "fishing2sim" / "data" / "decks" / "fishing2.csv").read_text())
-    return write(folder, HASHED)
+    return write(folder, HASHED.format(stem=stem))
+
+
+def _hash_in_a_fresh_process(path: Path) -> tuple[str, str]:
+    """(config hash, the first seat's lineup entry) of ``path`` loaded by another process
+    (which imports its own file of the bot's module name)."""
+    r = subprocess.run([sys.executable, "-c", "import sys; from fishing2sim.experiment "
+                        "import load_experiment as L; e = L(sys.argv[1]); "
+                        "print(e.config_hash, e.conditions[0].lineup[0])", str(path)],
+                       capture_output=True, text=True, timeout=600)
+    assert r.returncode == 0, r.stderr
+    h, entry = r.stdout.split()
+    return h, entry
 
 
 def test_the_same_experiment_in_another_folder_has_the_same_hash(tmp_path):
     a = load_experiment(_copy_of_the_study(tmp_path / "one"))
-    b = load_experiment(_copy_of_the_study(tmp_path / "deeper" / "two"))
-    assert a.conditions[0].lineup[0] != b.conditions[0].lineup[0]  # two different files
-    assert a.config_hash == b.config_hash
+    b_hash, b_entry = _hash_in_a_fresh_process(_copy_of_the_study(tmp_path / "deeper" / "two"))
+    assert a.conditions[0].lineup[0] != b_entry  # two different files
+    assert a.config_hash == b_hash
 
 
 def test_the_hash_follows_the_strategy_files_content(tmp_path):
-    a = load_experiment(_copy_of_the_study(tmp_path / "one"))
-    b = load_experiment(_copy_of_the_study(tmp_path / "two", BOT + "\n# an edit\n"))
-    assert a.config_hash != b.config_hash
+    p = _copy_of_the_study(tmp_path / "one", stem="copy_bot_edited")
+    a = load_experiment(p)
+    bot = tmp_path / "one" / "bots" / "copy_bot_edited.py"
+    bot.write_text(BOT + "\n# an edit\n")
+    assert load_experiment(p).config_hash != a.config_hash
+    # and a copy with the edit elsewhere: the hash of the content, not of the file
+    other = _copy_of_the_study(tmp_path / "two", BOT + "\n# an edit\n", "copy_bot_edited")
+    assert _hash_in_a_fresh_process(other)[0] == load_experiment(p).config_hash
 
 
 def test_the_hash_follows_which_seat_plays_which_file(tmp_path):
-    p = _copy_of_the_study(tmp_path / "one")
+    p = _copy_of_the_study(tmp_path / "one", stem="copy_bot_seat")
     a = load_experiment(p)
-    p.write_text(p.read_text().replace("[./bots/copy_bot.py, random, greedy, random]",
-                                       "[random, ./bots/copy_bot.py, greedy, random]"))
+    p.write_text(p.read_text().replace("[./bots/copy_bot_seat.py, random, greedy, random]",
+                                       "[random, ./bots/copy_bot_seat.py, greedy, random]"))
     assert load_experiment(p).config_hash != a.config_hash

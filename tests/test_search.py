@@ -403,8 +403,8 @@ def write_bot(folder, name, body):
     ('SEARCH = "pimc"\nPARAMS = [2, 1, 0, 0]\n', "needs ROLLOUT"),
     ('SEARCH = "pimc"\nROLLOUT = "greedy"\nPARAMS = [2, 1]\n', "PARAMS are 4 numbers"),
     ('SEARCH = "pimc"\nROLLOUT = "greedy"\nPARAMS = [10**400, 1, 0, 0]\n', "PARAMS must be a list"),
-    # computed or changed later: the reports, the ladder and the config hash read these
-    # without running the file, so a disguised cheater would pass for a fair player
+    # computed or changed later: they must be what a reader of the file sees (the config
+    # hash reads ROLLOUT without running the file)
     ('SEARCH = "chea" + "ter"\nROLLOUT = "greedy"\nPARAMS = [2, 1, 0, 0]\n',
      "SEARCH must be a plain string"),
     ('SEARCH = "pimc"\nROLLOUT = "greedy"\nPARAMS = [2, 1, 0, 0]\nglobals()["SEARCH"] = "cheater"\n',

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import math
 import textwrap
-from pathlib import Path
 from typing import Any, Iterable
 
 import matplotlib
@@ -191,18 +190,24 @@ def v_(v: Any) -> str:
     return str(v)
 
 
-def strategy_name(s: Any) -> str:
-    """A lineup entry's display name: a strategy name, or a file path's stem."""
-    s = str(getattr(s, "name", s))
-    return Path(s).stem if ("/" in s or s.endswith(".py")) else s
+def identities(c: Any) -> tuple:
+    """A condition's StrategyIdentity per seat (fishing2sim/identity.py), resolved when the
+    experiment was loaded; () for a condition that carries none."""
+    return tuple(getattr(c, "identities", None) or ())
+
+
+def lineup_names(c: Any) -> list[str]:
+    """The names a condition's seats play under, as the tables show them: each seat's
+    NAME (its identity's), else the lineup entries as given."""
+    ids = identities(c)
+    return [i.name for i in ids] if ids else [str(s) for s in getattr(c, "lineup", None) or ()]
 
 
 def strategy_order(ctx: Context, names: Iterable[str]) -> list[str]:
     names = set(names)
     order: list[str] = []
     for c in ctx.conditions:
-        for s in getattr(c, "lineup", None) or ():
-            s = strategy_name(s)
+        for s in lineup_names(c):
             if s in names and s not in order:
                 order.append(s)
     return order + sorted(names - set(order))

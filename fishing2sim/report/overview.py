@@ -10,7 +10,7 @@ import pandas as pd
 import yaml
 
 from . import contrasts as _contrasts
-from .common import Context, Doc, first, int_, package_version, strategy_name
+from .common import Context, Doc, first, int_, lineup_names, package_version
 
 
 def lead(ctx: Context, doc: Doc) -> None:
@@ -65,7 +65,7 @@ def what_was_run(ctx: Context, doc: Doc) -> None:
     players = sorted({p for p in (ctx.players(c) for c in ctx.indices) if p is not None})
     lineups = []
     for c in ctx.conditions:
-        lu = ", ".join(strategy_name(s) for s in (getattr(c, "lineup", None) or ()))
+        lu = ", ".join(lineup_names(c))
         if lu and lu not in lineups:
             lineups.append(lu)
     rulesets = []
@@ -113,7 +113,7 @@ def what_was_run(ctx: Context, doc: Doc) -> None:
     crow = []
     for c in ctx.indices:
         cond = ctx.by_index.get(c)
-        lu = ", ".join(strategy_name(s) for s in (getattr(cond, "lineup", None) or ()))
+        lu = ", ".join(lineup_names(cond))
         sha = str(getattr(cond, "deck_sha256", "") or "")
         base = getattr(cond, "baseline", None)
         role = "baseline" if getattr(cond, "is_baseline", False) else (
@@ -205,7 +205,7 @@ def config_yaml(exp: Any) -> str:
             **({"name": c.name} if getattr(c, "name", "") else {}),
             "labels": _plain(dict(getattr(c, "labels", None) or {})),
             "players": _plain(getattr(c, "players", None)),
-            "lineup": [strategy_name(s) for s in (getattr(c, "lineup", None) or ())],
+            "lineup": lineup_names(c),
             "deck_sha256": _plain(getattr(c, "deck_sha256", None)),
             **({"baseline": c.baseline} if getattr(c, "baseline", None) is not None else {}),
             **({"games": c.games} if getattr(c, "games", None) is not None else {}),

@@ -7,22 +7,15 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
-from ..strategies import sees_every_hand
-from .common import (TITLES, Context, ci, colour, finish, int_, pp_width_note,
-                     panel_title, rows_of, scale_to, sentence, strategy_name, strategy_order,
-                     wrap, yerr)
+from .common import (TITLES, Context, ci, colour, finish, identities, int_, pp_width_note,
+                     panel_title, rows_of, scale_to, sentence, strategy_order, wrap, yerr)
 
 
 def sees_every_hand_of(ctx: Context):
-    """Whether a strategy (by the name the tables show) sees every hand: a cheater search
-    bot of the lineups, shipped or a user's file (found by the file, not by the name), or a
-    shipped name that is one."""
-    out = set()
-    for c in ctx.conditions:
-        for spec in getattr(c, "lineup", None) or ():
-            if sees_every_hand(spec):
-                out.add(strategy_name(spec))
-    return lambda s: s in out or sees_every_hand(s)
+    """Whether a strategy (by the NAME the tables show) sees every hand: a cheater search
+    bot (SEARCH = "cheater", as imported) of the lineups, whatever its NAME or file."""
+    out = {i.name for c in ctx.conditions for i in identities(c) if i.sees_every_hand}
+    return lambda s: s in out
 
 
 def plot(ctx: Context, df: pd.DataFrame):
