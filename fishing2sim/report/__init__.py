@@ -139,8 +139,9 @@ def _write_all(folder: Path, exp: Any, results: Any) -> None:
     (folder / "summary.md").write_text(g["_summary"](ctx, plots, doc), encoding="utf-8")
     config_text = _config_yaml(exp)
     (folder / "config.yaml").write_text(config_text, encoding="utf-8")
+    images = {f: (folder / f).read_bytes() for f in plots.values()}  # the plots just made
     (folder / "report.html").write_text(
-        _html.render(doc, folder, exp.name, {n: tables[n] for n in _table_order(tables)},
+        _html.render(doc, images, exp.name, {n: tables[n] for n in _table_order(tables)},
                      config_text, _stamps(ctx)), encoding="utf-8")
 
 
@@ -171,7 +172,8 @@ def render_html(folder: Path) -> Path:
     tables = {p.stem: pd.read_csv(p) for p in sorted(folder.glob("*.csv"))}
     config = (folder / "config.yaml").read_text(encoding="utf-8") \
         if (folder / "config.yaml").is_file() else ""
-    page.write_text(_html.render(doc, folder, folder.name, tables, config, []),
+    images = {b[2]: (folder / b[2]).read_bytes() for b in doc.blocks if b[0] == "img"}
+    page.write_text(_html.render(doc, images, folder.name, tables, config, []),
                     encoding="utf-8")
     return page
 
