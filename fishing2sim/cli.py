@@ -255,20 +255,27 @@ def _rate(per_second: float) -> str:
 @click.argument("folder", type=click.Path(file_okay=False))
 @click.option("--open", "open_page", is_flag=True, help="Open report.html in a web browser.")
 def report_command(folder, open_page):
-    """Show a report folder's web page (report.html; written for an older folder that has
-    none) and open it with --open."""
+    """Show a report folder's web page (report.html; written anew from the folder's files
+    when it is missing or not a complete page) and open it with --open. Only PNG files in
+    the folder itself are embedded; what cannot be used is skipped with a warning line."""
+    import os
     from pathlib import Path
 
-    from .report import render_html
+    from .report import ReportInputError, render_html
+    from .runner import RunError
+    from .safe_files import FileSafetyError
 
     p = Path(folder)
     if not p.is_dir():
         raise UserError(f"{folder}: no such report folder")
-    if not (p / "summary.md").is_file():
+    if not os.path.lexists(p / "summary.md"):
         raise UserError(f"{folder}: not a report folder (no summary.md; run "
                         "fishing2sim run FILE first)")
     try:
-        page = render_html(p)
+        page = render_html(p, warn=lambda message: click.echo(f"warning: {message}",
+                                                              err=True))
+    except (FileSafetyError, ReportInputError, RunError) as exc:
+        raise UserError(str(exc)) from None
     except OSError as exc:
         raise UserError(f"{folder}: cannot write report.html: {exc.strerror or exc}") from None
     click.echo(str(page))

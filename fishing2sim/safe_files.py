@@ -27,8 +27,8 @@ import stat
 from pathlib import Path
 
 __all__ = ["FileSafetyError", "MARKER", "write_atomic", "write_marker", "is_ours",
-           "check_replaceable", "real_folder", "open_lock", "read_regular", "inside",
-           "remove_ours"]
+           "check_replaceable", "real_folder", "open_lock", "open_regular", "read_regular",
+           "inside", "remove_ours"]
 
 MARKER = ".fishing2sim-report"
 MAX_READ = 64 * 1024 * 1024  # the default cap of read_regular (64 MiB)
@@ -207,12 +207,11 @@ def inside(path: Path, folder: Path) -> bool:
     return True
 
 
-def read_regular(path: Path, limit: int = MAX_READ, within: Path | None = None,
-                 what: str = "file") -> bytes:
-    """The bytes of ``path`` if it is a regular file (not a link, FIFO, device or folder)
-    of at most ``limit`` bytes and, with ``within``, inside that folder. Anything else is
-    a FileSafetyError naming the path; the file is opened non-blocking, so a FIFO cannot
-    hang the call."""
+def open_regular(path: Path, within: Path | None = None, what: str = "file") -> int:
+    """A read-only file descriptor of ``path`` if it is a regular file (not a link, FIFO,
+    device or folder) and, with ``within``, inside that folder; anything else is a
+    FileSafetyError naming the path. Opened non-blocking, so a FIFO cannot hang the call.
+    The caller closes the descriptor."""
     path = Path(path)
     if within is not None and not inside(path.parent, within):
         raise FileSafetyError(f"{path}: the {what} lies outside the folder {within}; only "
@@ -230,15 +229,31 @@ def read_regular(path: Path, limit: int = MAX_READ, within: Path | None = None,
         raise FileSafetyError(f"{path}: cannot read the {what}: "
                               f"{exc.strerror or exc}") from None
     try:
-        st = os.fstat(fd)
-        if not stat.S_ISREG(st.st_mode):
-            kind = "a folder" if stat.S_ISDIR(st.st_mode) else \
-                "a FIFO" if stat.S_ISFIFO(st.st_mode) else \
-                "a device" if stat.S_ISCHR(st.st_mode) or stat.S_ISBLK(st.st_mode) else \
+        mode = os.fstat(fd).st_mode
+        if not stat.S_ISREG(mode):
+            kind = "a folder" if stat.S_ISDIR(mode) else \
+                "a FIFO" if stat.S_ISFIFO(mode) else \
+                "a device" if stat.S_ISCHR(mode) or stat.S_ISBLK(mode) else \
                 "not a regular file"
             raise FileSafetyError(f"{path}: the {what} is {kind}; only regular files are read")
-        if st.st_size > limit:
-            raise FileSafetyError(f"{path}: the {what} has {st.st_size:,} bytes, more than "
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
+
+
+def read_regular(path: Path, limit: int = MAX_READ, within: Path | None = None,
+                 what: str = "file") -> bytes:
+    """The bytes of ``path`` if it is a regular file (not a link, FIFO, device or folder)
+    of at most ``limit`` bytes and, with ``within``, inside that folder. Anything else is
+    a FileSafetyError naming the path; the file is opened non-blocking, so a FIFO cannot
+    hang the call (:func:`open_regular`)."""
+    path = Path(path)
+    fd = open_regular(path, within, what)
+    try:
+        size = os.fstat(fd).st_size
+        if size > limit:
+            raise FileSafetyError(f"{path}: the {what} has {size:,} bytes, more than "
                                   f"the {limit:,} read at most")
         chunks, n = [], 0
         while True:

@@ -332,8 +332,23 @@ def colour(i: int):
     return plt.get_cmap("tab10")(i % 10)
 
 
-def wrap(text: str, width: int) -> str:
-    return "\n".join(textwrap.wrap(str(text), width=width, break_long_words=True)) or str(text)
+#: the most lines a plot label is wrapped into; the rest is cut to "…". matplotlib lays out
+#: and draws every glyph of a text each time a figure is drawn, so a condition name of
+#: 200,000 characters took minutes per plot; summary.md and the CSVs keep the whole text.
+PLOT_LABEL_LINES = 8
+
+
+def wrap(text: str, width: int, max_lines: int = PLOT_LABEL_LINES) -> str:
+    """``text`` wrapped to ``width`` for a plot, at most ``max_lines`` lines (the last one
+    ending in "…" when cut)."""
+    text = str(text)
+    limit = width * max_lines + 1  # textwrap splits all it is given: give what can show
+    cut = len(text) > limit
+    lines = textwrap.wrap(text[:limit] if cut else text, width=width, break_long_words=True,
+                          max_lines=max_lines, placeholder=" …")
+    if cut and lines and not lines[-1].endswith("…"):
+        lines[-1] += " …"
+    return "\n".join(lines) or text[:limit]
 
 
 def yerr(rows: pd.DataFrame, scale: float = 1.0) -> np.ndarray:

@@ -1,14 +1,13 @@
 """report.html: the summary as one self-contained web page (plots embedded as base64 PNG,
 sortable tables, the CSV tables, the configuration and the stamps). No network access, no
-external files: it opens from anywhere, also when mailed alone."""
+external files: it opens from anywhere, also when mailed alone. :func:`render` reads no file;
+its callers decide what is embedded (report/__init__.py)."""
 
 from __future__ import annotations
 
 import base64
 import html
 import re
-from pathlib import Path
-
 import pandas as pd
 
 STYLE = """
@@ -66,8 +65,11 @@ def _table(header, rows, cls="sortable") -> str:
     return f'<table class="{cls}"><thead><tr>{h}</tr></thead><tbody>{body}</tbody></table>'
 
 
-def render(doc, folder: Path, title: str, tables: dict, config_text: str,
+def render(doc, images: dict, title: str, tables: dict, config_text: str,
            stamps: list[str]) -> str:
+    """The page of ``doc``. It reads no file: ``images`` maps an image block's file name to
+    the PNG bytes to embed (a name missing from it shows the block's alt text instead),
+    ``tables`` maps a CSV table's name to its DataFrame."""
     parts = []
     for b in doc.blocks:
         kind = b[0]
@@ -79,7 +81,13 @@ def render(doc, folder: Path, title: str, tables: dict, config_text: str,
         elif kind == "ul":
             parts.append("<ul>" + "".join(f"<li>{inline(x)}</li>" for x in b[1]) + "</ul>")
         elif kind == "img":
-            data = base64.b64encode((folder / b[2]).read_bytes()).decode("ascii")
+            png = images.get(b[2])
+            if png is None:  # not embedded (the caller said why): its alt text stands in
+                parts.append(f'<figure class="missing" data-file="{html.escape(b[2])}">'
+                             f"<figcaption>{inline(b[1])} (<code>{html.escape(b[2])}</code> "
+                             "is not embedded)</figcaption></figure>")
+                continue
+            data = base64.b64encode(png).decode("ascii")
             parts.append(f'<figure><img class="plot" alt="{html.escape(b[1])}" '
                          f'data-file="{html.escape(b[2])}" src="data:image/png;base64,{data}">'
                          f"</figure>")
