@@ -348,6 +348,8 @@ def half_widths(exp, cond, t) -> dict:
     h = headline(exp, cond, t)
     out = {}
     for fig, _, _ in exp.precision:
+        if fig.startswith("contrast."):  # a contrast's: the runner measures it on the table
+            continue
         if fig == "win_share":
             out[fig] = max((f.half_width for f in h["win_share"].values()), default=math.nan)
         elif fig in h:

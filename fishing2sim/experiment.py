@@ -68,6 +68,10 @@ PRECISION_FIGURES = {
     "win_share": ("pp", 0.01),  # every strategy's win share
 }
 MULTIPLICITY = ("holm", "bh", "none")  # stats.MULTIPLICITY
+# the analysis a contrast figure comes with (contrasts.FIGURE_INFO)
+CONTRAST_ANALYSIS = {"overfishing": "overfishing", "ocean_empty": "depletion",
+                     "ocean_left": "depletion", "trump_value": "trump_value",
+                     "win_share": "strategies"}
 SPRT_KEYS = ("better", "than", "elo0", "elo1", "alpha", "beta")
 # keys a sweep may vary (per condition); the others are experiment-wide
 SWEEPABLE = ("players", "games", "first_leader", "seats", "rotate", "deck", "ruleset")
@@ -1055,12 +1059,23 @@ class _Loader:
             if not isinstance(raw, dict) or not raw:
                 self.fail("precision", "expected a mapping figure -> wanted 95% CI half-width "
                           f"such as {{overfishing: 0.5pp}}, {_got(raw)}")
+            known = [*PRECISION_FIGURES, *(f"contrast.{f}" for f in PRECISION_FIGURES)]
             for fig, want in raw.items():
                 at = f"precision.{fig}"
-                if fig not in PRECISION_FIGURES:
-                    self.fail(at, f"unknown figure{_did_you_mean(fig, PRECISION_FIGURES)}; "
-                              f"known: {', '.join(PRECISION_FIGURES)}")
-                unit, scale = PRECISION_FIGURES[fig]
+                fig = str(fig)
+                base_fig = fig.removeprefix("contrast.")
+                if fig not in known:
+                    self.fail(at, f"unknown figure{_did_you_mean(fig, known)}; known: "
+                              f"{', '.join(PRECISION_FIGURES)}, or contrast.<figure> for the "
+                              "difference to the baseline")
+                if fig != base_fig and not any(c.baseline is not None for c in conditions):
+                    self.fail(at, "a precision target on a contrast needs a baseline (no "
+                              "condition has one: see 'Names and baselines')")
+                need = CONTRAST_ANALYSIS[base_fig]
+                if fig != base_fig and need not in analyses:
+                    self.fail(at, f"the contrasts of {base_fig} come with the {need} analysis "
+                              "(add it to analyses)")
+                unit, scale = PRECISION_FIGURES[base_fig]
                 m = re.fullmatch(r"\s*([0-9]*\.?[0-9]+(?:[eE][-+]?\d+)?)\s*([A-Za-z%]*)\s*",
                                  str(want)) if isinstance(want, (str, int, float)) \
                     and not isinstance(want, bool) else None
@@ -1068,9 +1083,9 @@ class _Loader:
                         or float(m.group(1)) <= 0:
                     self.fail(at, f"expected a 95% CI half-width in {unit} such as "
                               f"{'0.5pp' if unit == 'pp' else '0.1 ' + unit}, {_got(want)}")
-                if fig == "trump_value" and "trump_value" not in analyses:
+                if base_fig == "trump_value" and "trump_value" not in analyses:
                     self.fail(at, "needs the trump_value analysis (add it to analyses)")
-                if fig == "trump_value":
+                if base_fig == "trump_value":
                     orig = [c.index for c in conditions if c.deck.ruleset == "fishing"]
                     if orig:
                         self.fail(at, "the original Fishing has no trump choice (green is "

@@ -65,6 +65,7 @@ class Results:
 # discarded with a one-line warning and its chunk played again.
 
 CHECKPOINT_FORMAT = 3
+CONTRAST_PREFIX = "contrast."  # a precision target on a contrast: contrast.<figure>
 MAX_CHECKPOINT = 1 << 30  # a checkpoint file is read only up to 1 GiB
 _CHUNK_NAME = re.compile(r"c(\d{4,})-k(\d{6,})")
 
@@ -520,10 +521,22 @@ def _step(exp, cond) -> int:
     return per * (cond.players if cond.rotate else 1)
 
 
-def _next_games(exp, cond, t, games: int) -> tuple[int, dict]:
+def grow_games(games: int, step: int, ratio: float) -> int:
+    """The precision rule: a figure whose 95% CI half-width is ``ratio`` times its target
+    needs about ratio^2 times the games (the square-root law), 5% more, in whole steps
+    (chunks), at least one more step, at most four times the games so far. ``ratio`` is
+    capped first (a target of 1e-200 would overflow a float when squared)."""
+    if not ratio > 1:
+        return games
+    need = -(-int(math.ceil(games * min(ratio, 3.0) ** 2 * 1.05)) // step) * step
+    return max(games, min(max(need, games + step), 4 * games))
+
+
+def _next_games(exp, cond, t, games: int, contrast_hw: dict | None = None) -> tuple[int, dict]:
     """Precision / SPRT: the games condition ``cond`` plays next (``games``: stop), decided
     from the totals of its whole chunks so far only (so any number of workers plays the
-    same games), and what was decided."""
+    same games), and what was decided. ``contrast_hw``: the half-widths of the contrasts
+    with a precision target that this condition takes part in (as condition or baseline)."""
     from .contrasts import half_widths, sprt_state
 
     step = _step(exp, cond)
@@ -531,17 +544,13 @@ def _next_games(exp, cond, t, games: int) -> tuple[int, dict]:
     info: dict = {"games": games}
     want = games
     if exp.precision:
-        hw = half_widths(exp, cond, t)
+        hw = {**half_widths(exp, cond, t), **(contrast_hw or {})}
         info["precision"] = {f: {"target": w, "half_width": hw[f], "as_written": text,
                                  "reached": bool(hw[f] <= w)}  # a figure without a CI: not
-                             for f, w, text in exp.precision}
-        # the games needed grow as (half-width / target)^2; more than 4x is capped below, so
-        # the ratio is capped first (a target of 1e-200 overflows a float when squared)
-        worst = max((min(hw[f] / w, 3.0) ** 2 for f, w, _ in exp.precision
-                     if hw[f] > w), default=0.0)
-        if worst > 0:
-            need = -(-int(math.ceil(games * worst * 1.05)) // step) * step
-            want = max(want, min(max(need, games + step), 4 * games))
+                             for f, w, text in exp.precision if f in hw}
+        worst = max((hw[f] / w for f, w, _ in exp.precision if f in hw and hw[f] > w),
+                    default=0.0)
+        want = max(want, grow_games(games, step, worst))
     if exp.sprt is not None:
         st = sprt_state(exp, cond, t)
         info["sprt"] = st
@@ -552,6 +561,57 @@ def _next_games(exp, cond, t, games: int) -> tuple[int, dict]:
         any(not v["reached"] for v in info.get("precision", {}).values())
         or ("sprt" in info and info["sprt"]["decision"] is None))
     return max(want, games), info
+
+
+def _contrast_widths(exp, totals, units) -> dict:
+    """condition -> {"contrast.F": the widest 95% CI half-width of its contrasts of figure
+    F} for the precision targets on contrasts: a condition and its baseline both get it
+    (both must play more for the difference to narrow)."""
+    targets = [f for f, _, _ in exp.precision if f.startswith(CONTRAST_PREFIX)]
+    if not targets:
+        return {}
+    from .contrasts import contrast_table
+
+    con = contrast_table(exp, totals, units)
+    out: dict = {}
+    for f in targets:
+        rows = con[con["figure"] == f[len(CONTRAST_PREFIX):]]
+        for r in rows.itertuples():
+            hw = (r.diff_ci_high - r.diff_ci_low) / 2
+            hw = math.inf if hw != hw else hw  # no CI yet: not reached
+            for c in (int(r.condition), int(r.baseline)):
+                d = out.setdefault(c, {})
+                d[f] = max(d.get(f, 0.0), hw)
+    return out
+
+
+def _stop_together(exp, nxt: list, decisions: dict) -> None:
+    """Conditions that share their deals (paired with their baseline) play the same games:
+    each group goes on while any of its members must, so their contrast stays paired."""
+    conds = exp.conditions
+    group = list(range(len(conds)))
+
+    def root(i):
+        while group[i] != i:
+            group[i] = group[group[i]]
+            i = group[i]
+        return i
+
+    for c in conds:
+        b = c.baseline
+        if b is not None and c.paired and conds[b].paired and c.seed == conds[b].seed:
+            group[root(c.index)] = root(b)
+    most: dict = {}
+    for c in conds:
+        r = root(c.index)
+        most[r] = max(most.get(r, 0), nxt[c.index])
+    for c in conds:
+        n = most[root(c.index)]
+        if n != nxt[c.index]:
+            nxt[c.index] = n
+            if c.index in decisions:
+                decisions[c.index]["with_paired"] = True
+                decisions[c.index]["capped"] = False
 
 
 def _play(exp, folder, done, state, total_games, total_chunks, workers, in_process,
@@ -619,11 +679,14 @@ def _play(exp, folder, done, state, total_games, total_chunks, workers, in_proce
                     if split_units(t):
                         units[c][k] = split_units(t)
             nxt = list(stop)
+            con_hw = _contrast_widths(exp, totals, units)
             for cond in exp.conditions:
                 if totals[cond.index] is None:
                     continue
                 nxt[cond.index], decisions[cond.index] = _next_games(
-                    exp, cond, totals[cond.index], stop[cond.index])
+                    exp, cond, totals[cond.index], stop[cond.index],
+                    con_hw.get(cond.index))
+            _stop_together(exp, nxt, decisions)
             if nxt == stop:
                 break
             start, stop = stop, nxt

@@ -231,3 +231,76 @@ def test_the_seat_test_in_strategies_csv_matches_an_independent_computation(tmp_
     z = (fl.mean() - 15) / (fl.std(ddof=1) / math.sqrt(600))
     assert got["first_leader_fair_share_p_value"] == pytest.approx(
         math.erfc(abs(z) / math.sqrt(2)), rel=1e-9)
+
+
+# ---- precision runs --------------------------------------------------------------------------
+PAIRED_PRECISION = """
+players: 4
+games: 1000
+chunk: 500
+seed: 5
+paired: true
+analyses: [overfishing, strategies]
+sweep:
+  seats:
+    - {value: random, baseline: true}
+    - greedy
+max_games: 16000
+"""
+
+
+def _write(tmp_path, name, body):
+    p = tmp_path / f"{name}.yaml"
+    p.write_text(f"name: {name}\noutput: {tmp_path / 'reports'}\n" + body)
+    return p
+
+
+def test_a_precision_target_on_a_contrast_is_reached_and_paired_conditions_stop_together(
+        tmp_path):
+    import pandas as pd
+
+    from fishing2sim.runner import run
+
+    # greedy seats overfish far less often than random ones (36% against 61% with 5
+    # players; with 4 a few percent against 8%): only the random condition's own
+    # overfishing CI is wide; paired, the greedy condition plays on with it
+    res = run(_write(tmp_path, "pc", PAIRED_PRECISION
+                     + "precision: {contrast.overfishing: 1.5pp, overfishing: 0.9pp}\n"),
+              workers=1, progress=False)
+    info = res.meta["adaptive"]
+    games = res.meta["games_per_condition"]
+    assert games[0] == games[1] > 1000
+    assert info[0]["precision"]["overfishing"]["half_width"] > \
+        info[1]["precision"]["overfishing"]["half_width"]
+    con = pd.read_csv(tmp_path / "reports" / "pc" / "contrasts.csv")
+    row = con[con.figure == "overfishing"].iloc[0]
+    assert row.method == "paired"  # the first games share deals: still paired at the end
+    hw = (row.diff_ci_high - row.diff_ci_low) / 2
+    assert hw <= 0.015
+    assert info[1]["precision"]["contrast.overfishing"]["half_width"] == pytest.approx(hw)
+    assert info[1]["precision"]["contrast.overfishing"]["reached"]
+
+
+@pytest.mark.parametrize("extra, message", [
+    ("precision: {contrast.overfishing: 1pp}\n",
+     "precision.contrast.overfishing: a precision target on a contrast needs a baseline"),
+    ("precision: {contrast.ocean_left: 0.1 cards}\nanalyses: [overfishing]\n",
+     "precision.contrast.ocean_left: the contrasts of ocean_left come with the depletion "
+     "analysis"),
+    ("precision: {contrast.overfishng: 1pp}\n",
+     "precision.contrast.overfishng: unknown figure (did you mean 'contrast.overfishing'?)"),
+])
+def test_bad_contrast_precision_targets_are_one_line(tmp_path, extra, message):
+    from click.testing import CliRunner
+
+    from fishing2sim.cli import main
+
+    body = "players: 4\ngames: 400\nchunk: 200\n" + extra
+    if "baseline" not in message:
+        body += "paired: true\nsweep:\n  seats:\n    - {value: random, baseline: true}\n" \
+                "    - greedy\n"
+    res = CliRunner().invoke(main, ["run", str(_write(tmp_path, "bad", body)), "--no-progress"])
+    assert res.exit_code == 2, res.output
+    lines = res.output.strip().splitlines()
+    assert len(lines) == 1 and message in lines[0], res.output
+    assert not (tmp_path / "reports").exists()
