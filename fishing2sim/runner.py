@@ -70,7 +70,7 @@ def checkpoint_dir(exp) -> Path:
 
 
 def lock_path(exp) -> Path:
-    return exp.output_dir.parent / f".{exp.name}.lock"
+    return OutputLock.file_of(exp.output_dir.parent, exp.name)
 
 
 def _checksum(arrays: dict) -> str:
@@ -230,17 +230,32 @@ def _drop_checkpoints(folder: Path) -> None:
 
 
 class OutputLock:
-    """An exclusive lock on a report folder (``<output>/.<name>.lock``, fcntl.flock, holding
-    the PID): two runs never share checkpoints or a report. Released (and the file removed)
-    by ``release``; the kernel drops it if the process dies."""
+    """An exclusive lock on a report folder ``<folder>/<name>`` (the file
+    ``<folder>/.<name>.lock``, fcntl.flock, holding the PID): two runs (``run`` or ``tune``)
+    never share checkpoints, a study or a report. Released (and the file removed) by
+    ``release``; the kernel drops it if the process dies. The lock file is opened with
+    safe_files.open_lock: a link in its place is refused."""
 
-    def __init__(self, exp):
-        self.exp = exp
-        self.path = lock_path(exp)
+    def __init__(self, folder: Path, name: str):
+        self.target = Path(folder) / name  # the folder the lock guards (named in messages)
+        self.path = self.file_of(folder, name)
         self.fd = None
         self.created = False
 
+    @staticmethod
+    def file_of(folder: Path, name: str) -> Path:
+        return Path(folder) / f".{name}.lock"
+
+    def __enter__(self) -> "OutputLock":
+        return self.acquire()
+
+    def __exit__(self, *exc) -> bool:
+        self.release()
+        return False
+
     def acquire(self) -> "OutputLock":
+        from .safe_files import FileSafetyError, open_lock
+
         parent = self.path.parent
         self.created = not parent.exists()  # removed again if the run leaves it empty
         try:
@@ -250,7 +265,9 @@ class OutputLock:
                            f"{exc.strerror or exc}") from None
         while True:
             try:
-                fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+                fd = open_lock(self.path)
+            except FileSafetyError as exc:
+                raise RunError(str(exc)) from None
             except OSError as exc:
                 raise RunError(f"cannot create the lock file {self.path}: "
                                f"{exc.strerror or exc}") from None
@@ -261,10 +278,10 @@ class OutputLock:
                     pid = os.read(fd, 64).decode().strip() or "unknown"
                 finally:
                     os.close(fd)
-                raise RunError(f"{self.exp.output_dir}: in use by another run (PID {pid}); "
+                raise RunError(f"{self.target}: in use by another run (PID {pid}); "
                                "wait for it to finish or stop it") from None
             try:  # its previous holder may have removed the file between open and flock
-                same = os.stat(self.path).st_ino == os.fstat(fd).st_ino
+                same = os.stat(self.path, follow_symlinks=False).st_ino == os.fstat(fd).st_ino
             except FileNotFoundError:
                 same = False
             if not same:
@@ -416,7 +433,7 @@ def run(experiment, workers: int | None = None, resume: bool = False, progress: 
     if progress and cold_cache():
         print("compiling the engine (first run only, under a minute)", file=sys.stderr, flush=True)
     total_games = sum(c.games for c in exp.conditions)
-    lock = OutputLock(exp)
+    lock = OutputLock(exp.output_dir.parent, exp.name)
     with _StopSignals(ignore_after_stop):
         saved = 0
         folder = None
