@@ -650,13 +650,51 @@ def _serial(exp, pending):
         yield _work(task)
 
 
-def _worker_main(conn, exp):
-    """A worker process: plays the chunks it receives until it gets None. Ctrl-C is for
-    the parent (it stops the workers); SIGTERM ends the process at once, even inside a
-    compiled kernel."""
+PR_SET_PDEATHSIG = 1
+
+
+def die_with_parent(parent_pid: int) -> None:
+    """Make this (child) process end when its parent dies, even inside a compiled kernel
+    (a SIGKILLed parent cannot stop it): on Linux the kernel sends SIGKILL
+    (prctl(PR_SET_PDEATHSIG)); elsewhere a daemon thread watches the parent's PID. The
+    parent may have died already: checked right after. (The thread cannot run while a
+    compiled kernel holds the GIL: where prctl is missing, a worker stuck in a decision
+    ends only when it leaves the kernel.)"""
+    armed = False
+    if sys.platform.startswith("linux"):
+        try:
+            import ctypes
+
+            libc = ctypes.CDLL(None, use_errno=True)
+            armed = libc.prctl(PR_SET_PDEATHSIG, int(signal.SIGKILL), 0, 0, 0) == 0
+        except (OSError, AttributeError):
+            armed = False
+    if os.getppid() != parent_pid:  # died before the prctl: reparented already
+        os._exit(1)
+    if not armed:
+        def watch():
+            while os.getppid() == parent_pid:
+                time.sleep(0.5)
+            os.kill(os.getpid(), signal.SIGKILL)  # a kernel holds the GIL: no os._exit here
+
+        threading.Thread(target=watch, name="fishing2sim-parent-watch", daemon=True).start()
+
+
+def child_signals(parent_pid: int) -> None:
+    """The start of a child process that plays games (a run's worker, play's game): Ctrl-C
+    is for the parent (which stops the child); SIGTERM ends it at once, even inside a
+    compiled kernel; so does the parent's death. The parent starts it with both signals
+    blocked (see _start_children): unblocked here, once SIGINT is ignored."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    die_with_parent(parent_pid)
     signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT, signal.SIGTERM})
+
+
+def _worker_main(conn, exp, parent_pid):
+    """A worker process: plays the chunks it receives until it gets None (a message
+    ("exp", experiment) switches the experiment: a WorkerPool's next run)."""
+    child_signals(parent_pid)
     _init_local(exp)
     while True:
         try:
@@ -676,21 +714,28 @@ def _worker_main(conn, exp):
 
 
 def _start_workers(exp, workers: int):
-    ctx = mp.get_context("spawn")
+    return start_children(_worker_main, (exp,), workers, "fishing2sim-worker")
+
+
+def start_children(target, args: tuple, n: int, name: str, method: str = "spawn"):
+    """``n`` child processes running ``target(conn, *args, parent_pid)`` (which starts with
+    child_signals), each with a pipe: (processes, the parent's ends of the pipes)."""
+    ctx = mp.get_context(method)
     procs, conns = [], []
     # the children start with SIGINT/SIGTERM blocked (the mask survives exec), so a Ctrl-C
     # while they import cannot print a traceback; each unblocks once it ignores SIGINT.
     # multiprocessing's resource tracker unblocks both signals after it starts (on the
     # first spawn), so it is started before the mask is set
-    _resource_tracker.ensure_running()
+    if method != "fork":
+        _resource_tracker.ensure_running()
     old_mask = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM})
     old_env = os.environ.get("NUMBA_NUM_THREADS")
     os.environ.setdefault("NUMBA_NUM_THREADS", "1")
     try:
-        for i in range(workers):
+        for i in range(n):
             mine, theirs = ctx.Pipe()
-            p = ctx.Process(target=_worker_main, args=(theirs, exp), daemon=True,
-                            name=f"fishing2sim-worker-{i}")
+            p = ctx.Process(target=target, args=(theirs, *args, os.getpid()), daemon=True,
+                            name=f"{name}-{i}")
             procs.append(p)
             conns.append(mine)
             p.start()
