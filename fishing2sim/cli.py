@@ -315,12 +315,17 @@ def list_experiments():
 @click.option("--output", type=click.Path(file_okay=False), default=None,
               help="Folder that receives <name>/ (default: the file's output, else reports).")
 @click.option("--no-progress", is_flag=True, help="No line per trial.")
-def tune(experiment, workers, resume, trials, time_limit, output, no_progress):
-    """Search the file's tune.space toward its tune.objective (Optuna); write a report."""
+@click.option("--yes", "-y", is_flag=True,
+              help="Tune even above the size limits (10**9 games in all: trials, racing).")
+def tune(experiment, workers, resume, trials, time_limit, output, no_progress, yes):
+    """Search the file's tune.space toward its tune.objective (Optuna); write a report.
+
+    Ctrl-C (or SIGTERM) stops it at once (a trial's worker processes too); the finished
+    trials are in the study and --resume continues (exit code 130, 143 after SIGTERM)."""
     from .tune_cli import tune_command
 
     tune_command(experiment, workers, resume, trials, time_limit, output, no_progress,
-                 UserError)
+                 UserError, yes=yes)
 
 
 if __name__ == "__main__":  # pragma: no cover

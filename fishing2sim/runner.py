@@ -401,7 +401,8 @@ def default_workers() -> int:
 def run(experiment, workers: int | None = None, resume: bool = False, progress: bool = True,
         write: bool = True, overrides: dict | None = None, scheduler: str | None = None,
         dask_local: int | None = None, in_process: bool | None = None,
-        yes: bool = False, ignore_after_stop: bool = False) -> Results:
+        yes: bool = False, ignore_after_stop: bool = False,
+        pool: WorkerPool | None = None) -> Results:
     """Run an experiment (a path or a loaded Experiment); write its report unless write=False.
 
     Local processes by default (``workers``: how many; with 1 the chunks run in this
@@ -417,6 +418,8 @@ def run(experiment, workers: int | None = None, resume: bool = False, progress: 
     KeyboardInterrupt) naming how many chunks are saved: ``resume=True`` continues.
     ``ignore_after_stop`` keeps both signals ignored after such a stop (the command line,
     which then prints one line and exits: a second Ctrl-C cannot interrupt that).
+    ``pool`` (a WorkerPool; local processes only, not in_process) keeps the workers for
+    the caller's next run.
     """
     from .experiment import Experiment, load_experiment
 
@@ -448,7 +451,7 @@ def run(experiment, workers: int | None = None, resume: bool = False, progress: 
                 folder, done, totals = open_checkpoints(exp, resume)
                 saved = len(done)
                 results = _play(exp, folder, done, totals, total_games, total_chunks, workers,
-                                in_process, backend, progress)
+                                in_process, backend, progress, pool)
             except BaseException:
                 if backend is not None:
                     backend.close(fast=True)
@@ -530,7 +533,7 @@ def _next_games(exp, cond, t, games: int) -> tuple[int, dict]:
 
 
 def _play(exp, folder, done, state, total_games, total_chunks, workers, in_process,
-          backend, progress) -> Results:
+          backend, progress, pool=None) -> Results:
     totals, units = state
     n_cond = len(exp.conditions)
     stop = [c.games for c in exp.conditions]
@@ -561,7 +564,7 @@ def _play(exp, folder, done, state, total_games, total_chunks, workers, in_proce
             elif in_process:
                 stream = _serial(exp, iter(pending))
             else:
-                stream = _processes(exp, iter(pending), workers)
+                stream = _processes(exp, iter(pending), workers, pool)
             try:
                 for task, t in stream:  # in the order chunks finish: the sums do not care
                     try:
@@ -703,6 +706,10 @@ def _worker_main(conn, exp, parent_pid):
             return
         if task is None:
             return
+        if isinstance(task, tuple) and task and task[0] == "exp":
+            exp = task[1]
+            _init_local(exp)
+            continue
         try:
             conn.send(("ok", task, run_chunk(exp, task)))
         except BaseException as exc:
@@ -751,6 +758,42 @@ def start_children(target, args: tuple, n: int, name: str, method: str = "spawn"
     return procs, conns
 
 
+class WorkerPool:
+    """Local worker processes kept from one run to the next (tune's trials: one start-up
+    for the whole tune, not one per trial). ``run(..., pool=pool)`` uses it: the workers
+    are started on first use (again after a run that failed or was stopped, which stops
+    them at once) and get each run's experiment; ``close`` stops them."""
+
+    def __init__(self):
+        self.procs: list = []
+        self.conns: list = []
+
+    def __enter__(self) -> "WorkerPool":
+        return self
+
+    def __exit__(self, exc_type, *exc) -> bool:
+        self.close(graceful=exc_type is None)
+        return False
+
+    def workers_for(self, exp, workers: int):
+        """The pool's (processes, pipes), ``workers`` of them, set to play ``exp``."""
+        if len(self.procs) == workers and all(p.is_alive() for p in self.procs):
+            try:
+                for c in self.conns:
+                    c.send(("exp", exp))
+                return self.procs, self.conns
+            except OSError:  # a worker died meanwhile: start afresh
+                pass
+        self.close(graceful=False)
+        self.procs, self.conns = _start_workers(exp, workers)
+        return self.procs, self.conns
+
+    def close(self, graceful: bool = True) -> None:
+        procs, conns, self.procs, self.conns = self.procs, self.conns, [], []
+        if procs:
+            _stop_workers(procs, conns, graceful=graceful)
+
+
 def _stop_workers(procs, conns, graceful: bool) -> None:
     """Stop every worker: politely after a finished run, else SIGTERM at once (a compiled
     kernel cannot be interrupted from inside), then SIGKILL any that lingers."""
@@ -781,24 +824,28 @@ def _stop_workers(procs, conns, graceful: bool) -> None:
             c.close()
 
 
-def _worker_died(proc, task: Task) -> RunError:
+def _how_it_died(proc) -> str:
     proc.join(1)  # its pipe closes a moment before it can be reaped
     code = proc.exitcode
     if code is not None and code < 0:
         try:
-            how = f"killed by {signal.Signals(-code).name}"
+            return f"killed by {signal.Signals(-code).name}"
         except ValueError:
-            how = f"killed by signal {-code}"
-    else:
-        how = f"exit code {code}"
-    return RunError(f"a worker process died ({how}) while playing chunk {task.key}; the "
-                    "chunks saved so far are kept: run again with --resume")
+            return f"killed by signal {-code}"
+    return f"exit code {code}"
 
 
-def _processes(exp, pending, workers):
-    """Local worker processes (spawned: each loads numba's cached kernels once), each fed
-    at most two chunks at a time through its own pipe."""
-    procs, conns = _start_workers(exp, workers)
+def _worker_died(proc, task: Task) -> RunError:
+    return RunError(f"a worker process died ({_how_it_died(proc)}) while playing chunk "
+                    f"{task.key}; the chunks saved so far are kept: run again with --resume")
+
+
+def _processes(exp, pending, workers, pool: WorkerPool | None = None):
+    """Local worker processes (spawned: each loads numba's cached kernels once; a pool's,
+    kept after a finished run), each fed at most two chunks at a time through its own
+    pipe."""
+    procs, conns = pool.workers_for(exp, workers) if pool is not None \
+        else _start_workers(exp, workers)
     inflight = [deque() for _ in procs]
     finished = False
     try:
@@ -833,7 +880,10 @@ def _processes(exp, pending, workers):
                     raise _worker_died(procs[i], inflight[i][0])
         finished = True
     finally:
-        _stop_workers(procs, conns, graceful=finished)
+        if pool is None:
+            _stop_workers(procs, conns, graceful=finished)
+        elif not finished:  # failed or stopped: at once (the next run starts new ones)
+            pool.close(graceful=False)
 
 
 def _init_local(exp):
