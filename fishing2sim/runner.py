@@ -840,6 +840,56 @@ def _worker_died(proc, task: Task) -> RunError:
                     f"{task.key}; the chunks saved so far are kept: run again with --resume")
 
 
+def _call_main(conn, fn, args, parent_pid):
+    """call_in_child's child: fn(*args), its result or exception sent back (with a
+    strategy's traceback of the debug mode, which does not pickle with the exception)."""
+    child_signals(parent_pid)
+    try:
+        reply = ("ok", fn(*args), None)
+    except BaseException as exc:
+        reply = ("error", exc, getattr(exc, "traceback", None))
+    try:
+        conn.send(reply)
+    except Exception:  # a result or an exception that does not pickle
+        what = reply[1]
+        conn.send(("error", RuntimeError(f"{type(what).__name__}: {what}"), reply[2]))
+    conn.close()
+
+
+def call_in_child(fn, *args):
+    """``fn(*args)`` (a module-level function) in a child process, its result returned or
+    its exception raised here: SIGINT and SIGTERM stop it at once, even inside a compiled
+    kernel that never returns (the child is killed; raised here as a KeyboardInterrupt
+    with ``.signum``; both signals are ignored afterwards, for a caller that exits), and
+    the child dies with this process. The child is forked when this process runs a single
+    thread (nothing to import or load again), else spawned."""
+    method = "fork" if threading.active_count() == 1 \
+        and "fork" in mp.get_all_start_methods() else "spawn"
+    for f in (sys.stdout, sys.stderr):  # a forked child must not write their buffers again
+        try:
+            f.flush()
+        except (OSError, ValueError, AttributeError):
+            pass
+    with _StopSignals(ignore_after_stop=True):
+        procs, conns = start_children(_call_main, (fn, args), 1, "fishing2sim-child", method)
+        done = False
+        try:
+            mp_connection.wait([conns[0], procs[0].sentinel])
+            try:
+                status, payload, shown = conns[0].recv()
+            except (EOFError, OSError):
+                raise RunError(f"the process playing the game died "
+                               f"({_how_it_died(procs[0])})") from None
+            done = True
+        finally:
+            _stop_workers(procs, conns, graceful=done)
+    if status == "ok":
+        return payload
+    if shown and isinstance(payload, Exception):
+        payload.traceback = shown
+    raise payload
+
+
 def _processes(exp, pending, workers, pool: WorkerPool | None = None):
     """Local worker processes (spawned: each loads numba's cached kernels once; a pool's,
     kept after a finished run), each fed at most two chunks at a time through its own
