@@ -254,11 +254,26 @@ LOOPER = str(Path(__file__).parent / "bots" / "looper.py")  # a decision that ne
 PLAY_STOP_LINE = "interrupted; the game was not finished"
 
 
+_sessions: list = []  # the process groups the tests below start: killed after each test
+
+
+@pytest.fixture(autouse=True)
+def _no_strays():
+    yield
+    while _sessions:  # a failed test must not leave a looping process behind
+        try:
+            os.killpg(_sessions.pop(), signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
+
+
 def start_cli(*args) -> subprocess.Popen:
     """`fishing2sim ARGS` in a session of its own (as start() does for run)."""
-    return subprocess.Popen([sys.executable, "-m", "fishing2sim.cli", *map(str, args)],
+    proc = subprocess.Popen([sys.executable, "-m", "fishing2sim.cli", *map(str, args)],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             start_new_session=True)
+    _sessions.append(proc.pid)
+    return proc
 
 
 def children(pid: int) -> list[int]:
@@ -360,6 +375,7 @@ def test_workers_die_with_a_sigkilled_run(tmp_path, looper_compiled):
     path = write_yaml(tmp_path, "orphans", f"games: 800\nchunk: 200\nanalyses: [overfishing]\n"
                       f"seats: {LOOPER}\n")
     proc = start(path, "--workers", "2")
+    _sessions.append(proc.pid)
     assert wait_for(lambda: len(game_children(proc.pid)) == 2, timeout=120)
     kids = game_children(proc.pid)
     time.sleep(3)  # inside the looping decision
