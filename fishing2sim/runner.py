@@ -660,9 +660,10 @@ def die_with_parent(parent_pid: int) -> None:
     """Make this (child) process end when its parent dies, even inside a compiled kernel
     (a SIGKILLed parent cannot stop it): on Linux the kernel sends SIGKILL
     (prctl(PR_SET_PDEATHSIG)); elsewhere a daemon thread watches the parent's PID. The
-    parent may have died already: checked right after. (The thread cannot run while a
-    compiled kernel holds the GIL: where prctl is missing, a worker stuck in a decision
-    ends only when it leaves the kernel.)"""
+    parent may have died already: checked right after. (Linux sends the signal when the
+    *thread* that started the child ends: children are started and stopped by the same
+    thread here. The watching thread cannot run while a compiled kernel holds the GIL:
+    where prctl is missing, a worker stuck in a decision ends only when it leaves it.)"""
     armed = False
     if sys.platform.startswith("linux"):
         try:

@@ -115,7 +115,7 @@ def _other_study(db: Path, tmp_path: Path) -> None:
 
 def _snapshot(path: Path):
     if path.is_symlink():
-        return ("link", os.readlink(path), (tmp := path.resolve()).read_bytes())
+        return ("link", os.readlink(path), path.resolve().read_bytes())
     if path.is_dir():
         return ("dir", sorted((p.name, p.read_bytes()) for p in path.iterdir()))
     return ("file", path.read_bytes())
