@@ -3,6 +3,7 @@ one-line messages with exit code 2."""
 from __future__ import annotations
 
 import json
+import signal
 import sys
 
 import click
@@ -78,12 +79,16 @@ def main():
               help="The condition of --experiment (its index, as in the report).")
 def play(players, seed, game, ruleset, strategies, leader, deck, as_json, strict, audit,
          experiment, condition):
-    """Play one game and print what happened, trick by trick."""
-    from .api import StrategyFailure, play_game
+    """Play one game and print what happened, trick by trick.
+
+    The game plays in a child process: Ctrl-C (or SIGTERM) stops it at once, even inside a
+    decision that never returns (exit code 130, 143 after SIGTERM)."""
+    from .api import StrategyFailure
     from .cards import DeckError
     from .experiment import ExperimentError
     from .render import render_game
-    from .strategies import StrategyError, load_strategy
+    from .runner import RunError, call_in_child
+    from .strategies import StrategyError
 
     if len(strategies) == 0:
         lineup = None
@@ -115,32 +120,47 @@ def play(players, seed, game, ruleset, strategies, leader, deck, as_json, strict
             if audit and deck.sha256 != load_deck(None, ruleset=ruleset).sha256:
                 raise ValueError("--audit checks games of the shipped decks; this condition "
                                  "edits the deck")
-        g = play_game(players=players, seed=seed, ruleset=ruleset, strategies=lineup,
-                      params=params, first_leader=leader, deck=deck, game=game,
-                      strict=strict or audit)
-        seats = _seat_names(lineup, players, load_strategy)
-    except (ValueError, DeckError, StrategyError, StrategyFailure, ExperimentError) as exc:
+        # in a child process: Ctrl-C (or SIGTERM) stops a decision that never returns or a
+        # search too long to finish (a compiled kernel cannot be interrupted from inside)
+        events, seats = call_in_child(
+            _play_events, dict(players=players, seed=seed, ruleset=ruleset,
+                               strategies=lineup, params=params, first_leader=leader,
+                               deck=deck, game=game, strict=strict or audit))
+    except KeyboardInterrupt as exc:
+        click.echo("interrupted; the game was not finished", err=True)
+        sys.exit(128 + getattr(exc, "signum", signal.SIGINT))
+    except (ValueError, DeckError, StrategyError, StrategyFailure, ExperimentError,
+            RunError) as exc:
         _fail(exc)
-    if g.events and g.events[0].get("event") == "setup":
-        g.events[0]["strategies"] = seats
+    if events and events[0].get("event") == "setup":
+        events[0]["strategies"] = seats
         if experiment is not None:
-            g.events[0]["condition"] = condition
-            g.events[0]["condition_name"] = cname
+            events[0]["condition"] = condition
+            events[0]["condition_name"] = cname
     if as_json:
-        for e in g.events:
+        for e in events:
             sys.stdout.write(json.dumps(e) + "\n")
     else:
-        click.echo(render_game(g.events))
+        click.echo(render_game(events))
     if audit:
         from .audit import AuditError, audit_game
 
         try:
-            summary = audit_game(g.events)
+            summary = audit_game(events)
         except AuditError as exc:
             click.echo(f"audit: the game breaks a rule: {exc}", err=True)
             sys.exit(1)
-        click.echo(f"audit: every rule checked, the game is legal ({len(g.events)} events; "
+        click.echo(f"audit: every rule checked, the game is legal ({len(events)} events; "
                    f"points {summary['points']})", err=as_json)
+
+
+def _play_events(kwargs: dict) -> tuple[list, list]:
+    """``play``'s game (in its child process): its events and the seats' strategy names."""
+    from .api import play_game
+    from .strategies import load_strategy
+
+    g = play_game(**kwargs)
+    return g.events, _seat_names(kwargs["strategies"], kwargs["players"], load_strategy)
 
 
 def _seat_names(lineup, players, load_strategy) -> list[str]:
@@ -322,12 +342,17 @@ def list_experiments():
 @click.option("--output", type=click.Path(file_okay=False), default=None,
               help="Folder that receives <name>/ (default: the file's output, else reports).")
 @click.option("--no-progress", is_flag=True, help="No line per trial.")
-def tune(experiment, workers, resume, trials, time_limit, output, no_progress):
-    """Search the file's tune.space toward its tune.objective (Optuna); write a report."""
+@click.option("--yes", "-y", is_flag=True,
+              help="Tune even above the size limits (10**9 games in all: trials, racing).")
+def tune(experiment, workers, resume, trials, time_limit, output, no_progress, yes):
+    """Search the file's tune.space toward its tune.objective (Optuna); write a report.
+
+    Ctrl-C (or SIGTERM) stops it at once (a trial's worker processes too); the finished
+    trials are in the study and --resume continues (exit code 130, 143 after SIGTERM)."""
     from .tune_cli import tune_command
 
     tune_command(experiment, workers, resume, trials, time_limit, output, no_progress,
-                 UserError)
+                 UserError, yes=yes)
 
 
 if __name__ == "__main__":  # pragma: no cover

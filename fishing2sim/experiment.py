@@ -1429,8 +1429,8 @@ class _DataLoader(_Loader):
     """A _Loader whose file content is given as a dict (``path`` still names it in errors
     and anchors relative paths)."""
 
-    def __init__(self, data, path, overrides):
-        super().__init__(path, overrides)
+    def __init__(self, data, path, overrides, yes=False):
+        super().__init__(path, overrides, yes=yes)
         self.data = data
 
     def read(self) -> dict:
@@ -1445,9 +1445,10 @@ def read_experiment_file(path) -> dict:
     return _Loader(path, None).read()
 
 
-def load_experiment_data(data: dict, path, overrides: dict | None = None) -> Experiment:
+def load_experiment_data(data: dict, path, overrides: dict | None = None,
+                         yes: bool = False) -> Experiment:
     """``load_experiment`` for a file's content already read into ``data``."""
-    return _DataLoader(data, path, overrides).load()
+    return _DataLoader(data, path, overrides, yes=yes).load()
 
 
 def set_key_path(cfg: dict, key: str, value, path="<experiment>") -> None:

@@ -75,7 +75,7 @@ def checkpoint_dir(exp) -> Path:
 
 
 def lock_path(exp) -> Path:
-    return exp.output_dir.parent / f".{exp.name}.lock"
+    return OutputLock.file_of(exp.output_dir.parent, exp.name)
 
 
 def _checksum(arrays: dict) -> str:
@@ -257,17 +257,32 @@ def _drop_checkpoints(folder: Path) -> None:
 
 
 class OutputLock:
-    """An exclusive lock on a report folder (``<output>/.<name>.lock``, fcntl.flock, holding
-    the PID): two runs never share checkpoints or a report. Released (and the file removed)
-    by ``release``; the kernel drops it if the process dies."""
+    """An exclusive lock on a report folder ``<folder>/<name>`` (the file
+    ``<folder>/.<name>.lock``, fcntl.flock, holding the PID): two runs (``run`` or ``tune``)
+    never share checkpoints, a study or a report. Released (and the file removed) by
+    ``release``; the kernel drops it if the process dies. The lock file is opened with
+    safe_files.open_lock: a link in its place is refused."""
 
-    def __init__(self, exp):
-        self.exp = exp
-        self.path = lock_path(exp)
+    def __init__(self, folder: Path, name: str):
+        self.target = Path(folder) / name  # the folder the lock guards (named in messages)
+        self.path = self.file_of(folder, name)
         self.fd = None
         self.created = False
 
+    @staticmethod
+    def file_of(folder: Path, name: str) -> Path:
+        return Path(folder) / f".{name}.lock"
+
+    def __enter__(self) -> "OutputLock":
+        return self.acquire()
+
+    def __exit__(self, *exc) -> bool:
+        self.release()
+        return False
+
     def acquire(self) -> "OutputLock":
+        from .safe_files import FileSafetyError, open_lock
+
         parent = self.path.parent
         self.created = not parent.exists()  # removed again if the run leaves it empty
         try:
@@ -277,7 +292,9 @@ class OutputLock:
                            f"{exc.strerror or exc}") from None
         while True:
             try:
-                fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+                fd = open_lock(self.path)
+            except FileSafetyError as exc:
+                raise RunError(str(exc)) from None
             except OSError as exc:
                 raise RunError(f"cannot create the lock file {self.path}: "
                                f"{exc.strerror or exc}") from None
@@ -288,10 +305,10 @@ class OutputLock:
                     pid = os.read(fd, 64).decode().strip() or "unknown"
                 finally:
                     os.close(fd)
-                raise RunError(f"{self.exp.output_dir}: in use by another run (PID {pid}); "
+                raise RunError(f"{self.target}: in use by another run (PID {pid}); "
                                "wait for it to finish or stop it") from None
             try:  # its previous holder may have removed the file between open and flock
-                same = os.stat(self.path).st_ino == os.fstat(fd).st_ino
+                same = os.stat(self.path, follow_symlinks=False).st_ino == os.fstat(fd).st_ino
             except FileNotFoundError:
                 same = False
             if not same:
@@ -411,7 +428,8 @@ def default_workers() -> int:
 def run(experiment, workers: int | None = None, resume: bool = False, progress: bool = True,
         write: bool = True, overrides: dict | None = None, scheduler: str | None = None,
         dask_local: int | None = None, in_process: bool | None = None,
-        yes: bool = False, ignore_after_stop: bool = False) -> Results:
+        yes: bool = False, ignore_after_stop: bool = False,
+        pool: WorkerPool | None = None) -> Results:
     """Run an experiment (a path or a loaded Experiment); write its report unless write=False.
 
     Local processes by default (``workers``: how many; with 1 the chunks run in this
@@ -427,6 +445,8 @@ def run(experiment, workers: int | None = None, resume: bool = False, progress: 
     KeyboardInterrupt) naming how many chunks are saved: ``resume=True`` continues.
     ``ignore_after_stop`` keeps both signals ignored after such a stop (the command line,
     which then prints one line and exits: a second Ctrl-C cannot interrupt that).
+    ``pool`` (a WorkerPool; local processes only, not in_process) keeps the workers for
+    the caller's next run.
     """
     from .experiment import Experiment, load_experiment
 
@@ -443,7 +463,7 @@ def run(experiment, workers: int | None = None, resume: bool = False, progress: 
     if progress and cold_cache():
         print("compiling the engine (first run only, under a minute)", file=sys.stderr, flush=True)
     total_games = sum(c.games for c in exp.conditions)
-    lock = OutputLock(exp)
+    lock = OutputLock(exp.output_dir.parent, exp.name)
     with _StopSignals(ignore_after_stop):
         saved = 0
         folder = None
@@ -460,7 +480,7 @@ def run(experiment, workers: int | None = None, resume: bool = False, progress: 
                 folder, done, totals = open_checkpoints(exp, resume)
                 saved = len(done)
                 results = _play(exp, folder, done, totals, total_games, total_chunks, workers,
-                                in_process, backend, progress)
+                                in_process, backend, progress, pool)
             except BaseException:
                 if backend is not None:
                     backend.close(fast=True)
@@ -615,7 +635,7 @@ def _stop_together(exp, nxt: list, decisions: dict) -> None:
 
 
 def _play(exp, folder, done, state, total_games, total_chunks, workers, in_process,
-          backend, progress) -> Results:
+          backend, progress, pool=None) -> Results:
     totals, units = state
     n_cond = len(exp.conditions)
     stop = [c.games for c in exp.conditions]
@@ -646,7 +666,7 @@ def _play(exp, folder, done, state, total_games, total_chunks, workers, in_proce
             elif in_process:
                 stream = _serial(exp, iter(pending))
             else:
-                stream = _processes(exp, iter(pending), workers)
+                stream = _processes(exp, iter(pending), workers, pool)
             try:
                 for task, t in stream:  # in the order chunks finish: the sums do not care
                     try:
@@ -738,13 +758,52 @@ def _serial(exp, pending):
         yield _work(task)
 
 
-def _worker_main(conn, exp):
-    """A worker process: plays the chunks it receives until it gets None. Ctrl-C is for
-    the parent (it stops the workers); SIGTERM ends the process at once, even inside a
-    compiled kernel."""
+PR_SET_PDEATHSIG = 1
+
+
+def die_with_parent(parent_pid: int) -> None:
+    """Make this (child) process end when its parent dies, even inside a compiled kernel
+    (a SIGKILLed parent cannot stop it): on Linux the kernel sends SIGKILL
+    (prctl(PR_SET_PDEATHSIG)); elsewhere a daemon thread watches the parent's PID. The
+    parent may have died already: checked right after. (Linux sends the signal when the
+    *thread* that started the child ends: children are started and stopped by the same
+    thread here. The watching thread cannot run while a compiled kernel holds the GIL:
+    where prctl is missing, a worker stuck in a decision ends only when it leaves it.)"""
+    armed = False
+    if sys.platform.startswith("linux"):
+        try:
+            import ctypes
+
+            libc = ctypes.CDLL(None, use_errno=True)
+            armed = libc.prctl(PR_SET_PDEATHSIG, int(signal.SIGKILL), 0, 0, 0) == 0
+        except (OSError, AttributeError):
+            armed = False
+    if os.getppid() != parent_pid:  # died before the prctl: reparented already
+        os._exit(1)
+    if not armed:
+        def watch():
+            while os.getppid() == parent_pid:
+                time.sleep(0.5)
+            os.kill(os.getpid(), signal.SIGKILL)  # a kernel holds the GIL: no os._exit here
+
+        threading.Thread(target=watch, name="fishing2sim-parent-watch", daemon=True).start()
+
+
+def child_signals(parent_pid: int) -> None:
+    """The start of a child process that plays games (a run's worker, play's game): Ctrl-C
+    is for the parent (which stops the child); SIGTERM ends it at once, even inside a
+    compiled kernel; so does the parent's death. The parent starts it with both signals
+    blocked (see _start_children): unblocked here, once SIGINT is ignored."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    die_with_parent(parent_pid)
     signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT, signal.SIGTERM})
+
+
+def _worker_main(conn, exp, parent_pid):
+    """A worker process: plays the chunks it receives until it gets None (a message
+    ("exp", experiment) switches the experiment: a WorkerPool's next run)."""
+    child_signals(parent_pid)
     _init_local(exp)
     while True:
         try:
@@ -753,6 +812,10 @@ def _worker_main(conn, exp):
             return
         if task is None:
             return
+        if isinstance(task, tuple) and task and task[0] == "exp":
+            exp = task[1]
+            _init_local(exp)
+            continue
         try:
             conn.send(("ok", task, run_chunk(exp, task)))
         except BaseException as exc:
@@ -764,21 +827,28 @@ def _worker_main(conn, exp):
 
 
 def _start_workers(exp, workers: int):
-    ctx = mp.get_context("spawn")
+    return start_children(_worker_main, (exp,), workers, "fishing2sim-worker")
+
+
+def start_children(target, args: tuple, n: int, name: str, method: str = "spawn"):
+    """``n`` child processes running ``target(conn, *args, parent_pid)`` (which starts with
+    child_signals), each with a pipe: (processes, the parent's ends of the pipes)."""
+    ctx = mp.get_context(method)
     procs, conns = [], []
     # the children start with SIGINT/SIGTERM blocked (the mask survives exec), so a Ctrl-C
     # while they import cannot print a traceback; each unblocks once it ignores SIGINT.
     # multiprocessing's resource tracker unblocks both signals after it starts (on the
     # first spawn), so it is started before the mask is set
-    _resource_tracker.ensure_running()
+    if method != "fork":
+        _resource_tracker.ensure_running()
     old_mask = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM})
     old_env = os.environ.get("NUMBA_NUM_THREADS")
     os.environ.setdefault("NUMBA_NUM_THREADS", "1")
     try:
-        for i in range(workers):
+        for i in range(n):
             mine, theirs = ctx.Pipe()
-            p = ctx.Process(target=_worker_main, args=(theirs, exp), daemon=True,
-                            name=f"fishing2sim-worker-{i}")
+            p = ctx.Process(target=target, args=(theirs, *args, os.getpid()), daemon=True,
+                            name=f"{name}-{i}")
             procs.append(p)
             conns.append(mine)
             p.start()
@@ -792,6 +862,42 @@ def _start_workers(exp, workers: int):
             os.environ.pop("NUMBA_NUM_THREADS", None)
         signal.pthread_sigmask(signal.SIG_SETMASK, old_mask)
     return procs, conns
+
+
+class WorkerPool:
+    """Local worker processes kept from one run to the next (tune's trials: one start-up
+    for the whole tune, not one per trial). ``run(..., pool=pool)`` uses it: the workers
+    are started on first use (again after a run that failed or was stopped, which stops
+    them at once) and get each run's experiment; ``close`` stops them."""
+
+    def __init__(self):
+        self.procs: list = []
+        self.conns: list = []
+
+    def __enter__(self) -> "WorkerPool":
+        return self
+
+    def __exit__(self, exc_type, *exc) -> bool:
+        self.close(graceful=exc_type is None)
+        return False
+
+    def workers_for(self, exp, workers: int):
+        """The pool's (processes, pipes), ``workers`` of them, set to play ``exp``."""
+        if len(self.procs) == workers and all(p.is_alive() for p in self.procs):
+            try:
+                for c in self.conns:
+                    c.send(("exp", exp))
+                return self.procs, self.conns
+            except OSError:  # a worker died meanwhile: start afresh
+                pass
+        self.close(graceful=False)
+        self.procs, self.conns = _start_workers(exp, workers)
+        return self.procs, self.conns
+
+    def close(self, graceful: bool = True) -> None:
+        procs, conns, self.procs, self.conns = self.procs, self.conns, [], []
+        if procs:
+            _stop_workers(procs, conns, graceful=graceful)
 
 
 def _stop_workers(procs, conns, graceful: bool) -> None:
@@ -824,24 +930,78 @@ def _stop_workers(procs, conns, graceful: bool) -> None:
             c.close()
 
 
-def _worker_died(proc, task: Task) -> RunError:
+def _how_it_died(proc) -> str:
     proc.join(1)  # its pipe closes a moment before it can be reaped
     code = proc.exitcode
     if code is not None and code < 0:
         try:
-            how = f"killed by {signal.Signals(-code).name}"
+            return f"killed by {signal.Signals(-code).name}"
         except ValueError:
-            how = f"killed by signal {-code}"
-    else:
-        how = f"exit code {code}"
-    return RunError(f"a worker process died ({how}) while playing chunk {task.key}; the "
-                    "chunks saved so far are kept: run again with --resume")
+            return f"killed by signal {-code}"
+    return f"exit code {code}"
 
 
-def _processes(exp, pending, workers):
-    """Local worker processes (spawned: each loads numba's cached kernels once), each fed
-    at most two chunks at a time through its own pipe."""
-    procs, conns = _start_workers(exp, workers)
+def _worker_died(proc, task: Task) -> RunError:
+    return RunError(f"a worker process died ({_how_it_died(proc)}) while playing chunk "
+                    f"{task.key}; the chunks saved so far are kept: run again with --resume")
+
+
+def _call_main(conn, fn, args, parent_pid):
+    """call_in_child's child: fn(*args), its result or exception sent back (with a
+    strategy's traceback of the debug mode, which does not pickle with the exception)."""
+    child_signals(parent_pid)
+    try:
+        reply = ("ok", fn(*args), None)
+    except BaseException as exc:
+        reply = ("error", exc, getattr(exc, "traceback", None))
+    try:
+        conn.send(reply)
+    except Exception:  # a result or an exception that does not pickle
+        what = reply[1]
+        conn.send(("error", RuntimeError(f"{type(what).__name__}: {what}"), reply[2]))
+    conn.close()
+
+
+def call_in_child(fn, *args):
+    """``fn(*args)`` (a module-level function) in a child process, its result returned or
+    its exception raised here: SIGINT and SIGTERM stop it at once, even inside a compiled
+    kernel that never returns (the child is killed; raised here as a KeyboardInterrupt
+    with ``.signum``; both signals are ignored afterwards, for a caller that exits), and
+    the child dies with this process. The child is forked when this process runs a single
+    thread (nothing to import or load again), else spawned."""
+    method = "fork" if threading.active_count() == 1 \
+        and "fork" in mp.get_all_start_methods() else "spawn"
+    for f in (sys.stdout, sys.stderr):  # a forked child must not write their buffers again
+        try:
+            f.flush()
+        except (OSError, ValueError, AttributeError):
+            pass
+    with _StopSignals(ignore_after_stop=True):
+        procs, conns = start_children(_call_main, (fn, args), 1, "fishing2sim-child", method)
+        done = False
+        try:
+            mp_connection.wait([conns[0], procs[0].sentinel])
+            try:
+                status, payload, shown = conns[0].recv()
+            except (EOFError, OSError):
+                raise RunError(f"the process playing the game died "
+                               f"({_how_it_died(procs[0])})") from None
+            done = True
+        finally:
+            _stop_workers(procs, conns, graceful=done)
+    if status == "ok":
+        return payload
+    if shown and isinstance(payload, Exception):
+        payload.traceback = shown
+    raise payload
+
+
+def _processes(exp, pending, workers, pool: WorkerPool | None = None):
+    """Local worker processes (spawned: each loads numba's cached kernels once; a pool's,
+    kept after a finished run), each fed at most two chunks at a time through its own
+    pipe."""
+    procs, conns = pool.workers_for(exp, workers) if pool is not None \
+        else _start_workers(exp, workers)
     inflight = [deque() for _ in procs]
     finished = False
     try:
@@ -876,7 +1036,10 @@ def _processes(exp, pending, workers):
                     raise _worker_died(procs[i], inflight[i][0])
         finished = True
     finally:
-        _stop_workers(procs, conns, graceful=finished)
+        if pool is None:
+            _stop_workers(procs, conns, graceful=finished)
+        elif not finished:  # failed or stopped: at once (the next run starts new ones)
+            pool.close(graceful=False)
 
 
 def _init_local(exp):

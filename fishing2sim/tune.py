@@ -25,6 +25,7 @@ import difflib
 import hashlib
 import json
 import math
+import os
 import re
 import shutil
 import sys
@@ -37,6 +38,8 @@ import numpy as np
 import pandas as pd
 
 from .experiment import (
+    MAX_GAMES,
+    MAX_GAMES_HARD,
     MAX_SEED,
     ExperimentError,
     load_experiment_data,
@@ -405,6 +408,7 @@ class TuneSpec:
     labels: dict = field(default_factory=dict)  # condition index -> label text
     players: dict = field(default_factory=dict)  # condition index -> players
     param_labels: dict = field(default_factory=dict)  # Optuna name -> "name (PARAM_NAMES)"
+    yes: bool = False  # above the size limits of a run (--yes)
 
     @property
     def direction(self) -> str:
@@ -444,8 +448,9 @@ def _get_path(cfg, key):
     return copy.deepcopy(node)
 
 
-def load_tune(path, overrides: dict | None = None) -> TuneSpec:
-    """Read and validate a tune file (overrides: workers/output/trials/time/games)."""
+def load_tune(path, overrides: dict | None = None, yes: bool = False) -> TuneSpec:
+    """Read and validate a tune file (overrides: workers/output/trials/time/games). A budget
+    above the size limits of a run (MAX_GAMES games in all) needs ``yes``."""
     overrides = {k: v for k, v in (overrides or {}).items() if v is not None}
     given = str(path)
     try:
@@ -568,7 +573,7 @@ def load_tune(path, overrides: dict | None = None) -> TuneSpec:
                         "has choices: use tpe")
     # ---- the experiment itself
     try:
-        base = load_experiment_data(data, path)
+        base = load_experiment_data(data, path, yes=yes)
     except ExperimentError as exc:
         raise TuneError(str(exc)) from None
     seed = base.seed
@@ -586,9 +591,28 @@ def load_tune(path, overrides: dict | None = None) -> TuneSpec:
                     trials=int(trials), games=int(games), time_limit=time_limit,
                     race_top=int(top), race_games=int(race_games), sampler=sampler,
                     output_dir=base.output_dir, baseline=baseline, config_hash=h,
-                    tune_raw=tune_raw)
-    _check_space(spec)
+                    tune_raw=tune_raw, yes=bool(yes))
+    _check_budget(spec, _check_space(spec), overrides)
     return spec
+
+
+def _check_budget(spec: TuneSpec, exp, overrides: dict) -> None:
+    """The size limits of a run (experiment.py: MAX_GAMES games in all, above it only with
+    --yes; MAX_GAMES_HARD per run always), for the whole tune: its trials and its racing."""
+    n = len(exp.conditions)
+    conds = f"{n:,} condition{'' if n == 1 else 's'}"
+    for key, games in (("--games" if "games" in overrides else "tune.budget.games",
+                        spec.games), ("tune.racing.games", spec.race_games)):
+        if games * n > MAX_GAMES_HARD:
+            raise TuneError(f"{spec.given}: {key}: {games * n:,} games in one run ({conds}) "
+                            f"is above the limit of {MAX_GAMES_HARD:,}")
+    racing = ((spec.race_top + 1) if spec.race_top else 1) * spec.race_games
+    total = (spec.trials * spec.games + racing) * n
+    if total > MAX_GAMES and not spec.yes:
+        raise TuneError(
+            f"{spec.given}: tune.budget: {total:,} games in all ({spec.trials:,} trials of "
+            f"{spec.games:,} games and {racing:,} racing games, {conds}) is above "
+            f"{MAX_GAMES:,}; give --yes to run it anyway")
 
 
 # ---- building a trial's experiment --------------------------------------------------------
@@ -615,7 +639,8 @@ def trial_data(spec: TuneSpec, values: dict, seed: int, games: int, tag: str) ->
 
 def build_experiment(spec: TuneSpec, values: dict, seed: int, games: int, tag: str):
     try:
-        return load_experiment_data(trial_data(spec, values, seed, games, tag), spec.given)
+        return load_experiment_data(trial_data(spec, values, seed, games, tag), spec.given,
+                                    yes=spec.yes)
     except ExperimentError as exc:
         raise TuneError(_rewrite(str(exc), spec)) from None
 
@@ -648,9 +673,9 @@ def _clip(d: Dim, v):
     return d.choices[labels.index(_short(v))] if _short(v) in labels else d.choices[0]
 
 
-def _check_space(spec: TuneSpec) -> None:
+def _check_space(spec: TuneSpec):
     """Every key path applies; every key has at least one value giving a dealable deck; the
-    figures exist for the file's conditions."""
+    figures exist for the file's conditions. Returns the experiment of a valid point."""
     point = _default_values(spec)
     exp = None
     first_err = None
@@ -684,6 +709,7 @@ def _check_space(spec: TuneSpec) -> None:
     if exp is None:
         exp = build_experiment(spec, point, spec.seed, 1, "check")
     _check_figures(spec, exp)
+    return exp
 
 
 def _check_inside(spec: TuneSpec, d: Dim, point: dict) -> None:
@@ -922,14 +948,25 @@ class Evaluation:
     seconds: float
 
 
+def _run_trial(exp, workers: int, pool=None):
+    """A trial's (or a racing) run: its games in worker processes even for one worker
+    (``in_process=False``), so Ctrl-C stops it at once, inside a chunk too (a compiled
+    kernel cannot be interrupted from inside: the runner kills its workers). ``pool`` (a
+    runner.WorkerPool) keeps the workers from one trial to the next."""
+    from .runner import run
+
+    return run(exp, write=False, workers=workers, progress=False, in_process=False,
+               pool=pool)
+
+
 def evaluate(spec: TuneSpec, values: dict, seed: int, games: int, workers: int,
-             tag: str) -> Evaluation:
-    from .runner import checkpoint_dir, run
+             tag: str, pool=None) -> Evaluation:
+    from .runner import checkpoint_dir
 
     t0 = time.perf_counter()
     exp = build_experiment(spec, values, seed, games, tag)
     try:
-        res = run(exp, write=False, workers=workers, progress=False)
+        res = _run_trial(exp, workers, pool)
     finally:
         shutil.rmtree(checkpoint_dir(exp), ignore_errors=True)
     figs = figures_of(spec, res.tables)
@@ -965,19 +1002,96 @@ def _counted(trials) -> list:
             or (t.state == TrialState.FAIL and "error" in t.user_attrs)]
 
 
+_OPTUNA_TABLES = {"studies", "trials", "version_info"}
+
+
+def study_names(db: Path) -> list[str] | None:
+    """The names of the studies in the Optuna study file ``db`` (None: no file, or an empty
+    one, which holds nothing); a TuneError if ``db`` is a link, a folder, anything but a
+    regular file, or a file that is not an Optuna study (another file, a damaged or
+    truncated database)."""
+    import sqlite3
+    import stat
+
+    try:
+        st = os.lstat(db)
+    except FileNotFoundError:
+        return None
+    move = "fishing2sim leaves it as it is: move it away (or choose another --output)"
+    if stat.S_ISLNK(st.st_mode):
+        raise TuneError(f"{db}: the study file is a symbolic link; fishing2sim does not write "
+                        "through links: move the link away (or choose another --output)")
+    if stat.S_ISDIR(st.st_mode):
+        raise TuneError(f"{db}: is a folder, not an Optuna study file: {move}")
+    if not stat.S_ISREG(st.st_mode):
+        raise TuneError(f"{db}: is not a regular file, not an Optuna study: {move}")
+    if st.st_size == 0:
+        return None
+    why = None
+    try:
+        with open(db, "rb") as f:
+            head = f.read(16)
+        if head != b"SQLite format 3\x00":
+            why = "not an SQLite database"
+        else:
+            con = sqlite3.connect(f"{db.resolve().as_uri()}?mode=ro", uri=True)
+            try:
+                check = con.execute("pragma quick_check").fetchone()
+                tables = {r[0] for r in con.execute(
+                    "select name from sqlite_master where type = 'table'")}
+                if check is None or check[0] != "ok":
+                    why = f"a damaged SQLite database: {check[0] if check else 'unreadable'}"
+                elif not _OPTUNA_TABLES <= tables:
+                    why = "an SQLite database without Optuna's tables"
+                else:
+                    return [r[0] for r in con.execute("select study_name from studies")]
+            finally:
+                con.close()
+    except sqlite3.Error as exc:
+        why = f"a damaged SQLite database: {exc}"
+    except OSError as exc:
+        why = f"unreadable: {exc.strerror or exc}"
+    raise TuneError(f"{db}: is not an Optuna study ({why}): {move}")
+
+
+def check_study_file(spec: TuneSpec, resume: bool) -> bool:
+    """Whether ``spec.study_path`` holds a study to continue (``resume``) or to replace (a
+    study of this tune: named like it); a TuneError (one line, nothing deleted) for a file
+    that is not an Optuna study or that holds another tune's studies only."""
+    db = spec.study_path
+    names = study_names(db)
+    if names is None:
+        return False
+    if spec.name in names:
+        return True
+    listed = ", ".join(repr(n) for n in names) or "none"
+    raise TuneError(f"{db}: an Optuna study file without the study {spec.name!r} (its studies: "
+                    f"{listed}); fishing2sim leaves it as it is: move it away (or choose "
+                    "another --output)")
+
+
 def open_study(spec: TuneSpec, resume: bool):
+    """The study in ``spec.study_path``: continued with ``resume``, else a new one (a study
+    of this tune left there is replaced; any other file is refused, never deleted). The
+    caller holds the folder's lock (runner.OutputLock)."""
     import optuna
     from optuna.trial import TrialState
 
+    from .safe_files import FileSafetyError, real_folder
+
     optuna.logging.set_verbosity(optuna.logging.WARNING)
-    spec.output_dir.mkdir(parents=True, exist_ok=True)
+    try:
+        real_folder(spec.output_dir, "report folder")
+    except FileSafetyError as exc:
+        raise TuneError(str(exc)) from None
     db = spec.study_path
-    if db.exists() and not resume:
+    ours = check_study_file(spec, resume)
+    if ours and not resume:
+        db.unlink()
+    elif db.exists() and not ours:  # an empty file: it holds nothing
         db.unlink()
     storage = optuna.storages.RDBStorage(f"sqlite:///{db}")
-    names = [s.study_name for s in optuna.get_all_study_summaries(storage)] \
-        if db.exists() else []
-    if resume and spec.name in names:
+    if resume and ours:
         study = optuna.load_study(study_name=spec.name, storage=storage)
         old = study.user_attrs.get("config_hash")
         if old != spec.config_hash:
@@ -1045,7 +1159,17 @@ def _prepare_output(spec: TuneSpec) -> None:
 
 def tune(spec: TuneSpec, workers: int | None = None, resume: bool = False,
          progress: bool = False, write: bool = True) -> TuneResult:
-    """Run the study (or continue it), race the best trials, write the report."""
+    """Run the study (or continue it), race the best trials, write the report. The report
+    folder is locked meanwhile (runner.OutputLock, as ``run`` locks it): a second tune or a
+    run on the same folder is refused (a RunError naming the PID)."""
+    from .runner import OutputLock, WorkerPool
+
+    with OutputLock(spec.output_dir.parent, spec.name), WorkerPool() as pool:
+        return _tune(spec, workers, resume, progress, write, pool)
+
+
+def _tune(spec: TuneSpec, workers, resume: bool, progress: bool, write: bool,
+          pool) -> TuneResult:
     from optuna.trial import TrialState
 
     from .runner import default_workers
@@ -1065,7 +1189,8 @@ def tune(spec: TuneSpec, workers: int | None = None, resume: bool = False,
         values = {d.key: d.suggest(trial) for d in spec.dims}
         seed = derive_seed(spec.seed, TRIAL_SEED_OFFSET + trial.number)
         try:  # an interruption leaves the trial RUNNING: --resume evaluates it again
-            ev = evaluate(spec, values, seed, spec.games, workers, f"trial-{trial.number}")
+            ev = evaluate(spec, values, seed, spec.games, workers, f"trial-{trial.number}",
+                          pool)
         except TuneError as exc:  # e.g. an undealable deck for this combination
             trial.set_user_attr("error", str(exc).split(": ", 1)[-1])
             trial.set_user_attr("seed", seed)
@@ -1083,7 +1208,7 @@ def tune(spec: TuneSpec, workers: int | None = None, resume: bool = False,
         _say(progress, f"trial {trial.number} ({len(done) + 1}/{spec.trials}): "
              f"value {ev.value:.5g} (best {best:.5g}) in {ev.seconds:.1f} s")
     trials_df = trials_table(spec, study)
-    race_df, winner, base_ev, verdict = race(spec, study, workers, progress)
+    race_df, winner, base_ev, verdict = race(spec, study, workers, progress, pool)
     elapsed = time.perf_counter() - t0
     result = TuneResult(spec, study, trials_df, race_df, winner, base_ev, verdict, None,
                         elapsed)
@@ -1141,7 +1266,7 @@ def _diff_ci(spec: TuneSpec, a: Evaluation, b: Evaluation, seed: int):
     return point, float(lo), float(hi)
 
 
-def race(spec: TuneSpec, study, workers: int, progress: bool):
+def race(spec: TuneSpec, study, workers: int, progress: bool, pool=None):
     from optuna.trial import TrialState
 
     complete = [t for t in study.get_trials(deepcopy=False) if t.state == TrialState.COMPLETE]
@@ -1163,7 +1288,8 @@ def race(spec: TuneSpec, study, workers: int, progress: bool):
     if spec.race_top:
         for number, vals in top:
             _say(progress, f"racing trial {number} ({spec.race_games:,} games)")
-            ev = evaluate(spec, vals, race_seed, spec.race_games, workers, f"race-{number}")
+            ev = evaluate(spec, vals, race_seed, spec.race_games, workers, f"race-{number}",
+                          pool)
             evs.append((number, ev))
     else:
         t = next(t for t in complete if t.number == top[0][0])
@@ -1174,7 +1300,7 @@ def race(spec: TuneSpec, study, workers: int, progress: bool):
     base_ev = None
     try:
         _say(progress, f"baseline (the file untuned, {spec.race_games:,} games)")
-        base_ev = _evaluate_baseline(spec, race_seed, spec.race_games, workers)
+        base_ev = _evaluate_baseline(spec, race_seed, spec.race_games, workers, pool)
     except TuneError as exc:
         _say(progress, f"baseline not playable: {exc}")
     evs.sort(key=lambda x: (sign * x[1].value, x[0]))
@@ -1200,20 +1326,20 @@ def race(spec: TuneSpec, study, workers: int, progress: bool):
     return pd.DataFrame(rows), winner, base_ev, verdict
 
 
-def _evaluate_baseline(spec, seed, games, workers) -> Evaluation:
-    from .runner import checkpoint_dir, run
+def _evaluate_baseline(spec, seed, games, workers, pool=None) -> Evaluation:
+    from .runner import checkpoint_dir
 
     t0 = time.perf_counter()
     data = copy.deepcopy(spec.raw)
     data.update(seed=int(seed), games=int(games), name="baseline", output=str(spec.scratch))
     try:
-        exp = load_experiment_data(data, spec.given)
+        exp = load_experiment_data(data, spec.given, yes=spec.yes)
     except ExperimentError as exc:
         raise TuneError(str(exc)) from None
     # the baseline has no space labels: map the figures onto its conditions by players and
     # the file's own sweep labels (its conditions are in the same order)
     try:
-        res = run(exp, write=False, workers=workers, progress=False)
+        res = _run_trial(exp, workers, pool)
     finally:
         shutil.rmtree(checkpoint_dir(exp), ignore_errors=True)
     figs = figures_of(spec, res.tables)

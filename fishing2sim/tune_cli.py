@@ -1,17 +1,18 @@
 """The body of ``fishing2sim tune`` (kept out of cli.py so optuna loads only when tuning)."""
 from __future__ import annotations
 
+import signal
 import sys
 
 import click
 
 
 def tune_command(experiment, workers, resume, trials, time_limit, output, no_progress,
-                 user_error):
+                 user_error, yes=False):
     from .api import StrategyFailure
     from .cards import DeckError
     from .experiment import ExperimentError
-    from .runner import RunError
+    from .runner import RunError, _StopSignals
     from .strategies import StrategyError
 
     try:
@@ -27,12 +28,17 @@ def tune_command(experiment, workers, resume, trials, time_limit, output, no_pro
         if trials is not None and trials < 1:
             raise ValueError(f"--trials must be >= 1, got {trials}")
         spec = load_tune(experiment, {"workers": workers, "output": output,
-                                      "trials": trials, "time": time_limit})
-        result = tune(spec, workers=workers, resume=resume, progress=not no_progress)
-    except KeyboardInterrupt:
-        click.echo("\ninterrupted: the finished trials are in the study; run again with "
+                                      "trials": trials, "time": time_limit}, yes=yes)
+        # SIGINT and SIGTERM stop the tune (a trial's workers at once); further ones are
+        # ignored while it ends
+        with _StopSignals(ignore_after_stop=True):
+            result = tune(spec, workers=workers, resume=resume, progress=not no_progress)
+    except KeyboardInterrupt as exc:
+        for s in (signal.SIGINT, signal.SIGTERM):
+            signal.signal(s, signal.SIG_IGN)
+        click.echo("interrupted: the finished trials are in the study; run again with "
                    "--resume to continue", err=True)
-        sys.exit(130)
+        sys.exit(128 + getattr(exc, "signum", signal.SIGINT))
     except (ExperimentError, DeckError, StrategyError, RunError, StrategyFailure,
             ValueError) as exc:
         raise user_error(str(exc)) from None

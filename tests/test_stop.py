@@ -247,3 +247,180 @@ def test_workers_cannot_take_a_ctrl_c_while_they_import(tmp_path):
     assert len(rows) == 2
     for blocked, ignored in rows:
         assert blocked or ignored, res.stdout
+
+
+# ---- play, tune, and a parent killed outright ---------------------------------------------
+LOOPER = str(Path(__file__).parent / "bots" / "looper.py")  # a decision that never returns
+PLAY_STOP_LINE = "interrupted; the game was not finished"
+
+
+_sessions: list = []  # the process groups the tests below start: killed after each test
+
+
+@pytest.fixture(autouse=True)
+def _no_strays():
+    yield
+    while _sessions:  # a failed test must not leave a looping process behind
+        try:
+            os.killpg(_sessions.pop(), signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
+
+
+def start_cli(*args) -> subprocess.Popen:
+    """`fishing2sim ARGS` in a session of its own (as start() does for run)."""
+    proc = subprocess.Popen([sys.executable, "-m", "fishing2sim.cli", *map(str, args)],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            start_new_session=True)
+    _sessions.append(proc.pid)
+    return proc
+
+
+def children(pid: int) -> list[int]:
+    """The live child processes of ``pid`` (from /proc)."""
+    out = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            stat = Path(f"/proc/{entry}/stat").read_text()
+        except OSError:
+            continue
+        fields = stat[stat.rindex(")") + 2:].split()
+        if int(fields[1]) == pid and fields[0] != "Z":
+            out.append(int(entry))
+    return out
+
+
+def game_children(pid: int) -> list[int]:
+    """The children of ``pid`` that play games (not multiprocessing's resource tracker)."""
+    out = []
+    for c in children(pid):
+        try:
+            cmd = Path(f"/proc/{c}/cmdline").read_bytes()
+        except OSError:
+            continue
+        if b"resource_tracker" not in cmd:
+            out.append(c)
+    return out
+
+
+def alive(pids) -> list[int]:
+    left = []
+    for p in pids:
+        try:
+            state = Path(f"/proc/{p}/stat").read_text().rsplit(")", 1)[1].split()[0]
+        except OSError:
+            continue
+        if state != "Z":
+            left.append(p)
+    return left
+
+
+@pytest.fixture(scope="module")
+def looper_compiled():
+    load_strategy(LOOPER)  # compiled once here: the children load it from numba's cache
+
+
+@pytest.mark.parametrize("signum, group, code, times", [
+    (signal.SIGINT, True, 130, 1),
+    (signal.SIGINT, True, 130, 3),
+    (signal.SIGTERM, False, 143, 1),
+], ids=["ctrl-c", "ctrl-c-x3", "sigterm"])
+def test_play_stops_inside_a_decision_that_never_returns(looper_compiled, signum, group,
+                                                         code, times):
+    proc = start_cli("play", "--seed", 3, "--strategy", LOOPER)
+    assert wait_for(lambda: len(game_children(proc.pid)) == 1, timeout=120)
+    time.sleep(2)  # the game's child is now inside the looping decision
+    assert proc.poll() is None
+    elapsed, rc, err = stop(proc, signum, group, times)
+    print(f"stopped in {elapsed:.2f} s")
+    assert elapsed < STOP_WITHIN + 3, f"took {elapsed:.2f} s to stop"  # 2 s, with slack
+    assert rc == code, err
+    assert err.splitlines() == [PLAY_STOP_LINE], err
+    assert_no_survivors(proc.pid)
+
+
+def test_play_stops_a_search_it_cannot_finish(tmp_path):
+    # pimc at its largest budget: hours for one game
+    path = write_yaml(tmp_path, "huge", "players: 4\nseed: 1\nanalyses: [strategies]\n"
+                      "seats: [{strategy: pimc, params: [4096, 1024, 1, 0]}, greedy, greedy, "
+                      "greedy]\n")
+    proc = start_cli("play", "--experiment", path, "--condition", 0, "--json")
+    assert wait_for(lambda: len(game_children(proc.pid)) == 1, timeout=120)
+    time.sleep(4)  # searching
+    assert proc.poll() is None
+    elapsed, rc, err = stop(proc, signal.SIGINT, group=True)
+    print(f"stopped in {elapsed:.2f} s")
+    assert elapsed < STOP_WITHIN + 3, f"took {elapsed:.2f} s to stop"
+    assert rc == 130 and err.splitlines() == [PLAY_STOP_LINE], err
+    assert_no_survivors(proc.pid)
+
+
+def sigkill_parent_and_check(proc: subprocess.Popen, kids: list[int]) -> None:
+    os.kill(proc.pid, signal.SIGKILL)
+    proc.wait(timeout=30)
+    proc.stdout.close()
+    proc.stderr.close()
+    t0 = time.monotonic()
+    gone = wait_for(lambda: not alive(kids), timeout=3.0)
+    print(f"children gone {time.monotonic() - t0:.2f} s after the parent's SIGKILL")
+    left = alive(kids)
+    for pid in left:
+        os.kill(pid, signal.SIGKILL)
+    assert gone and not left, f"outlived their parent by 3 s: {left}"
+
+
+def test_workers_die_with_a_sigkilled_run(tmp_path, looper_compiled):
+    path = write_yaml(tmp_path, "orphans", f"games: 800\nchunk: 200\nanalyses: [overfishing]\n"
+                      f"seats: {LOOPER}\n")
+    proc = start(path, "--workers", "2")
+    _sessions.append(proc.pid)
+    assert wait_for(lambda: len(game_children(proc.pid)) == 2, timeout=120)
+    kids = game_children(proc.pid)
+    time.sleep(3)  # inside the looping decision
+    assert proc.poll() is None and len(alive(kids)) == 2
+    sigkill_parent_and_check(proc, kids)
+
+
+def test_plays_child_dies_with_a_sigkilled_play(looper_compiled):
+    proc = start_cli("play", "--strategy", LOOPER)
+    assert wait_for(lambda: len(game_children(proc.pid)) == 1, timeout=120)
+    kids = game_children(proc.pid)
+    time.sleep(2)
+    sigkill_parent_and_check(proc, kids)
+
+
+TUNE_LOOPING = """\
+players: 4
+seed: 2
+seats: [{looper}, random, random, random]
+analyses: [overfishing]
+tune:
+  space:
+    deck.remove_from_tier.4: {{int: [0, 3]}}
+  objective: {{minimize: overfishing}}
+  budget: {{trials: 3, games: 2000}}
+  racing: {{top: 0}}
+"""
+
+
+@pytest.mark.parametrize("signum, group, code", [
+    (signal.SIGINT, True, 130), (signal.SIGTERM, False, 143)], ids=["ctrl-c", "sigterm"])
+def test_tune_with_one_worker_stops_inside_a_chunk(tmp_path, looper_compiled, signum, group,
+                                                   code):
+    # one worker: the trial's chunk once played in tune's own process, where a compiled
+    # decision ignores Ctrl-C; here it never ends at all
+    path = write_yaml(tmp_path, "tl", TUNE_LOOPING.format(looper=LOOPER))
+    proc = start_cli("tune", path, "-w", 1, "--no-progress")
+    assert wait_for(lambda: len(game_children(proc.pid)) == 1, timeout=120)
+    time.sleep(3)  # trial 0's worker is inside the looping decision
+    assert proc.poll() is None
+    elapsed, rc, err = stop(proc, signum, group)
+    print(f"stopped in {elapsed:.2f} s")
+    assert elapsed < STOP_WITHIN + 3, f"took {elapsed:.2f} s to stop"
+    assert rc == code, err
+    assert err.splitlines() == ["interrupted: the finished trials are in the study; run "
+                                "again with --resume to continue"], err
+    assert_no_survivors(proc.pid)
+    assert not (tmp_path / "reports" / ".tl.lock").exists()
