@@ -34,7 +34,8 @@ MARKER = ".fishing2sim-report"
 MAX_READ = 64 * 1024 * 1024  # the default cap of read_regular (64 MiB)
 
 # what an older fishing2sim (before the marker) put in a report folder: a folder holding
-# only such files, with summary.md among them, is taken for a report of ours
+# only such files, with summary.md among them, is taken for a report of ours (and one
+# holding only study.db for an interrupted tune's; the tune then checks that it is its study)
 _LEGACY_SUFFIXES = {".csv", ".png", ".md", ".html", ".yaml", ".db"}
 
 
@@ -128,7 +129,7 @@ def _legacy_report(folder: Path) -> bool:
     except OSError:
         return False
     names = {e.name for e in entries}
-    if "summary.md" not in names:
+    if "summary.md" not in names and names != {"study.db"}:  # a report, or a tune's study
         return False
     for e in entries:
         if e.is_symlink() or not e.is_file(follow_symlinks=False):

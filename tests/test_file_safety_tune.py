@@ -11,6 +11,8 @@ import time
 from pathlib import Path
 
 import pytest
+
+from fishing2sim.safe_files import MARKER
 from click.testing import CliRunner
 
 optuna = pytest.importorskip("optuna")
@@ -136,14 +138,30 @@ def test_a_study_db_that_is_not_ours_is_refused_and_kept(tmp_path, make, says, r
     p = tune_file(tmp_path)
     db = tmp_path / "reports" / "t" / "study.db"
     db.parent.mkdir(parents=True)
+    (db.parent / MARKER).write_text("{}")  # a folder a tune made: its study.db is checked
     make(db, tmp_path)
     before = _snapshot(db)
     line = one_error_line(tune(p, "-w", 1, "--no-progress", *(["--resume"] if resume else [])))
     assert line.startswith(f"Error: {db}: {says}"), line
     assert "move" in line and "away" in line
     assert _snapshot(db) == before  # not deleted, not written
-    assert sorted(x.name for x in db.parent.iterdir()) == ["study.db"]
+    assert sorted(x.name for x in db.parent.iterdir()) == [MARKER, "study.db"]
     assert not (tmp_path / "reports" / ".t.lock").exists()
+
+
+@pytest.mark.parametrize("resume", [False, True], ids=["new", "resume"])
+def test_a_tune_never_uses_a_folder_of_the_users_own(tmp_path, resume):
+    """A folder the program did not make (no marker) is refused before its study.db is even
+    looked at: the tune would replace the folder with its report."""
+    p = tune_file(tmp_path)
+    out = tmp_path / "reports" / "t"
+    out.mkdir(parents=True)
+    make_study(out / "study.db", "t")  # even a study of this tune's name
+    (out / "thesis.tex").write_text("mine")
+    before = {x.name: x.read_bytes() for x in out.iterdir()}
+    line = one_error_line(tune(p, "-w", 1, "--no-progress", *(["--resume"] if resume else [])))
+    assert line.startswith(f"Error: {out}: this folder was not made by fishing2sim"), line
+    assert {x.name: x.read_bytes() for x in out.iterdir()} == before
 
 
 def test_a_study_of_the_same_tune_is_replaced_without_resume(tmp_path):

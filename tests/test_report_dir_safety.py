@@ -395,7 +395,7 @@ def test_report_dir_takes_the_run_lock(tmp_path):
     d = _folder(tmp_path)
     exp = SimpleNamespace(output_dir=d, name=d.name)  # what `run` locks for this folder
     assert lock_path(exp) == d.parent / ".rep.lock"
-    lock = OutputLock(exp).acquire()
+    lock = OutputLock(d.parent, d.name).acquire()
     try:
         _refused(_report(d), str(d), "in use by another run", f"PID {os.getpid()}")
         assert not (d / "report.html").exists()
@@ -403,7 +403,7 @@ def test_report_dir_takes_the_run_lock(tmp_path):
         lock.release()
     _ok(_report(d), d)
     _no_leftovers(d, page=True)
-    lock = OutputLock(exp).acquire()
+    lock = OutputLock(d.parent, d.name).acquire()
     try:  # a complete page is served without the lock: no write
         _ok(_report(d), d)
     finally:
