@@ -254,7 +254,8 @@ def _summary(result, plots: dict, note: str) -> str:
     ev = w["evaluation"]
     L += ["## The winner", ""]
     raced = spec.race_top > 0
-    L.append(f"Trial {w['trial']}" + (f", after re-running the best {len(result.race) - (1 if result.baseline else 0)} "
+    n_raced = int(result.race["rank"].notna().sum()) if len(result.race) else 0
+    L.append(f"Trial {w['trial']}" + (f", after re-running the best {n_raced} "
                                       f"trials with a fresh seed and {spec.race_games:,} games "
                                       "each (racing)" if raced else " (no racing)")
              + f": value {_fmt(ev.value)}"
@@ -278,7 +279,9 @@ def _summary(result, plots: dict, note: str) -> str:
           "```", ""]
     # figures vs baseline
     L += ["## Figures against the baseline", "",
-          f"Both on the same fresh seed, {ev.games:,} games per condition; 95% CIs.", ""]
+          f"Both on the same fresh seed, not the one the winner was picked on (so its "
+          f"figures are not flattered by the pick), {ev.games:,} games per condition; 95% "
+          "CIs.", ""]
     b = result.baseline
     head = "| figure | baseline (the file untuned) | winner | target |"
     L += [head, "|---|---|---|---|"]
@@ -317,7 +320,10 @@ def _summary(result, plots: dict, note: str) -> str:
              "deals when their decks are the same, which makes the true interval narrower).")
     L.append("")
     if len(result.race):
-        L += ["## Racing", "", "| candidate | value | " +
+        L += ["## Racing", "", "The racing rows rank the best trials on one seed (the "
+              "pick); the winner's `confirmed` row and the baseline play another, fresh "
+              "seed, which is where the figures above come from.", "",
+              "| candidate | value | " +
               " | ".join(f.label for f in ev.figures) + " |",
               "|---|---|" + "---|" * len(ev.figures)]
         for _, r in result.race.iterrows():
