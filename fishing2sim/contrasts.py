@@ -57,7 +57,8 @@ FIGURE_INFO = {
 CONTRAST_COLUMNS = ["condition", "name", "baseline", "baseline_name", "players", "figure",
                     "strategy", "unit", "method", "n", "n_baseline", "estimate",
                     "baseline_estimate", "difference", "diff_ci_low", "diff_ci_high",
-                    "ratio", "ratio_ci_low", "ratio_ci_high", "p_value", "p_adjusted"]
+                    "ratio", "ratio_ci_low", "ratio_ci_high", "p_value", "p_adjusted",
+                    "ci_unit"]
 
 
 @dataclass
@@ -325,6 +326,10 @@ def contrast_table(exp, totals: list, units: list | None = None) -> pd.DataFrame
                        "estimate": fa.estimate, "baseline_estimate": fb.estimate}
                 row.update(zip(CONTRAST_COLUMNS[13:19], res))
                 row["p_value"] = p_from_ci(*res[:3])
+                # the CI's unit: a deal played in every rotation, or a game (a trump
+                # figure's game holds several choices; a share's game is one outcome)
+                row["ci_unit"] = "rotation block" if cond.rotate and (
+                    method == "paired" or fig == "win_share") else "game"
                 for k in label_keys:
                     if k in CONTRAST_COLUMNS:
                         continue

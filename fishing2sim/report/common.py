@@ -19,7 +19,7 @@ import pandas as pd  # noqa: E402
 from .document import TERMS, Doc, md_table  # noqa: F401  (shared by every section)
 
 DPI = 110
-STAT_COLUMNS = ("metric", "n", "estimate", "ci_low", "ci_high")
+STAT_COLUMNS = ("metric", "n", "estimate", "ci_low", "ci_high", "ci_unit")
 #: Table-specific key columns (after ``condition`` and the sweep labels), in sort order.
 TABLE_KEYS: dict[str, tuple[str, ...]] = {
     "depletion": ("round", "tier"),
