@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from fishing2sim.safe_files import MARKER
+from test_tune import _complete  # completed trials in a study.db, read while it runs
 from click.testing import CliRunner
 
 optuna = pytest.importorskip("optuna")
@@ -176,20 +177,6 @@ def test_a_study_of_the_same_tune_is_replaced_without_resume(tmp_path):
 
 
 # ---- item 7: one tune per folder ---------------------------------------------------------
-def _complete(db: Path) -> int:
-    import sqlite3
-
-    try:
-        con = sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=1)
-        try:
-            return con.execute("select count(*) from trials where state = 'COMPLETE'"
-                               ).fetchone()[0]
-        finally:
-            con.close()
-    except sqlite3.Error:
-        return 0
-
-
 def test_a_second_tune_on_the_same_folder_is_refused(tmp_path):
     p = tune_file(tmp_path, name="busy", trials=500, games=2000, seats="greedy")
     out = tmp_path / "reports" / "busy"
