@@ -176,6 +176,8 @@ def tables_from_totals(exp, totals: list, units: list | None = None) -> dict[str
         _row(strat, base, "seat_equality_p_value", n, pw)
         s, ss = t["first_leader_win"].astype(float)
         _row(strat, base, "first_leader_win_share", n, *mean_ci(s, ss, n, WIN_UNIT))
+        e, lo, hi = mean_ci(s, ss, n, WIN_UNIT)
+        _row(strat, base, "first_leader_edge", n, e - 1 / P, lo - 1 / P, hi - 1 / P)
         _row(strat, base, "first_leader_fair_share_p_value", n,
              mean_vs_value_p(s, ss, n, WIN_UNIT / P))
         _row(strat, base, "points_spread_mean", n, *mean_ci(*t["spread"].astype(float), n))

@@ -40,18 +40,20 @@ from .chunks import strategy_names
 from .totals import CL_SQ, CL_SUM, CL_XM, SUM, TRUMP_X
 
 FIGURES = ("overfishing", "ocean_empty", "ocean_left", "trump_value", "trump_stakes_half_low",
-           "trump_stakes_half", "win_share")
+           "trump_stakes_half", "leader_edge", "win_share")
 #: figure -> (analysis it belongs to, kind, unit of the estimate as reported, plain name)
 FIGURE_INFO = {
     "overfishing": ("overfishing", "rate", "pp", "overfishing"),
-    "ocean_empty": ("depletion", "rate", "pp", "the share of games that end with an empty "
-                    "ocean"),
+    "ocean_empty": ("depletion", "rate", "pp", "the share of games whose ocean runs out "
+                    "(empty at the end, or overfished)"),
     "ocean_left": ("depletion", "mean", "cards", "cards left in the ocean at the end"),
     "trump_value": ("trump_value", "mean", "points", "the trump-choice value (policy gain)"),
     "trump_stakes_half_low": ("trump_value", "mean", "points",
                               "the trump-choice ceiling's lower bound (cross-fitted)"),
     "trump_stakes_half": ("trump_value", "mean", "points",
                           "the trump-choice ceiling's upper bound (half stakes, at most)"),
+    "leader_edge": ("strategies", "mean", "pp", "the round-1 leader's edge (its win share "
+                    "above the fair share)"),
     "win_share": ("strategies", "rate", "pp", "win share"),
 }
 CONTRAST_COLUMNS = ["condition", "name", "baseline", "baseline_name", "players", "figure",
@@ -115,6 +117,11 @@ def headline(exp, cond, t) -> dict:
         lo, hi = math.sqrt(max(M.ci_low, 0.0)), math.sqrt(max(M.ci_high, 0.0))
         se = M.se / (4 * root) if root > 0 else math.nan  # delta method for sqrt(M)/2
         out["trump_stakes_half"] = Figure(root / 2, lo / 2, hi / 2, m, "mean", se=se)
+    s, ss = t["first_leader_win"].astype(float)
+    edge = _mean(s, ss, n, WIN_UNIT)
+    fair = 1.0 / cond.players
+    out["leader_edge"] = Figure(edge.estimate - fair, edge.ci_low - fair, edge.ci_high - fair,
+                                n, "mean", se=edge.se)
     units = int(t["strat_units"][0])
     ws = {}
     for i, name in enumerate(strategy_names(cond)):
@@ -260,6 +267,8 @@ def _unit_values(cond, t, vec: dict, figure: str, strategy: str | None = None):
         return vec["unit_empty"] / g
     if figure == "ocean_left":
         return vec["unit_ocean_last"] / g
+    if figure == "leader_edge":
+        return vec["unit_first_leader"] / (WIN_UNIT * g) - 1.0 / cond.players
     if figure == "win_share":
         names = strategy_names(cond)
         i = names.index(strategy)

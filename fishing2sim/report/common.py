@@ -267,6 +267,13 @@ def ci(row: Any, **kw: Any) -> str:
     return fmt(row["estimate"], row["ci_low"], row["ci_high"], **kw)
 
 
+def pp_ci(row: Any) -> str:
+    """A difference of shares (a fraction) in a table: ``-2.1 pp [-3.4, -0.8]``."""
+    if row is None:
+        return "–"
+    return ci(row, pct=True, table=True).replace("%", " pp", 1)
+
+
 def max_hw(rows: pd.DataFrame, scale: float = 1.0) -> float:
     if rows is None or not len(rows):
         return float("nan")
@@ -410,4 +417,4 @@ def pp_width_note(doc, shown: list, what: str) -> None:
     points: "95% CIs of <what> are at most ... wide." (nothing without a CI)."""
     hw = max_hw(pd.concat(shown), 100) if shown else float("nan")
     if hw == hw:
-        doc.p(f"95% CIs of {what} are at most {hw_text(hw, ' percentage points')} wide.")
+        doc.p(f"95% CIs of {what} are at most {hw_text(hw, ' pp')} wide.")
