@@ -520,11 +520,14 @@ def _step(exp, cond) -> int:
     return per * (cond.players if cond.rotate else 1)
 
 
-def _next_games(exp, cond, t, games: int) -> tuple[int, dict]:
+def _next_games(exp, cond, t, games: int, looks: list | None = None) -> tuple[int, dict]:
     """Precision / SPRT: the games condition ``cond`` plays next (``games``: stop), decided
     from the totals of its whole chunks so far only (so any number of workers plays the
-    same games), and what was decided."""
+    same games), and what was decided. ``looks``: the games at every decision so far, this
+    one included (default: this one only); a stopped SPRT reports the estimate that
+    accounts for them (fishing2sim/sprt.py)."""
     from .contrasts import half_widths, sprt_state
+    from .sprt import next_games, stopped_estimate
 
     step = _step(exp, cond)
     cap = max(cond.max_games, games)
@@ -546,11 +549,18 @@ def _next_games(exp, cond, t, games: int) -> tuple[int, dict]:
         st = sprt_state(exp, cond, t)
         info["sprt"] = st
         if st["decision"] is None:
-            want = max(want, games + max(step, -(-(games // 2) // step) * step))
+            want = max(want, next_games(games, step))
     want = min(want, -(-cap // step) * step if cap % step else cap)
     info["capped"] = want <= games and (
         any(not v["reached"] for v in info.get("precision", {}).values())
         or ("sprt" in info and info["sprt"]["decision"] is None))
+    if "sprt" in info and (info["sprt"]["decision"] is not None or want <= games):
+        # the test stopped (a boundary, or max_games): the estimate that accounts for it
+        g = cond.players if cond.rotate else 1
+        seen = sorted({int(v) for v in (looks or [])} | {games})
+        st = info["sprt"]
+        st["sequential"] = stopped_estimate(exp.sprt, [v // g for v in seen], st["score"],
+                                            st["var"])
     return max(want, games), info
 
 
@@ -623,7 +633,8 @@ def _play(exp, folder, done, state, total_games, total_chunks, workers, in_proce
                 if totals[cond.index] is None:
                     continue
                 nxt[cond.index], decisions[cond.index] = _next_games(
-                    exp, cond, totals[cond.index], stop[cond.index])
+                    exp, cond, totals[cond.index], stop[cond.index],
+                    [s[cond.index] for s in stages])
             if nxt == stop:
                 break
             start, stop = stop, nxt
