@@ -27,7 +27,7 @@ P_μ(no exit before k*, T_{k*} > t*), increasing in μ. The median-unbiased esti
 with G(μ) = 1/2, the 95% CI the μ's with G = 0.025 and 0.975 (the stop at a boundary and a
 stop at ``max_games`` alike). G is computed exactly for the Brownian model by numerical
 integration over the looks (the recursion of Armitage, McPherson and Rowe 1969: the density
-of T on the continuation region of each look, on a grid of at most 2,001 points a step of an
+of T on the continuation region of each look, on a grid of at most 601 points a step of an
 eighth of the increment's SD apart, Simpson's rule), and solved for μ by the Illinois
 method: deterministic, a few milliseconds.
 """
@@ -89,7 +89,7 @@ def _upper_tail(z: np.ndarray) -> np.ndarray:
     return 0.5 * np.where(x >= 0, r, 2.0 - r)
 
 
-def _grid(lo: float, hi: float, h: float, cap: int = 2001):
+def _grid(lo: float, hi: float, h: float, cap: int = 601):
     """Simpson nodes and weights on [lo, hi], spacing at most h (an odd count, at most cap)."""
     m = int(math.ceil((hi - lo) / h))
     m = min(max(m + (m % 2), 2), cap - 1)
