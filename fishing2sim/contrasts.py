@@ -37,6 +37,7 @@ import pandas as pd
 
 from .stats import WIN_UNIT, Z, adjust_p, mean_ci, p_from_ci, ratio_ci, wilson
 from .chunks import strategy_names
+from .sprt import decide, elo_to_score, score_to_elo  # noqa: F401 (re-exported)
 from .totals import CL_SQ, CL_SUM, CL_XM, SUM, TRUMP_X
 
 FIGURES = ("overfishing", "ocean_empty", "ocean_left", "trump_value", "trump_stakes_half_low",
@@ -373,20 +374,12 @@ def half_widths(exp, cond, t) -> dict:
     return out
 
 
-def elo_to_score(elo: float) -> float:
-    return 1.0 / (1.0 + 10.0 ** (-elo / 400.0))
-
-
-def score_to_elo(s: float) -> float:
-    s = min(max(s, 1e-9), 1 - 1e-9)
-    return -400.0 * math.log10(1.0 / s - 1.0)
-
-
 def sprt_state(exp, cond, t) -> dict:
     """The SPRT of ``exp.sprt`` in one condition. Per unit (a game, or a rotation block) the
     score of A against B is 1/2 + (A's win share − B's win share)/2, in 0..1; the log
     likelihood ratio of elo1 against elo0 is the normal (GSPRT) approximation used by
-    fishtest: LLR = n (s1 − s0) (2 x̄ − s0 − s1) / (2 σ²)."""
+    fishtest: LLR = n (s1 − s0) (2 x̄ − s0 − s1) / (2 σ²) (fishing2sim/sprt.py). Its Elo is
+    the SPRT Elo, the logistic Elo of that score: not the ladder's rating scale."""
     spec = exp.sprt
     names = strategy_names(cond)
     i, j = names.index(spec["better"]), names.index(spec["than"])
@@ -402,12 +395,6 @@ def sprt_state(exp, cond, t) -> dict:
     n = units
     mean = 0.5 + sd / (2 * n) if n else math.nan
     var = (sdd / n - (sd / n) ** 2) / 4 if n else math.nan
-    s0, s1 = elo_to_score(spec["elo0"]), elo_to_score(spec["elo1"])
-    llr = n * (s1 - s0) * (2 * mean - s0 - s1) / (2 * var) if n and var > 0 else 0.0
-    lower = math.log(spec["beta"] / (1 - spec["alpha"]))
-    upper = math.log((1 - spec["beta"]) / spec["alpha"])
-    half = Z * math.sqrt(var / n) if n and var > 0 else math.nan
-    decision = "H1" if llr >= upper else ("H0" if llr <= lower else None)
-    return {"llr": llr, "lower": lower, "upper": upper, "score": mean,
-            "elo": score_to_elo(mean), "elo_low": score_to_elo(mean - half),
-            "elo_high": score_to_elo(mean + half), "units": n, "decision": decision}
+    out = decide(spec, n, mean, var)
+    out["var"] = var
+    return out
