@@ -134,6 +134,11 @@ def tables_from_totals(exp, totals: list, units: list | None = None) -> dict[str
                                      ("win", WIN_UNIT, "trump_win")):
                 _trump_rows(trump, base, m, t[key][r], unit, scale, r)
         m_all = int(t["trump_n"].sum())
+        if m_all:  # the points scale beside the trump figures: a seat's mean final score and
+            # the winner's mean lead over the runner-up (per game)
+            s, ss = t["game_points"].astype(float)
+            _row(trump, base, "mean_final_points", n, *mean_ci(s, ss, n, cond.players))
+            _row(trump, base, "mean_winning_margin", n, *mean_ci(*t["margin"].astype(float), n))
         if m_all:  # pooled over the rounds analysed (round empty)
             for unit, scale, key in (("points", 1.0, "trump_points"),
                                      ("win", WIN_UNIT, "trump_win")):

@@ -68,6 +68,8 @@ FIELDS = {
                       "(the test of seat equality)",
     "first_leader_win": "the round-1 leader's win share: sum, sum of squares",
     "spread": "points spread (max - min): sum, sum of squares",
+    "margin": "the winning margin (the most points minus the next most): sum, sum of squares",
+    "game_points": "a game's points summed over its seats: sum, sum of squares",
     "strat_win": "per strategy, per unit: sum and sum of squares of its win share",
     "strat_win_cross": "per pair of strategies: sum over units of the product of their "
                        "win shares (paired differences within a condition, SPRT)",
@@ -111,6 +113,8 @@ def empty_totals(players: int, n_strategies: int) -> dict:
         "seat_win_cross": z((K.MAX_PLAYERS, K.MAX_PLAYERS), np.int64),
         "first_leader_win": z(2, np.int64),
         "spread": z(2, np.int64),
+        "margin": z(2, np.int64),
+        "game_points": z(2, np.int64),
         "strat_win": z((S, 2), np.int64),
         "strat_win_cross": z((S, S), np.int64),
         "strat_points": z((S, 2), np.int64),
@@ -188,6 +192,11 @@ def accumulate(t: dict, P: int, slot, out_int, out_points, out_ocean, pairs,
     pts = out_points[:, :P]
     spread = pts.max(axis=1) - pts.min(axis=1)
     t["spread"] += [int(spread.sum()), int((spread * spread).sum())]
+    top2 = np.sort(pts, axis=1)[:, -2:]
+    margin = (top2[:, 1] - top2[:, 0]).astype(np.int64)
+    t["margin"] += [int(margin.sum()), int((margin * margin).sum())]
+    gsum = pts.sum(axis=1).astype(np.int64)
+    t["game_points"] += [int(gsum.sum()), int((gsum * gsum).sum())]
     S = t["strat_win"].shape[0]
     # per game: each strategy's summed win share and points over its seats
     gw = np.zeros((n, S), np.int64)

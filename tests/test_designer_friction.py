@@ -202,13 +202,13 @@ def test_category_plots_have_a_panel_per_player_count_and_no_lines(tmp_path, mon
         players: [3, 4]
         games: 300
         seed: 5
-        seats: [greedy, random, random, random]
+        seats: greedy
         sweep:
           deck.remove_from_tier.5:
             - {value: 0, label: standard deck, baseline: true}
             - {value: 3, label: three fewer tier-5 cards}
         analyses: [overfishing, strategies]
-    """.replace("seats: [greedy, random, random, random]", "seats: greedy"))
+    """)
     run(path, workers=1, progress=False)
     ovf = figs["overfishing.png"]
     axes = ovf.get_axes()
@@ -219,8 +219,8 @@ def test_category_plots_have_a_panel_per_player_count_and_no_lines(tmp_path, mon
         assert labels == ["standard deck", "three fewer\ntier-5 cards"]
         top = a.get_ylim()[1]
         assert top < 100  # scaled to the data, not 0-100%
-    ws = figs["win_shares.png"]
-    assert all([t.get_text() for t in a.get_xticklabels()] for a in ws.get_axes())
+    # one strategy in every seat wins its fair share by construction: no win-share plot
+    assert "win_shares.png" not in figs
     for f in figs.values():  # titles fit: no line longer than the figure allows
         for a in f.get_axes():
             for line in a.get_title().splitlines():

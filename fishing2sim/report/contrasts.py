@@ -40,6 +40,8 @@ def plain_lines(ctx: Context, df: pd.DataFrame) -> list[str]:
         if r["unit"] == "pp" and not isnan(r["ratio"]):  # also when the difference is 0
             text += f", ×{r['ratio']:.2f} (95% CI {r['ratio_ci_low']:.2f}–" \
                     f"{r['ratio_ci_high']:.2f})"
+        if r["diff_ci_low"] <= 0 <= r["diff_ci_high"]:
+            text += games_to_tell(ctx, r)
         e = r["estimate"] * s
         b = r["baseline_estimate"] * s
         unit = "%" if r["unit"] == "pp" else f" {UNIT_WORDS[r['unit']]}"
@@ -48,6 +50,36 @@ def plain_lines(ctx: Context, df: pd.DataFrame) -> list[str]:
         out.append(f"**{r['name']}** against **{r['baseline_name']}** {text} "
                    f"({r['method']}).")
     return out
+
+
+def games_to_tell(ctx: Context, r) -> str:
+    """For a contrast with no measurable effect: about how many games per condition would
+    tell a difference of the observed size from none (the CI half-width shrinks as one over
+    the square root of the games), or that none at all was seen."""
+    d = abs(float(r["difference"]))
+    hw = (float(r["diff_ci_high"]) - float(r["diff_ci_low"])) / 2
+    try:
+        games = int(ctx.exp.conditions[int(r["condition"])].games)
+    except (AttributeError, IndexError, TypeError, ValueError):
+        return ""
+    if isnan(hw) or hw <= 0:
+        return ""
+    if d <= hw * 1e-3:
+        return "; the two conditions came out the same"
+    need = games * (hw / d) ** 2
+    if need > 1e9:
+        return "; more than a billion games per condition would be needed to tell a " \
+               "difference this small from none"
+    return (f"; about {_round_games(need):,} games per condition would tell a difference of "
+            f"this size from none (this run: {games:,})")
+
+
+def _round_games(n: float) -> int:
+    """Two significant figures."""
+    if n < 100:
+        return int(math.ceil(n))
+    k = 10 ** (int(math.log10(n)) - 1)
+    return int(math.ceil(n / k) * k)
 
 
 def shown(df: pd.DataFrame) -> pd.DataFrame:

@@ -10,15 +10,85 @@ import pandas as pd
 import yaml
 
 from . import contrasts as _contrasts
-from .common import Context, Doc, first, int_, lineup_names, package_version
+from .common import (Context, Doc, effect, first, fmt, int_, lineup_names, package_version,
+                     rows_of)
+
+
+NUMBERS = {2: "two", 3: "three", 4: "four", 5: "five"}
+
+
+def who_played(ctx: Context) -> str:
+    """The opening sentence of every summary: who sat at the table."""
+    lineups = [lineup_names(c) for c in ctx.conditions]
+    if not lineups or not any(lineups):
+        return ""
+    rot = any(getattr(c, "rotate", False) for c in ctx.conditions)
+
+    def one(names) -> str:
+        kinds = list(dict.fromkeys(names))
+        if len(kinds) == 1:
+            k = len(names)
+            return f"{NUMBERS.get(k, k)} `{kinds[0]}` players"
+        return ", ".join(f"`{n}`" + (f" ×{names.count(n)}" if names.count(n) > 1 else "")
+                         for n in kinds) + (" (seat-rotated: every deal in every seat order)"
+                                            if rot else "")
+
+    if all(x == lineups[0] for x in lineups):
+        return f"Who played: {one(lineups[0])} in every condition."
+    if ctx.conditions and all(len(set(x)) == 1 for x in lineups):
+        parts = [f"{ctx.label(c.index)}: {one(lineup_names(c))}" for c in ctx.conditions]
+        return "Who played: " + "; ".join(parts) + "."
+    return ("Who played: the lineups differ by condition (listed under What was run)"
+            + (", seat-rotated" if rot else "") + ".")
+
+
+def trump_answers(ctx: Context) -> list[str]:
+    """"How much is the trump choice worth?" in plain words, per condition, with the
+    points scale beside it."""
+    df = ctx.tables.get("trump_value")
+    if df is None or not len(df):
+        return []
+    out = []
+    for c in ctx.indices:
+        def get(metric):
+            r = rows_of(df, metric, c, round=None)
+            return r.iloc[0] if len(r) else None
+
+        gain, low, high = get("policy_gain_points"), get("stakes_half_low_points"), \
+            get("stakes_half_points")
+        score, margin = get("mean_final_points"), get("mean_winning_margin")
+        if gain is None or high is None:
+            continue
+        who = f"{ctx.label(c)}: " if ctx.sweep else ""
+        text = (f"**How much is the trump choice worth?** {who}a perfect chooser would gain "
+                + (f"at least {fmt(low['estimate'], low['ci_low'], low['ci_high'])} and "
+                   if low is not None else "")
+                + f"at most {fmt(high['estimate'], high['ci_low'], high['ci_high'])} points "
+                "per choice over a coin flip; the players' own choices "
+                + effect(gain["estimate"], gain["ci_low"], gain["ci_high"], "points per choice",
+                         "their final points", up="gain", down="lose").replace(
+                    "has no measurable effect on their final points", "gain nothing measurable")
+                .replace("gain their final points by", "gain").replace(
+                    "lose their final points by", "lose"))
+        if score is not None and margin is not None:
+            text += (f". For scale: a player's mean final score is {score['estimate']:.0f} "
+                     f"points, and the winner leads the runner-up by "
+                     f"{margin['estimate']:.1f} points on average")
+        out.append(text + ".")
+    return out
 
 
 def lead(ctx: Context, doc: Doc) -> None:
-    """The plain answers: the contrasts in words, or the headline figures."""
+    """The verdict block: who played, then one line per question the file asks (the
+    contrasts, or the headline figures), in plain words with their CIs."""
+    doc.h(2, "In short")
+    who = who_played(ctx)
+    if who:
+        doc.p(who)
+    answers = trump_answers(ctx)
     con = ctx.tables.get("contrasts")
     if con is not None and len(con):
         lines = _contrasts.plain_lines(ctx, con)
-        doc.h(2, "In short")
         n = len(_contrasts.shown(con))
         method = getattr(ctx.exp, "multiplicity", "holm")
         how = ("a CI that includes 0 is reported as no measurable effect" if n < 2
@@ -28,7 +98,7 @@ def lead(ctx: Context, doc: Doc) -> None:
                + ("Holm's" if method == "holm" else "the Benjamini-Hochberg")
                + " adjustment leaves its p at 0.05 or more")
         doc.p(f"How each condition differs from its baseline (95% CIs; {how}):")
-        doc.ul(lines)
+        doc.ul(lines + answers)
         return
     bits = []
     ovf = ctx.tables.get("overfishing")
@@ -47,8 +117,9 @@ def lead(ctx: Context, doc: Doc) -> None:
         if text:
             bits.append(text)
     if bits:
-        doc.h(2, "In short")
         doc.p("; ".join(bits)[:1].upper() + "; ".join(bits)[1:] + ".")
+    if answers:
+        doc.ul(answers)
 
 
 def stamps(ctx: Context) -> list[str]:

@@ -1,0 +1,164 @@
+"""The first page a designer reads: who played comes first, then one line per question in
+plain words with its CI (the trump answer with its points scale), one word for each figure
+(pp for percentage points; "runs out" for empty or overfished), the round-1 leader's edge as
+a headline figure with its contrast, and no table of win shares that are fair by
+construction."""
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from fishing2sim.api import play_games
+from fishing2sim.experiment import load_experiment
+from fishing2sim.runner import run
+from fishing2sim.stats import Z
+
+DECKS = """
+players: 4
+games: 1200
+chunk: 400
+seed: 31
+analyses: [overfishing, depletion, strategies]
+sweep:
+  deck:
+    - {value: {}, label: standard deck, baseline: true}
+    - {value: {remove: [blue 26, yellow 26]}, label: without blue 26 and yellow 26}
+"""
+
+TRUMP = """
+players: 4
+games: 600
+chunk: 300
+seed: 5
+analyses: [trump_value]
+sweep:
+  seats:
+    - {value: random, label: random seats, baseline: true}
+    - {value: greedy, label: greedy seats}
+"""
+
+
+def write(tmp_path, name, body):
+    p = tmp_path / f"{name}.yaml"
+    p.write_text(f"name: {name}\noutput: {tmp_path / 'reports'}\n" + body)
+    return p
+
+
+@pytest.fixture(scope="module")
+def decks(tmp_path_factory):
+    root = tmp_path_factory.mktemp("first_page")
+    path = write(root, "decks", DECKS)
+    run(path, workers=1, progress=False)
+    return load_experiment(path), root / "reports" / "decks"
+
+
+def test_the_summary_opens_with_who_played(decks):
+    _, out = decks
+    md = (out / "summary.md").read_text()
+    lead = md.split("## In short\n\n", 1)[1]
+    assert lead.startswith("Who played: four `random` players in every condition.")
+
+
+def test_the_leader_edge_is_a_headline_figure_with_its_contrast(decks):
+    exp, out = decks
+    con = pd.read_csv(out / "contrasts.csv")
+    row = con[con.figure == "leader_edge"].iloc[0]
+    assert row.method == "independent" and row.unit == "pp"
+    # independently: each condition's round-1 leader's win share from play_games
+    edges = []
+    for cond in exp.conditions:
+        g = play_games(1200, 4, seed=cond.seed, deck=cond.deck)
+        pts = g[[f"points_{p}" for p in range(4)]].to_numpy()
+        won = pts == pts.max(axis=1, keepdims=True)
+        ws = np.where(won, 1 / won.sum(axis=1, keepdims=True), 0.0)
+        fl = ws[np.arange(1200), g["first_leader"].to_numpy()]
+        edges.append((fl.mean() - 0.25, fl.std(ddof=1) / math.sqrt(1200)))
+    (a, sa), (b, sb) = edges[1], edges[0]
+    assert row.estimate == pytest.approx(a, abs=1e-9)
+    assert row.baseline_estimate == pytest.approx(b, abs=1e-9)
+    assert row.difference == pytest.approx(a - b, abs=1e-9)
+    half = Z * math.sqrt(sa * sa + sb * sb)
+    assert (row.diff_ci_high - row.diff_ci_low) / 2 == pytest.approx(half, rel=1e-3)
+    st = pd.read_csv(out / "strategies.csv")
+    e = st[(st.metric == "first_leader_edge") & (st.condition == 1)].iloc[0]
+    assert e.estimate == pytest.approx(a, abs=1e-9)
+    md = (out / "summary.md").read_text()
+    assert "the round-1 leader's edge (its win share above the fair share)" in md
+
+
+def test_one_word_per_figure_and_pp_for_percentage_points(decks):
+    _, out = decks
+    md = (out / "summary.md").read_text()
+    lead = md.split("## What was run")[0]
+    assert "percentage points" not in lead
+    assert " pp (95% CI" in lead or " pp either way" in lead
+    # the contrast of ocean_empty is empty or overfished, and says so; "empty ocean" alone
+    # names only the depletion table's ocean_empty_share
+    assert "the share of games whose ocean runs out (empty at the end, or overfished)" in lead
+    assert "end with an empty ocean" not in md
+
+
+def test_no_win_share_table_when_one_strategy_sits_in_every_seat(decks):
+    _, out = decks
+    md = (out / "summary.md").read_text()
+    section = md.split("## Strategies", 1)[1].split("\n## ", 1)[0]
+    assert "Every seat plays the same strategy (`random`)" in section
+    assert "| strategy | n | win share |" not in section
+    assert "| round-1 leader's edge | round-1 leader wins | fair share | seats equal? (p) |" \
+        in section
+    assert not (out / "win_shares.png").exists()
+    assert "wins most often" not in md
+
+
+def test_a_mixed_lineup_keeps_its_win_shares_and_gets_the_seats(tmp_path):
+    path = write(tmp_path, "mixed", "players: 4\ngames: 400\nchunk: 200\nseed: 3\n"
+                 "seats: [greedy, random, random, random]\nanalyses: [strategies]\n")
+    run(path, workers=1, progress=False)
+    out = tmp_path / "reports" / "mixed"
+    md = (out / "summary.md").read_text()
+    assert "`greedy` wins most often" in md
+    assert "### Seats and the round-1 leader" in md
+    assert (out / "win_shares.png").is_file()
+    assert md.split("## In short\n\n", 1)[1].startswith(
+        "Who played: `greedy`, `random` ×3 in every condition.")
+
+
+def test_the_trump_answer_comes_first_with_its_points_scale(tmp_path):
+    path = write(tmp_path, "tv", TRUMP)
+    run(path, workers=1, progress=False)
+    out = tmp_path / "reports" / "tv"
+    md = (out / "summary.md").read_text()
+    lead = md.split("## What was run")[0]
+    tv = pd.read_csv(out / "trump_value.csv")
+    pooled = tv[tv["round"].isna() & (tv.condition == 1)].set_index("metric")
+    line = next(x for x in lead.splitlines()
+                if x.startswith("- **How much is the trump choice worth?** greedy seats"))
+    assert "a perfect chooser would gain at least" in line and "at most" in line
+    score = pooled.loc["mean_final_points", "estimate"]
+    margin = pooled.loc["mean_winning_margin", "estimate"]
+    assert f"a player's mean final score is {score:.0f} points" in line
+    assert f"the winner leads the runner-up by {margin:.1f} points on average" in line
+    # the scale is right: the mean of every seat's points, the lead of the winner
+    cond = load_experiment(path).conditions[1]
+    g = play_games(600, 4, seed=cond.seed, strategies=list(cond.lineup))
+    pts = np.sort(g[[f"points_{p}" for p in range(4)]].to_numpy(), axis=1)
+    assert score == pytest.approx(pts.mean())
+    assert margin == pytest.approx((pts[:, -1] - pts[:, -2]).mean())
+    for jargon in ("half stakes", "root mean square", "policy gain"):
+        assert jargon not in line
+
+
+def test_no_measurable_effect_says_how_many_games_would_tell(tmp_path):
+    from fishing2sim.report.contrasts import games_to_tell
+
+    class Ctx:
+        class exp:
+            conditions = [type("C", (), {"games": 2000})()] * 2
+
+    r = {"difference": 0.01, "diff_ci_low": -0.02, "diff_ci_high": 0.04, "condition": 1}
+    # the half-width 0.03 must shrink to 0.01: (0.03 / 0.01)^2 = 9 times the games
+    assert games_to_tell(Ctx, r) == ("; about 18,000 games per condition would tell a "
+                                     "difference of this size from none (this run: 2,000)")
+    r0 = dict(r, difference=0.0)
+    assert games_to_tell(Ctx, r0) == "; the two conditions came out the same"
