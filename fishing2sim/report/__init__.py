@@ -14,6 +14,7 @@ leaves a half-written report.
 
 from __future__ import annotations
 
+import io
 import os
 import shutil
 from pathlib import Path
@@ -124,10 +125,9 @@ _plot_ladder = _ladder.plot
 def _write_all(folder: Path, exp: Any, results: Any) -> None:
     tables = {name: sort_table(name, df) for name, df in (results.tables or {}).items()}
     ctx = Context(exp, results, tables)
-    for name in _table_order(tables):
-        tables[name].to_csv(
-            folder / f"{name}.csv", index=False, float_format="%.10g", lineterminator="\n"
-        )
+    for name in _table_order(tables):  # every file: a temporary file, then a rename
+        write_atomic(folder / f"{name}.csv", tables[name].to_csv(
+            None, index=False, float_format="%.10g", lineterminator="\n"))
     plots: dict[str, str] = {}
     g = globals()
     for name, fn, fname in PLOTS:
@@ -152,7 +152,9 @@ def _write_all(folder: Path, exp: Any, results: Any) -> None:
 
 def _save_figure(fig, path: Path) -> None:
     fig.tight_layout()
-    fig.savefig(path, dpi=DPI, metadata={"Software": None})
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=DPI, metadata={"Software": None})
+    write_atomic(path, buf.getvalue())
 
 
 def _table_order(tables: dict) -> list[str]:
