@@ -28,7 +28,8 @@ class ReportInputError(ValueError):
 
 def render_html(folder: Path, warn=None) -> Path:
     """``folder``/report.html, written from the folder's own files (summary.md's headings,
-    paragraphs, lists, tables, code blocks and images, the CSVs, config.yaml) unless it is already a
+    paragraphs, lists, tables, code blocks and images, the CSVs, config.yaml, or a tune's
+    best.yaml and tune.yaml) unless it is already a
     complete page. Used by ``fishing2sim report DIR``.
 
     The folder's files are untrusted input: every file is read with
@@ -67,6 +68,10 @@ def render_html(folder: Path, warn=None) -> Path:
         images = _images(doc, folder, warn)
         tables = _csv_tables(folder, warn)
         config = _config_text(folder / "config.yaml", warn)
+        if not config and not os.path.lexists(folder / "config.yaml"):  # a tune's folder
+            tuned = {f: _config_text(folder / f, warn) for f in ("best.yaml", "tune.yaml")
+                     if os.path.lexists(folder / f)}
+            config = tuned or config
         text = _html.render(doc, images, folder.name, tables, config, [])
         try:
             write_atomic(page, text)
@@ -175,7 +180,7 @@ def _fence(line: str) -> str:
 
 
 def _paragraphs(text: str, doc: Doc) -> None:
-    for para in text.split("\n\n"):
+    for para in text.strip("\n").split("\n\n"):
         s = para.strip()
         if s.startswith("![") and s.endswith(")") and "](" in s and "\n" not in s:
             alt, fname = s[2:-1].split("](", 1)

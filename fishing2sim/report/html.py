@@ -18,9 +18,11 @@ table{border-collapse:collapse;margin:1em 0;font-size:.88em;display:block;max-wi
 overflow-x:auto}
 th,td{border:1px solid #ccc;padding:.25em .6em;text-align:left;vertical-align:top;
 overflow-wrap:break-word}
-th{background:#eef2f5;cursor:pointer;user-select:none;overflow-wrap:anywhere}
+th{background:#eef2f5;cursor:pointer;user-select:none}
 th.asc::after{content:' \\25B2'}th.desc::after{content:' \\25BC'}
 tr:nth-child(even) td{background:#fafafa}details.csv table{font-size:.8em}
+details.csv th,details.csv td{padding:.2em .35em}
+details.csv{margin-left:calc(50% - 50vw + 1.5em);margin-right:calc(50% - 50vw + 1.5em)}
 img{max-width:100%;height:auto;border:1px solid #ddd;margin:.5em 0}
 code{background:#f3f3f3;padding:0 .2em}pre{background:#f6f8fa;padding:1em;overflow-x:auto}
 pre code{background:none;padding:0}
@@ -62,8 +64,14 @@ def inline(text: str) -> str:
     return t
 
 
+def _breakable(text: str) -> str:
+    """A header as HTML that may break after ``_ . = [`` (CSV column names such as
+    ``overfishing[players=4] ci_low`` have no spaces to wrap at)."""
+    return re.sub(r"([_.=\[])(?=\w)", r"\1<wbr>", inline(text))
+
+
 def _table(header, rows, cls="sortable") -> str:
-    h = "".join(f"<th>{inline(str(c))}</th>" for c in header)
+    h = "".join(f"<th>{_breakable(str(c))}</th>" for c in header)
     body = "".join("<tr>" + "".join(f"<td>{inline(str(c))}</td>" for c in r) + "</tr>"
                    for r in rows)
     return f'<table class="{cls}"><thead><tr>{h}</tr></thead><tbody>{body}</tbody></table>'
