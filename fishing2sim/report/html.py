@@ -65,9 +65,9 @@ def inline(text: str) -> str:
 
 
 def _breakable(text: str) -> str:
-    """A header as HTML that may break after ``_ . = [`` (CSV column names such as
-    ``overfishing[players=4] ci_low`` have no spaces to wrap at)."""
-    return re.sub(r"([_.=\[])(?=\w)", r"\1<wbr>", inline(text))
+    """A header as HTML that may break after ``_ . = [`` inside a word (CSV column names
+    such as ``overfishing[players=4] ci_low`` have no spaces to wrap at)."""
+    return re.sub(r"(?<=\w)([_.=\[])(?=\w)", r"\1<wbr>", inline(text))
 
 
 def _table(header, rows, cls="sortable") -> str:
