@@ -34,7 +34,8 @@ from .folder import ReportInputError, render_html  # noqa: F401  (fishing2sim re
 from .overview import config_yaml as _config_yaml
 from .overview import lead, stamps as _stamps, what_was_run
 from .common import (ANALYSES, DPI, TABLE_KEYS, TERMS, TITLES, Context, Doc, md_table,  # noqa: F401
-                     fit_titles, package_version, sort_table)
+                     package_version, sort_table)
+from .layout import fit_titles
 
 __all__ = ["write_report", "write_folder_atomically", "TABLE_KEYS", "sort_table",
            "render_html", "ReportInputError"]
