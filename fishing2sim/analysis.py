@@ -20,7 +20,9 @@ from .stats import (WIN_UNIT, Z, equal_means_test, mean_ci, mean_vs_value_p,  # 
 from .totals import (SQ, SUM, TRUMP_CROSS_SQ, TRUMP_CROSS_SUM, TRUMP_G_SQ, TRUMP_G_SUM,
                      TRUMP_PROD_SQ, TRUMP_PROD_SUM)
 
-TABLE_COLUMNS = ["metric", "n", "estimate", "ci_low", "ci_high"]
+# ci_unit: what the 95% CI takes as its independent unit (a game, a rotation block, a
+# trump choice, a game still running in that round); n counts what the metric counts
+TABLE_COLUMNS = ["metric", "n", "estimate", "ci_low", "ci_high", "ci_unit"]
 
 
 def hist_quantile(h: np.ndarray, q: float) -> float:
@@ -31,11 +33,16 @@ def hist_quantile(h: np.ndarray, q: float) -> float:
     return float(np.searchsorted(c, q * n, side="left"))
 
 
-def _row(out, base, metric, n, est, lo=math.nan, hi=math.nan, **keys):
+def _row(out, base, metric, n, est, lo=math.nan, hi=math.nan, ci_unit="game", **keys):
     r = dict(base)
     r.update(keys)
-    r.update(metric=metric, n=int(n), estimate=est, ci_low=lo, ci_high=hi)
+    no_ci = isinstance(lo, float) and math.isnan(lo) and isinstance(hi, float) and math.isnan(hi)
+    r.update(metric=metric, n=int(n), estimate=est, ci_low=lo, ci_high=hi,
+             ci_unit="" if no_ci else ci_unit)
     out.append(r)
+
+
+CHOICE = "trump choice"  # the unit of a round's trump figures: one choice per game and round
 
 
 def _frame(rows, base_cols, key_cols) -> pd.DataFrame:
@@ -50,7 +57,7 @@ def _sq(x):
     return math.sqrt(max(0.0, x)) if not math.isnan(x) else math.nan
 
 
-def _trump_rows(out, base, m, sums, unit, scale, r=None, t=None):
+def _trump_rows(out, base, m, sums, unit, scale, r=None, t=None, block="game"):
     """The trump rows of one round from its sums (one choice per game and round: the
     choices are the units), or pooled over the rounds (r None) from the totals ``t``,
     clustered by unit (a game's several choices are not independent)."""
@@ -66,10 +73,12 @@ def _trump_rows(out, base, m, sums, unit, scale, r=None, t=None):
         gain = mean_ci(g, gg, m, 4 * scale)
         low = mean_ci(cr, cc, m, 4 * scale)
         est, lo, hi = mean_ci(pr, pp, m, scale * scale)
-    _row(out, base, f"policy_gain_{unit}", m, *gain, round=r)
-    _row(out, base, f"stakes_{unit}", m, _sq(est), _sq(lo), _sq(hi), round=r)
-    _row(out, base, f"stakes_half_{unit}", m, _sq(est) / 2, _sq(lo) / 2, _sq(hi) / 2, round=r)
-    _row(out, base, f"stakes_half_low_{unit}", m, *low, round=r)
+    cu = CHOICE if r is not None else block  # pooled: a game's choices are one unit
+    _row(out, base, f"policy_gain_{unit}", m, *gain, round=r, ci_unit=cu)
+    _row(out, base, f"stakes_{unit}", m, _sq(est), _sq(lo), _sq(hi), round=r, ci_unit=cu)
+    _row(out, base, f"stakes_half_{unit}", m, _sq(est) / 2, _sq(lo) / 2, _sq(hi) / 2, round=r,
+         ci_unit=cu)
+    _row(out, base, f"stakes_half_low_{unit}", m, *low, round=r, ci_unit=cu)
 
 
 def tables_from_totals(exp, totals: list, units: list | None = None) -> dict[str, pd.DataFrame]:
@@ -86,13 +95,15 @@ def tables_from_totals(exp, totals: list, units: list | None = None) -> dict[str
             base[k] = v if not isinstance(v, (list, dict)) else str(v)
         n = int(t["games"][0])
         rounds = cond.deck.n_rounds
+        block = "rotation block" if cond.rotate else "game"  # the unit of a strategy's figures
         # ---- depletion
         for r in range(1, rounds + 1):
             h = t["ocean_hist"][r]
             reached = int(t["reached"][r])
             vals = np.arange(h.size)
             s, ss = float((h * vals).sum()), float((h * vals * vals).sum())
-            _row(dep, base, "ocean_after_draws_mean", reached, *mean_ci(s, ss, reached), round=r)
+            _row(dep, base, "ocean_after_draws_mean", reached, *mean_ci(s, ss, reached), round=r,
+                 ci_unit="game still running")
             # over all games: a game that has ended (by overfishing) counts an empty ocean
             _row(dep, base, "ocean_after_draws_mean_all", n, *mean_ci(s, ss, n), round=r)
             _row(dep, base, "ocean_after_draws_p05", reached, hist_quantile(h, 0.05), round=r)
@@ -117,7 +128,8 @@ def tables_from_totals(exp, totals: list, units: list | None = None) -> dict[str
             m = int(t["trump_n"][r])
             if m == 0:
                 continue
-            _row(trump, base, "light_chosen_share", m, *wilson(t["trump_light"][r], m), round=r)
+            _row(trump, base, "light_chosen_share", m, *wilson(t["trump_light"][r], m), round=r,
+                 ci_unit=CHOICE)
             for unit, scale, key in (("points", 1.0, "trump_points"),
                                      ("win", WIN_UNIT, "trump_win")):
                 _trump_rows(trump, base, m, t[key][r], unit, scale, r)
@@ -125,7 +137,7 @@ def tables_from_totals(exp, totals: list, units: list | None = None) -> dict[str
         if m_all:  # pooled over the rounds analysed (round empty)
             for unit, scale, key in (("points", 1.0, "trump_points"),
                                      ("win", WIN_UNIT, "trump_win")):
-                _trump_rows(trump, base, m_all, None, unit, scale, t=t)
+                _trump_rows(trump, base, m_all, None, unit, scale, t=t, block=block)
             for i, name in enumerate(names):  # each strategy's own choices
                 mi = int(t["strat_trump_n"][i].sum())
                 for r in [*range(2, rounds + 1), None]:
@@ -141,17 +153,17 @@ def tables_from_totals(exp, totals: list, units: list | None = None) -> dict[str
                             sums = t[key][i, r]
                             est = mean_ci(float(sums[SUM]), float(sums[SQ]), k, 4 * scale)
                         _row(tstrat, base, f"policy_gain_{unit}", k, *est, strategy=name,
-                             round=r)
+                             round=r, ci_unit=block if r is None else CHOICE)
         # ---- strategies and seats
         units_n = int(t["strat_units"][0])
         for i, name in enumerate(names):
             per_unit = t["strat_seats"][i] / max(units_n, 1)
             s, ss = t["strat_win"][i].astype(float)
             _row(strat, base, "win_share", t["strat_seats"][i],
-                 *mean_ci(s, ss, units_n, WIN_UNIT * per_unit), strategy=name)
+                 *mean_ci(s, ss, units_n, WIN_UNIT * per_unit), strategy=name, ci_unit=block)
             s, ss = t["strat_points"][i].astype(float)
             _row(strat, base, "mean_points", t["strat_seats"][i],
-                 *mean_ci(s, ss, units_n, per_unit), strategy=name)
+                 *mean_ci(s, ss, units_n, per_unit), strategy=name, ci_unit=block)
             for pts in np.flatnonzero(t["score_hist"][i]):
                 scores.append(dict(base, strategy=name, points=int(pts),
                                    count=int(t["score_hist"][i][pts])))
@@ -164,6 +176,8 @@ def tables_from_totals(exp, totals: list, units: list | None = None) -> dict[str
         _row(strat, base, "seat_equality_p_value", n, pw)
         s, ss = t["first_leader_win"].astype(float)
         _row(strat, base, "first_leader_win_share", n, *mean_ci(s, ss, n, WIN_UNIT))
+        e, lo, hi = mean_ci(s, ss, n, WIN_UNIT)
+        _row(strat, base, "first_leader_edge", n, e - 1 / P, lo - 1 / P, hi - 1 / P)
         _row(strat, base, "first_leader_fair_share_p_value", n,
              mean_vs_value_p(s, ss, n, WIN_UNIT / P))
         _row(strat, base, "points_spread_mean", n, *mean_ci(*t["spread"].astype(float), n))

@@ -37,27 +37,31 @@ import pandas as pd
 
 from .stats import WIN_UNIT, Z, adjust_p, mean_ci, p_from_ci, ratio_ci, wilson
 from .chunks import strategy_names
+from .sprt import decide, elo_to_score, score_to_elo  # noqa: F401 (re-exported)
 from .totals import CL_SQ, CL_SUM, CL_XM, SUM, TRUMP_X
 
 FIGURES = ("overfishing", "ocean_empty", "ocean_left", "trump_value", "trump_stakes_half_low",
-           "trump_stakes_half", "win_share")
+           "trump_stakes_half", "leader_edge", "win_share")
 #: figure -> (analysis it belongs to, kind, unit of the estimate as reported, plain name)
 FIGURE_INFO = {
     "overfishing": ("overfishing", "rate", "pp", "overfishing"),
-    "ocean_empty": ("depletion", "rate", "pp", "the share of games that end with an empty "
-                    "ocean"),
+    "ocean_empty": ("depletion", "rate", "pp", "the share of games whose ocean runs out "
+                    "(empty at the end, or overfished)"),
     "ocean_left": ("depletion", "mean", "cards", "cards left in the ocean at the end"),
     "trump_value": ("trump_value", "mean", "points", "the trump-choice value (policy gain)"),
     "trump_stakes_half_low": ("trump_value", "mean", "points",
                               "the trump-choice ceiling's lower bound (cross-fitted)"),
     "trump_stakes_half": ("trump_value", "mean", "points",
                           "the trump-choice ceiling's upper bound (half stakes, at most)"),
+    "leader_edge": ("strategies", "mean", "pp", "the round-1 leader's edge (its win share "
+                    "above the fair share)"),
     "win_share": ("strategies", "rate", "pp", "win share"),
 }
 CONTRAST_COLUMNS = ["condition", "name", "baseline", "baseline_name", "players", "figure",
                     "strategy", "unit", "method", "n", "n_baseline", "estimate",
                     "baseline_estimate", "difference", "diff_ci_low", "diff_ci_high",
-                    "ratio", "ratio_ci_low", "ratio_ci_high", "p_value", "p_adjusted"]
+                    "ratio", "ratio_ci_low", "ratio_ci_high", "p_value", "p_adjusted",
+                    "ci_unit"]
 
 
 @dataclass
@@ -114,6 +118,11 @@ def headline(exp, cond, t) -> dict:
         lo, hi = math.sqrt(max(M.ci_low, 0.0)), math.sqrt(max(M.ci_high, 0.0))
         se = M.se / (4 * root) if root > 0 else math.nan  # delta method for sqrt(M)/2
         out["trump_stakes_half"] = Figure(root / 2, lo / 2, hi / 2, m, "mean", se=se)
+    s, ss = t["first_leader_win"].astype(float)
+    edge = _mean(s, ss, n, WIN_UNIT)
+    fair = 1.0 / cond.players
+    out["leader_edge"] = Figure(edge.estimate - fair, edge.ci_low - fair, edge.ci_high - fair,
+                                n, "mean", se=edge.se)
     units = int(t["strat_units"][0])
     ws = {}
     for i, name in enumerate(strategy_names(cond)):
@@ -259,6 +268,8 @@ def _unit_values(cond, t, vec: dict, figure: str, strategy: str | None = None):
         return vec["unit_empty"] / g
     if figure == "ocean_left":
         return vec["unit_ocean_last"] / g
+    if figure == "leader_edge":
+        return vec["unit_first_leader"] / (WIN_UNIT * g) - 1.0 / cond.players
     if figure == "win_share":
         names = strategy_names(cond)
         i = names.index(strategy)
@@ -325,6 +336,10 @@ def contrast_table(exp, totals: list, units: list | None = None) -> pd.DataFrame
                        "estimate": fa.estimate, "baseline_estimate": fb.estimate}
                 row.update(zip(CONTRAST_COLUMNS[13:19], res))
                 row["p_value"] = p_from_ci(*res[:3])
+                # the CI's unit: a deal played in every rotation, or a game (a trump
+                # figure's game holds several choices; a share's game is one outcome)
+                row["ci_unit"] = "rotation block" if cond.rotate and (
+                    method == "paired" or fig == "win_share") else "game"
                 for k in label_keys:
                     if k in CONTRAST_COLUMNS:
                         continue
@@ -359,20 +374,12 @@ def half_widths(exp, cond, t) -> dict:
     return out
 
 
-def elo_to_score(elo: float) -> float:
-    return 1.0 / (1.0 + 10.0 ** (-elo / 400.0))
-
-
-def score_to_elo(s: float) -> float:
-    s = min(max(s, 1e-9), 1 - 1e-9)
-    return -400.0 * math.log10(1.0 / s - 1.0)
-
-
 def sprt_state(exp, cond, t) -> dict:
     """The SPRT of ``exp.sprt`` in one condition. Per unit (a game, or a rotation block) the
     score of A against B is 1/2 + (A's win share − B's win share)/2, in 0..1; the log
     likelihood ratio of elo1 against elo0 is the normal (GSPRT) approximation used by
-    fishtest: LLR = n (s1 − s0) (2 x̄ − s0 − s1) / (2 σ²)."""
+    fishtest: LLR = n (s1 − s0) (2 x̄ − s0 − s1) / (2 σ²) (fishing2sim/sprt.py). Its Elo is
+    the SPRT Elo, the logistic Elo of that score: not the ladder's rating scale."""
     spec = exp.sprt
     names = strategy_names(cond)
     i, j = names.index(spec["better"]), names.index(spec["than"])
@@ -388,12 +395,6 @@ def sprt_state(exp, cond, t) -> dict:
     n = units
     mean = 0.5 + sd / (2 * n) if n else math.nan
     var = (sdd / n - (sd / n) ** 2) / 4 if n else math.nan
-    s0, s1 = elo_to_score(spec["elo0"]), elo_to_score(spec["elo1"])
-    llr = n * (s1 - s0) * (2 * mean - s0 - s1) / (2 * var) if n and var > 0 else 0.0
-    lower = math.log(spec["beta"] / (1 - spec["alpha"]))
-    upper = math.log((1 - spec["beta"]) / spec["alpha"])
-    half = Z * math.sqrt(var / n) if n and var > 0 else math.nan
-    decision = "H1" if llr >= upper else ("H0" if llr <= lower else None)
-    return {"llr": llr, "lower": lower, "upper": upper, "score": mean,
-            "elo": score_to_elo(mean), "elo_low": score_to_elo(mean - half),
-            "elo_high": score_to_elo(mean + half), "units": n, "decision": decision}
+    out = decide(spec, n, mean, var)
+    out["var"] = var
+    return out

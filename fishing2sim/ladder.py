@@ -9,20 +9,37 @@ A's *score*: 1 if one of A's seats has the most points, 0 if one of B's has, a s
 split by the number of tied winners; A's and B's scores add up to 1.
 
 **Model.** Bradley-Terry: A's expected score against B is 1 / (1 + exp(-(t_A - t_B))). The
-strengths t are fitted by maximum likelihood to every pair's total score (a shared win
-counts as a fraction, as a draw does in chess), with the anchor's strength fixed at 0, and
-reported on the Elo scale: rating = t x 400 / ln(10), so a 100-point gap means the stronger
-side scores 0.64 against the weaker.
+strengths t are fitted by maximum likelihood to the pairs' scores (a shared win counts as a
+fraction, as a draw does in chess), with the anchor's strength fixed at 0, and reported on
+the Elo scale: rating = t x 400 / ln(10), so a 100-point gap means the stronger side scores
+0.64 against the weaker.
+
+**Each pair counts once.** The pairs do not play the same number of games (a pair with a
+search bot plays far fewer), and an unweighted likelihood would let the pairs with many
+games decide the ratings. So each pair's log-likelihood term is weighted by
+w = (mean games per pair) / (the pair's games): the fit is the maximum-likelihood fit to the
+pairs' mean scores, each pair with the same weight, and doubling one pair's games at the
+same mean score leaves every rating unchanged (``weighting="game"``: the plain likelihood).
+A bot's ``score`` is likewise the mean over its pairs of its win share in the pair.
 
 **CIs.** The Fisher information of the model would treat every game as an independent coin
 flip; the four games of a deal are not independent (the same cards, each side holding them
 in turn), and shared wins make a game's score less variable than a coin. So the covariance
-of the fitted strengths is the sandwich H^-1 J H^-1: H the model's information
-(sum over pairs of n p (1 - p) x x^T), J the variance of each pair's total score as measured
-over its deals, the same unit as every other win share CI (x = e_A - e_B). The 95% CI of a
-rating is its estimate +- 1.96 standard errors; it is a CI of the difference to the anchor,
-whose own rating is exactly 0. Everything is a closed-form function of the run's integer
-totals: deterministic, and the same for any number of workers.
+of the fitted strengths is the sandwich H^-1 J H^-1: H = sum over pairs of w n p (1 - p)
+x x^T, J = sum over pairs of w^2 Var(S) x x^T with Var(S) the variance of the pair's total
+score as measured over its deals (x = e_A - e_B). The 95% CI of a rating is its estimate
++- 1.96 standard errors: a CI of its difference to the anchor, whose own rating is exactly
+0; the CI of the difference of any two ratings comes from the same covariance
+(:meth:`Fit.diff`), so two bots are compared directly, not through two CIs against the
+anchor.
+
+**Fit.** :func:`fit_quality`: each pair's standardized residual z = (observed - predicted
+share) / SE of the observed share, chi^2 = sum of z^2 on (pairs - (bots - 1)) degrees of
+freedom, and the least chi^2 any set of ratings reaches (the minimum-chi^2 fit), whose
+p-value is the test of "one rating per bot describes the pairs".
+
+Everything is a closed-form function of the run's integer totals: deterministic, and the
+same for any number of workers.
 """
 from __future__ import annotations
 
@@ -32,7 +49,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from .stats import WIN_UNIT, Z
+from .stats import WIN_UNIT, Z, chi2_sf
 
 ELO = 400.0 / math.log(10.0)  # Elo points per unit of Bradley-Terry strength
 LADDER_SEATS = (0, 0, 1, 1)  # the lineup of a pair (A, B): [A, A, B, B]
@@ -77,12 +94,13 @@ class Fit:
     elo: np.ndarray  # rating per bot
     se: np.ndarray  # standard error of each rating (0 for the anchor)
     games: np.ndarray  # games per bot
-    score: np.ndarray  # mean score per bot over all its games
+    score: np.ndarray  # mean over the bot's pairs of its win share in the pair
     score_se: np.ndarray
     cov: np.ndarray = field(repr=False)  # covariance of the ratings (Elo^2)
     finite: bool = True
     why: str = ""  # why no finite fit exists
     iterations: int = 0
+    weights: np.ndarray = field(default=None, repr=False)  # per pair: its likelihood weight
 
     @property
     def ci_low(self) -> np.ndarray:
@@ -95,6 +113,16 @@ class Fit:
     def expected(self, a: int, b: int) -> float:
         """a's expected score against b under the fitted ratings."""
         return expected_score(self.elo[a] - self.elo[b])
+
+    def diff(self, a: int, b: int) -> tuple[float, float]:
+        """(rating of a - rating of b, its standard error) from the covariance."""
+        var = self.cov[a, a] + self.cov[b, b] - 2.0 * self.cov[a, b]
+        return float(self.elo[a] - self.elo[b]), math.sqrt(max(float(var), 0.0))
+
+    def diff_ci(self, a: int, b: int) -> tuple[float, float, float]:
+        """(difference, 95% CI low, high) of the ratings of a and b."""
+        d, se = self.diff(a, b)
+        return d, d - Z * se, d + Z * se
 
 
 def expected_score(elo_diff: float) -> float:
@@ -121,10 +149,28 @@ def _closed_group(n: int, pairs: list) -> list:
     return []
 
 
+def _pair_var(p: PairResult) -> float:
+    """Var of a pair's total score over its deals; one unit: the largest binomial variance."""
+    v = p.score_var()
+    return p.games * 0.25 if math.isnan(v) else v
+
+
+def pair_weights(pairs: list, weighting: str = "pair") -> np.ndarray:
+    """Each pair's likelihood weight: ``pair`` (mean games per pair / the pair's games: every
+    pair counts once) or ``game`` (1: every game counts once)."""
+    n_g = np.array([p.games for p in pairs], float)
+    if weighting == "pair":
+        return n_g.mean() / n_g
+    if weighting == "game":
+        return np.ones_like(n_g)
+    raise LadderError(f"weighting must be 'pair' or 'game', got {weighting!r}")
+
+
 def fit_ratings(names: list, pairs: list, anchor: int = 0, tol: float = 1e-12,
-                max_iter: int = 200) -> Fit:
+                max_iter: int = 200, weighting: str = "pair") -> Fit:
     """Maximum-likelihood Bradley-Terry ratings of ``names`` from ``pairs`` (PairResult),
-    ``names[anchor]`` fixed at 0; Elo scale; sandwich 95% CIs (module docstring)."""
+    ``names[anchor]`` fixed at 0, each pair weighted equally (``weighting="pair"``, the
+    default) or each game (``"game"``); Elo scale; sandwich 95% CIs (module docstring)."""
     n = len(names)
     if n < 2:
         raise LadderError(f"a ladder needs at least 2 bots, got {n}")
@@ -141,20 +187,23 @@ def fit_ratings(names: list, pairs: list, anchor: int = 0, tol: float = 1e-12,
     if not played.all():
         missing = [names[i] for i in np.flatnonzero(~played)]
         raise LadderError(f"no games for {', '.join(missing)}")
+    w = pair_weights(pairs, weighting)
     games = np.zeros(n)
-    won = np.zeros(n)
-    var = np.zeros(n)
+    m = np.zeros(n)  # pairs per bot
+    share_sum = np.zeros(n)
+    share_var = np.zeros(n)
     for p in pairs:
-        v = p.score_var()
-        v = p.games * 0.25 if math.isnan(v) else v  # one unit: the largest binomial variance
+        v = _pair_var(p) / (p.games * p.games)  # variance of the pair's win share
         games[p.a] += p.games
         games[p.b] += p.games
-        won[p.a] += p.score
-        won[p.b] += p.games - p.score
-        var[p.a] += v
-        var[p.b] += v
-    score = won / games
-    score_se = np.sqrt(var) / games
+        m[p.a] += 1
+        m[p.b] += 1
+        share_sum[p.a] += p.share
+        share_sum[p.b] += 1.0 - p.share
+        share_var[p.a] += v
+        share_var[p.b] += v
+    score = share_sum / m  # the mean over the bot's pairs of its win share
+    score_se = np.sqrt(share_var) / m
     group = _closed_group(n, pairs)
     if group:
         nan = np.full(n, math.nan)
@@ -162,7 +211,7 @@ def fit_ratings(names: list, pairs: list, anchor: int = 0, tol: float = 1e-12,
         rest = "the other bots" if len(group) == 1 else "the bots outside this group"
         why = f"{who} lost every game against {rest}"
         return Fit(list(names), anchor, nan, nan.copy(), games, score, score_se,
-                   np.full((n, n), math.nan), False, why, 0)
+                   np.full((n, n), math.nan), False, why, 0, w)
     free = [i for i in range(n) if i != anchor]
     pos = {b: k for k, b in enumerate(free)}
 
@@ -186,8 +235,9 @@ def fit_ratings(names: list, pairs: list, anchor: int = 0, tol: float = 1e-12,
     def loglik(t):
         th = strength(t)
         d = np.array([th[p.a] - th[p.b] for p in pairs])
-        # s log p + (n - s) log(1 - p), p = sigmoid(d), written stably
-        return float(np.sum(-s * np.logaddexp(0.0, -d) - (n_g - s) * np.logaddexp(0.0, d)))
+        # w (s log p + (n - s) log(1 - p)), p = sigmoid(d), written stably
+        return float(np.sum(w * (-s * np.logaddexp(0.0, -d)
+                                 - (n_g - s) * np.logaddexp(0.0, d))))
 
     t = np.zeros(n - 1)
     ll = loglik(t)
@@ -196,10 +246,10 @@ def fit_ratings(names: list, pairs: list, anchor: int = 0, tol: float = 1e-12,
         th = strength(t)
         g = np.zeros(n - 1)
         H = np.zeros((n - 1, n - 1))
-        for x, p, ng, sc in zip(xs, pairs, n_g, s):
+        for x, p, ng, sc, wk in zip(xs, pairs, n_g, s, w):
             q = 1.0 / (1.0 + math.exp(-(th[p.a] - th[p.b])))
-            g += x * (sc - ng * q)
-            H += np.outer(x, x) * ng * q * (1.0 - q)
+            g += wk * x * (sc - ng * q)
+            H += np.outer(x, x) * wk * ng * q * (1.0 - q)
         step = np.linalg.solve(H, g)
         lam = 1.0
         while True:  # Newton with step halving: the log-likelihood never decreases
@@ -214,19 +264,93 @@ def fit_ratings(names: list, pairs: list, anchor: int = 0, tol: float = 1e-12,
     th = strength(t)
     H = np.zeros((n - 1, n - 1))
     J = np.zeros((n - 1, n - 1))
-    for x, p, ng in zip(xs, pairs, n_g):
+    for x, p, ng, wk in zip(xs, pairs, n_g, w):
         q = 1.0 / (1.0 + math.exp(-(th[p.a] - th[p.b])))
-        H += np.outer(x, x) * ng * q * (1.0 - q)
+        H += np.outer(x, x) * wk * ng * q * (1.0 - q)
         v = p.score_var()
         if math.isnan(v):  # one unit only: the model's variance
             v = ng * q * (1.0 - q)
-        J += np.outer(x, x) * v
+        J += np.outer(x, x) * wk * wk * v
     Hi = np.linalg.inv(H)
     cov_free = Hi @ J @ Hi
     cov = np.zeros((n, n))
     cov[np.ix_(free, free)] = cov_free * ELO * ELO
     se = np.sqrt(np.maximum(np.diag(cov), 0.0))
-    return Fit(list(names), anchor, th * ELO, se, games, score, score_se, cov, True, "", it)
+    return Fit(list(names), anchor, th * ELO, se, games, score, score_se, cov, True, "", it, w)
+
+
+@dataclass
+class Quality:
+    """How well one rating per bot describes the pairs (:func:`fit_quality`)."""
+
+    chi2: float  # sum over pairs of z^2 at the fitted ratings
+    df: int  # pairs used - (bots - 1)
+    p_value: float  # chi2_sf(chi2, df): at most the minimum-chi^2 p (chi2 >= chi2_min)
+    chi2_min: float  # the least sum of z^2 any ratings reach
+    p_value_min: float  # chi2_sf(chi2_min, df): the goodness-of-fit test
+    pairs_used: int  # pairs with a measured spread (SE > 0)
+    z: np.ndarray  # per pair (from a's side): (observed - predicted share) / SE observed
+    elo_residual: np.ndarray  # per pair: observed Elo gap (logit of the share) - fitted gap
+
+
+def _share_se(p: PairResult) -> float:
+    v = p.score_var()
+    return math.sqrt(v) / p.games if not math.isnan(v) else math.nan
+
+
+def fit_quality(fit: Fit, pairs: list) -> Quality:
+    """The goodness of fit of ``fit`` to ``pairs``: standardized residuals, chi^2 at the
+    fitted ratings and at the minimum-chi^2 ratings, on pairs - (bots - 1) degrees of
+    freedom (pairs without a measured spread, SE 0 or one deal, are left out of both)."""
+    n = len(fit.names)
+    k = len(pairs)
+    obs = np.array([p.share for p in pairs])
+    se = np.array([_share_se(p) for p in pairs])
+    nan = np.full(k, math.nan)
+    if not fit.finite:
+        return Quality(math.nan, 0, math.nan, math.nan, math.nan, 0, nan, nan.copy())
+    gap = np.array([fit.elo[p.a] - fit.elo[p.b] for p in pairs])
+    pred = 1.0 / (1.0 + np.exp(-gap / ELO))
+    ok = np.isfinite(se) & (se > 0)
+    z = np.where(ok, (obs - pred) / np.where(ok, se, 1.0), math.nan)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        obs_gap = ELO * np.log(obs / (1.0 - obs))
+    elo_res = np.where((obs > 0) & (obs < 1), obs_gap - gap, math.nan)
+    used = int(ok.sum())
+    df = used - (n - 1)
+    chi2 = float(np.sum(z[ok] ** 2))
+    # the minimum-chi^2 fit: Gauss-Newton on sum ((obs - sigmoid(x t)) / se)^2, from the fit
+    free = [i for i in range(n) if i != fit.anchor]
+    X = np.zeros((k, n - 1))
+    for r, p in enumerate(pairs):
+        for b, sign in ((p.a, 1.0), (p.b, -1.0)):
+            if b != fit.anchor:
+                X[r, free.index(b)] += sign
+    X, o, sd = X[ok], obs[ok], se[ok]
+    t = fit.elo[free] / ELO
+    chi2_min = chi2
+    for _ in range(100):
+        q = 1.0 / (1.0 + np.exp(-(X @ t)))
+        r = (o - q) / sd
+        Jm = (q * (1.0 - q) / sd)[:, None] * X
+        step, *_ = np.linalg.lstsq(Jm, r, rcond=None)
+        lam = 1.0
+        while lam > 1e-8:
+            cand = t + lam * step
+            qc = 1.0 / (1.0 + np.exp(-(X @ cand)))
+            c2 = float(np.sum(((o - qc) / sd) ** 2))
+            if c2 <= chi2_min:
+                break
+            lam /= 2
+        if lam <= 1e-8:
+            break
+        t, done = cand, chi2_min - c2 < 1e-12 * max(chi2_min, 1.0)
+        chi2_min = c2
+        if done:
+            break
+    p_value = chi2_sf(chi2, df) if df > 0 else math.nan
+    p_min = chi2_sf(chi2_min, df) if df > 0 else math.nan
+    return Quality(chi2, df, p_value, chi2_min, p_min, used, z, elo_res)
 
 
 def pair_results(exp, totals: list) -> tuple[list, list]:
@@ -270,13 +394,17 @@ def budget_text(budget: dict | None, words: bool = False) -> str:
 
 
 def ladder_tables(exp, totals: list) -> dict[str, pd.DataFrame]:
-    """``ladder`` (per bot: its rating with a 95% CI, and its mean score, n = its games) and
-    ``ladder_pairs`` (per pair, both ways: the observed win share with a 95% CI over deals,
-    and the share the fitted ratings predict)."""
+    """``ladder`` (per bot: its rating with a 95% CI, and its score, the mean over its pairs
+    of its win share, n = its games), ``ladder_pairs`` (per pair, both ways: the observed win
+    share with a 95% CI over deals, the share the fitted ratings predict, the rating
+    difference with its 95% CI from the covariance, the standardized and the Elo residual)
+    and ``ladder_fit`` (the chi^2 of the fit: metrics chi2, df, p_value, chi2_min,
+    p_value_min; n = the pairs used)."""
     names, pairs = pair_results(exp, totals)
     lad = exp.ladder
-    rows, prow = [], []
+    rows, prow, frow = [], [], []
     fit = fit_ratings(names, pairs, names.index(lad["anchor"])) if pairs else None
+    qual = fit_quality(fit, pairs) if fit is not None else None
     if fit is not None:
         order = sorted(range(len(names)),
                        key=lambda i: (-fit.elo[i] if fit.finite else -fit.score[i], i))
@@ -290,21 +418,37 @@ def ladder_tables(exp, totals: list) -> dict[str, pd.DataFrame]:
                              estimate=float(fit.score[i]),
                              ci_low=max(0.0, float(fit.score[i] - Z * fit.score_se[i])),
                              ci_high=min(1.0, float(fit.score[i] + Z * fit.score_se[i]))))
+        for metric, value in (("chi2", qual.chi2), ("df", qual.df), ("p_value", qual.p_value),
+                              ("chi2_min", qual.chi2_min), ("p_value_min", qual.p_value_min)):
+            frow.append({"metric": metric, "n": qual.pairs_used, "estimate": float(value),
+                         "ci_low": math.nan, "ci_high": math.nan})
     conds = [c for c, t in zip(exp.conditions, totals) if t is not None]
-    for cond, p in zip(conds, pairs):
+    nan = math.nan
+    for k, (cond, p) in enumerate(zip(conds, pairs)):
         v = p.score_var()
         hw = Z * math.sqrt(v) / p.games if not math.isnan(v) else math.nan
-        for me, them, share in ((p.a, p.b, p.share), (p.b, p.a, 1.0 - p.share)):
+        for sign, me, them, share in ((1, p.a, p.b, p.share), (-1, p.b, p.a, 1.0 - p.share)):
             base = {"condition": cond.index, "bot": names[me], "opponent": names[them]}
+            if fit is not None and fit.finite:
+                d, dlo, dhi = fit.diff_ci(me, them)
+                base.update(rating_diff=d, rating_diff_ci_low=dlo, rating_diff_ci_high=dhi)
+            else:
+                base.update(rating_diff=nan, rating_diff_ci_low=nan, rating_diff_ci_high=nan)
             lo, hi = (max(0.0, share - hw), min(1.0, share + hw)) if hw == hw \
                 else (math.nan, math.nan)  # one deal: no spread to measure
             prow.append(dict(base, metric="win_share", n=p.games, estimate=share,
-                             ci_low=lo, ci_high=hi))
+                             ci_low=lo, ci_high=hi,
+                             residual_z=sign * float(qual.z[k]) if qual else nan,
+                             residual_elo=sign * float(qual.elo_residual[k]) if qual else nan))
             pred = fit.expected(me, them) if fit is not None and fit.finite else math.nan
             prow.append(dict(base, metric="predicted_win_share", n=p.games, estimate=pred,
-                             ci_low=math.nan, ci_high=math.nan))
+                             ci_low=math.nan, ci_high=math.nan, residual_z=nan,
+                             residual_elo=nan))
     cols = ["metric", "n", "estimate", "ci_low", "ci_high"]
+    tail = ["rating_diff", "rating_diff_ci_low", "rating_diff_ci_high", "residual_z",
+            "residual_elo"]
     ladder = pd.DataFrame(rows, columns=["rank", "bot", "kind", "budget"] + cols)
     ladder["rank"] = ladder["rank"].astype("Int64")
-    pairs_df = pd.DataFrame(prow, columns=["condition", "bot", "opponent"] + cols)
-    return {"ladder": ladder, "ladder_pairs": pairs_df}
+    pairs_df = pd.DataFrame(prow, columns=["condition", "bot", "opponent"] + cols + tail)
+    fit_df = pd.DataFrame(frow, columns=cols)
+    return {"ladder": ladder, "ladder_pairs": pairs_df, "ladder_fit": fit_df}

@@ -552,12 +552,16 @@ def grow_games(games: int, step: int, ratio: float) -> int:
     return max(games, min(max(need, games + step), 4 * games))
 
 
-def _next_games(exp, cond, t, games: int, contrast_hw: dict | None = None) -> tuple[int, dict]:
+def _next_games(exp, cond, t, games: int, contrast_hw: dict | None = None,
+                looks: list | None = None) -> tuple[int, dict]:
     """Precision / SPRT: the games condition ``cond`` plays next (``games``: stop), decided
     from the totals of its whole chunks so far only (so any number of workers plays the
     same games), and what was decided. ``contrast_hw``: the half-widths of the contrasts
-    with a precision target that this condition takes part in (as condition or baseline)."""
+    with a precision target that this condition takes part in (as condition or baseline).
+    ``looks``: the games at every decision so far, this one included (default: this one
+    only); a stopped SPRT reports the estimate that accounts for them (fishing2sim/sprt.py)."""
     from .contrasts import half_widths, sprt_state
+    from .sprt import next_games, stopped_estimate
 
     step = _step(exp, cond)
     cap = max(cond.max_games, games)
@@ -575,11 +579,18 @@ def _next_games(exp, cond, t, games: int, contrast_hw: dict | None = None) -> tu
         st = sprt_state(exp, cond, t)
         info["sprt"] = st
         if st["decision"] is None:
-            want = max(want, games + max(step, -(-(games // 2) // step) * step))
+            want = max(want, next_games(games, step))
     want = min(want, -(-cap // step) * step if cap % step else cap)
     info["capped"] = want <= games and (
         any(not v["reached"] for v in info.get("precision", {}).values())
         or ("sprt" in info and info["sprt"]["decision"] is None))
+    if "sprt" in info and (info["sprt"]["decision"] is not None or want <= games):
+        # the test stopped (a boundary, or max_games): the estimate that accounts for it
+        g = cond.players if cond.rotate else 1
+        seen = sorted({int(v) for v in (looks or [])} | {games})
+        st = info["sprt"]
+        st["sequential"] = stopped_estimate(exp.sprt, [v // g for v in seen], st["score"],
+                                            st["var"])
     return max(want, games), info
 
 
@@ -705,7 +716,7 @@ def _play(exp, folder, done, state, total_games, total_chunks, workers, in_proce
                     continue
                 nxt[cond.index], decisions[cond.index] = _next_games(
                     exp, cond, totals[cond.index], stop[cond.index],
-                    con_hw.get(cond.index))
+                    con_hw.get(cond.index), [s[cond.index] for s in stages])
             _stop_together(exp, nxt, decisions)
             if nxt == stop:
                 break

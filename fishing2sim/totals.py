@@ -45,7 +45,8 @@ _TRUMP_COLS = 1 + 2 * len(TRUMP_X)
 SUM, SQ = range(2)
 
 UNIT_PREFIX = "unit_"
-UNIT_KEYS = ("unit_overfished", "unit_empty", "unit_ocean_last", "unit_win")
+UNIT_KEYS = ("unit_overfished", "unit_empty", "unit_ocean_last", "unit_win",
+             "unit_first_leader")
 UNIT_TRUMP_KEYS = ("unit_trump_n", "unit_trump_g", "unit_trump_prod", "unit_trump_cross")
 BLOCK_KEYS = ("_block_win", "_block_points", "_block_trump")
 
@@ -207,7 +208,8 @@ def accumulate(t: dict, P: int, slot, out_int, out_points, out_ocean, pairs,
             | (over & (end_round <= lr))
         for key, v in (("unit_overfished", over.astype(np.int64)),
                        ("unit_empty", empty_last.astype(np.int64)),
-                       ("unit_ocean_last", ocean_last.astype(np.int64))):
+                       ("unit_ocean_last", ocean_last.astype(np.int64)),
+                       ("unit_first_leader", fl.astype(np.int64))):
             units.setdefault(key, []).append(v)
     if pairs is not None:
         ch = pairs[:, :, T_CHOOSER] >= 0

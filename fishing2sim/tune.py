@@ -62,6 +62,7 @@ DEFAULT_RACE_TOP = 3
 TRIAL_SEED_OFFSET = 2_000_000
 RACE_SEED_OFFSET = 3_000_000
 SAMPLER_SEED_OFFSET = 4_000_000
+CONFIRM_SEED_OFFSET = 5_000_000  # the winner and the baseline, on a seed not used to pick
 STUDY_FILE = "study.db"
 Z = 1.959963984540054
 _MC_DRAWS = 4000
@@ -606,7 +607,7 @@ def _check_budget(spec: TuneSpec, exp, overrides: dict) -> None:
         if games * n > MAX_GAMES_HARD:
             raise TuneError(f"{spec.given}: {key}: {games * n:,} games in one run ({conds}) "
                             f"is above the limit of {MAX_GAMES_HARD:,}")
-    racing = ((spec.race_top + 1) if spec.race_top else 1) * spec.race_games
+    racing = (spec.race_top + 2) * spec.race_games  # the top trials, the winner again, the baseline
     total = (spec.trials * spec.games + racing) * n
     if total > MAX_GAMES and not spec.yes:
         raise TuneError(
@@ -1297,26 +1298,35 @@ def race(spec: TuneSpec, study, workers: int, progress: bool, pool=None):
         evs.append((top[0][0], Evaluation(top[0][1], t.user_attrs.get("seed"), spec.games,
                                           figs, t.value, t.user_attrs.get("deck_changes", 0),
                                           t.user_attrs.get("seconds", 0))))
+    evs.sort(key=lambda x: (sign * x[1].value, x[0]))
+    winner_no, picked = evs[0]
+    for rank, (number, ev) in enumerate(evs):
+        rows.append(_race_row(spec, f"trial {number}", number, ev, rank + 1, picked.seed))
+    # the winner's figures come from a seed not used to pick it: the best of several noisy
+    # evaluations is biased in its own favour (the winner's curse); the baseline plays the
+    # same fresh seed beside it
+    confirm_seed = derive_seed(spec.seed, CONFIRM_SEED_OFFSET)
+    _say(progress, f"confirming trial {winner_no} on a fresh seed ({spec.race_games:,} games)")
+    w = evaluate(spec, picked.values, confirm_seed, spec.race_games, workers,
+                 f"confirm-{winner_no}", pool)
+    rows.append(_race_row(spec, f"trial {winner_no}, confirmed", winner_no, w, None,
+                          confirm_seed))
     base_ev = None
     try:
         _say(progress, f"baseline (the file untuned, {spec.race_games:,} games)")
-        base_ev = _evaluate_baseline(spec, race_seed, spec.race_games, workers, pool)
+        base_ev = _evaluate_baseline(spec, confirm_seed, spec.race_games, workers, pool)
     except TuneError as exc:
         _say(progress, f"baseline not playable: {exc}")
-    evs.sort(key=lambda x: (sign * x[1].value, x[0]))
-    winner_no, w = evs[0]
-    for rank, (number, ev) in enumerate(evs):
-        rows.append(_race_row(spec, f"trial {number}", number, ev, rank + 1))
     if base_ev is not None:
-        rows.append(_race_row(spec, "baseline", None, base_ev, None))
+        rows.append(_race_row(spec, "baseline", None, base_ev, None, confirm_seed))
     verdict = ""
-    winner = {"trial": winner_no, "values": w.values, "evaluation": w}
-    if len(evs) > 1:
-        pt, lo, hi = _diff_ci(spec, w, evs[1][1], race_seed)
+    winner = {"trial": winner_no, "values": w.values, "evaluation": w, "picked": picked}
+    if len(evs) > 1:  # the evidence the pick rests on: the racing seed
+        pt, lo, hi = _diff_ci(spec, picked, evs[1][1], race_seed)
         sep = (hi < 0 or lo > 0)
         winner["vs_runner_up"] = (evs[1][0], pt, lo, hi, sep)
     if base_ev is not None:
-        pt, lo, hi = _diff_ci(spec, w, base_ev, race_seed + 1)
+        pt, lo, hi = _diff_ci(spec, w, base_ev, confirm_seed + 1)
         winner["vs_baseline"] = (pt, lo, hi, hi < 0 or lo > 0)
     if spec.mode == "targets":
         terms = targets_met(spec, w.figures)
@@ -1349,8 +1359,8 @@ def _evaluate_baseline(spec, seed, games, workers, pool=None) -> Evaluation:
     return Evaluation(vals, seed, games, figs, val, ch, time.perf_counter() - t0)
 
 
-def _race_row(spec, who, number, ev: Evaluation, rank):
-    r = {"candidate": who, "trial": number, "rank": rank, "games": ev.games,
+def _race_row(spec, who, number, ev: Evaluation, rank, seed=None):
+    r = {"candidate": who, "trial": number, "rank": rank, "seed": seed, "games": ev.games,
          "value": ev.value, "deck_changes": ev.changes}
     for d in spec.dims:  # the baseline's keys the file leaves out: empty, not "None"
         v = ev.values.get(d.key)

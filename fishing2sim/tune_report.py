@@ -270,7 +270,8 @@ def _document(result, plots: dict, note: str) -> Doc:
     ev = w["evaluation"]
     doc.h(2, "The winner")
     raced = spec.race_top > 0
-    doc.p(f"Trial {w['trial']}" + (f", after re-running the best {len(result.race) - (1 if result.baseline else 0)} "
+    n_raced = int(result.race["rank"].notna().sum()) if len(result.race) else 0
+    doc.p(f"Trial {w['trial']}" + (f", after re-running the best {n_raced} "
                                    f"trials with a fresh seed and {spec.race_games:,} games "
                                    "each (racing)" if raced else " (no racing)")
           + f": value {_fmt(ev.value)}"
@@ -293,7 +294,9 @@ def _document(result, plots: dict, note: str) -> Doc:
     doc.code(snippet(spec, w["values"]).rstrip(), "yaml")
     # figures vs baseline
     doc.h(2, "Figures against the baseline")
-    doc.p(f"Both on the same fresh seed, {ev.games:,} games per condition; 95% CIs.")
+    doc.p(f"Both on the same fresh seed, not the one the winner was picked on (so its "
+          f"figures are not flattered by the pick), {ev.games:,} games per condition; 95% "
+          "CIs.")
     b = result.baseline
     tmap = {}
     if spec.mode == "targets":
@@ -329,6 +332,9 @@ def _document(result, plots: dict, note: str) -> Doc:
           "deals when their decks are the same, which makes the true interval narrower).")
     if len(result.race):
         doc.h(2, "Racing")
+        doc.p("The racing rows rank the best trials on one seed (the pick); the winner's "
+              "`confirmed` row and the baseline play another, fresh seed, which is where the "
+              "figures above come from.")
         rows = []
         for _, r in result.race.iterrows():
             cells = [f"{_fmt(r[f.label])} [{_fmt(r[f.label + ' ci_low'])}, "

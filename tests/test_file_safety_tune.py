@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from fishing2sim.safe_files import MARKER
+from test_tune import _complete  # completed trials in a study.db, read while it runs
 from click.testing import CliRunner
 
 optuna = pytest.importorskip("optuna")
@@ -71,13 +72,13 @@ def make_study(db: Path, name: str, trials: int = 1) -> None:
 def test_a_budget_above_the_size_limits_needs_yes(tmp_path):
     p = tune_file(tmp_path, games=10**12)
     line = one_error_line(tune(p, "-w", 1, "--no-progress"))
-    assert line == (f"Error: {p}: tune.budget: 7,000,000,000,000 games in all (2 trials of "
-                    "1,000,000,000,000 games and 5,000,000,000,000 racing games, 1 condition) "
+    assert line == (f"Error: {p}: tune.budget: 12,000,000,000,000 games in all (2 trials of "
+                    "1,000,000,000,000 games and 10,000,000,000,000 racing games, 1 condition) "
                     "is above 1,000,000,000; give --yes to run it anyway")
     assert not (tmp_path / "reports").exists()  # nothing written, nothing played
     # the budget in all counts: --trials 2000 of 1,000,000 games is 2 * 10**9
     q = tune_file(tmp_path, name="many", games=10**6)
-    assert "tune.budget: 2,005,000,000 games in all (2,000 trials" in one_error_line(
+    assert "tune.budget: 2,010,000,000 games in all (2,000 trials" in one_error_line(
         tune(q, "--trials", 2000, "--no-progress"))
     # --yes lets it through: the trials' runs are allowed the size too
     spec = T.load_tune(p, yes=True)
@@ -176,20 +177,6 @@ def test_a_study_of_the_same_tune_is_replaced_without_resume(tmp_path):
 
 
 # ---- item 7: one tune per folder ---------------------------------------------------------
-def _complete(db: Path) -> int:
-    import sqlite3
-
-    try:
-        con = sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=1)
-        try:
-            return con.execute("select count(*) from trials where state = 'COMPLETE'"
-                               ).fetchone()[0]
-        finally:
-            con.close()
-    except sqlite3.Error:
-        return 0
-
-
 def test_a_second_tune_on_the_same_folder_is_refused(tmp_path):
     p = tune_file(tmp_path, name="busy", trials=500, games=2000, seats="greedy")
     out = tmp_path / "reports" / "busy"

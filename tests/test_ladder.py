@@ -15,7 +15,8 @@ from click.testing import CliRunner
 from fishing2sim.api import play_games
 from fishing2sim.cli import main
 from fishing2sim.experiment import ExperimentError, load_experiment
-from fishing2sim.ladder import ELO, LadderError, PairResult, expected_score, fit_ratings
+from fishing2sim.ladder import (ELO, LadderError, PairResult, expected_score, fit_quality,
+                                fit_ratings)
 from fishing2sim.runner import run
 
 REPO = Path(__file__).resolve().parent.parent
@@ -55,17 +56,20 @@ def test_two_bots_closed_form():
     assert expected_score(100.0) == pytest.approx(1 / (1 + 10 ** -0.25), rel=1e-12)
 
 
-def _mm_fit(n, pairs, anchor):
+def _mm_fit(n, pairs, anchor, weights=None):
     """Bradley-Terry by Zermelo's / Hunter's MM iteration (independent of the Newton fit):
-    pi_i <- W_i / sum_j n_ij / (pi_i + pi_j)."""
+    pi_i <- sum_k w_k W_ik / sum_k w_k n_k / (pi_i + pi_j), w_k the pair's weight (1: the
+    plain likelihood)."""
+    w = np.ones(len(pairs)) if weights is None else np.asarray(weights, float)
     pi = np.ones(n)
     for _ in range(20000):
         new = np.empty(n)
         for i in range(n):
-            w = sum(p.score for p in pairs if p.a == i) + \
-                sum(p.games - p.score for p in pairs if p.b == i)
-            d = sum(p.games / (pi[p.a] + pi[p.b]) for p in pairs if i in (p.a, p.b))
-            new[i] = w / d
+            num = sum(wk * (p.score if p.a == i else p.games - p.score)
+                      for p, wk in zip(pairs, w) if i in (p.a, p.b))
+            d = sum(wk * p.games / (pi[p.a] + pi[p.b])
+                    for p, wk in zip(pairs, w) if i in (p.a, p.b))
+            new[i] = num / d
         new /= new[anchor]
         if np.max(np.abs(np.log(new) - np.log(pi))) < 1e-13:
             pi = new
@@ -82,18 +86,29 @@ def _three_bots():
 
 
 def test_several_bots_match_an_independent_fit_and_the_score_equations():
+    """Both weightings against the MM iteration: ``game`` is the plain likelihood, ``pair``
+    (the default) weights pair k by mean games / n_k; the (weighted) likelihood equations."""
     pairs = _three_bots() + [pair(2, 3, 25, np.r_[np.full(20, 3.0), np.full(5, 0.5)]),
                              pair(0, 3, 10, np.full(10, 1.5))]
     names = ["random", "a", "b", "c"]
+    n_g = np.array([p.games for p in pairs], float)
+    for weighting, w in (("game", np.ones(len(pairs))), ("pair", n_g.mean() / n_g)):
+        f = fit_ratings(names, pairs, anchor=0, weighting=weighting)
+        np.testing.assert_allclose(f.weights, w, rtol=1e-12)
+        mm = _mm_fit(4, pairs, 0, w)
+        np.testing.assert_allclose(f.elo, mm, atol=1e-6)
+        # the likelihood equations: every bot's weighted expected score equals its observed
+        for i in range(4):
+            obs = sum(wk * (p.score if p.a == i else p.games - p.score)
+                      for p, wk in zip(pairs, w) if i in (p.a, p.b))
+            exp = sum(wk * p.games * f.expected(i, p.b if p.a == i else p.a)
+                      for p, wk in zip(pairs, w) if i in (p.a, p.b))
+            assert exp == pytest.approx(obs, rel=1e-9)
+    # the score: the mean over the bot's pairs of its share in each
     f = fit_ratings(names, pairs, anchor=0)
-    mm = _mm_fit(4, pairs, 0)
-    np.testing.assert_allclose(f.elo, mm, atol=1e-6)
-    # the likelihood equations: every bot's expected score equals its observed score
     for i in range(4):
-        obs = sum(p.score if p.a == i else p.games - p.score for p in pairs if i in (p.a, p.b))
-        exp = sum(p.games * f.expected(i, p.b if p.a == i else p.a)
-                  for p in pairs if i in (p.a, p.b))
-        assert exp == pytest.approx(obs, rel=1e-9)
+        mine = [p.share if p.a == i else 1 - p.share for p in pairs if i in (p.a, p.b)]
+        assert f.score[i] == pytest.approx(np.mean(mine), rel=1e-12)
 
 
 def test_the_ci_is_the_delta_method_of_each_pairs_score():
@@ -169,6 +184,128 @@ def test_a_bot_that_lost_every_game_has_no_finite_rating():
         fit_ratings(["random"], [])
     with pytest.raises(LadderError, match="no games for c"):
         fit_ratings(["a", "b", "c"], [pair(0, 1, 2, [1, 2])])
+
+
+# ---- each pair counts once; the CI of a difference; the chi^2 of the fit -------------------
+
+def test_doubling_one_pairs_games_at_the_same_mean_score_leaves_the_ratings_unchanged():
+    """The pair weighting: a pair's games scale its weight down by as much as they scale its
+    likelihood term up, so only the pairs' mean scores set the ratings; the plain likelihood
+    (``weighting="game"``) moves."""
+    pairs = _three_bots()
+    names = ["x", "y", "z"]
+    for k in range(3):
+        p = pairs[k]
+        big = PairResult(p.a, p.b, 2 * p.games, 2 * p.units, 2 * p.score, 2 * p.score_sq)
+        moved = pairs[:k] + [big] + pairs[k + 1:]
+        a, b = fit_ratings(names, pairs), fit_ratings(names, moved)
+        np.testing.assert_allclose(b.elo, a.elo, atol=1e-8)
+        np.testing.assert_allclose(b.score, a.score, atol=1e-12)
+        # twice the deals at the same spread: that pair's information doubles, so no SE grows
+        assert np.all(b.se <= a.se + 1e-9)
+        g1, g2 = (fit_ratings(names, q, weighting="game").elo for q in (pairs, moved))
+        assert np.max(np.abs(g2 - g1)) > 1.0  # the plain likelihood follows the game counts
+
+
+def _exact_pairs(truth, units=50, spread=0.6):
+    """Every pair's share exactly the Bradley-Terry one of ``truth``, with a spread."""
+    out = []
+    for a in range(len(truth)):
+        for b in range(a + 1, len(truth)):
+            games = 4 * units * (1 + a)  # unequal games
+            u = games // 4
+            score = games * expected_score(truth[a] - truth[b])
+            s2 = spread ** 2  # the variance of a unit's score
+            out.append(PairResult(a, b, games, u, score, s2 * (u - 1) + score * score / u))
+    return out
+
+
+def test_the_chi2_is_zero_for_pairs_that_fit_and_large_for_pairs_that_do_not():
+    truth = np.array([0.0, 120.0, -60.0, 250.0])
+    names = ["random", "b", "c", "d"]
+    pairs = _exact_pairs(truth)
+    f = fit_ratings(names, pairs)
+    np.testing.assert_allclose(f.elo, truth, atol=1e-7)
+    q = fit_quality(f, pairs)
+    assert q.df == 6 - 3 and q.pairs_used == 6
+    assert q.chi2 < 1e-12 and q.chi2_min < 1e-12 and q.p_value_min == pytest.approx(1.0)
+    np.testing.assert_allclose(q.z, 0, atol=1e-6)
+    np.testing.assert_allclose(q.elo_residual, 0, atol=1e-6)
+    # a cycle: b beats c, c beats d, d beats b, each 70%; no ratings describe it
+    cyc = {(1, 2): 0.7, (2, 3): 0.7, (1, 3): 0.3}
+    bad = []
+    for p in pairs:
+        share = cyc.get((p.a, p.b), p.share)
+        s = share * p.games
+        bad.append(PairResult(p.a, p.b, p.games, p.units, s,
+                              0.36 * (p.units - 1) + s * s / p.units))
+    f = fit_ratings(names, bad)
+    q = fit_quality(f, bad)
+    # the chi^2 by hand: ((observed - predicted) / SE observed)^2 summed over the pairs
+    z = [(p.share - f.expected(p.a, p.b)) / (math.sqrt(p.score_var()) / p.games) for p in bad]
+    assert q.chi2 == pytest.approx(sum(v * v for v in z), rel=1e-9)
+    np.testing.assert_allclose(q.z, z, rtol=1e-9)
+    assert q.chi2_min <= q.chi2 and q.chi2_min > 30 and q.p_value_min < 1e-6
+    # the Elo residual: the observed gap (the logit of the share, in Elo) less the fitted one
+    k = int(np.argmax(np.abs(q.z)))
+    gap = ELO * math.log(bad[k].share / (1 - bad[k].share))
+    assert q.elo_residual[k] == pytest.approx(gap - (f.elo[bad[k].a] - f.elo[bad[k].b]))
+
+
+def _deal_scores(lineup_a, lineup_b, blocks, seed):
+    """Per deal (a rotation block of 4 games): A's summed score in the lineup [A, A, B, B]
+    rotated, from play_games (the ladder's definition)."""
+    lineup = [lineup_a, lineup_a, lineup_b, lineup_b]
+    per = np.zeros(blocks)
+    for r in range(4):
+        idx = [(p - r) % 4 for p in range(4)]
+        df = play_games(blocks, 4, seed=seed, strategies=[lineup[i] for i in idx])
+        mine = {p for p in range(4) if idx[p] < 2}
+        per += [len(set(w) & mine) / len(w) for w in df.winners]
+    return per
+
+
+def _pair_of(a, b, units):
+    units = np.asarray(units, float)
+    return PairResult(a, b, 4 * units.size, units.size, float(units.sum()),
+                      float((units ** 2).sum()))
+
+
+def test_the_difference_ci_agrees_with_a_bootstrap_over_deals():
+    """A small ladder of cheap bots (unequal games per pair): the covariance's half-width of
+    each rating difference against the SD of the refitted difference over 200 bootstrap
+    replicates, every pair's deals resampled.
+
+    Tolerance: the bootstrap SD of B = 200 replicates has a relative standard error of about
+    1 / sqrt(2 B) = 5%, so 3.3 of those is 16.5%; the sandwich is the delta method (a
+    linearisation), and with 60-120 deals per pair its nonlinearity and the n / (n - 1) of
+    the measured variances add a few percent: 25% in all."""
+    bots = ["random", "highest", "greedy", "weights"]
+    units = {}
+    k = 0
+    for a in range(4):
+        for b in range(a + 1, 4):
+            blocks = 120 if (a, b) == (0, 1) else 60
+            units[(a, b)] = _deal_scores(bots[a], bots[b], blocks, seed=100 + k)
+            k += 1
+    pairs = [_pair_of(a, b, u) for (a, b), u in units.items()]
+    fit = fit_ratings(bots, pairs)
+    assert fit.finite
+    rng = np.random.default_rng(11)
+    reps = 200
+    checks = [(1, 0), (2, 1), (3, 2), (3, 1)]
+    boot = np.zeros((reps, len(checks)))
+    for r in range(reps):
+        res = [_pair_of(a, b, u[rng.integers(0, u.size, u.size)]) for (a, b), u in units.items()]
+        f = fit_ratings(bots, res)
+        boot[r] = [f.elo[i] - f.elo[j] for i, j in checks]
+    for c, (i, j) in enumerate(checks):
+        d, se = fit.diff(i, j)
+        assert d == pytest.approx(fit.elo[i] - fit.elo[j])
+        _, lo, hi = fit.diff_ci(i, j)
+        assert hi - d == pytest.approx(Z * se) and d - lo == pytest.approx(Z * se)
+        sd = boot[:, c].std(ddof=1)
+        assert abs(se / sd - 1) < 0.25, (bots[i], bots[j], se, sd)
 
 
 # ---- a tiny ladder run, against the Python API ---------------------------------------------
@@ -290,6 +427,76 @@ def test_the_report_states_budget_games_time_and_labels_the_cheater(tiny):
     assert "**rating (Elo scale)**" in md and "**cheater**" in md
     html = (out / "report.html").read_text()
     assert "Strength ladder" in html and "ladder_pairs" in html and "upper bound" in html
+
+
+def test_the_ladder_tables_hold_the_difference_cis_and_the_fit(tiny):
+    """ladder_pairs.csv: each row's rating difference and its CI are the fit's (both ways);
+    ladder_fit.csv: the chi^2 with its degrees of freedom; the report states the weighting,
+    the score's definition and the fit."""
+    path, out = tiny
+    pairs = pd.read_csv(out / "ladder_pairs.csv")
+    assert list(pairs.columns) == ["condition", "bot", "opponent", "metric", "n", "estimate",
+                                   "ci_low", "ci_high", "rating_diff", "rating_diff_ci_low",
+                                   "rating_diff_ci_high", "residual_z", "residual_elo"]
+    lad = pd.read_csv(out / "ladder.csv")
+    rating = lad[lad.metric == "rating"].set_index("bot")["estimate"]
+    ws = pairs[pairs.metric == "win_share"]
+    for r in ws.itertuples():
+        if not math.isnan(r.rating_diff):
+            assert r.rating_diff == pytest.approx(rating[r.bot] - rating[r.opponent], abs=1e-6)
+            assert r.rating_diff_ci_low < r.rating_diff < r.rating_diff_ci_high
+            back = ws[(ws.bot == r.opponent) & (ws.opponent == r.bot)].iloc[0]
+            assert back.rating_diff_ci_low == pytest.approx(-r.rating_diff_ci_high, abs=1e-6)
+    fit = pd.read_csv(out / "ladder_fit.csv").set_index("metric")
+    assert sorted(fit.index) == ["chi2", "chi2_min", "df", "p_value", "p_value_min"]
+    n_pairs = len(ws) // 2
+    used = int(fit.loc["chi2", "n"])
+    assert used <= n_pairs and fit.loc["df", "estimate"] == used - 3
+    md = (out / "summary.md").read_text()
+    sec = md[md.index("## Strength ladder"):md.index("## Terms")]
+    assert "**each pair weighted equally**" in sec
+    assert "score, mean over its pairs [95% CI]" in sec
+    assert "How well one rating per bot describes the pairs" in sec
+    assert "mean over its pairs of its share in each pair" in md
+
+
+def test_the_report_names_the_lead_and_the_worst_misses():
+    from fishing2sim.report.document import Doc
+    from fishing2sim.report.ladder import lead_text, section
+
+    cols = ["condition", "bot", "opponent", "metric", "n", "estimate", "ci_low", "ci_high",
+            "rating_diff", "rating_diff_ci_low", "rating_diff_ci_high", "residual_z",
+            "residual_elo"]
+    nan = float("nan")
+    rows = []
+    for c, (a, b, share, pred, d, lo, hi, z, e) in enumerate([
+            ("pimc", "weights", 0.62, 0.60, 70, 50, 90, 0.8, 9),
+            ("pimc", "random", 0.80, 0.90, 380, 360, 400, -6.0, -130),
+            ("weights", "random", 0.88, 0.86, 310, 300, 320, 2.5, 20)]):
+        for me, them, s, p, sg in ((a, b, share, pred, 1), (b, a, 1 - share, 1 - pred, -1)):
+            dd = (d, lo, hi) if sg > 0 else (-d, -hi, -lo)
+            rows.append([c, me, them, "win_share", 400, s, s - 0.04, s + 0.04, *dd, sg * z,
+                         sg * e])
+            rows.append([c, me, them, "predicted_win_share", 400, p, nan, nan, *dd, nan, nan])
+    pairs = pd.DataFrame(rows, columns=cols)
+    ctx, df = _fake_ctx([("pimc", "search", 380, 360, 400), ("weights", "heuristic", 310, 300,
+                                                                 320),
+                         ("random", "heuristic", 0, 0, 0)], pairs)
+    ctx.tables["ladder_fit"] = pd.DataFrame(
+        {"metric": ["chi2", "df", "p_value", "chi2_min", "p_value_min"], "n": 3,
+         "estimate": [43.0, 1, 1e-10, 40.0, 4e-10], "ci_low": nan, "ci_high": nan})
+    assert lead_text(ctx, df).endswith("; it leads the next fair bot, `weights`, by 70 Elo "
+                                       "[50, 90] (the CI of the difference of the two "
+                                       "ratings)")
+    doc = Doc()
+    section(ctx, df, None, doc)
+    md = doc.markdown()
+    assert "χ² = 43.0 on 1 degrees of freedom (3 pairs less 2, the bots less one" in md
+    assert "the least χ² any set of ratings reaches is 40.0, p = 4e-10" in md
+    # the worst misses first, from the side that scores more than predicted; |z| < 1.96 not
+    assert ("`random` scores 20.0% against `pimc`, the ratings predict 10.0% (z = +6.0; "
+            "+130 Elo off the fitted gap); `weights` scores 88.0% against `random`") in md
+    assert "z = +0.8" not in md
 
 
 def test_one_and_two_workers_give_the_same_ladder(tmp_path):

@@ -44,7 +44,11 @@ def test_cli_run_writes_the_report_and_values_match_the_api(tmp_path):
     for name in ("depletion", "overfishing", "strategies"):
         df = pd.read_csv(out / f"{name}.csv")
         assert list(df.columns[:1]) == ["condition"]
-        assert list(df.columns[-5:]) == ["metric", "n", "estimate", "ci_low", "ci_high"]
+        assert list(df.columns[-6:]) == ["metric", "n", "estimate", "ci_low", "ci_high",
+                                         "ci_unit"]
+        with_ci = df["ci_low"].notna()
+        assert set(df.loc[with_ci, "ci_unit"]) <= {"game", "game still running"}
+        assert df.loc[~with_ci, "ci_unit"].isna().all()  # no CI: no unit
     # an independent count from the Python API: the same games (condition seed, game index)
     exp = load_experiment(path)
     games = play_games(1200, 4, seed=exp.conditions[0].seed)

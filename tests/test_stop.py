@@ -26,9 +26,8 @@ def write_yaml(folder: Path, name: str, body: str) -> Path:
     return path
 
 
-def session_processes(sid: int) -> list[int]:
-    """The PIDs of every live process of session ``sid`` (from /proc)."""
-    out = []
+def live_processes():
+    """(pid, state, parent pid, session) of every process (from /proc)."""
     for entry in os.listdir("/proc"):
         if not entry.isdigit():
             continue
@@ -37,10 +36,12 @@ def session_processes(sid: int) -> list[int]:
         except OSError:
             continue
         fields = stat[stat.rindex(")") + 2:].split()
-        state, session = fields[0], int(fields[3])
-        if session == sid and state != "Z":
-            out.append(int(entry))
-    return out
+        yield int(entry), fields[0], int(fields[1]), int(fields[3])
+
+
+def session_processes(sid: int) -> list[int]:
+    """The PIDs of every live process of session ``sid``."""
+    return [pid for pid, state, _, session in live_processes() if session == sid and state != "Z"]
 
 
 def start(path: Path, *args) -> subprocess.Popen:
@@ -277,19 +278,8 @@ def start_cli(*args) -> subprocess.Popen:
 
 
 def children(pid: int) -> list[int]:
-    """The live child processes of ``pid`` (from /proc)."""
-    out = []
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            stat = Path(f"/proc/{entry}/stat").read_text()
-        except OSError:
-            continue
-        fields = stat[stat.rindex(")") + 2:].split()
-        if int(fields[1]) == pid and fields[0] != "Z":
-            out.append(int(entry))
-    return out
+    """The live child processes of ``pid``."""
+    return [p for p, state, parent, _ in live_processes() if parent == pid and state != "Z"]
 
 
 def game_children(pid: int) -> list[int]:

@@ -393,9 +393,15 @@ def test_best_yaml_runs_from_the_report_folder(tmp_path):
     exp = load_experiment(best)
     assert exp.conditions[0].lineup[0] == str(tmp_path / "bots" / "mybot.py")
     assert cfg["deck"]["remove_from_tier"][4] == res.winner["values"]["deck.remove_from_tier.4"]
-    # no racing: the best trial stands on its own games; the baseline is still measured
-    assert list(res.race["candidate"]) == [f"trial {res.winner['trial']}", "baseline"]
-    assert list(res.race["games"]) == [200, 1000]
+    # no racing: the best trial is picked on its own games, then confirmed on a fresh seed
+    # beside the baseline: its figures come from the seed that did not pick it
+    w = res.winner["trial"]
+    assert list(res.race["candidate"]) == [f"trial {w}", f"trial {w}, confirmed", "baseline"]
+    assert list(res.race["games"]) == [200, 1000, 1000]
+    seeds = list(res.race["seed"])
+    assert seeds[0] == T.derive_seed(T.load_tune(p).seed, T.TRIAL_SEED_OFFSET + w)
+    assert seeds[1] == seeds[2] == T.derive_seed(T.load_tune(p).seed, T.CONFIRM_SEED_OFFSET)
+    assert res.winner["evaluation"].seed == seeds[1] != res.winner["picked"].seed
 
 
 def test_numbers_in_exponent_form_are_numbers(tmp_path):

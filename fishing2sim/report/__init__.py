@@ -136,7 +136,8 @@ def _write_all(folder: Path, exp: Any, results: Any) -> None:
     g = globals()
     for name, fn, fname in PLOTS:
         if name in tables and len(tables[name]) and \
-                (name != "contrasts" or len(_contrasts.shown(tables[name]))):
+                (name != "contrasts" or len(_contrasts.shown(tables[name]))) and \
+                (name != "strategies" or _strategies.mixed(ctx, tables[name])):
             fig = g[fn](ctx, tables[name])
             try:
                 g["_save_figure"](fig, folder / fname)

@@ -19,7 +19,7 @@ import pandas as pd  # noqa: E402
 from .document import TERMS, Doc, md_table  # noqa: F401  (shared by every section)
 
 DPI = 110
-STAT_COLUMNS = ("metric", "n", "estimate", "ci_low", "ci_high")
+STAT_COLUMNS = ("metric", "n", "estimate", "ci_low", "ci_high", "ci_unit")
 #: Table-specific key columns (after ``condition`` and the sweep labels), in sort order.
 TABLE_KEYS: dict[str, tuple[str, ...]] = {
     "depletion": ("round", "tier"),
@@ -33,6 +33,11 @@ TABLE_KEYS: dict[str, tuple[str, ...]] = {
 }
 #: Order in which tables are written and sections appear when ``exp.analyses`` says nothing.
 ANALYSES = ("depletion", "overfishing", "trump_value", "strategies")
+#: Table-specific value columns written after the statistic columns (not sweep labels).
+TABLE_TAIL: dict[str, tuple[str, ...]] = {
+    "ladder_pairs": ("rating_diff", "rating_diff_ci_low", "rating_diff_ci_high",
+                     "residual_z", "residual_elo"),
+}
 _KNOWN = {"condition", *STAT_COLUMNS, "count"} | {k for ks in TABLE_KEYS.values() for k in ks}
 
 TITLES = {
@@ -51,8 +56,8 @@ def sort_table(name: str, df: pd.DataFrame) -> pd.DataFrame:
     """Canonical column order and a deterministic row order for table ``name``.
 
     Columns: ``condition``, the sweep labels (in their given order), the key columns, then
-    ``metric, n, estimate, ci_low, ci_high`` (or ``points, count`` for scores); any other
-    column is kept after those. Rows: by condition, key columns, metric; missing keys first.
+    ``metric, n, estimate, ci_low, ci_high`` (or ``points, count`` for scores), then the
+    table's TABLE_TAIL columns; any other column is taken for a sweep label. Rows: by condition, key columns, metric; missing keys first.
     The contrasts table keeps its own columns, rows by condition, figure and strategy.
     """
     df = df.copy()
@@ -66,8 +71,10 @@ def sort_table(name: str, df: pd.DataFrame) -> pd.DataFrame:
             df = df.drop(columns="_o")
         return df.reset_index(drop=True)
     keys = [k for k in TABLE_KEYS.get(name, ()) if k in df.columns]
-    labels = [c for c in df.columns if c not in _KNOWN]
-    tail = [c for c in (*STAT_COLUMNS, "count") if c in df.columns and c not in keys]
+    extra = TABLE_TAIL.get(name, ())
+    labels = [c for c in df.columns if c not in _KNOWN and c not in extra]
+    tail = [c for c in (*STAT_COLUMNS, "count", *extra)
+            if c in df.columns and c not in keys]
     head = (["condition"] if "condition" in df.columns else []) + labels + keys
     df = df[head + tail]
     by = (["condition"] if "condition" in df.columns else []) + keys
@@ -267,6 +274,13 @@ def ci(row: Any, **kw: Any) -> str:
     return fmt(row["estimate"], row["ci_low"], row["ci_high"], **kw)
 
 
+def pp_ci(row: Any) -> str:
+    """A difference of shares (a fraction) in a table: ``-2.1 pp [-3.4, -0.8]``."""
+    if row is None:
+        return "–"
+    return ci(row, pct=True, table=True).replace("%", " pp", 1)
+
+
 def max_hw(rows: pd.DataFrame, scale: float = 1.0) -> float:
     if rows is None or not len(rows):
         return float("nan")
@@ -416,4 +430,4 @@ def pp_width_note(doc, shown: list, what: str) -> None:
     points: "95% CIs of <what> are at most ... wide." (nothing without a CI)."""
     hw = max_hw(pd.concat(shown), 100) if shown else float("nan")
     if hw == hw:
-        doc.p(f"95% CIs of {what} are at most {hw_text(hw, ' percentage points')} wide.")
+        doc.p(f"95% CIs of {what} are at most {hw_text(hw, ' pp')} wide.")

@@ -12,7 +12,7 @@ import pandas as pd
 from ..contrasts import FIGURE_INFO, by_construction
 from .common import TITLES, Context, effect, finish, isnan, number, wrap
 
-UNIT_WORDS = {"pp": "percentage points", "cards": "cards", "points": "points"}
+UNIT_WORDS = {"pp": "pp", "cards": "cards", "points": "points"}
 
 
 def _scale(unit: str) -> float:

@@ -173,7 +173,7 @@ def section(ctx: Context, df: pd.DataFrame, plot_file: str | None, doc) -> None:
         doc.p(p)
     hw_m = max_hw(pd.concat(shown_mean)) if shown_mean else float("nan")
     hw_e = max_hw(pd.concat(shown_empty), 100) if shown_empty else float("nan")
-    widths = [t for t in (hw_text(hw_m, " cards"), hw_text(hw_e, " percentage points")) if t]
+    widths = [t for t in (hw_text(hw_m, " cards"), hw_text(hw_e, " pp")) if t]
     if widths:
         doc.p(f"95% CIs are at most {' (means) and '.join(widths)}"
               f"{' (shares)' if len(widths) == 2 else ''} wide.")

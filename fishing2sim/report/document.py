@@ -9,8 +9,8 @@ TERMS = {
               "100 such runs. Shown as [low, high].",
     "n": "the number of observations behind an estimate (games, trump choices, or "
          "seat-games of a strategy).",
-    "percentage points": "the difference of two percentages: from 8.8% to 12.0% is "
-                         "+3.2 percentage points (a ratio of ×1.36).",
+    "pp (percentage points)": "the difference of two percentages: from 8.8% to 12.0% is "
+                              "+3.2 pp (a ratio of ×1.36).",
     "no measurable effect (at most X)": "the 95% CI of the difference includes 0: the run "
                                         "cannot tell the effect from chance, and it is at "
                                         "most X either way.",

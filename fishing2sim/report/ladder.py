@@ -13,15 +13,21 @@ import pandas as pd
 from ..ladder import ELO, budget_text
 from .common import TITLES, Context, int_, isnan, wrap
 
+Z_95 = 1.959963984540054
 UPPER_BOUND = "sees every hand: an upper bound, not a fair player"
 TERMS = {
     "rating (Elo scale)": "a bot's Bradley–Terry strength fitted by maximum likelihood to "
                           "all the ladder's games, in Elo points: a bot rated D points above "
                           "another is expected to score 1/(1 + 10^(−D/400)) against it (100 "
                           "points: 0.64). The anchor (random unless the file names another) is 0 by definition; a rating's "
-                          "95% CI is that of its difference to the anchor.",
+                          "95% CI is that of its difference to the anchor. Each pair counts "
+                          "once in the fit, however many games it played.",
+    "rating difference": "the difference of two bots' ratings with its 95% CI from the "
+                         "covariance of the fitted ratings (ladder_pairs.csv, rating_diff): "
+                         "the direct comparison of the two, not two CIs against the anchor.",
     "score (ladder)": "a side's share of a pair's games won, a shared win split between the "
-                      "tied winners; 0.5 is an even pair. A bot's score is over all its pairs.",
+                      "tied winners; 0.5 is an even pair. A bot's score is the mean over its "
+                      "pairs of its share in each pair (each pair counts once).",
     "cheater": "a search bot that sees every hand, boat and the ocean's order: an upper "
                "bound on what searching with its budget can reach, not a fair player.",
 }
@@ -154,6 +160,7 @@ def lead_text(ctx: Context, df: pd.DataFrame) -> str:
     best = fair.iloc[0]
     text = (f"the strongest fair bot on the ladder is `{best['bot']}`, rated "
             f"{_rating(best)} on the Elo scale ({ctx.exp.ladder['anchor']} = 0)")
+    lead = _lead(ctx, fair)
     cheat = rat[rat["kind"].astype(str).str.startswith("cheater")]
     for r in cheat.itertuples():
         text += (f"; `{r.bot}`, which {UPPER_BOUND}, rates {r.estimate:.0f} [{r.ci_low:.0f}, "
@@ -164,12 +171,57 @@ def lead_text(ctx: Context, df: pd.DataFrame) -> str:
                      "overlap): seeing every hand did not make its search stronger at this "
                      "budget, so here it bounds what a player may know, not how well one can "
                      "play")
-    return text
+    return text + lead
 
 
-def fit_text(ws: pd.DataFrame, pred: pd.DataFrame) -> str:
-    """How well one rating per bot describes the pairs: how many pairs' predicted share lies
-    inside their 95% CI, and the largest misses."""
+def rating_diff(ctx: Context, a: str, b: str):
+    """The ladder_pairs row of a against b (its rating_diff and CI), or None."""
+    pairs = ctx.tables.get("ladder_pairs")
+    if pairs is None or not len(pairs) or "rating_diff" not in pairs.columns:
+        return None
+    r = pairs[(pairs["metric"] == "win_share") & (pairs["bot"] == a) & (pairs["opponent"] == b)]
+    if not len(r) or isnan(r.iloc[0]["rating_diff"]):
+        return None
+    return r.iloc[0]
+
+
+def _diff_text(r) -> str:
+    return (f"{r['rating_diff']:.0f} Elo [{r['rating_diff_ci_low']:.0f}, "
+            f"{r['rating_diff_ci_high']:.0f}]")
+
+
+def _lead(ctx: Context, fair: pd.DataFrame) -> str:
+    """'; it leads the next fair bot, `b`, by X Elo [lo, hi] (...)' from the covariance."""
+    if len(fair) < 2:
+        return ""
+    a, b = fair.iloc[0]["bot"], fair.iloc[1]["bot"]
+    r = rating_diff(ctx, a, b)
+    if r is None:
+        return ""
+    clear = r["rating_diff_ci_low"] > 0
+    return (f"; it leads the next fair bot, `{b}`, by {_diff_text(r)} (the CI of the "
+            "difference of the two ratings" + ("" if clear else
+                                                 ", which includes 0: the ladder does not "
+                                                 "tell the two apart") + ")")
+
+
+def _fit_figures(fit: pd.DataFrame | None) -> dict:
+    if fit is None or not len(fit):
+        return {}
+    return {r.metric: float(r.estimate) for r in fit.itertuples()} | \
+        {"pairs": int(fit["n"].iloc[0])}
+
+
+def _p_text(p: float) -> str:
+    if isnan(p):
+        return "p not defined"
+    return "p < 1e-300" if p == 0 else (f"p = {p:.2g}" if p < 0.001 else f"p = {p:.3f}")
+
+
+def fit_text(ws: pd.DataFrame, pred: pd.DataFrame, fit: pd.DataFrame | None = None) -> str:
+    """How well one rating per bot describes the pairs: the chi^2 of the fit (ladder_fit),
+    how many pairs' predicted share lies inside their 95% CI, and the pairs that miss most
+    (the largest standardized residuals, in score and in Elo)."""
     p = pred.set_index(["bot", "opponent"])["estimate"]
     rows = [(r, float(p.get((r.bot, r.opponent), math.nan))) for r in ws.itertuples()]
     one_way = {}
@@ -179,15 +231,38 @@ def fit_text(ws: pd.DataFrame, pred: pd.DataFrame) -> str:
             one_way[key] = (r, q)
     inside = sum(1 for r, q in one_way.values() if r.ci_low <= q <= r.ci_high)
     total = len(one_way)
-    text = (f"How well one rating per bot describes the pairs: for {inside} of the {total} "
-            "pairs the win share the ratings predict lies inside the pair's 95% CI (about 95% "
-            "would if the Bradley–Terry model held exactly).")
+    f = _fit_figures(fit)
+    text = "How well one rating per bot describes the pairs: "
+    if "chi2" in f and not isnan(f["chi2"]) and f.get("df", 0) > 0:
+        df = int(f["df"])
+        text += (f"χ² = {f['chi2']:,.1f} on {df} degrees of freedom ({f['pairs']} pairs less "
+                 f"{f['pairs'] - df}, the bots less one; χ² is the sum over pairs of ((observed "
+                 f"− predicted share) / SE of the observed share)²); the least χ² any set of "
+                 f"ratings reaches is {f['chi2_min']:,.1f}, {_p_text(f['p_value_min'])} "
+                 "(ladder_fit.csv). "
+                 + ("The pairs' results are not described by one rating per bot within their "
+                    "CIs: read the ratings as a summary and the pairwise table as the "
+                    "measurement. " if f["p_value_min"] < 0.05 else
+                    "One rating per bot is consistent with the pairs. "))
+    text += (f"For {inside} of the {total} pairs the win share the ratings predict lies inside "
+             "the pair's 95% CI (about 95% would if the Bradley–Terry model held exactly).")
+    if "residual_z" in ws.columns:
+        miss = sorted(((r, q) for r, q in one_way.values() if not isnan(r.residual_z)),
+                      key=lambda rq: -abs(rq[0].residual_z))
+        miss = [(r, q) for r, q in miss if abs(r.residual_z) > Z_95][:3]
+        if miss:
+            text += (" The pairs that miss most (standardized residual z = (observed − "
+                     "predicted) / SE): " + "; ".join(
+                         f"`{r.bot}` scores {r.estimate * 100:.1f}% against `{r.opponent}`, "
+                         f"the ratings predict {q * 100:.1f}% (z = {r.residual_z:+.1f}; "
+                         + (f"{r.residual_elo:+.0f} Elo off the fitted gap"
+                            if not isnan(r.residual_elo) else "no finite Elo gap") + ")"
+                         for r, q in miss) + ".")
+        return text
     misses = sorted(((r, q) for r, q in one_way.values() if not r.ci_low <= q <= r.ci_high),
                     key=lambda rq: -abs(rq[0].estimate - rq[1]))
     if misses:
-        text += (" Where it misses, the ratings are the best one-number summary of the pairs "
-                 "(each weighted by its games) and the table above is the direct measurement; "
-                 "the largest misses: " + "; ".join(
+        text += (" The largest misses: " + "; ".join(
                      f"`{r.bot}` scores {r.estimate * 100:.0f}% [{r.ci_low * 100:.0f}, "
                      f"{r.ci_high * 100:.0f}] against `{r.opponent}`, the ratings predict "
                      f"{q * 100:.0f}%" for r, q in misses[:3]) + ".")
@@ -219,11 +294,14 @@ def section(ctx: Context, df: pd.DataFrame, plot_file: str | None, doc) -> None:
             if len(r):
                 r = r.iloc[0]
                 clear = r["ci_low"] > 0.5
+                d = rating_diff(ctx, a, b)
                 doc.p(f"Head to head, `{a}` won {_pct(r)} of its {int_(r['n'])} games "
                       f"against `{b}`, the next fair bot"
-                      + (" (CI clear of an even 50%)." if clear else
+                      + (" (CI clear of an even 50%)" if clear else
                          " (the CI includes an even 50%: the two are not distinguishable "
-                         "head to head)."))
+                         "head to head)")
+                      + ("; that is one pair's games, the rating difference above uses "
+                         "every pair." if d is not None else "."))
     else:
         extreme = [b for b, r in score.iterrows() if r["estimate"] in (0.0, 1.0)]
         doc.p("No finite ratings exist: "
@@ -246,9 +324,14 @@ def section(ctx: Context, df: pd.DataFrame, plot_file: str | None, doc) -> None:
               "their other decisions are their rollout strategy's):")
         doc.ul(b)
     doc.p("The ratings are fitted by maximum likelihood (Bradley–Terry; a shared win counts "
-          "as a fraction) and their 95% CIs come from the spread of each pair's results over "
-          "its deals (a sandwich estimate: the four games of a deal are not independent); "
-          "a rating's CI is that of its difference to the anchor.")
+          "as a fraction) with **each pair weighted equally**, however many games it played "
+          "(its log-likelihood term weighted by the mean games per pair over its own games), "
+          "so the pairs with many games do not decide the ratings. Their 95% CIs come from "
+          "the spread of each pair's results over its deals (a sandwich estimate, with the "
+          "same weights: the four games of a deal are not independent); a rating's CI is that "
+          "of its difference to the anchor, and the CI of the difference of any two ratings "
+          "(ladder_pairs.csv, `rating_diff`) comes from their covariance. A bot's score is "
+          "the mean over its pairs of its win share in the pair, each pair counting once.")
     doc.img("Ratings and pairwise win shares", plot_file)
     rows = []
     for _, r in rat.iterrows():
@@ -257,7 +340,7 @@ def section(ctx: Context, df: pd.DataFrame, plot_file: str | None, doc) -> None:
                      _pct(sc) if sc is not None else "–", int_(r["n"]),
                      f"cheater ({UPPER_BOUND})" if str(r["kind"]).startswith("cheater")
                      else str(r["kind"])])
-    doc.table(["rank", "bot", "rating [95% CI]", "score against all [95% CI]", "games",
+    doc.table(["rank", "bot", "rating [95% CI]", "score, mean over its pairs [95% CI]", "games",
                "kind"], rows)
     # the pairwise table: row's win share against column
     names = list(rat["bot"])
@@ -274,9 +357,10 @@ def section(ctx: Context, df: pd.DataFrame, plot_file: str | None, doc) -> None:
             prow.append(line)
         doc.p("Pairwise win shares (%): the row's bot's share of its games against the "
               "column's, with its 95% CI (ladder_pairs.csv; it also holds the share the "
-              "ratings predict for each pair).")
+              "ratings predict for each pair, the rating difference with its CI and the "
+              "residuals).")
         doc.table(["bot \\ opponent"] + names, prow)
     if finite and len(pred):
-        doc.p(fit_text(ws, pred))
+        doc.p(fit_text(ws, pred, ctx.tables.get("ladder_fit")))
     doc.p(f"One Elo point is {1 / ELO:.5f} of Bradley–Terry strength; 100 points is an "
           "expected score of 0.64, 200 points 0.76, 400 points 0.91.")

@@ -156,9 +156,17 @@ def adaptive(ctx: Context, doc: Doc) -> None:
         if s:
             verdict = {"H1": "shown better (H1)", "H0": "not shown better (H0)"}.get(
                 s["decision"], "undecided")
+            seq = s.get("sequential")
+            if seq:
+                elo = (f"SPRT Elo {seq['elo']:.1f} [{seq['elo_low']:.1f}, "
+                       f"{seq['elo_high']:.1f}] accounting for the sequential stop "
+                       f"(median-unbiased; the fixed-sample figure, which ignores the stop, is "
+                       f"{s['elo']:.1f} [{s['elo_low']:.1f}, {s['elo_high']:.1f}])")
+            else:
+                elo = (f"SPRT Elo so far {s['elo']:.1f} [{s['elo_low']:.1f}, "
+                       f"{s['elo_high']:.1f}] (fixed-sample)")
             bits.append(f"SPRT {verdict}: LLR {s['llr']:.2f} in [{s['lower']:.2f}, "
-                        f"{s['upper']:.2f}], Elo {s['elo']:.1f} [{s['elo_low']:.1f}, "
-                        f"{s['elo_high']:.1f}]")
+                        f"{s['upper']:.2f}], {elo}")
         rows.append([str(i), ctx.label(int(i)), int_(d.get("games")),
                      "; ".join(bits) + (" — stopped at max_games" if d.get("capped") else "")])
     targets = ", ".join(f"{f} {t}" for f, _, t in getattr(ctx.exp, "precision", ()) or ())
@@ -174,6 +182,14 @@ def adaptive(ctx: Context, doc: Doc) -> None:
           "each decision used only finished batches of chunks, so any number of workers plays "
           "the same games. Precision reached:")
     doc.table(["condition", "name", "games", "reached"], rows)
+    if spec:
+        doc.p("SPRT Elo is the logistic Elo of the SPRT's score, 1/2 + (A's win share − B's "
+              "win share)/2 per game (or rotation block): not the ladder's rating scale. "
+              "After the test stopped, its estimate and 95% CI account for the stop: the "
+              "median-unbiased estimate and the CI of the stage-wise ordering over the looks "
+              "the run made (Jennison & Turnbull 2000, section 8.4; fishing2sim/sprt.py); the "
+              "fixed-sample figure shown beside it ignores the stop, which biases it toward "
+              "the boundary the test crossed.")
 
 
 def _plain(x: Any) -> Any:

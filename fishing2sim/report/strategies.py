@@ -7,8 +7,9 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
-from .common import (TITLES, Context, ci, colour, finish, identities, int_, pp_width_note,
-                     panel_title, rows_of, scale_to, sentence, strategy_order, wrap, yerr)
+from .common import (TITLES, Context, ci, colour, effect, finish, identities, int_, pp_ci,
+                     pp_width_note, panel_title, rows_of, scale_to, sentence, strategy_order,
+                     wrap, yerr)
 
 
 def sees_every_hand_of(ctx: Context):
@@ -16,6 +17,59 @@ def sees_every_hand_of(ctx: Context):
     bot (SEARCH = "cheater", as imported) of the lineups, whatever its NAME or file."""
     out = {i.name for c in ctx.conditions for i in identities(c) if i.sees_every_hand}
     return lambda s: s in out
+
+
+def mixed(ctx: Context, df: pd.DataFrame) -> bool:
+    """Whether any condition seats more than one strategy: only then do win shares per
+    strategy say anything (one strategy in every seat wins exactly its fair share)."""
+    ws = df[(df["metric"] == "win_share") & df["strategy"].notna() & df["seat"].isna()]
+    return bool(len(ws)) and bool((ws.groupby("condition")["strategy"].nunique() > 1).any())
+
+
+def seats_table(ctx: Context, df: pd.DataFrame, doc) -> list[str]:
+    """The seats and the round-1 leader: per condition each seat's win share, the leader's
+    win share and edge over the fair share, and the test of equal seats; returns the plain
+    sentences on the leader's edge."""
+    cc = ctx.sweep
+    whole = df[df["strategy"].isna()]
+    most = max((ctx.players(c) or 0 for c in ctx.indices), default=0)
+    head = (["condition"] if cc else []) + ["round-1 leader's edge", "round-1 leader wins",
+                                            "fair share", "seats equal? (p)"] + [
+        f"seat {p}" for p in range(most)]
+    rows, plain = [], []
+    for c in ctx.indices:
+        sub = whole[whole["condition"] == c]
+        p = ctx.players(c)
+        edge = rows_of(sub, "first_leader_edge", None, seat=None)
+        lead = rows_of(sub, "first_leader_win_share", None, seat=None)
+        test = rows_of(sub, "seat_equality_p_value", None, seat=None)
+        if not len(lead):
+            continue
+        seats = sub[(sub["metric"] == "win_share") & sub["seat"].notna()].sort_values("seat")
+        cells = [ci(r, pct=True, table=True) for _, r in seats.iterrows()]
+        rows.append(([ctx.label(c)] if cc else []) + [
+            pp_ci(edge.iloc[0]) if len(edge) else "–", ci(lead.iloc[0], pct=True, table=True),
+            f"{100 / p:.1f}%" if p else "–",
+            f"{float(test['estimate'].iloc[0]):.2g}" if len(test) else "–"]
+            + cells + ["–"] * (most - len(cells)))
+        if len(edge):
+            e = edge.iloc[0]
+            who = f"**{ctx.label(c)}**: " if cc else ""
+            plain.append(sentence(who, "the round-1 leader wins "
+                                  f"{ci(lead.iloc[0], pct=True)} of games against a fair share "
+                                  f"of {100 / p:.1f}%: " + effect(
+                                      float(e["estimate"]) * 100, float(e["ci_low"]) * 100,
+                                      float(e["ci_high"]) * 100, "pp", "its chances",
+                                      up="leading first raises", down="leading first lowers"
+                                  ).replace("has no measurable effect on its chances",
+                                            "leading first has no measurable effect on its "
+                                            "chances")))
+    if rows:
+        doc.p("The seats: each seat's win share, and the round-1 leader's edge (its win share "
+              "minus the fair share, in percentage points, pp). *Seats equal?* is the p-value "
+              "of the test that every seat wins equally often (small: the seat matters).")
+        doc.table(head, rows)
+    return plain
 
 
 def plot(ctx: Context, df: pd.DataFrame):
@@ -71,6 +125,7 @@ def plot(ctx: Context, df: pd.DataFrame):
 def section(ctx: Context, df: pd.DataFrame, plot_file: str | None, doc) -> None:
     doc.h(2, TITLES["strategies"])
     cc = ctx.sweep
+    several = mixed(ctx, df)
     head = (["condition"] if cc else []) + [
         "strategy", "n", "win share", "fair share (1/players)", "mean points"]
     rows, shown, paras, plain = [], [], [], []
@@ -90,25 +145,28 @@ def section(ctx: Context, df: pd.DataFrame, plot_file: str | None, doc) -> None:
             shown.append(w)
             n = w["n"].iloc[0] if len(w) else m["n"].iloc[0]
             rows.append(([ctx.label(c)] if cc else []) + [
-                f"{s} (sees every hand)" if sees_all(s) else s, int_(n), ci(w.iloc[0], pct=True, table=True) if len(w) else "–",
+                f"{s} (sees every hand)" if sees_all(s) else s, int_(n),
+                ci(w.iloc[0], pct=True, table=True) if len(w) else "–",
                 f"{100 / p:.1f}%" if p else "–",
                 ci(m.iloc[0], table=True) if len(m) else "–"])
             if len(w) and (best is None or w["estimate"].iloc[0] > best[1]["estimate"]):
                 best = (s, w.iloc[0])
         bits = []
-        if best is not None:
+        if best is not None and len(sub["strategy"].unique()) > 1:
             s, w = best
-            if len(sub["strategy"].unique()) > 1:
-                clear = p and float(w["ci_low"]) > 1 / p
-                plain.append(f"`{s}` wins most often{f' ({ctx.label(c)})' if cc else ''}: "
-                             f"{float(w['estimate']) * 100:.1f}% of its games"
-                             + (", clearly above the fair share" if clear else ""))
+            clear = p and float(w["ci_low"]) > 1 / p
+            plain.append(f"`{s}` wins most often{f' ({ctx.label(c)})' if cc else ''}: "
+                         f"{float(w['estimate']) * 100:.1f}% of its games"
+                         + (", clearly above the fair share" if clear else ""))
             bits.append(f"`{s}` wins most often, "
                         f"{ci(w, pct=True, unit=' of its games', n=w['n'])}"
                         + (f", against a fair share of {100 / p:.1f}%" if p else ""))
+        elif len(sub):
+            m = rows_of(sub, "mean_points")
+            if len(m):
+                bits.append(f"the mean final score is {ci(m.iloc[0], unit=' points')}")
         whole = df[(df["condition"] == c) & df["strategy"].isna()]
         for metric, text, pct in (
-            ("first_leader_win_share", "the round-1 leader wins", True),
             ("points_spread_mean", "the points spread (max − min) averages", False),
             ("completed_share", "games completed", True),
         ):
@@ -116,27 +174,46 @@ def section(ctx: Context, df: pd.DataFrame, plot_file: str | None, doc) -> None:
             if len(r):
                 r = r.iloc[0]
                 bits.append(f"{text} {ci(r, pct=pct, unit='' if pct else ' points', n=r['n'])}")
-        seats = whole[(whole["metric"] == "win_share") & whole["seat"].notna()].sort_values("seat")
-        if len(seats):
-            bits.append("win share by seat: " + ", ".join(
-                f"seat {int(r['seat'])} {ci(r, pct=True, table=True)}"
-                for _, r in seats.iterrows()) + f" (n = {int_(seats['n'].max())})")
         if bits:
             who = f"**{ctx.label(c)}**: " if cc else ""
             paras.append(sentence(who, "; ".join(bits)))
-    if plain:
-        doc.p("; ".join(plain) + ".")
+    leader = []
+    if several:
+        doc.p("; ".join(plain) + "." if plain else
+              "Win share per strategy (tied winners share the win) and mean final points.")
+        seeing = [s for s in order if sees_all(s)]
+        if seeing:
+            doc.p(", ".join(f"`{s}`" for s in seeing) + (" sees" if len(seeing) == 1 else
+                  " see") + " every hand (a search on the true deal, docs/search.md): not a "
+                  "fair player, an upper bound on what searching could reach.")
+        pp_width_note(doc, shown, "the win shares")
+        doc.img("Win share per strategy", plot_file)
+        doc.table(head, rows)
+        for para in paras:
+            doc.p(para)
+        leader = seats_table(ctx, df, _Collect())
+        doc.h(3, "Seats and the round-1 leader")
+        for t in leader:
+            doc.p(t)
+        seats_table(ctx, df, doc)
     else:
-        doc.p("Every seat plays the same strategy, so the win shares are the fair share; the "
-              "figures below show the round-1 leader's edge and the seats.")
-    doc.p("Win share per strategy (tied winners share the win) and mean final points.")
-    seeing = [s for s in order if sees_all(s)]
-    if seeing:
-        doc.p(", ".join(f"`{s}`" for s in seeing) + (" sees" if len(seeing) == 1 else
-              " see") + " every hand (a search on the true deal, docs/search.md): not a fair "
-              "player, an upper bound on what searching could reach.")
-    for para in paras:
-        doc.p(para)
-    pp_width_note(doc, shown, "the win shares")
-    doc.img("Win share per strategy", plot_file)
-    doc.table(head, rows)
+        # one strategy in every seat: its win share is the fair share by construction, so
+        # the table shows what does vary, the seats and the round-1 leader
+        names = ", ".join(f"`{s}`" for s in order)
+        doc.p(f"Every seat plays the same strategy ({names}), so each strategy wins exactly "
+              "its fair share; what the games can show is whether the seat matters.")
+        for t in seats_table(ctx, df, _Collect()):
+            doc.p(t)
+        seats_table(ctx, df, doc)
+        for para in paras:
+            doc.p(para)
+
+
+class _Collect:
+    """A document that keeps nothing (to ask seats_table for its sentences first)."""
+
+    def p(self, text):
+        pass
+
+    def table(self, head, rows):
+        pass

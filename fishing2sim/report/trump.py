@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 from matplotlib.ticker import MaxNLocator
 
-from .common import (TITLES, Context, ci, colour, effect, finish, fmt, hw_text, int_, max_hw,
+from .common import (TITLES, Context, ci, colour, effect, finish, fmt, hw_text, int_, max_hw, pp_ci,
                      rows_of, scale_to, sentence, strategy_order, wrap, yerr)
 
 
@@ -165,12 +165,12 @@ def section(ctx: Context, df: pd.DataFrame, plot_file: str | None, doc,
             n = next((x["n"] for x in (pg, st, pw, sw, lc) if x is not None), None)
             rows.append(([ctx.label(c)] if cc else []) + [
                 "all" if r is None else str(r), int_(n), cell(pg), cell(pl), cell(st),
-                cell(pw, True), cell(sw, True), cell(lc, True)])
+                pp_ci(pw), pp_ci(sw), cell(lc, True)])
         shown_p.append(rows_of(sub, "policy_gain_points"))
         shown_w.append(rows_of(sub, "policy_gain_win"))
     hp = max_hw(pd.concat(shown_p)) if shown_p else float("nan")
     hwn = max_hw(pd.concat(shown_w), 100) if shown_w else float("nan")
-    widths = [t for t in (hw_text(hp, " points"), hw_text(hwn, " percentage points")) if t]
+    widths = [t for t in (hw_text(hp, " points"), hw_text(hwn, " pp")) if t]
     if widths:
         doc.p(f"95% CIs of the policy gain are at most {' and '.join(widths)} wide.")
     doc.img("Trump-choice value", plot_file)
@@ -194,7 +194,7 @@ def section(ctx: Context, df: pd.DataFrame, plot_file: str | None, doc,
                     "has no measurable", "have no measurable"))
                 trows.append(([ctx.label(c)] if cc else []) + [
                     s, int_(p["n"]), ci(p, table=True),
-                    ci(w.iloc[0], pct=True, table=True) if len(w) else "–"])
+                    pp_ci(w.iloc[0]) if len(w) else "–"])
         doc.p("With a mixed lineup each strategy's own choices are valued separately (pooled "
               "over rounds): " + "; ".join(texts) + ".")
         doc.img("Trump-choice value per strategy", by_strategy_plot)
