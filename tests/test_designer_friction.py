@@ -218,8 +218,7 @@ def test_category_plots_have_a_panel_per_player_count_and_no_lines(tmp_path, mon
         "standard deck", "three fewer tier-5 cards"]
     top = a.get_ylim()[1]
     assert top < 100  # scaled to the data, not 0-100%
-    ws = figs["win_shares.png"]
-    assert all([t.get_text() for t in a.get_xticklabels()] for a in ws.get_axes())
+    assert "win_shares.png" not in figs  # one strategy: the seats instead of win shares
     for f in figs.values():  # titles fit: no line longer than the figure allows
         for a in f.get_axes():
             for line in a.get_title().splitlines():
@@ -249,24 +248,8 @@ def _inside(inner, outer, tol=1.0) -> bool:
             and inner.y0 >= outer.y0 - tol and inner.y1 <= outer.y1 + tol)
 
 
-def test_plots_read_right_with_six_decks(tmp_path, monkeypatch):
-    """6 decks x 2 player counts: every legend is outside every panel's data area, the
-    overfishing bars are grouped by players (one bar per deck in each group), every title
-    and legend lies inside the figure, and the final points are drawn (scores.png)."""
-    from fishing2sim import report
-
-    figs = {}
-    save = report._save_figure
-
-    def keep(fig, path):
-        save(fig, path)  # the real layout: tight_layout and the titles fitted
-        figs[path.name] = fig
-
-    monkeypatch.setattr(report, "_save_figure", keep)
-    monkeypatch.setattr(matplotlib.pyplot, "close", lambda fig=None: None)
-    out = run(write(tmp_path, "six", SIX_DECKS), workers=1, progress=False)
-    folder = tmp_path / "reports" / "six"
-    assert {"depletion.png", "overfishing.png", "win_shares.png", "scores.png"} <= set(figs)
+def _check_layout(figs: dict) -> None:
+    """Every legend inside the figure and off every panel; every title inside the figure."""
     for name, fig in figs.items():
         r = fig.canvas.get_renderer()
         box = fig.bbox
@@ -283,6 +266,47 @@ def test_plots_read_right_with_six_decks(tmp_path, monkeypatch):
         for t in titles:  # wrapped to fit: nothing clipped at the figure's edge
             assert _inside(t.get_window_extent(r), box), (name, t.get_text())
         assert _inside(fig.get_tightbbox(r).transformed(fig.dpi_scale_trans), box), name
+
+
+def test_plots_read_right_with_six_decks(tmp_path, monkeypatch):
+    """6 decks x 2 player counts: every legend is outside every panel's data area, the
+    overfishing bars are grouped by players (one bar per deck in each group), every title
+    and legend lies inside the figure, and the final points are drawn (scores.png); the same
+    for a tournament of four strategies with a long name (its win-share title wraps)."""
+    from fishing2sim import report
+
+    figs = {}
+    save = report._save_figure
+
+    def keep(fig, path):
+        save(fig, path)  # the real layout: tight_layout and the titles fitted
+        figs[path.name] = fig
+
+    monkeypatch.setattr(report, "_save_figure", keep)
+    monkeypatch.setattr(matplotlib.pyplot, "close", lambda fig=None: None)
+    out = run(write(tmp_path, "six", SIX_DECKS), workers=1, progress=False)
+    folder = tmp_path / "reports" / "six"
+    assert {"depletion.png", "overfishing.png", "scores.png"} <= set(figs)
+    _check_layout(figs)
+    # a tournament (four strategies, a long name): its win-share title wraps inside the figure
+    six = dict(figs)
+    figs.clear()
+    run(write(tmp_path, "a_tournament_of_four_strategies_in_four_seats_with_rotation", """
+        players: 4
+        games: 200
+        seed: 4
+        seats: [greedy, counter, buoy_savvy, random]
+        rotate: true
+        analyses: [strategies]
+    """), workers=1, progress=False)
+    tour, figs = dict(figs), six
+    assert {"win_shares.png", "scores.png"} <= set(tour)
+    _check_layout(tour)
+    assert "\n" in tour["win_shares.png"]._suptitle.get_text()  # wrapped, not clipped
+    sc = tour["scores.png"]
+    assert len(sc.get_axes()[0].patches) == 4  # a step line per strategy
+    assert [t.get_text() for t in sc.get_axes()[0].get_legend().get_texts()] == [
+        "greedy", "counter", "buoy_savvy", "random"]
     dep = figs["depletion.png"]
     assert len([a.get_legend() for a in dep.get_axes() if a.get_legend()]) == 2  # one a row
     ovf = figs["overfishing.png"]

@@ -2,7 +2,19 @@
 
 from __future__ import annotations
 
-from .common import wrap
+from typing import Any, Iterable
+
+
+def finish(ax_list: Iterable, legend: bool) -> None:
+    """A grid on each axes; with ``legend``, one legend of their labels right of the last."""
+    ax_list = list(ax_list)
+    seen: dict[str, Any] = {}
+    for ax in ax_list:
+        ax.grid(True, alpha=0.3)
+        for h, lab in zip(*ax.get_legend_handles_labels()):
+            seen.setdefault(lab, h)
+    if legend and seen and ax_list:
+        legend_outside(ax_list[-1], list(seen.values()), list(seen))
 
 
 def legend_outside(ax, handles: list, labels: list[str], title: str | None = None):
@@ -26,6 +38,8 @@ def fit_titles(fig) -> None:
     """Re-wrap the figure's title and each axes title so that every line fits: the figure
     title within the figure's width, an axes title within its axes' width. matplotlib
     clips a title that is wider than the figure."""
+    from .common import wrap
+
     renderer = fig.canvas.get_renderer()
     texts = []
     if fig._suptitle is not None and fig._suptitle.get_text():
