@@ -1,6 +1,7 @@
 """The report of ``fishing2sim tune``: written to a temporary folder, then renamed into place.
 
-Files: ``summary.md`` (plain words), ``best.yaml`` (the file with the winner's values: a
+Files: ``summary.md`` (plain words), ``report.html`` (the same document as a web page, with
+the plots, the CSV tables and the YAML files), ``best.yaml`` (the file with the winner's values: a
 ready-to-run experiment), ``trials.csv`` (every trial: values, figures with 95% CIs, seed),
 ``racing.csv`` (the re-run best trials and the baseline), ``trace.png`` (objective per
 trial and best so far), ``importance.png`` / ``importance.csv`` (Optuna's parameter
@@ -19,11 +20,14 @@ import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
+import pandas as pd  # noqa: E402
 import yaml  # noqa: E402
 
 from . import __version__  # noqa: E402
 from .experiment import _parse_key_path, set_key_path  # noqa: E402
+from .report import html as _html  # noqa: E402
 from .report import write_folder_atomically  # noqa: E402
+from .report.document import Doc  # noqa: E402
 
 DPI = 110
 
@@ -152,7 +156,18 @@ def _write_all(folder: Path, result) -> None:
     }
     (folder / "tune.yaml").write_text(yaml.safe_dump(settings, sort_keys=False),
                                       encoding="utf-8")
-    (folder / "summary.md").write_text(_summary(result, plots, note), encoding="utf-8")
+    doc = _document(result, plots, note)
+    (folder / "summary.md").write_text(doc.markdown(), encoding="utf-8")
+    configs = {f: (folder / f).read_text(encoding="utf-8")
+               for f in ("best.yaml", "tune.yaml") if (folder / f).exists()}
+    tables = {t: pd.read_csv(folder / f"{t}.csv")
+              for t in ("trials", "racing", "importance") if (folder / f"{t}.csv").exists()}
+    images = {f: (folder / f).read_bytes() for f in plots.values()}  # the plots just made
+    stamps = [f"fishing2sim {__version__}", f"config hash {spec.config_hash}",
+              f"seed {spec.seed}"]
+    (folder / "report.html").write_text(
+        _html.render(doc, images, f"Tuning: {spec.name}", tables, configs, stamps),
+        encoding="utf-8")
 
 
 def _plot_trace(spec, df, path: Path) -> bool:
@@ -234,61 +249,60 @@ def _objective_text(spec) -> str:
     return s
 
 
-def _summary(result, plots: dict, note: str) -> str:
+def _document(result, plots: dict, note: str) -> Doc:
+    """The report as a document: summary.md and report.html are its two renderings."""
     spec = result.spec
     df = result.trials
-    L = [f"# Tuning: {spec.name}", ""]
+    doc = Doc()
+    doc.h(1, f"Tuning: {spec.name}")
     n_ok = int((df["state"] == "COMPLETE").sum()) if len(df) else 0
     n_bad = int((df["error"].fillna("") != "").sum()) if len(df) else 0
-    L.append(f"`fishing2sim tune {spec.given}`: {n_ok} finished trials"
-             + (f" ({n_bad} not playable)" if n_bad else "")
-             + f" of {spec.games:,} games each, proposed by Optuna's "
-             f"{ {'tpe': 'TPE', 'cmaes': 'CMA-ES', 'random': 'random'}[spec.sampler] } sampler "
-             f"(seed {spec.seed}), in {result.elapsed_s:,.0f} s. Objective: "
-             f"{_objective_text(spec)}.")
-    L.append("")
+    doc.p(f"`fishing2sim tune {spec.given}`: {n_ok} finished trials"
+          + (f" ({n_bad} not playable)" if n_bad else "")
+          + f" of {spec.games:,} games each, proposed by Optuna's "
+          f"{ {'tpe': 'TPE', 'cmaes': 'CMA-ES', 'random': 'random'}[spec.sampler] } sampler "
+          f"(seed {spec.seed}), in {result.elapsed_s:,.0f} s. Objective: "
+          f"{_objective_text(spec)}.")
     w = result.winner
     if w is None:
-        L += ["No trial gave a playable experiment: the space has no valid configuration.", ""]
-        return "\n".join(L)
+        doc.p("No trial gave a playable experiment: the space has no valid configuration.")
+        return doc
     ev = w["evaluation"]
-    L += ["## The winner", ""]
+    doc.h(2, "The winner")
     raced = spec.race_top > 0
     n_raced = int(result.race["rank"].notna().sum()) if len(result.race) else 0
-    L.append(f"Trial {w['trial']}" + (f", after re-running the best {n_raced} "
-                                      f"trials with a fresh seed and {spec.race_games:,} games "
-                                      "each (racing)" if raced else " (no racing)")
-             + f": value {_fmt(ev.value)}"
-             + (f", {ev.changes:g} deck change{'' if ev.changes == 1 else 's'}"
-                if any(d.key.startswith("deck.")
-                                                         for d in spec.dims) else "") + ".")
+    doc.p(f"Trial {w['trial']}" + (f", after re-running the best {n_raced} "
+                                   f"trials with a fresh seed and {spec.race_games:,} games "
+                                   "each (racing)" if raced else " (no racing)")
+          + f": value {_fmt(ev.value)}"
+          + (f", {ev.changes:g} deck change{'' if ev.changes == 1 else 's'}"
+             if any(d.key.startswith("deck.")
+                                                      for d in spec.dims) else "") + ".")
     if spec.mode == "targets":
         met = all(m for _, _, m, _ in w["targets"])
         sure = all(s for _, _, _, s in w["targets"])
-        L.append("")
         if met:
-            L.append("It **meets every target** on the estimates" +
-                     (", and every target's 95% CI lies inside its bound." if sure else
-                      "; some CIs still reach past a bound (more games would settle it)."))
+            doc.p("It **meets every target** on the estimates" +
+                  (", and every target's 95% CI lies inside its bound." if sure else
+                   "; some CIs still reach past a bound (more games would settle it)."))
         else:
             missed = [lab for lab, _, m, _ in w["targets"] if not m]
-            L.append(f"It **misses** {', '.join(f'`{m}`' for m in missed)}: no configuration "
-                     "tried meets every target (the closest is shown).")
-    L += ["", "Ready to use (the sections of the experiment file the space changes; "
-          "`best.yaml` is the whole file):", "", "```yaml", snippet(spec, w["values"]).rstrip(),
-          "```", ""]
+            doc.p(f"It **misses** {', '.join(f'`{m}`' for m in missed)}: no configuration "
+                  "tried meets every target (the closest is shown).")
+    doc.p("Ready to use (the sections of the experiment file the space changes; "
+          "`best.yaml` is the whole file):")
+    doc.code(snippet(spec, w["values"]).rstrip(), "yaml")
     # figures vs baseline
-    L += ["## Figures against the baseline", "",
-          f"Both on the same fresh seed, not the one the winner was picked on (so its "
+    doc.h(2, "Figures against the baseline")
+    doc.p(f"Both on the same fresh seed, not the one the winner was picked on (so its "
           f"figures are not flattered by the pick), {ev.games:,} games per condition; 95% "
-          "CIs.", ""]
+          "CIs.")
     b = result.baseline
-    head = "| figure | baseline (the file untuned) | winner | target |"
-    L += [head, "|---|---|---|---|"]
     tmap = {}
     if spec.mode == "targets":
         for lab, t, m, s in w["targets"]:
             tmap[lab] = (t, m)
+    rows = []
     for i, f in enumerate(ev.figures):
         bl = _ci(b.figures[i]) if b is not None and i < len(b.figures) else "–"
         tgt = ""
@@ -296,50 +310,50 @@ def _summary(result, plots: dict, note: str) -> str:
         for lab, (t, m) in tmap.items():
             if lab == key or lab == t.text and key == t.figure.text:
                 tgt = f"{t.text.split(t.figure.text, 1)[-1].strip()} ({'met' if m else 'missed'})"
-        L.append(f"| {f.label} | {bl} | {_ci(f)} | {tgt or '–'} |")
-    L.append("")
+        rows.append([f.label, bl, _ci(f), tgt or "–"])
+    doc.table(["figure", "baseline (the file untuned)", "winner", "target"], rows)
     if "vs_baseline" in w:
         pt, lo, hi, sep = w["vs_baseline"]
-        L.append(f"Value, winner − baseline: {_fmt(pt)} (95% CI {_fmt(lo)} to {_fmt(hi)}): "
-                 + ("a real difference." if sep else "not distinguishable from the baseline."))
-        L.append("")
+        doc.p(f"Value, winner − baseline: {_fmt(pt)} (95% CI {_fmt(lo)} to {_fmt(hi)}): "
+              + ("a real difference." if sep else "not distinguishable from the baseline."))
     if "vs_runner_up" in w:
         no, pt, lo, hi, sep = w["vs_runner_up"]
         if pt == 0 and lo == 0 and hi == 0:
-            L.append(f"The runner-up (trial {no}) ties with the winner: both meet every target "
-                     "with the same cost, so the winner is **not distinguishable** from it (the "
-                     "lower trial number wins the tie); either is as good.")
+            doc.p(f"The runner-up (trial {no}) ties with the winner: both meet every target "
+                  "with the same cost, so the winner is **not distinguishable** from it (the "
+                  "lower trial number wins the tie); either is as good.")
         else:
-            L.append(f"Value, winner − runner-up (trial {no}): {_fmt(pt)} (95% CI {_fmt(lo)} "
-                     f"to {_fmt(hi)}): " + (
-                         "the winner is **distinguishable** from the runner-up." if sep else
-                         "the winner is **not distinguishable** from the runner-up at this "
-                         "number of games: either is as good on this evidence."))
-        L.append("")
-    L.append("The intervals of a difference treat the two runs as independent (they share "
-             "deals when their decks are the same, which makes the true interval narrower).")
-    L.append("")
+            doc.p(f"Value, winner − runner-up (trial {no}): {_fmt(pt)} (95% CI {_fmt(lo)} "
+                  f"to {_fmt(hi)}): " + (
+                      "the winner is **distinguishable** from the runner-up." if sep else
+                      "the winner is **not distinguishable** from the runner-up at this "
+                      "number of games: either is as good on this evidence."))
+    doc.p("The intervals of a difference treat the two runs as independent (they share "
+          "deals when their decks are the same, which makes the true interval narrower).")
     if len(result.race):
-        L += ["## Racing", "", "The racing rows rank the best trials on one seed (the "
-              "pick); the winner's `confirmed` row and the baseline play another, fresh "
-              "seed, which is where the figures above come from.", "",
-              "| candidate | value | " +
-              " | ".join(f.label for f in ev.figures) + " |",
-              "|---|---|" + "---|" * len(ev.figures)]
+        doc.h(2, "Racing")
+        doc.p("The racing rows rank the best trials on one seed (the pick); the winner's "
+              "`confirmed` row and the baseline play another, fresh seed, which is where the "
+              "figures above come from.")
+        rows = []
         for _, r in result.race.iterrows():
             cells = [f"{_fmt(r[f.label])} [{_fmt(r[f.label + ' ci_low'])}, "
                      f"{_fmt(r[f.label + ' ci_high'])}]" if f.label in r else "–"
                      for f in ev.figures]
-            L.append(f"| {r['candidate']} | {_fmt(r['value'])} | " + " | ".join(cells) + " |")
-        L.append("")
-    L += ["## Search", ""]
+            rows.append([str(r["candidate"]), _fmt(r["value"]), *cells])
+        doc.table(["candidate", "value", *(f.label for f in ev.figures)], rows)
+    doc.h(2, "Search")
     if "trace" in plots:
-        L += ["![optimisation trace](trace.png)", ""]
-    L.append(f"Parameter importance: {note}.")
+        doc.img("optimisation trace", "trace.png")
+    doc.p(f"Parameter importance: {note}.")
     if "importance" in plots:
-        L += ["", "![parameter importance](importance.png)"]
-    L += ["", "Every trial (its values, figures with 95% CIs, seed and time) is in "
+        doc.img("parameter importance", "importance.png")
+    doc.p("Every trial (its values, figures with 95% CIs, seed and time) is in "
           "`trials.csv`. The Optuna study is `study.db`: open it with "
           "`optuna-dashboard sqlite:///study.db`, or continue it with "
-          f"`fishing2sim tune {spec.given} --resume` and a larger `tune.budget.trials`.", ""]
-    return "\n".join(L)
+          f"`fishing2sim tune {spec.given} --resume` and a larger `tune.budget.trials`.")
+    return doc
+
+
+def _summary(result, plots: dict, note: str) -> str:
+    return _document(result, plots, note).markdown()

@@ -210,21 +210,124 @@ def test_category_plots_have_a_panel_per_player_count_and_no_lines(tmp_path, mon
         analyses: [overfishing, strategies]
     """)
     run(path, workers=1, progress=False)
-    ovf = figs["overfishing.png"]
-    axes = ovf.get_axes()
-    assert [a.get_title() for a in axes] == ["3 players", "4 players"]
-    for a in axes:
-        assert a.get_lines() == [] or all(len(l.get_xdata()) <= 2 for l in a.get_lines())
-        labels = [t.get_text() for t in a.get_xticklabels()]
-        assert labels == ["standard deck", "three fewer\ntier-5 cards"]
-        top = a.get_ylim()[1]
-        assert top < 100  # scaled to the data, not 0-100%
-    # one strategy in every seat wins its fair share by construction: no win-share plot
-    assert "win_shares.png" not in figs
+    ovf = figs["overfishing.png"]  # bars grouped deck x players: players on the x axis
+    (a,) = ovf.get_axes()
+    assert a.get_lines() == [] or all(len(l.get_xdata()) <= 2 for l in a.get_lines())
+    assert [t.get_text() for t in a.get_xticklabels()] == ["3 players", "4 players"]
+    assert [t.get_text() for t in a.get_legend().get_texts()] == [
+        "standard deck", "three fewer tier-5 cards"]
+    top = a.get_ylim()[1]
+    assert top < 100  # scaled to the data, not 0-100%
+    assert "win_shares.png" not in figs  # one strategy: the seats instead of win shares
     for f in figs.values():  # titles fit: no line longer than the figure allows
         for a in f.get_axes():
             for line in a.get_title().splitlines():
                 assert len(line) <= 90
+
+
+SIX_DECKS = """
+    players: [3, 4]
+    games: 200
+    chunk: 200
+    seed: 8
+    seats: greedy
+    sweep:
+      deck:
+        - {value: {}, label: standard deck, baseline: true}
+        - {value: {remove: [blue 26, yellow 26]}, label: without blue 26 and yellow 26}
+        - {value: {remove: [blue 26, yellow 26, green 16 (2)]}, label: without blue 26 yellow 26 and green 16}
+        - {value: {remove_from_tier: {4: 3}}, label: three tier-4 cards removed from the ocean}
+        - {value: {remove_from_tier: {5: 3}}, label: three tier-5 cards removed from the ocean}
+        - {value: {remove_from_tier: {3: 2}}, label: two tier-3 cards removed from the ocean}
+    analyses: [depletion, overfishing, strategies]
+"""
+
+
+def _inside(inner, outer, tol=1.0) -> bool:
+    return (inner.x0 >= outer.x0 - tol and inner.x1 <= outer.x1 + tol
+            and inner.y0 >= outer.y0 - tol and inner.y1 <= outer.y1 + tol)
+
+
+def _check_layout(figs: dict) -> None:
+    """Every legend inside the figure and off every panel; every title inside the figure."""
+    for name, fig in figs.items():
+        r = fig.canvas.get_renderer()
+        box = fig.bbox
+        axes = [a for a in fig.get_axes() if a.get_visible()]
+        legends = [a.get_legend() for a in axes if a.get_legend() is not None]
+        for leg in legends:  # outside every panel's data area
+            lb = leg.get_window_extent(r)
+            assert _inside(lb, box), (name, lb, box)
+            for a in axes:
+                assert not lb.overlaps(a.get_window_extent(r)), (name, lb)
+        titles = [a.title for a in axes if a.title.get_text()]
+        if fig._suptitle is not None:
+            titles.append(fig._suptitle)
+        for t in titles:  # wrapped to fit: nothing clipped at the figure's edge
+            assert _inside(t.get_window_extent(r), box), (name, t.get_text())
+        assert _inside(fig.get_tightbbox(r).transformed(fig.dpi_scale_trans), box), name
+
+
+def test_plots_read_right_with_six_decks(tmp_path, monkeypatch):
+    """6 decks x 2 player counts: every legend is outside every panel's data area, the
+    overfishing bars are grouped by players (one bar per deck in each group), every title
+    and legend lies inside the figure, and the final points are drawn (scores.png); the same
+    for a tournament of four strategies with a long name (its win-share title wraps)."""
+    from fishing2sim import report
+
+    figs = {}
+    save = report._save_figure
+
+    def keep(fig, path):
+        save(fig, path)  # the real layout: tight_layout and the titles fitted
+        figs[path.name] = fig
+
+    monkeypatch.setattr(report, "_save_figure", keep)
+    monkeypatch.setattr(matplotlib.pyplot, "close", lambda fig=None: None)
+    out = run(write(tmp_path, "six", SIX_DECKS), workers=1, progress=False)
+    folder = tmp_path / "reports" / "six"
+    assert {"depletion.png", "overfishing.png", "scores.png"} <= set(figs)
+    _check_layout(figs)
+    # a tournament (four strategies, a long name): its win-share title wraps inside the figure
+    six = dict(figs)
+    figs.clear()
+    run(write(tmp_path, "a_tournament_of_four_strategies_in_four_seats_with_rotation", """
+        players: 4
+        games: 200
+        seed: 4
+        seats: [greedy, counter, buoy_savvy, random]
+        rotate: true
+        analyses: [strategies]
+    """), workers=1, progress=False)
+    tour, figs = dict(figs), six
+    assert {"win_shares.png", "scores.png"} <= set(tour)
+    _check_layout(tour)
+    assert "\n" in tour["win_shares.png"]._suptitle.get_text()  # wrapped, not clipped
+    sc = tour["scores.png"]
+    assert len(sc.get_axes()[0].patches) == 4  # a step line per strategy
+    assert [t.get_text() for t in sc.get_axes()[0].get_legend().get_texts()] == [
+        "greedy", "counter", "buoy_savvy", "random"]
+    dep = figs["depletion.png"]
+    assert len([a.get_legend() for a in dep.get_axes() if a.get_legend()]) == 2  # one a row
+    ovf = figs["overfishing.png"]
+    (ax,) = ovf.get_axes()
+    assert [t.get_text() for t in ax.get_xticklabels()] == ["3 players", "4 players"]
+    assert len(ax.get_legend().get_texts()) == 6
+    xs = sorted(p.get_x() + p.get_width() / 2 for p in ax.patches)
+    assert len(xs) == 12
+    for g in (0, 1):  # a group of 6 bars around each player count, in deck order
+        group = [x for x in xs if abs(x - g) < 0.5]
+        assert len(group) == 6 and max(group) - min(group) < 0.9
+    colours = [p.get_facecolor() for p in sorted(ax.patches, key=lambda p: p.get_x())]
+    assert colours[:6] == colours[6:]  # the same colour for a deck at 3 and at 4 players
+    sc = figs["scores.png"]
+    assert [a.get_title() for a in sc.get_axes()] == ["3 players", "4 players"]
+    assert all(len(a.patches) == 6 for a in sc.get_axes())  # a step line per condition
+    scores = pd.read_csv(folder / "scores.csv")
+    assert scores["count"].sum() == 200 * (6 * 3 + 6 * 4)
+    md = (folder / "summary.md").read_text()
+    assert "### Final points" in md and "![Final points per strategy](scores.png)" in md
+    assert out is not None
 
 
 # ---- structure and docs -----------------------------------------------------------------------

@@ -142,3 +142,132 @@ def test_report_command_and_open(report_dir, tmp_path, monkeypatch):
     assert list(empty.iterdir()) == []
     res = CliRunner().invoke(main, ["report", str(tmp_path / "nope")])
     assert res.exit_code == 2 and "no such report folder" in res.output
+
+
+# --------------------------------------------------------------------------------------------
+# a page that fits a 1300-px window: long condition names, a tune report's YAML
+# --------------------------------------------------------------------------------------------
+SIX_DECKS = """name: six_decks
+output: {out}
+players: [3, 4]
+games: 200
+chunk: 200
+seed: 8
+seats: greedy
+sweep:
+  deck:
+    - {{value: {{}}, label: standard deck, baseline: true}}
+    - {{value: {{remove: [blue 26, yellow 26]}}, label: without blue 26 and yellow 26}}
+    - {{value: {{remove: [blue 26, yellow 26, green 16 (2)]}}, label: without blue 26 yellow 26 and green 16}}
+    - {{value: {{remove_from_tier: {{4: 3}}}}, label: three tier-4 cards removed from the ocean}}
+    - {{value: {{remove_from_tier: {{5: 3}}}}, label: three tier-5 cards removed from the ocean}}
+    - value:
+        add:
+          - {{name: blue 27, kind: colour, colour: blue, value: 27, effect: none, tier: 4, min_players: 3}}
+          - {{name: yellow 27, kind: colour, colour: yellow, value: 27, effect: none, tier: 4, min_players: 3}}
+      label: with blue 27 and yellow 27 added to tier 4
+analyses: [depletion, overfishing, strategies]
+"""
+
+TUNE = """name: tuned
+output: {out}
+players: [4, 5]
+seed: 3
+seats: random
+analyses: [overfishing, strategies]
+tune:
+  space:
+    deck.remove_from_tier.4: {{int: [0, 3]}}
+    deck.hand_sizes.5: {{choices: [[8, 8, 9, 9, 10, 10, 11, 11], [8, 8, 8, 8, 9, 9, 9, 9]]}}
+  objective:
+    targets: ["overfishing[players=4] <= 0.12", "leader_edge <= 2"]
+  budget: {{trials: 4, games: 200}}
+  racing: {{top: 1, games: 300}}
+"""
+
+FITS = """() => {
+  document.querySelectorAll('details').forEach(d => { d.open = true; });
+  const w = window.innerWidth;
+  const tables = Array.from(document.querySelectorAll('table')).map(t => ({
+    right: t.getBoundingClientRect().right, scroll: t.scrollWidth, client: t.clientWidth,
+    csv: !!t.closest('details.csv'), head: t.tHead.rows[0].cells[0].textContent}));
+  return {width: w, page: document.documentElement.scrollWidth, tables: tables};
+}"""
+
+
+@pytest.fixture(scope="module")
+def wide_folders(tmp_path_factory):
+    """A run with 6 decks x 2 player counts (long condition names, 10 contrasts) and a tune
+    report, each a folder with its report.html."""
+    root = tmp_path_factory.mktemp("wide")
+    run_file = root / "six.yaml"
+    run_file.write_text(SIX_DECKS.format(out=root / "reports"))
+    res = CliRunner().invoke(main, ["run", str(run_file), "--workers", "1", "--no-progress"])
+    assert res.exit_code == 0, res.output
+    tune_file = root / "tuned.yaml"
+    tune_file.write_text(TUNE.format(out=root / "reports"))
+    res = CliRunner().invoke(main, ["tune", str(tune_file), "-w", "1", "--no-progress"])
+    assert res.exit_code == 0, res.output
+    return root / "reports" / "six_decks", root / "reports" / "tuned"
+
+
+def _check_fits(page, shot):
+    fit = page.evaluate(FITS)
+    w = fit["width"]
+    assert w == 1300 and fit["page"] <= w, fit
+    for t in fit["tables"]:
+        assert t["right"] <= w, t
+        if not t["csv"]:  # the summary's tables show every column: no scrolling inside
+            assert t["scroll"] <= t["client"], t
+    page.screenshot(path=str(shot), full_page=True)
+    assert shot.stat().st_size > 50_000
+    return fit
+
+
+def test_the_page_fits_a_1300_px_window(wide_folders, tmp_path):
+    import yaml
+
+    sync_playwright = _browser_or_skip()
+    run_dir, tune_dir = wide_folders
+    errors = []
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS, headless=True)
+        try:
+            page = browser.new_page(viewport={"width": 1300, "height": 900})
+            page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+            page.on("pageerror", lambda e: errors.append(str(e)))
+            # the run report: long names wrap; the contrasts table opens with the figures
+            page.goto((run_dir / "report.html").resolve().as_uri(), wait_until="load")
+            fit = _check_fits(page, tmp_path / "run.png")
+            assert any(t["head"] == "difference [95% CI]" for t in fit["tables"])
+            table = page.locator("h2#contrasts-against-the-baseline ~ table").first
+            cells = table.locator("tbody tr").first.locator("td")
+            assert cells.count() == 9
+            right = table.evaluate("t => t.getBoundingClientRect().right")
+            for k in range(9):  # every cell of a row is on the page, none behind a scrollbar
+                assert cells.nth(k).evaluate("c => c.getBoundingClientRect().right") <= right
+            assert page.locator("img.plot[data-file='scores.png']").count() == 1
+            # the tune report, as tune wrote it and as `report DIR` writes it from summary.md
+            best = yaml.safe_load((tune_dir / "best.yaml").read_text())
+            md = (tune_dir / "summary.md").read_text()
+            fenced = md.split("```yaml\n", 1)[1].split("\n```", 1)[0]
+            for pass_ in ("tune", "report DIR"):
+                if pass_ == "report DIR":
+                    (tune_dir / "report.html").unlink()
+                    res = CliRunner().invoke(main, ["report", str(tune_dir)])
+                    assert res.exit_code == 0, res.output
+                page.goto((tune_dir / "report.html").resolve().as_uri(), wait_until="load")
+                _check_fits(page, tmp_path / f"tune-{pass_.replace(' ', '-')}.png")
+                code = page.locator("pre.code code")
+                assert code.count() == 1
+                text = code.inner_text()
+                assert text.splitlines() == fenced.splitlines(), pass_
+                assert len(text.splitlines()) >= 3  # one line per key, not one line
+                snippet = yaml.safe_load(text)
+                assert snippet and snippet == {k: best[k] for k in snippet}, pass_
+                assert "`" not in text
+                body = page.inner_text("body")
+                assert "best.yaml" in body and "tune.yaml" in body
+        finally:
+            browser.close()
+    assert errors == []

@@ -126,7 +126,7 @@ def test_files_exist(written):
     names = {p.name for p in out.iterdir()}
     assert names == {"depletion.csv", "overfishing.csv", "trump_value.csv", "strategies.csv",
                      "scores.csv", "depletion.png", "overfishing.png", "trump_value.png",
-                     "win_shares.png", "summary.md", "config.yaml", "report.html",
+                     "win_shares.png", "scores.png", "summary.md", "config.yaml", "report.html",
                      ".fishing2sim-report"}
     for png in out.glob("*.png"):
         assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"

@@ -271,8 +271,8 @@ def test_real_games_find_the_known_best_deck(tmp_path):
     assert res.exit_code == 0, res.output
     out = tmp_path / "reports" / "toy"
     assert sorted(x.name for x in out.iterdir()) == [
-        ".fishing2sim-report", "best.yaml", "racing.csv", "study.db", "summary.md", "trace.png", "trials.csv",
-        "tune.yaml"]
+        ".fishing2sim-report", "best.yaml", "racing.csv", "report.html", "study.db", "summary.md",
+        "trace.png", "trials.csv", "tune.yaml"]
     best = yaml.safe_load((out / "best.yaml").read_text())
     assert best["deck"]["remove_from_tier"] == {4: 3}
     race = pd.read_csv(out / "racing.csv")

@@ -27,6 +27,7 @@ from . import depletion as _depletion
 from . import html as _html
 from . import ladder as _ladder
 from . import overfishing as _overfishing
+from . import scores as _scores
 from . import strategies as _strategies
 from . import trump as _trump
 from ..safe_files import check_replaceable, real_folder, remove_ours, write_atomic, write_marker
@@ -35,6 +36,7 @@ from .overview import config_yaml as _config_yaml
 from .overview import lead, stamps as _stamps, what_was_run
 from .common import (ANALYSES, DPI, TABLE_KEYS, TERMS, TITLES, Context, Doc, md_table,  # noqa: F401
                      package_version, sort_table)
+from .layout import fit_titles
 
 __all__ = ["write_report", "write_folder_atomically", "TABLE_KEYS", "sort_table",
            "render_html", "ReportInputError"]
@@ -55,8 +57,8 @@ def write_report(exp: Any, results: Any) -> Path:
     ``results`` needs ``tables`` (name -> DataFrame) and ``meta`` (dict). Files written:
     ``<table>.csv`` for every table present, a plot per section with results
     (``contrasts.png``, ``depletion.png``, ``overfishing.png``, ``trump_value.png``,
-    ``trump_by_strategy.png``, ``win_shares.png``), ``summary.md``, ``report.html`` and
-    ``config.yaml``.
+    ``trump_by_strategy.png``, ``win_shares.png``, ``scores.png``), ``summary.md``,
+    ``report.html`` and ``config.yaml``.
     """
     return write_folder_atomically(Path(exp.output_dir),
                                    lambda tmp: _write_all(tmp, exp, results))
@@ -111,6 +113,7 @@ PLOTS = (
     ("trump_value", "_plot_trump_value", "trump_value.png"),
     ("trump_by_strategy", "_plot_trump_by_strategy", "trump_by_strategy.png"),
     ("strategies", "_plot_win_shares", "win_shares.png"),
+    ("scores", "_plot_scores", "scores.png"),
     ("ladder", "_plot_ladder", "ladder.png"),
 )
 _plot_contrasts = _contrasts.plot
@@ -120,6 +123,7 @@ _plot_trump_value = _trump.plot
 _plot_trump_by_strategy = _trump.plot_by_strategy
 _plot_win_shares = _strategies.plot
 _plot_ladder = _ladder.plot
+_plot_scores = _scores.plot
 
 
 def _write_all(folder: Path, exp: Any, results: Any) -> None:
@@ -151,6 +155,8 @@ def _write_all(folder: Path, exp: Any, results: Any) -> None:
 
 
 def _save_figure(fig, path: Path) -> None:
+    fig.tight_layout()
+    fit_titles(fig)  # on the panels' final widths
     fig.tight_layout()
     buf = io.BytesIO()
     fig.savefig(buf, format="png", dpi=DPI, metadata={"Software": None})
@@ -195,6 +201,7 @@ def _document(ctx: Context, plots: dict[str, str]) -> Doc:
                            plots.get("trump_by_strategy"))
         elif a == "strategies":
             _strategies.section(ctx, df, plots.get(a), doc)
+            _scores.section(ctx, ctx.tables.get("scores"), plots.get("scores"), doc)
         elif a == "ladder":
             _ladder.section(ctx, df, plots.get(a), doc)
     doc.h(2, "Terms")

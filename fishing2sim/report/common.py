@@ -18,6 +18,7 @@ import pandas as pd  # noqa: E402
 from .document import TERMS, Doc, md_table  # noqa: F401  (shared by every section)
 from .words import (  # noqa: F401  (the reports import them from here too)
     isnan, num, int_, decimals, fmt, ci, pp_ci, max_hw, hw_text, number, ADJUSTMENTS, effect, sentence)
+from .layout import finish  # noqa: F401,E402  (shared by every plot)
 
 DPI = 110
 STAT_COLUMNS = ("metric", "n", "estimate", "ci_low", "ci_high", "ci_unit")
@@ -255,13 +256,6 @@ def yerr(rows: pd.DataFrame, scale: float = 1.0) -> np.ndarray:
     return np.clip(np.nan_to_num(err, nan=0.0), 0.0, None)
 
 
-def finish(ax_list: Iterable, legend: bool) -> None:
-    for ax in ax_list:
-        ax.grid(True, alpha=0.3)
-        if legend and ax.get_legend_handles_labels()[0]:
-            ax.legend(fontsize=8, frameon=False)
-
-
 def scale_to(ax, lows: Iterable[float], highs: Iterable[float], *, zero: bool = True,
              top: float | None = None) -> None:
     """Axis limits from the data (with a margin), including 0 if ``zero``."""
@@ -278,15 +272,6 @@ def scale_to(ax, lows: Iterable[float], highs: Iterable[float], *, zero: bool = 
     if top is not None:
         b2 = min(b2, top)
     ax.set_ylim(a2, b2)
-
-
-def panels(ctx: Context, n_cols_min: int = 1, width: float = 5.5, height: float = 4.2):
-    """One panel per player count (one panel without a players sweep): (fig, [(players,
-    ax)])."""
-    groups = ctx.player_groups
-    k = len(groups)
-    fig, axes = plt.subplots(1, k, figsize=(max(6.5, width * k), height), squeeze=False)
-    return fig, list(zip(groups, axes[0]))
 
 
 def panel_title(players: int | None, colon: bool = False) -> str:

@@ -162,8 +162,10 @@ def section(ctx: Context, df: pd.DataFrame, plot_file: str | None, doc) -> None:
                "many, some CIs exclude 0 by chance.")
     doc.p("Each condition against its baseline: the difference condition − baseline with its "
           "95% CI, and for shares the ratio. " + text[:1].upper() + text[1:] + "." + fam)
-    head = ["condition", "baseline", "figure", "method", "condition value", "baseline value",
-            "difference [95% CI]", "ratio [95% CI]", "adjusted p"]
+    # the figures first, then the (often long) names: at a narrow window the difference and
+    # its CI are what must show
+    head = ["difference [95% CI]", "ratio [95% CI]", "figure", "condition", "baseline",
+            "condition value", "baseline value", "adjusted p", "method"]
     rows = []
     for _, r in shown(df).iterrows():
         s = _scale(r["unit"])
@@ -171,12 +173,12 @@ def section(ctx: Context, df: pd.DataFrame, plot_file: str | None, doc) -> None:
         u = "%" if r["unit"] == "pp" else ""
         ratio = "–" if isnan(r["ratio"]) else \
             f"{r['ratio']:.3f} [{r['ratio_ci_low']:.3f}, {r['ratio_ci_high']:.3f}]"
-        rows.append([r["name"], r["baseline_name"], _what(r).replace("`", ""), r["method"],
+        rows.append([f"{number(r['difference'] * s, hw)} [{number(r['diff_ci_low'] * s, hw)}, "
+                     f"{number(r['diff_ci_high'] * s, hw)}] {UNIT_WORDS[r['unit']]}", ratio,
+                     _what(r).replace("`", ""), r["name"], r["baseline_name"],
                      f"{number(r['estimate'] * s, hw)}{u}",
                      f"{number(r['baseline_estimate'] * s, hw)}{u}",
-                     f"{number(r['difference'] * s, hw)} [{number(r['diff_ci_low'] * s, hw)}, "
-                     f"{number(r['diff_ci_high'] * s, hw)}] {UNIT_WORDS[r['unit']]}", ratio,
                      "–" if isnan(r.get("p_adjusted", math.nan)) else
-                     f"{r['p_adjusted']:.2g}"])
+                     f"{r['p_adjusted']:.2g}", r["method"]])
     doc.img("Contrasts against the baseline", plot_file)
     doc.table(head, rows)

@@ -5,10 +5,12 @@ from __future__ import annotations
 
 import matplotlib.pyplot as plt
 import pandas as pd
+from matplotlib.lines import Line2D
 from matplotlib.ticker import MaxNLocator
 
 from .common import (TITLES, Context, ci, colour, finish, hw_text, int_, max_hw, num,
                      panel_title, rows_of, scale_to, sentence, wrap)
+from .layout import legend_outside
 
 ALL_GAMES_NOTE = ("The ocean is counted two ways: among the games still running in a round, "
                   "and over all games, where a game that ended by overfishing counts as an "
@@ -75,7 +77,15 @@ def plot(ctx: Context, df: pd.DataFrame):
         ax3.set_ylim(0, 102)
         for ax in (ax1, ax2, ax3):
             ax.xaxis.set_major_locator(MaxNLocator(integer=True))
-        finish((ax1, ax2, ax3), legend=True)
+        finish((ax1, ax2, ax3), legend=False)
+        # one legend per row, right of its last panel: a colour per condition, and the two
+        # line styles of the left panel
+        handles = [Line2D([], [], color=colour(i), marker="o") for i in range(len(conds))]
+        labels = [wrap(ctx.label(c, drop_players=players is not None), 40) for c in conds]
+        handles += [Line2D([], [], color="grey", marker="o"),
+                    Line2D([], [], color="grey", marker="s", linestyle="--")]
+        labels += ["running games (left)", "all games (left)"]
+        legend_outside(ax3, handles, labels, title=panel_title(players) or None)
     fig.suptitle(f"{ctx.exp.name}: ocean depletion — {ctx.games_text(df)}", fontsize=12)
     return fig
 

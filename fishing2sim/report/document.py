@@ -50,7 +50,9 @@ TERMS = {
 # --------------------------------------------------------------------------------------------
 class Doc:
     """A list of blocks: ("h1"|"h2"|"h3"|"p", text), ("img", alt, file),
-    ("table", header, rows), ("terms", {term: definition})."""
+    ("table", header, rows), ("terms", {term: definition}), ("code", language, text) (a
+    block whose lines are kept as they are: a fenced block in summary.md, ``<pre><code>`` in
+    report.html)."""
 
     def __init__(self):
         self.blocks: list = []
@@ -76,6 +78,10 @@ class Doc:
     def terms(self, terms: dict):
         self.blocks.append(("terms", terms))
 
+    def code(self, text: str, language: str = ""):
+        """Lines shown and copied as they are (the YAML to paste into a file)."""
+        self.blocks.append(("code", language, text.rstrip("\n")))
+
     def markdown(self) -> str:
         out: list[str] = []
         for b in self.blocks:
@@ -92,7 +98,20 @@ class Doc:
                 out += [md_table(b[1], b[2]), ""]
             elif kind == "terms":
                 out += [f"- **{t}**: {d}" for t, d in b[1].items()] + [""]
+            elif kind == "code":
+                fence = fence_for(b[2])
+                out += [fence + b[1], b[2], fence, ""]
         return "\n".join(out).rstrip() + "\n"
+
+
+def fence_for(text: str) -> str:
+    """The fence of a code block holding ``text``: three backticks, or more than the longest
+    run of backticks that starts one of its lines (so that line cannot close the block)."""
+    longest = 0
+    for line in text.split("\n"):
+        stripped = line.lstrip(" ")
+        longest = max(longest, len(stripped) - len(stripped.lstrip("`")))
+    return "`" * max(3, longest + 1)
 
 
 def md_table(header: list[str], rows: list[list[str]]) -> str:

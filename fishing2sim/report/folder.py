@@ -28,7 +28,8 @@ class ReportInputError(ValueError):
 
 def render_html(folder: Path, warn=None) -> Path:
     """``folder``/report.html, written from the folder's own files (summary.md's headings,
-    paragraphs, lists, tables and images, the CSVs, config.yaml) unless it is already a
+    paragraphs, lists, tables, code blocks and images, the CSVs, config.yaml, or a tune's
+    best.yaml and tune.yaml) unless it is already a
     complete page. Used by ``fishing2sim report DIR``.
 
     The folder's files are untrusted input: every file is read with
@@ -67,6 +68,10 @@ def render_html(folder: Path, warn=None) -> Path:
         images = _images(doc, folder, warn)
         tables = _csv_tables(folder, warn)
         config = _config_text(folder / "config.yaml", warn)
+        if not config and not os.path.lexists(folder / "config.yaml"):  # a tune's folder
+            tuned = {f: _config_text(folder / f, warn) for f in ("best.yaml", "tune.yaml")
+                     if os.path.lexists(folder / f)}
+            config = tuned or config
         text = _html.render(doc, images, folder.name, tables, config, [])
         try:
             write_atomic(page, text)
@@ -134,12 +139,48 @@ def _summary_text(path: Path) -> str:
 
 
 def _parse_summary(text: str) -> Doc:
-    """summary.md as a document: paragraphs (split at blank lines) that are headings, tables,
-    lists, images (a paragraph that is exactly ``![alt](file)``) or text. Whatever does not
-    match is a text paragraph (a ``![`` without ``](`` is text, as in markdown). Linear in
-    the text: no regular expression."""
+    """summary.md as a document: fenced code blocks (a line that opens with three or more
+    backticks, up to a line of at least as many, or the end) keep their lines; the rest is
+    paragraphs (split at blank lines) that are headings, tables, lists, images (a paragraph
+    that is exactly ``![alt](file)``) or text. Whatever does not match is a text paragraph
+    (a ``![`` without ``](`` is text, as in markdown). Linear in the text: no regular
+    expression."""
     doc = Doc()
-    for para in text.split("\n\n"):
+    prose: list[str] = []
+    lines = text.split("\n")
+    i = 0
+    while i < len(lines):
+        fence = _fence(lines[i])
+        if not fence:
+            prose.append(lines[i])
+            i += 1
+            continue
+        _paragraphs("\n".join(prose), doc)
+        prose = []
+        language = lines[i].strip()[len(fence):].strip()
+        body = []
+        i += 1
+        while i < len(lines) and not (_fence(lines[i]) == lines[i].strip()
+                                      and len(lines[i].strip()) >= len(fence)):
+            body.append(lines[i])
+            i += 1
+        i += 1  # the closing fence
+        doc.code("\n".join(body), language)
+    _paragraphs("\n".join(prose), doc)
+    return doc
+
+
+def _fence(line: str) -> str:
+    """The backticks that open a fenced code block on ``line`` ("" if it opens none)."""
+    s = line.lstrip(" ")
+    if len(line) - len(s) > 3:
+        return ""
+    fence = s[:len(s) - len(s.lstrip("`"))]
+    return fence if len(fence) >= 3 and "`" not in s[len(fence):] else ""
+
+
+def _paragraphs(text: str, doc: Doc) -> None:
+    for para in text.strip("\n").split("\n\n"):
         s = para.strip()
         if s.startswith("![") and s.endswith(")") and "](" in s and "\n" not in s:
             alt, fname = s[2:-1].split("](", 1)
@@ -154,7 +195,6 @@ def _parse_summary(text: str) -> Doc:
             doc.ul([x[2:] for x in para.strip().splitlines() if x.startswith("- ")])
         else:
             doc.p(s)
-    return doc
 
 
 def _images(doc: Doc, folder: Path, warn) -> dict[str, bytes]:

@@ -14,12 +14,18 @@ STYLE = """
 body{font-family:system-ui,-apple-system,'Segoe UI',sans-serif;max-width:1100px;margin:2em auto;
 padding:0 1em;color:#222;line-height:1.45}
 h1{border-bottom:2px solid #2c3e50}h2{margin-top:2em;border-bottom:1px solid #ccc}
-table{border-collapse:collapse;margin:1em 0;font-size:.88em;display:block;overflow-x:auto}
-th,td{border:1px solid #ccc;padding:.25em .6em;text-align:left;white-space:nowrap}
-th{background:#eef2f5;cursor:pointer;user-select:none}th.asc::after{content:' \\25B2'}
-th.desc::after{content:' \\25BC'}tr:nth-child(even) td{background:#fafafa}
+table{border-collapse:collapse;margin:1em 0;font-size:.88em;display:block;max-width:100%;
+overflow-x:auto}
+th,td{border:1px solid #ccc;padding:.25em .6em;text-align:left;vertical-align:top;
+overflow-wrap:break-word}
+th{background:#eef2f5;cursor:pointer;user-select:none}
+th.asc::after{content:' \\25B2'}th.desc::after{content:' \\25BC'}
+tr:nth-child(even) td{background:#fafafa}details.csv table{font-size:.8em}
+details.csv th,details.csv td{padding:.2em .35em}
+details.csv{margin-left:calc(50% - 50vw + 1.5em);margin-right:calc(50% - 50vw + 1.5em)}
 img{max-width:100%;height:auto;border:1px solid #ddd;margin:.5em 0}
 code{background:#f3f3f3;padding:0 .2em}pre{background:#f6f8fa;padding:1em;overflow-x:auto}
+pre code{background:none;padding:0}
 .stamp{color:#666;font-size:.85em}details{margin:.6em 0}
 """
 
@@ -58,18 +64,26 @@ def inline(text: str) -> str:
     return t
 
 
+def _breakable(text: str) -> str:
+    """A header as HTML that may break after ``_ . = [`` inside a word (CSV column names
+    such as ``overfishing[players=4] ci_low`` have no spaces to wrap at)."""
+    return re.sub(r"(?<=\w)([_.=\[])(?=\w)", r"\1<wbr>", inline(text))
+
+
 def _table(header, rows, cls="sortable") -> str:
-    h = "".join(f"<th>{inline(str(c))}</th>" for c in header)
+    h = "".join(f"<th>{_breakable(str(c))}</th>" for c in header)
     body = "".join("<tr>" + "".join(f"<td>{inline(str(c))}</td>" for c in r) + "</tr>"
                    for r in rows)
     return f'<table class="{cls}"><thead><tr>{h}</tr></thead><tbody>{body}</tbody></table>'
 
 
-def render(doc, images: dict, title: str, tables: dict, config_text: str,
+def render(doc, images: dict, title: str, tables: dict, config_text: str | dict,
            stamps: list[str]) -> str:
     """The page of ``doc``. It reads no file: ``images`` maps an image block's file name to
     the PNG bytes to embed (a name missing from it shows the block's alt text instead),
-    ``tables`` maps a CSV table's name to its DataFrame."""
+    ``tables`` maps a CSV table's name to its DataFrame, ``config_text`` is config.yaml's
+    text (or maps each configuration file shown to its text: a tune's best.yaml and
+    tune.yaml)."""
     parts = []
     for b in doc.blocks:
         kind = b[0]
@@ -97,6 +111,10 @@ def render(doc, images: dict, title: str, tables: dict, config_text: str,
             parts.append("<dl>" + "".join(f"<dt><strong>{inline(t)}</strong></dt><dd>"
                                           f"{inline(d)}</dd>" for t, d in b[1].items())
                          + "</dl>")
+        elif kind == "code":  # its lines as they are: shown and copied verbatim
+            lang = f' class="language-{html.escape(b[1])}"' if b[1] else ""
+            parts.append(f'<pre class="code"><code{lang}>{html.escape(b[2], quote=False)}'
+                         "</code></pre>")
     parts.append('<h2 id="csv-tables">CSV tables</h2>')
     parts.append("<p>The full tables of this folder (the same numbers as the CSV files).</p>")
     for name, df in tables.items():
@@ -107,9 +125,12 @@ def render(doc, images: dict, title: str, tables: dict, config_text: str,
                      + _table(list(shown.columns), [[_cell(v) for v in row]
                                                     for row in shown.itertuples(index=False)])
                      + "</details>")
-    parts.append('<h2 id="configuration">Configuration</h2>')
-    parts.append(f"<details open><summary><code>config.yaml</code></summary><pre>"
-                 f"{html.escape(config_text)}</pre></details>")
+    configs = {"config.yaml": config_text} if isinstance(config_text, str) else config_text
+    if configs:
+        parts.append('<h2 id="configuration">Configuration</h2>')
+    for name, text in configs.items():
+        parts.append(f"<details open><summary><code>{html.escape(name)}</code></summary><pre>"
+                     f"{html.escape(text)}</pre></details>")
     parts.append('<p class="stamp">' + " · ".join(html.escape(s) for s in stamps) + "</p>")
     return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
             "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"

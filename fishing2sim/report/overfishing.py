@@ -3,37 +3,18 @@
 from __future__ import annotations
 
 import matplotlib.pyplot as plt
-import numpy as np
 import pandas as pd
+from matplotlib.patches import Patch
 from matplotlib.ticker import MaxNLocator
 
 from .common import (TITLES, Context, ci, colour, finish, int_, panel_title, pp_width_note,
                      rows_of, scale_to, sentence, wrap, yerr)
+from .layout import legend_outside
 
 
 def plot(ctx: Context, df: pd.DataFrame):
     if ctx.sweep:
-        groups = ctx.player_groups
-        widths = [len(ctx.group(p)) for p in groups]
-        fig, axes = plt.subplots(1, len(groups), figsize=(max(6.5, sum(1.3 * w + 2 for w in widths)),
-                                                          5.2), squeeze=False,
-                                 gridspec_kw={"width_ratios": [max(w, 1) for w in widths]})
-        for ax, players in zip(axes[0], groups):
-            conds = ctx.group(players)
-            rows = pd.concat([rows_of(df, "overfished_share", c, round=None) for c in conds])
-            x = np.arange(len(rows))
-            y = rows["estimate"].astype(float).to_numpy() * 100
-            ax.bar(x, y, yerr=yerr(rows, 100), capsize=5, width=0.65,
-                   color=[colour(i) for i in range(len(rows))], alpha=0.9)
-            for xi, yi, hi in zip(x, y, rows["ci_high"].astype(float) * 100):
-                ax.annotate(f"{yi:.1f}%", (xi, hi), textcoords="offset points", xytext=(0, 3),
-                            ha="center", fontsize=8)
-            ax.set_xticks(x)
-            ax.set_xticklabels([wrap(ctx.label(int(c), drop_players=players is not None), 16)
-                                for c in rows["condition"]], fontsize=8)
-            ax.set(ylabel="games ending by overfishing (%)", title=panel_title(players))
-            scale_to(ax, [0], rows["ci_high"].astype(float) * 100, top=100)
-            finish((ax,), legend=False)
+        fig = _plot_grouped(ctx, df)
         fig.suptitle(wrap(f"{ctx.exp.name}: share of games ending by overfishing (95% CI); "
                           f"{ctx.games_text(df)}", 90), fontsize=11)
         return fig
@@ -51,6 +32,54 @@ def plot(ctx: Context, df: pd.DataFrame):
            title=wrap(f"{ctx.exp.name}: games ending by overfishing, by round (95% CI); "
                       f"{ctx.games_text(df)}{tot}", 70))
     scale_to(ax, [0], rows["ci_high"].astype(float) * 100, top=100)
+    finish((ax,), legend=False)
+    return fig
+
+
+def _plot_grouped(ctx: Context, df: pd.DataFrame):
+    """Bars grouped deck × players: the player counts on the x axis, within each one a bar
+    per deck (the condition's name without its player count), a colour per deck in the
+    legend. Without a players sweep: a bar per condition, named on the x axis."""
+    groups = ctx.player_groups
+    decks: list[str] = []  # in the conditions' order
+    for c in ctx.indices:
+        d = ctx.label(c, drop_players=groups != [None])
+        if d not in decks:
+            decks.append(d)
+    by_players = groups != [None]
+    m = len(decks) if by_players else 1
+    n_x = len(groups) if by_players else len(ctx.indices)
+    fig, ax = plt.subplots(figsize=(max(6.5, n_x * (0.55 * m + 0.9) + 1.5), 5.2))
+    width = 0.8 / m
+    highs = [0.0]
+    for c in ctx.indices:
+        rows = rows_of(df, "overfished_share", c, round=None)
+        if not len(rows):
+            continue
+        if by_players:
+            j = decks.index(ctx.label(c, drop_players=True))
+            x = groups.index(ctx.players(c)) + (j - (m - 1) / 2) * width
+        else:
+            j = x = ctx.indices.index(c)
+        y = float(rows["estimate"].iloc[0]) * 100
+        hi = float(rows["ci_high"].iloc[0]) * 100
+        ax.bar([x], [y], yerr=yerr(rows.iloc[:1], 100), capsize=4 if m <= 4 else 2,
+               width=width * 0.9 if by_players else 0.65, color=colour(j), alpha=0.9)
+        ax.annotate(f"{y:.1f}%", (x, hi), textcoords="offset points", xytext=(0, 3),
+                    ha="center", fontsize=8 if m <= 3 else 7,
+                    rotation=0 if m <= 3 else 90, va="bottom")
+        highs.append(hi)
+    if by_players:
+        ax.set_xticks(range(len(groups)))
+        ax.set_xticklabels([panel_title(p) for p in groups])
+        ax.set_xlabel("players")
+        handles = [Patch(facecolor=colour(j), alpha=0.9) for j in range(m)]
+        legend_outside(ax, handles, [wrap(d, 30) for d in decks])
+    else:
+        ax.set_xticks(range(len(ctx.indices)))
+        ax.set_xticklabels([wrap(ctx.label(c), 16) for c in ctx.indices], fontsize=8)
+    ax.set_ylabel("games ending by overfishing (%)")
+    scale_to(ax, [0], [h * (1.1 if m > 3 else 1.0) for h in highs], top=100)
     finish((ax,), legend=False)
     return fig
 

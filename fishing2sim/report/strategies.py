@@ -79,7 +79,8 @@ def plot(ctx: Context, df: pd.DataFrame):
     m = max(len(strategies), 1)
     sizes = [max(len(ctx.group(p)), 1) for p in groups]
     fig, axes = plt.subplots(1, len(groups), squeeze=False,
-                             figsize=(max(6.5, sum(0.6 * s * m + 2 for s in sizes)), 5.2),
+                             figsize=(max(6.5, sum(max(0.6 * m, 1.25) * s + 2 for s in sizes)),
+                                      5.2),
                              gridspec_kw={"width_ratios": sizes})
     width = 0.8 / m
     for ax, players in zip(axes[0], groups):
@@ -115,7 +116,7 @@ def plot(ctx: Context, df: pd.DataFrame):
                                  if ctx.sweep else "all games", 18) for c in conds], fontsize=8)
         ax.set(ylabel="win share (%)", title=panel_title(players))
         scale_to(ax, [0], highs, top=100)
-        finish((ax,), legend=True)
+    finish(axes[0], legend=True)  # one legend, right of the last panel
     fig.suptitle(wrap(f"{ctx.exp.name}: win share per strategy (95% CI; ties share the win); "
                       f"{ctx.games_text()}", 90), fontsize=11)
     return fig
