@@ -493,6 +493,9 @@ class _Loader:
                 or "/" in name or "\\" in name:
             self.fail("name", f"expected a folder name (text without '/'), {_got(name)}")
         name = name.strip()
+        if name.startswith("."):  # .checkpoints, .<name>.lock and temporary folders live there
+            self.fail("name", "a report folder's name may not start with '.' (the run keeps "
+                      f"its hidden files beside the report: .checkpoints, .<name>.lock), {_got(name)}")
         ruleset = cfg.get("ruleset", "fishing2")
         if not isinstance(ruleset, str) or ruleset not in RULESETS:
             self.fail("ruleset", f"unknown ruleset {ruleset!r}{_did_you_mean(ruleset, RULESETS)}"

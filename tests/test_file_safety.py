@@ -271,3 +271,14 @@ def test_a_precision_far_below_reach_stops_at_max_games_without_overflow(tmp_pat
     assert "800 games" in res.output
     summary = (tmp_path / "reports" / "tiny" / "summary.md").read_text()
     assert "not reached" in summary and "nan" not in summary
+
+
+@pytest.mark.parametrize("name", [".checkpoints", ".ck.lock", ".hidden"])
+def test_a_name_that_would_collide_with_the_hidden_files_is_refused(tmp_path, name):
+    """A report named .checkpoints would be the checkpoint folder itself: refused up front,
+    before a game is played or a folder made."""
+    path = tmp_path / "x.yaml"
+    path.write_text(f"name: '{name}'\noutput: {tmp_path / 'reports'}\n" + BODY)
+    line = one_error(CliRunner().invoke(main, ["run", str(path), "--no-progress"]))
+    assert "name: a report folder's name may not start with '.'" in line
+    assert not (tmp_path / "reports").exists()
