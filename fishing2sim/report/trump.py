@@ -172,7 +172,10 @@ def section(ctx: Context, df: pd.DataFrame, plot_file: str | None, doc,
     hwn = max_hw(pd.concat(shown_w), 100) if shown_w else float("nan")
     widths = [t for t in (hw_text(hp, " points"), hw_text(hwn, " pp")) if t]
     if widths:
-        doc.p(f"95% CIs of the policy gain are at most {' and '.join(widths)} wide.")
+        doc.p(f"95% CIs of the policy gain are at most {' and '.join(widths)} wide. Each "
+              "round's CI is its own, not adjusted for the others: among seven rounds, one "
+              "CI excludes 0 by chance in about one report of three even where the true "
+              "value is 0 (random choosers gain exactly 0 in every round).")
     doc.img("Trump-choice value", plot_file)
     doc.table(head, rows)
     if by_strategy is not None and len(by_strategy):
