@@ -9,7 +9,8 @@ import click
 
 def tune_command(experiment, workers, resume, trials, time_limit, output, no_progress,
                  user_error, yes=False):
-    from .api import StrategyFailure
+    from . import first_run
+    from .contract import StrategyFailure
     from .cards import DeckError
     from .experiment import ExperimentError
     from .runner import RunError, _StopSignals
@@ -27,12 +28,14 @@ def tune_command(experiment, workers, resume, trials, time_limit, output, no_pro
             raise ValueError(f"--workers must be >= 0, got {workers}")
         if trials is not None and trials < 1:
             raise ValueError(f"--trials must be >= 1, got {trials}")
-        spec = load_tune(experiment, {"workers": workers, "output": output,
-                                      "trials": trials, "time": time_limit}, yes=yes)
-        # SIGINT and SIGTERM stop the tune (a trial's workers at once); further ones are
-        # ignored while it ends
-        with _StopSignals(ignore_after_stop=True):
-            result = tune(spec, workers=workers, resume=resume, progress=not no_progress)
+        with first_run.notice(not no_progress):  # said before the first compile
+            spec = load_tune(experiment, {"workers": workers, "output": output,
+                                          "trials": trials, "time": time_limit}, yes=yes)
+            # SIGINT and SIGTERM stop the tune (a trial's workers at once); further ones
+            # are ignored while it ends
+            with _StopSignals(ignore_after_stop=True):
+                result = tune(spec, workers=workers, resume=resume,
+                              progress=not no_progress)
     except KeyboardInterrupt as exc:
         for s in (signal.SIGINT, signal.SIGTERM):
             signal.signal(s, signal.SIG_IGN)
