@@ -21,7 +21,7 @@ def tune_command(experiment, workers, resume, trials, time_limit, output, no_pro
     except ImportError:
         raise user_error("fishing2sim tune needs Optuna: pip install 'fishing2sim[tune]'") \
             from None
-    from .tune import load_tune, tune
+    from .tune import load_tune, tune, value_text
 
     try:
         if workers is not None and workers < 0:
@@ -48,7 +48,8 @@ def tune_command(experiment, workers, resume, trials, time_limit, output, no_pro
     w = result.winner
     line = f"{len(result.trials)} trials in {result.elapsed_s:,.0f} s"
     if w is not None:
-        line += f"; winner: trial {w['trial']}, value {w['evaluation'].value:.5g}"
+        line += (f"; winner: trial {w['trial']}, value "
+                 f"{value_text(result.spec, w['evaluation'].value)}")
         if result.verdict:
             line += f" ({result.verdict})"
     click.echo(line + f" -> {result.report_dir}")
