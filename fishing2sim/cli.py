@@ -323,6 +323,35 @@ def report_command(folder, open_page):
         _open_page(page)
 
 
+@main.command("compare")
+@click.argument("dir_a", type=click.Path())
+@click.argument("dir_b", type=click.Path())
+@click.option("--csv", "csv_file", type=click.Path(dir_okay=False), default=None,
+              metavar="FILE", help="Also write the table to FILE (CSV).")
+def compare_command(dir_a, dir_b, csv_file):
+    """Contrast the headline figures two report folders share: A − B with 95% CIs
+    (independent runs: Newcombe's interval for shares, the normal one for means).
+    Conditions are matched by name (by position when each folder has one). Folders that
+    played the same deals (the same seed, players and deck) are refused: run both as
+    conditions of one experiment with paired: true."""
+    from .compare import CompareError, compare, table_text
+    from .safe_files import FileSafetyError, write_atomic
+
+    try:
+        df = compare(dir_a, dir_b)
+        text = table_text(df)
+        if csv_file is not None:
+            write_atomic(csv_file, df.to_csv(index=False, float_format="%.10g",
+                                             lineterminator="\n"))
+    except CompareError as exc:
+        raise UserError(str(exc)) from None
+    except FileSafetyError as exc:
+        raise UserError(str(exc)) from None
+    except OSError as exc:
+        raise UserError(f"{csv_file}: cannot write the table: {exc.strerror or exc}") from None
+    click.echo(text)
+
+
 @main.command("strategies")
 def list_strategies():
     """List the shipped bots: name, what it does, its parameters (name=default)."""
