@@ -78,11 +78,12 @@ class _Ticker:
         while not self.stop_event.wait(1.0):
             self._write(f"\r{NOTICE} ... {time.monotonic() - self.t0:.0f} s")
 
-    def stop(self):
+    def stop(self, done: bool = True):
         if self.thread is not None:
             self.stop_event.set()
             self.thread.join()
-            self._write(f"\r{NOTICE} ... {time.monotonic() - self.t0:.0f} s, done\n")
+            self._write(f"\r{NOTICE} ... {time.monotonic() - self.t0:.0f} s"
+                        + (", done\n" if done else "\n"))
 
 
 def _is_terminal(stream) -> bool:
@@ -102,12 +103,14 @@ def notice(enabled: bool = True):
     if outer:
         _wanted, _checked = bool(enabled), False
     _depth += 1
+    done = False
     try:
         yield
+        done = True
     finally:
         _depth -= 1
         if outer:
-            compiled()
+            compiled(done)  # (interrupted, or an error: the line ends without "done")
             _wanted = False
 
 
@@ -126,9 +129,9 @@ def ticking() -> bool:
     return _ticker is not None and _ticker.live
 
 
-def compiled() -> None:
+def compiled(done: bool = True) -> None:
     """The compile is over (the first games are played): end the notice's line."""
     global _ticker
     if _ticker is not None:
         t, _ticker = _ticker, None
-        t.stop()
+        t.stop(done)

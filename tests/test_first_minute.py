@@ -139,6 +139,13 @@ def test_on_a_terminal_the_notice_counts_the_seconds(monkeypatch):
     assert f"\r{first_run.NOTICE} ... 1 s" in text and f"\r{first_run.NOTICE} ... 2 s" in text
     assert text.endswith(" s, done\n") and text.count("done") == 1
     assert not first_run.ticking()
+    term = _Terminal()  # stopped by an error (or Ctrl-C): the line ends, no "done"
+    monkeypatch.setattr(sys, "stderr", term)
+    with pytest.raises(KeyboardInterrupt):
+        with first_run.notice(True):
+            first_run.before_compile()
+            raise KeyboardInterrupt
+    assert term.getvalue().endswith(" s\n") and "done" not in term.getvalue()
     plain = io.StringIO()  # not a terminal: one plain line
     monkeypatch.setattr(sys, "stderr", plain)
     with first_run.notice(True):
