@@ -31,7 +31,7 @@ from .engine.state import (
     S_ERR_KIND, S_ERR_SEAT, S_EVN, S_N_OPTIONS, S_ROUND, STATE_SIZE, new_obs, new_state,
 )
 from .strategies import build_lineup, observe_mask, search_args
-from .contract import DECISION_FUNCTIONS
+from .contract import DECISION_FUNCTIONS, StrategyFailure  # noqa: F401  (the API's name)
 
 try:  # numba warns once per process that first-class functions are experimental
     from numba.core.errors import NumbaExperimentalFeatureWarning
@@ -47,23 +47,6 @@ SHADE_NAMES = {K.C_LIGHT: "light", K.C_DARK: "dark", K.C_NONE: None, K.C_GREEN: 
 SUIT_NAMES = {K.C_BLUE: "blue", K.C_YELLOW: "yellow", K.C_PURPLE: "purple", K.C_RED: "red",
               K.C_GREEN: "green"}
 EVENT_CAPACITY = 16384
-
-
-class StrategyFailure(RuntimeError):
-    """A strategy broke the contract during a game: it returned a choice that is not one of
-    its options, or it raised an exception. The message names the strategy, its file, the
-    seat, the decision and what went wrong; the same facts are attributes."""
-
-    def __init__(self, message, strategy=None, file=None, seat=None, decision=None,
-                 choice=None, options=None):
-        super().__init__(message)
-        self.strategy, self.file, self.seat, self.decision = strategy, file, seat, decision
-        self.choice, self.options = choice, options
-        self.traceback = None  # the debug mode (NUMBA_DISABLE_JIT=1): the exception's
-
-    def __reduce__(self):  # raised in a worker process, re-raised in the main one
-        return (StrategyFailure, (str(self), self.strategy, self.file, self.seat,
-                                  self.decision, self.choice, self.options))
 
 
 def check_players(players) -> int:

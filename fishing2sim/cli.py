@@ -83,12 +83,13 @@ def play(players, seed, game, ruleset, strategies, leader, deck, as_json, strict
 
     The game plays in a child process: Ctrl-C (or SIGTERM) stops it at once, even inside a
     decision that never returns (exit code 130, 143 after SIGTERM)."""
-    from .api import StrategyFailure
+    from .contract import StrategyFailure
     from .cards import DeckError
     from .experiment import ExperimentError
+    from . import first_run
     from .render import render_game
     from .runner import RunError, call_in_child
-    from .strategies import StrategyError
+    from .strategies import StrategyError, resolve_path
 
     if len(strategies) == 0:
         lineup = None
@@ -120,12 +121,17 @@ def play(players, seed, game, ruleset, strategies, leader, deck, as_json, strict
             if audit and deck.sha256 != load_deck(None, ruleset=ruleset).sha256:
                 raise ValueError("--audit checks games of the shipped decks; this condition "
                                  "edits the deck")
+        for spec in dict.fromkeys(strategies):  # a misspelt name, before any compile
+            resolve_path(spec)
         # in a child process: Ctrl-C (or SIGTERM) stops a decision that never returns or a
-        # search too long to finish (a compiled kernel cannot be interrupted from inside)
-        events, seats = call_in_child(
-            _play_events, dict(players=players, seed=seed, ruleset=ruleset,
-                               strategies=lineup, params=params, first_leader=leader,
-                               deck=deck, game=game, strict=strict or audit))
+        # search too long to finish (a compiled kernel cannot be interrupted from inside);
+        # the compile notice on a terminal only (the output may be read by a program)
+        with first_run.notice(_terminal(sys.stderr)):
+            first_run.before_compile()
+            events, seats = call_in_child(
+                _play_events, dict(players=players, seed=seed, ruleset=ruleset,
+                                   strategies=lineup, params=params, first_leader=leader,
+                                   deck=deck, game=game, strict=strict or audit))
     except KeyboardInterrupt as exc:
         click.echo("interrupted; the game was not finished", err=True)
         sys.exit(128 + getattr(exc, "signum", signal.SIGINT))
@@ -152,6 +158,13 @@ def play(players, seed, game, ruleset, strategies, leader, deck, as_json, strict
             sys.exit(1)
         click.echo(f"audit: every rule checked, the game is legal ({len(events)} events; "
                    f"points {summary['points']})", err=as_json)
+
+
+def _terminal(stream) -> bool:
+    try:
+        return stream.isatty()
+    except (AttributeError, ValueError):
+        return False
 
 
 def _play_events(kwargs: dict) -> tuple[list, list]:
@@ -224,9 +237,10 @@ def run(experiment, workers, resume, games, output, no_progress, scheduler, dask
 
     Ctrl-C (or SIGTERM) stops the run and its workers at once; the finished chunks are
     kept and --resume continues (exit code 130, 143 after SIGTERM)."""
+    from . import first_run
     from .cards import DeckError
     from .experiment import ExperimentError, load_experiment, shipped_experiment
-    from .api import StrategyFailure
+    from .contract import StrategyFailure
     from .runner import RunError, RunInterrupted, run as run_experiment
     from .strategies import StrategyError
 
@@ -239,12 +253,15 @@ def run(experiment, workers, resume, games, output, no_progress, scheduler, dask
             raise ValueError(f"--dask-local must be a number of workers >= 1, got {dask_local}")
         if scheduler and dask_local:
             raise ValueError("give either --scheduler or --dask-local, not both")
-        exp = load_experiment(shipped_experiment(experiment), overrides, yes=yes,
-                              progress=not no_progress)
-        results = run_experiment(exp, workers=workers, resume=resume,
-                                 progress=not no_progress, scheduler=scheduler,
-                                 dask_local=dask_local, in_process=False, yes=yes,
-                                 ignore_after_stop=True)
+        path = shipped_experiment(experiment)
+        if path != experiment:  # say which file a name stands for
+            click.echo(f"{experiment}: {path}", err=True)
+        with first_run.notice(not no_progress):  # said before the first compile
+            exp = load_experiment(path, overrides, yes=yes, progress=not no_progress)
+            results = run_experiment(exp, workers=workers, resume=resume,
+                                     progress=not no_progress, scheduler=scheduler,
+                                     dask_local=dask_local, in_process=False, yes=yes,
+                                     ignore_after_stop=True)
     except RunInterrupted as exc:  # the progress bar has ended its line
         click.echo(str(exc), err=True)
         sys.exit(exc.exit_code)
@@ -255,7 +272,10 @@ def run(experiment, workers, resume, games, output, no_progress, scheduler, dask
             ValueError) as exc:
         _fail(exc)
     m = results.meta
-    click.echo(f"{m['games']:,} games in {m['elapsed_s']} s"
+    now = m.get("games_played_now", m["games"])  # --resume: the games/s are of these
+    click.echo(f"{m['games']:,} games"
+               + (f" ({now:,} played now)" if now != m["games"] else "")
+               + f" in {m['elapsed_s']} s"
                + (f" ({_rate(m['games_per_second'])} games/s, {m['workers']} "
                   f"{'Dask ' if m['backend'] == 'dask' else ''}"
                   f"worker{'' if m['workers'] == 1 else 's'})"
@@ -303,6 +323,35 @@ def report_command(folder, open_page):
         _open_page(page)
 
 
+@main.command("compare")
+@click.argument("dir_a", type=click.Path())
+@click.argument("dir_b", type=click.Path())
+@click.option("--csv", "csv_file", type=click.Path(dir_okay=False), default=None,
+              metavar="FILE", help="Also write the table to FILE (CSV).")
+def compare_command(dir_a, dir_b, csv_file):
+    """Contrast the headline figures two report folders share: A − B with 95% CIs
+    (independent runs: Newcombe's interval for shares, the normal one for means).
+    Conditions are matched by name (by position when each folder has one). Folders that
+    played the same deals (the same seed, players and deck) are refused: run both as
+    conditions of one experiment with paired: true."""
+    from .compare import CompareError, compare, table_text
+    from .safe_files import FileSafetyError, write_atomic
+
+    try:
+        df = compare(dir_a, dir_b)
+        text = table_text(df)
+        if csv_file is not None:
+            write_atomic(csv_file, df.to_csv(index=False, float_format="%.10g",
+                                             lineterminator="\n"))
+    except CompareError as exc:
+        raise UserError(str(exc)) from None
+    except FileSafetyError as exc:
+        raise UserError(str(exc)) from None
+    except OSError as exc:
+        raise UserError(f"{csv_file}: cannot write the table: {exc.strerror or exc}") from None
+    click.echo(text)
+
+
 @main.command("strategies")
 def list_strategies():
     """List the shipped bots: name, what it does, its parameters (name=default)."""
@@ -310,8 +359,8 @@ def list_strategies():
 
     bots = describe_strategies()
     width = max((len(d["name"]) for d in bots), default=0)
-    for d in bots:
-        click.echo(f"{d['name']:<{width}} {d['doc']}")
+    for d in bots:  # markdown's ``code`` backticks mean nothing on a terminal
+        click.echo(f"{d['name']:<{width}} {d['doc'].replace('`', '')}")
         if d["params"]:
             click.echo(" " * (width + 1) + "params: " + ", ".join(
                 f"{n}={v:g}" for n, v in d["params"]))
@@ -320,12 +369,20 @@ def list_strategies():
 @main.command("experiments")
 def list_experiments():
     """List the shipped experiment files (run one by name: fishing2sim run NAME)."""
-    from .experiment import shipped_experiments
+    import shutil
+    import textwrap
+
+    from .experiment import first_sentences, shipped_experiments
 
     shipped = shipped_experiments()
     width = max((len(name) for name, _, _ in shipped), default=0)
-    for name, path, doc in shipped:
-        click.echo(f"{name:<{width}} {doc}")
+    columns = max(60, min(120, shutil.get_terminal_size((100, 24)).columns))
+    for name, path, doc in shipped:  # whole sentences, wrapped under the name's column
+        lines = textwrap.wrap(first_sentences(doc).replace("`", ""), columns - width - 1,
+                              break_on_hyphens=False) or [""]
+        click.echo(f"{name:<{width}} {lines[0]}")
+        for line in lines[1:]:
+            click.echo(" " * (width + 1) + line)
         click.echo(" " * (width + 1) + str(path))
 
 

@@ -3,8 +3,6 @@ decision function (and a helper of one) is compiled. Kept apart from strategy_ki
 loading a strategy (or the reference random strategy) does not load every kit helper; a
 strategy file imports all of this from fishing2sim.strategy_kit.
 """
-from numba import njit
-from numba.core import errors
 
 DECISION_SIGNATURE = "int64(int64[::1], float64[::1], uint64[::1])"
 
@@ -15,6 +13,23 @@ DECISION_FUNCTIONS = (
 )
 
 DECISION_ARGS = "(int64[::1], float64[::1], uint64[::1])"
+
+
+class StrategyFailure(RuntimeError):
+    """A strategy broke the contract during a game: it returned a choice that is not one of
+    its options, or it raised an exception. The message names the strategy, its file, the
+    seat, the decision and what went wrong; the same facts are attributes."""
+
+    def __init__(self, message, strategy=None, file=None, seat=None, decision=None,
+                 choice=None, options=None):
+        super().__init__(message)
+        self.strategy, self.file, self.seat, self.decision = strategy, file, seat, decision
+        self.choice, self.options = choice, options
+        self.traceback = None  # the debug mode (NUMBA_DISABLE_JIT=1): the exception's
+
+    def __reduce__(self):  # raised in a worker process, re-raised in the main one
+        return (StrategyFailure, (str(self), self.strategy, self.file, self.seat,
+                                  self.decision, self.choice, self.options))
 
 
 class ContractError(TypeError):
@@ -30,7 +45,8 @@ def decision(fn):
     be an integer (a float or a path that returns None is a ContractError, not silently
     truncated). Under NUMBA_DISABLE_JIT=1 (the debug mode) the function stays plain Python.
     """
-    from numba.core import config, types
+    from numba import njit
+    from numba.core import config, errors, types
 
     if config.DISABLE_JIT:
         fn.__fishing2sim_decision__ = True
@@ -66,6 +82,8 @@ def helper(fn_or_signature):
     Give a helper that is called with constant arguments (``has_effect(obs, c, E_PLUS_3)``)
     a signature: numba compiles a function again for every distinct constant otherwise.
     """
+    from numba import njit
+
     if isinstance(fn_or_signature, str):
         return njit(fn_or_signature, cache=True, _nrt=False)
     return njit(cache=True, _nrt=False)(fn_or_signature)

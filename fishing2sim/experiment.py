@@ -31,7 +31,7 @@ from .cards import SUPPORTED_PLAYERS, Deck, DeckError, edit_deck, load_deck
 from .engine.constants import MAX_ROUNDS, RULESETS
 from .identity import StrategyIdentity, distinct_names, identify, named
 from .strategies import (
-    StrategyError, known_strategies, load_strategy, resolve_path, search_params_problem,
+    StrategyError, load_strategy, resolve_path, search_params_problem,
 )
 
 __all__ = [
@@ -303,26 +303,56 @@ def shipped_experiments_dir() -> Path | None:
 
 
 def shipped_experiments() -> list[tuple[str, Path, str]]:
-    """(name, path, the first line of its leading comment) of every shipped experiment."""
+    """(name, path, the first paragraph of its leading comment, on one line) of every
+    shipped experiment."""
     d = shipped_experiments_dir()
     out = []
     for path in sorted(d.glob("*.yaml")) if d else ():
-        doc = ""
+        lines = []
         for line in path.read_text(encoding="utf-8").splitlines():
-            if line.startswith("#"):
-                doc = line.lstrip("#").strip()
-                if doc.lower().startswith(path.name.lower()):
-                    doc = doc[len(path.name):].lstrip(" -:—")
-                break
+            text = line.lstrip("#").strip()
+            if not line.startswith("#") or not text:
+                break  # the paragraph ends at a blank line or the file's keys
+            lines.append(text)
+        doc = " ".join(" ".join(lines).split())
+        if doc.lower().startswith(path.name.lower()):
+            doc = doc[len(path.name):].lstrip(" -:—")
         out.append((path.stem, path, doc))
     return out
 
 
+def first_sentences(text: str) -> str:
+    """The first whole sentence of ``text``, and the next one too when the first is a short
+    question (it names the topic; the next says what is measured): a sentence ends at . ?
+    or ! followed by a space (or the end), outside parentheses and quotes, not after an
+    abbreviation such as e.g."""
+    ends, depth, quoted = [], 0, False
+    for i, ch in enumerate(text):
+        if ch in "([":
+            depth += 1
+        elif ch in ")]":
+            depth = max(0, depth - 1)
+        elif ch == '"':
+            quoted = not quoted
+        elif ch in ".?!" and depth == 0 and not quoted \
+                and (i + 1 == len(text) or text[i + 1] == " ") \
+                and not re.search(r"(?:\b(?:e\.g|i\.e|vs|etc)|\.\.)\.$", text[:i + 1]):
+            ends.append(i + 1)
+    if not ends:
+        return text
+    short_question = text[ends[0] - 1] == "?" and ends[0] <= 120 and len(ends) > 1
+    return text[:ends[1] if short_question else ends[0]]
+
+
 def shipped_experiment(spec: str) -> str:
-    """``spec`` itself if it is an existing file, else the shipped experiment it names
-    (``trump`` or ``trump.yaml``), else ``spec`` (the loader reports it missing)."""
-    if Path(spec).expanduser().exists() or "/" in spec or "\\" in spec:
+    """The experiment file ``spec`` names: ``spec`` itself if it is an existing file (or a
+    path), else ``spec.yaml`` in the current folder, else the shipped experiment it names
+    (``trump`` or ``trump.yaml``; a shipped name wins over a folder of that name, such as
+    a checkout's ``strategies/``), else ``spec`` (the loader reports it missing)."""
+    if Path(spec).expanduser().is_file() or "/" in spec or "\\" in spec:
         return spec
+    if not spec.endswith(".yaml") and Path(f"{spec}.yaml").is_file():
+        return f"{spec}.yaml"
     stem = spec[:-5] if spec.endswith(".yaml") else spec
     for name, path, _ in shipped_experiments():
         if name == stem:
@@ -400,6 +430,10 @@ class _Loader:
                 hint = (f"{_did_you_mean(self.given.removesuffix('.yaml'), names)}; shipped "
                         f"experiments: {', '.join(names)}") if names else ""
             raise ExperimentError(f"{self.given}: file not found{hint}") from None
+        except IsADirectoryError:
+            raise ExperimentError(f"{self.given}: a folder, not an experiment file: give a "
+                                  "YAML file, or the name of a shipped experiment (fishing2sim "
+                                  "experiments lists them)") from None
         except (OSError, UnicodeDecodeError) as exc:
             raise ExperimentError(f"{self.given}: cannot read the file: {exc}") from None
         try:
@@ -500,12 +534,6 @@ class _Loader:
         if not isinstance(ruleset, str) or ruleset not in RULESETS:
             self.fail("ruleset", f"unknown ruleset {ruleset!r}{_did_you_mean(ruleset, RULESETS)}"
                       f"; known: {', '.join(RULESETS)}")
-        from .api import check_ruleset
-
-        try:
-            check_ruleset(ruleset)
-        except ValueError as exc:
-            self.fail("ruleset", str(exc))
         self.ruleset = ruleset
         games = cfg.get("games", DEFAULT_GAMES)
         self.whole(key_of("games"), games, 1, what="a whole number")
@@ -609,6 +637,8 @@ class _Loader:
             self.fail("paired", f"expected true or false, {_got(paired)}")
         conditions = []
         combos = list(itertools.product(*[range(len(v)) for v in sweep_values]))
+        grid = []  # each condition's settings, then every seat's strategy found (not yet
+        # imported: importing one loads numba and compiles), then the conditions built
         for index, combo in enumerate(combos):
             c = copy.deepcopy(base)
             labels = {}
@@ -626,6 +656,11 @@ class _Loader:
                 else:
                     self.set_path(c, key, value)
                 labels[key] = value
+            grid.append((c, labels, entry if CONDITIONS in labels else None))
+        for c, labels, _ in grid:
+            self.labels = labels
+            self.locate_seats(c.get("seats"))
+        for index, (combo, (c, labels, entry)) in enumerate(zip(combos, grid)):
             self.labels = labels
             cond = self.condition(index, c, labels, games, seed)
             if CONDITIONS in labels:
@@ -1182,8 +1217,8 @@ class _Loader:
         else:
             self.fail("first_leader", f"expected random or a seat number 0..{players - 1}, "
                       f"{_got(fl)}")
+        deck = self.deck(c.get("deck"))  # before the seats, which import their strategies
         lineup, params = self.seats(c.get("seats"), players)
-        deck = self.deck(c.get("deck"))
         try:
             deck.check_players(players)
         except DeckError as exc:
@@ -1262,22 +1297,40 @@ class _Loader:
                           "leave trump_value out of analyses for this lineup")
 
     def strategy(self, key, spec) -> tuple[Path, str]:
-        """(the file, the lineup entry: the name for strategies/, else the absolute path)."""
+        """(the file, the lineup entry: the name for strategies/, else the absolute path),
+        its bot identified (imported)."""
+        path, entry = self.locate(key, spec)
+        self.identify(key, path, entry)
+        return path, entry
+
+    def locate(self, key, spec) -> tuple[Path, str]:
+        """The strategy file a seat names and its lineup entry, found without importing it."""
         if spec.endswith(".py") or "/" in spec or "\\" in spec:
             path = (self.folder / Path(spec).expanduser()).resolve()
             if not path.is_file():
                 self.fail(key, f"strategy file {spec!r} not found (looked for {path}; a path "
                           "is relative to the experiment file's folder)")
-            self.identify(key, path, str(path))
             return path, str(path)
         try:
             path = resolve_path(spec)
-        except StrategyError:
-            known = known_strategies()
-            self.fail(key, f"unknown strategy {spec!r}{_did_you_mean(spec, known)}; known: "
-                      f"{', '.join(known)} (or give the path of a .py file)")
-        self.identify(key, path, spec)
+        except StrategyError as exc:  # the name misspelt: did you mean, and the known ones
+            self.fail(key, str(exc))
         return path, spec
+
+    def locate_seats(self, seats) -> None:
+        """Every strategy of a condition's seats found (a misspelt name reported) before any
+        strategy is imported; the rest of the seats is checked with the condition."""
+        if isinstance(seats, (str, dict)):
+            entries = [("seats", seats)]
+        elif isinstance(seats, list):
+            entries = [(f"seats[{i}]", s) for i, s in enumerate(seats)]
+        else:
+            return
+        for key, entry in entries:
+            spec = entry.get("strategy") if isinstance(entry, dict) else entry
+            if isinstance(spec, str) and spec.strip():
+                self.locate(f"{key}.strategy" if isinstance(entry, dict) else key,
+                            spec.strip())
 
     def identify(self, key, path: Path, entry: str) -> StrategyIdentity:
         """The identity of a lineup entry's bot, imported once (fishing2sim/identity.py).

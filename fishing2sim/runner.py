@@ -34,7 +34,8 @@ from pathlib import Path
 import multiprocessing as mp
 import numpy as np
 
-from . import __version__
+from . import __version__, first_run
+from .first_run import cache_places, cold_cache  # noqa: F401  (the runner's names, as before)
 from .safe_files import (FileSafetyError, check_replaceable, read_regular, real_folder,
                          remove_ours, write_atomic)
 from .chunks import (  # noqa: F401  (the runner's public names, as before)
@@ -399,28 +400,6 @@ def _work(task: Task):
     return task, run_chunk(_worker_exp, task)
 
 
-def cache_places() -> list[Path]:
-    """The folders where numba may keep the engine's compiled kernels."""
-    engine = Path(__file__).resolve().parent / "engine"
-    places = [engine / "__pycache__"]
-    if os.environ.get("NUMBA_CACHE_DIR"):
-        places.append(Path(os.environ["NUMBA_CACHE_DIR"]))
-    places.append(Path.home() / ".cache" / "numba")
-    return places
-
-
-def cold_cache(places=None) -> bool:
-    """True if numba has no cached kernels yet (no play_batch index file, ``*.nbi``, in any
-    cache folder numba would use): the first run compiles the engine."""
-    for p in cache_places() if places is None else places:
-        try:
-            if p.is_dir() and any(p.rglob("batch.play_batch*.nbi")):
-                return False
-        except OSError:
-            continue
-    return True
-
-
 def default_workers() -> int:
     return max(1, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1)
 
@@ -446,8 +425,16 @@ def run(experiment, workers: int | None = None, resume: bool = False, progress: 
     ``ignore_after_stop`` keeps both signals ignored after such a stop (the command line,
     which then prints one line and exits: a second Ctrl-C cannot interrupt that).
     ``pool`` (a WorkerPool; local processes only, not in_process) keeps the workers for
-    the caller's next run.
+    the caller's next run. With ``progress`` and a cold cache, the compile notice comes
+    before the first compile (fishing2sim/first_run.py).
     """
+    with first_run.notice(progress):
+        return _run(experiment, workers, resume, progress, write, overrides, scheduler,
+                    dask_local, in_process, yes, ignore_after_stop, pool)
+
+
+def _run(experiment, workers, resume, progress, write, overrides, scheduler, dask_local,
+         in_process, yes, ignore_after_stop, pool) -> Results:
     from .experiment import Experiment, load_experiment
 
     exp = experiment if isinstance(experiment, Experiment) \
@@ -460,8 +447,7 @@ def run(experiment, workers: int | None = None, resume: bool = False, progress: 
     if in_process is None:
         in_process = workers == 1
     total_chunks = n_chunks(exp)
-    if progress and cold_cache():
-        print("compiling the engine (first run only, under a minute)", file=sys.stderr, flush=True)
+    first_run.before_compile()  # the workers (or this process) compile the engine now
     total_games = sum(c.games for c in exp.conditions)
     lock = OutputLock(exp.output_dir.parent, exp.name)
     with _StopSignals(ignore_after_stop):
@@ -664,7 +650,9 @@ def _play(exp, folder, done, state, total_games, total_chunks, workers, in_proce
         if task is not None and task.start * (1 if not exp.conditions[c].rotate
                                               else exp.conditions[c].players) < stop[c]:
             done_games += games_of(exp, task)
-    bar = _progress(total_games, done_games, progress, exp.name)
+    # the bar comes once the compile notice has ended its line (with the first chunk)
+    later = progress and first_run.ticking()
+    bar = _NoBar() if later else _progress(total_games, done_games, progress, exp.name)
     t0 = time.perf_counter()
     played = 0
     stages: list = []
@@ -694,6 +682,10 @@ def _play(exp, folder, done, state, total_games, total_chunks, workers, in_proce
                         if split_units(t):
                             units[task.condition][task.chunk] = split_units(t)
                     played += games_of(exp, task)
+                    first_run.compiled()
+                    if later:
+                        later = False
+                        bar = _progress(total_games, done_games, progress, exp.name)
                     bar.update(games_of(exp, task))
             finally:
                 stream.close()

@@ -28,10 +28,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
-from numba import types
 
 from .engine.constants import MAX_PLAYERS
-from .reference import choose_uniformly
 from .contract import DECISION_FUNCTIONS, ContractError
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
@@ -50,8 +48,8 @@ def _bots_package() -> tuple[Path, str]:
 
 
 STRATEGIES_DIR, BOTS_PACKAGE = _bots_package()
-_ARGS = (types.Array(types.int64, 1, "C"), types.Array(types.float64, 1, "C"),
-         types.Array(types.uint64, 1, "C"))
+# numba (and the reference strategy, which compiles) load with the first strategy, not
+# with this module: the experiment loader reports a file's mistakes without them
 
 
 class StrategyError(ValueError):
@@ -333,6 +331,7 @@ def _is_decision(fn) -> bool:
 
 
 def _check_function(path: Path, fname: str, fn):
+    from numba import types
     from numba.core import config
 
     if config.DISABLE_JIT and _is_decision(fn):  # the debug mode: plain Python functions
@@ -342,7 +341,9 @@ def _check_function(path: Path, fname: str, fn):
             f"strategy file {path}: {fname} is not a decision function: decorate it with "
             "@decision (from fishing2sim.strategy_kit)")
     sigs = fn.nopython_signatures
-    if len(sigs) != 1 or tuple(sigs[0].args) != _ARGS or sigs[0].return_type != types.int64:
+    args = (types.Array(types.int64, 1, "C"), types.Array(types.float64, 1, "C"),
+            types.Array(types.uint64, 1, "C"))
+    if len(sigs) != 1 or tuple(sigs[0].args) != args or sigs[0].return_type != types.int64:
         got = ", ".join(str(s) for s in sigs) or "no compiled signature"
         raise StrategyError(
             f"strategy file {path}: {fname} has the wrong signature ({got}); a decision "
@@ -382,9 +383,11 @@ def resolve_path(spec: str) -> Path:
         return path
     path = STRATEGIES_DIR / f"{spec}.py"
     if not path.is_file():
+        known = known_strategies()
+        close = difflib.get_close_matches(spec, known, n=1, cutoff=0.6)
         raise StrategyError(
-            f"unknown strategy '{spec}': known strategies are {', '.join(known_strategies())}"
-            " (or give the path of a .py file)")
+            f"unknown strategy {spec!r}{f' (did you mean {close[0]!r}?)' if close else ''}; "
+            f"known: {', '.join(known)} (or give the path of a .py file)")
     return path
 
 
@@ -443,6 +446,9 @@ def load_strategy(spec, strict: bool = False) -> Strategy:
 
 
 def _load(path: Path, strict: bool) -> Strategy:
+    from . import first_run
+
+    first_run.before_compile()  # importing a strategy compiles it (and the kit)
     try:
         module = _import_file(path)
     except StrategyError:
@@ -456,6 +462,8 @@ def _load(path: Path, strict: bool) -> Strategy:
     _check_names(path, module)
     if getattr(module, "SEARCH", None) is not None:
         return _search_bot(path, module, name, strict)
+    from .reference import choose_uniformly
+
     funcs, defined = [], []
     for fname in DECISION_FUNCTIONS:
         fn = getattr(module, fname, None)
@@ -781,6 +789,8 @@ def observe_mask(strats) -> int:
     the observation (the engine builds it). Bit MAX_PLAYERS * (1 + k) + p: seat p's
     decision k is the reference random strategy, which the engine draws itself (the same
     draw from the seat's stream, without the call)."""
+    from .reference import choose_uniformly
+
     mask = sum(1 << p for p, s in enumerate(strats) if s.observes)
     for p, s in enumerate(strats):
         for k, fn in enumerate(s.functions):

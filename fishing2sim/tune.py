@@ -91,6 +91,10 @@ FIGURES = {
     "ocean_empty": ("depletion", "ocean_empty_share", ("round",), ("round",),
                     "share of games whose ocean was empty by round [round=R]"),
 }
+# the figures that are shares (shown in percent, their differences in percentage points,
+# as the run reports show them); leader_edge is in percentage points already
+SHARE_FIGURES = ("overfishing", "overfishing_by_draw_1_card", "win_share", "leader_win_share",
+                 "completed", "tier_reached", "ocean_empty")
 ALIASES = {"mean_points_spread": "points_spread", "overfished_share": "overfishing",
            "first_leader_win_share": "leader_win_share"}
 ROW_KEYS = ("strategy", "seat", "round", "tier")
@@ -884,6 +888,45 @@ def figures_of(spec: TuneSpec, tables: dict) -> list:
     return out
 
 
+def figure_names(spec: TuneSpec) -> list:
+    """The FIGURES name of each figures_of entry (in its order)."""
+    figs = [spec.figure] if spec.figure else [t.figure for t in spec.targets]
+    return [fig.name for fig in figs for _ in spec.expansions[fig.text]]
+
+
+def show(name: str | None, x, hw=math.nan, diff: bool = False) -> str:
+    """A figure's value as the run reports write it: a share in percent (a difference of
+    shares in pp), the leader edge in pp, other figures as numbers, each with the decimals
+    its 95% CI half-width ``hw`` warrants. ``name`` None: the targets' loss, unitless."""
+    from .report.common import number
+
+    if x is None or (isinstance(x, float) and math.isnan(x)):
+        return "–"
+    if name is None:
+        return f"{x:.4g}"
+    if name in SHARE_FIGURES:
+        return f"{number(100 * x, 100 * hw)}{' pp' if diff else '%'}"
+    if name == "leader_edge":
+        return f"{number(x, hw)} pp"
+    return number(x, hw)
+
+
+def show_estimate(name: str, e) -> str:
+    """``12.3% [11.9, 12.7]``: an Estimate as the run reports' tables write a figure."""
+    hw = (e.ci_high - e.ci_low) / 2
+    unit = show(name, e.estimate, hw)
+    if math.isnan(hw):
+        return unit
+    lo, hi = show(name, e.ci_low, hw), show(name, e.ci_high, hw)
+    strip = (lambda t: t.removesuffix("%").removesuffix(" pp"))
+    return f"{unit} [{strip(lo)}, {strip(hi)}]"
+
+
+def value_text(spec: TuneSpec, x, hw=math.nan, diff: bool = False) -> str:
+    """A trial's value in its figure's unit (the targets' loss: a plain number)."""
+    return show(spec.figure.name if spec.mode != "targets" else None, x, hw, diff)
+
+
 def _terms(spec: TuneSpec) -> list:
     """(target, figure index) pairs in figures_of order."""
     out = []
@@ -1206,8 +1249,10 @@ def _tune(spec: TuneSpec, workers, resume: bool, progress: bool, write: bool,
                                         for f in ev.figures])
         study.tell(trial, ev.value)
         best = study.best_value
+        hw = (ev.figures[0].ci_high - ev.figures[0].ci_low) / 2 if ev.figures else math.nan
         _say(progress, f"trial {trial.number} ({len(done) + 1}/{spec.trials}): "
-             f"value {ev.value:.5g} (best {best:.5g}) in {ev.seconds:.1f} s")
+             f"value {value_text(spec, ev.value, hw)} (best {value_text(spec, best, hw)}) "
+             f"in {ev.seconds:.1f} s")
     trials_df = trials_table(spec, study)
     race_df, winner, base_ev, verdict = race(spec, study, workers, progress, pool)
     elapsed = time.perf_counter() - t0

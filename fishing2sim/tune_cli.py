@@ -9,7 +9,8 @@ import click
 
 def tune_command(experiment, workers, resume, trials, time_limit, output, no_progress,
                  user_error, yes=False):
-    from .api import StrategyFailure
+    from . import first_run
+    from .contract import StrategyFailure
     from .cards import DeckError
     from .experiment import ExperimentError
     from .runner import RunError, _StopSignals
@@ -20,19 +21,21 @@ def tune_command(experiment, workers, resume, trials, time_limit, output, no_pro
     except ImportError:
         raise user_error("fishing2sim tune needs Optuna: pip install 'fishing2sim[tune]'") \
             from None
-    from .tune import load_tune, tune
+    from .tune import load_tune, tune, value_text
 
     try:
         if workers is not None and workers < 0:
             raise ValueError(f"--workers must be >= 0, got {workers}")
         if trials is not None and trials < 1:
             raise ValueError(f"--trials must be >= 1, got {trials}")
-        spec = load_tune(experiment, {"workers": workers, "output": output,
-                                      "trials": trials, "time": time_limit}, yes=yes)
-        # SIGINT and SIGTERM stop the tune (a trial's workers at once); further ones are
-        # ignored while it ends
-        with _StopSignals(ignore_after_stop=True):
-            result = tune(spec, workers=workers, resume=resume, progress=not no_progress)
+        with first_run.notice(not no_progress):  # said before the first compile
+            spec = load_tune(experiment, {"workers": workers, "output": output,
+                                          "trials": trials, "time": time_limit}, yes=yes)
+            # SIGINT and SIGTERM stop the tune (a trial's workers at once); further ones
+            # are ignored while it ends
+            with _StopSignals(ignore_after_stop=True):
+                result = tune(spec, workers=workers, resume=resume,
+                              progress=not no_progress)
     except KeyboardInterrupt as exc:
         for s in (signal.SIGINT, signal.SIGTERM):
             signal.signal(s, signal.SIG_IGN)
@@ -45,7 +48,8 @@ def tune_command(experiment, workers, resume, trials, time_limit, output, no_pro
     w = result.winner
     line = f"{len(result.trials)} trials in {result.elapsed_s:,.0f} s"
     if w is not None:
-        line += f"; winner: trial {w['trial']}, value {w['evaluation'].value:.5g}"
+        line += (f"; winner: trial {w['trial']}, value "
+                 f"{value_text(result.spec, w['evaluation'].value)}")
         if result.verdict:
             line += f" ({result.verdict})"
     click.echo(line + f" -> {result.report_dir}")

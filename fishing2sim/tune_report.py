@@ -11,7 +11,6 @@ importances, when they can be computed), ``tune.yaml`` (the resolved tune settin
 from __future__ import annotations
 
 import copy
-import math
 import re
 import sqlite3
 from pathlib import Path
@@ -28,6 +27,7 @@ from .experiment import _parse_key_path, set_key_path  # noqa: E402
 from .report import html as _html  # noqa: E402
 from .report import write_folder_atomically  # noqa: E402
 from .report.document import Doc  # noqa: E402
+from .tune import Estimate, figure_names, show_estimate, value_text  # noqa: E402
 
 DPI = 110
 
@@ -112,16 +112,11 @@ def _plain(x):
     return x
 
 
-def _fmt(x, digits=4) -> str:
-    if x is None or (isinstance(x, float) and math.isnan(x)):
-        return "–"
-    if isinstance(x, float):
-        return f"{x:.{digits}g}"
-    return str(x)
-
-
-def _ci(e) -> str:
-    return f"{_fmt(e.estimate)} [{_fmt(e.ci_low)}, {_fmt(e.ci_high)}]"
+def _diff(spec, pt, lo, hi) -> str:
+    """A difference of values with its 95% CI, in pp for shares (as the run reports)."""
+    hw = (hi - lo) / 2
+    bare = (lambda x: value_text(spec, x, hw, True).removesuffix(" pp"))
+    return f"{value_text(spec, pt, hw, diff=True)} (95% CI {bare(lo)} to {bare(hi)})"
 
 
 def _write_all(folder: Path, result) -> None:
@@ -274,10 +269,9 @@ def _document(result, plots: dict, note: str) -> Doc:
     doc.p(f"Trial {w['trial']}" + (f", after re-running the best {n_raced} "
                                    f"trials with a fresh seed and {spec.race_games:,} games "
                                    "each (racing)" if raced else " (no racing)")
-          + f": value {_fmt(ev.value)}"
+          + f": value {value_text(spec, ev.value)}"
           + (f", {ev.changes:g} deck change{'' if ev.changes == 1 else 's'}"
-             if any(d.key.startswith("deck.")
-                                                      for d in spec.dims) else "") + ".")
+             if any(d.key.startswith("deck.") for d in spec.dims) else "") + ".")
     if spec.mode == "targets":
         met = all(m for _, _, m, _ in w["targets"])
         sure = all(s for _, _, _, s in w["targets"])
@@ -303,18 +297,20 @@ def _document(result, plots: dict, note: str) -> Doc:
         for lab, t, m, s in w["targets"]:
             tmap[lab] = (t, m)
     rows = []
+    names = figure_names(spec)
     for i, f in enumerate(ev.figures):
-        bl = _ci(b.figures[i]) if b is not None and i < len(b.figures) else "–"
+        bl = show_estimate(names[i], b.figures[i]) if b is not None and i < len(b.figures) \
+            else "–"
         tgt = ""
         key = f.label
         for lab, (t, m) in tmap.items():
             if lab == key or lab == t.text and key == t.figure.text:
                 tgt = f"{t.text.split(t.figure.text, 1)[-1].strip()} ({'met' if m else 'missed'})"
-        rows.append([f.label, bl, _ci(f), tgt or "–"])
+        rows.append([f.label, bl, show_estimate(names[i], f), tgt or "–"])
     doc.table(["figure", "baseline (the file untuned)", "winner", "target"], rows)
     if "vs_baseline" in w:
         pt, lo, hi, sep = w["vs_baseline"]
-        doc.p(f"Value, winner − baseline: {_fmt(pt)} (95% CI {_fmt(lo)} to {_fmt(hi)}): "
+        doc.p(f"Value, winner − baseline: {_diff(spec, pt, lo, hi)}: "
               + ("a real difference." if sep else "not distinguishable from the baseline."))
     if "vs_runner_up" in w:
         no, pt, lo, hi, sep = w["vs_runner_up"]
@@ -323,11 +319,10 @@ def _document(result, plots: dict, note: str) -> Doc:
                   "with the same cost, so the winner is **not distinguishable** from it (the "
                   "lower trial number wins the tie); either is as good.")
         else:
-            doc.p(f"Value, winner − runner-up (trial {no}): {_fmt(pt)} (95% CI {_fmt(lo)} "
-                  f"to {_fmt(hi)}): " + (
-                      "the winner is **distinguishable** from the runner-up." if sep else
-                      "the winner is **not distinguishable** from the runner-up at this "
-                      "number of games: either is as good on this evidence."))
+            doc.p(f"Value, winner − runner-up (trial {no}): {_diff(spec, pt, lo, hi)}: " + (
+                  "the winner is **distinguishable** from the runner-up." if sep else
+                  "the winner is **not distinguishable** from the runner-up at this "
+                  "number of games: either is as good on this evidence."))
     doc.p("The intervals of a difference treat the two runs as independent (they share "
           "deals when their decks are the same, which makes the true interval narrower).")
     if len(result.race):
@@ -337,10 +332,10 @@ def _document(result, plots: dict, note: str) -> Doc:
               "figures above come from.")
         rows = []
         for _, r in result.race.iterrows():
-            cells = [f"{_fmt(r[f.label])} [{_fmt(r[f.label + ' ci_low'])}, "
-                     f"{_fmt(r[f.label + ' ci_high'])}]" if f.label in r else "–"
-                     for f in ev.figures]
-            rows.append([str(r["candidate"]), _fmt(r["value"]), *cells])
+            cells = [show_estimate(n, Estimate(f.label, r[f.label], r[f.label + ' ci_low'],
+                                               r[f.label + ' ci_high'], 0))
+                     if f.label in r else "–" for n, f in zip(names, ev.figures)]
+            rows.append([str(r["candidate"]), value_text(spec, r["value"]), *cells])
         doc.table(["candidate", "value", *(f.label for f in ev.figures)], rows)
     doc.h(2, "Search")
     if "trace" in plots:

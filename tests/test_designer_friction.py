@@ -16,7 +16,7 @@ import pandas as pd
 import pytest
 from click.testing import CliRunner
 
-from fishing2sim import cli, runner
+from fishing2sim import cli, first_run, runner
 from fishing2sim.api import play_games
 from fishing2sim.cli import main
 from fishing2sim.experiment import PRECISION_FIGURES, TOP_KEYS, load_experiment
@@ -98,10 +98,10 @@ def test_a_cold_cache_is_detected(tmp_path):
 
 def test_the_first_run_says_it_compiles(tmp_path, monkeypatch, capsys):
     path = write(tmp_path, "c", "games: 200\nanalyses: [overfishing]\n")
-    monkeypatch.setattr(runner, "cold_cache", lambda places=None: True)
+    monkeypatch.setattr(first_run, "cold_cache", lambda places=None: True)
     run(path, workers=1, progress=True)
     assert "compiling the engine (first run only, under a minute)" in capsys.readouterr().err
-    monkeypatch.setattr(runner, "cold_cache", lambda places=None: False)
+    monkeypatch.setattr(first_run, "cold_cache", lambda places=None: False)
     run(path, workers=1, progress=True)
     assert "compiling" not in capsys.readouterr().err
 

@@ -38,17 +38,60 @@ def test_strategies_lists_every_bot_with_its_doc_and_parameters():
         f"{n}={v:g}" for n, v in zip(w.param_names, w.defaults))
 
 
+def listed_experiments(output: str) -> dict:
+    """name -> (its description, its path) from `fishing2sim experiments`."""
+    out, name, text = {}, None, []
+    for ln in output.splitlines():
+        if not ln.startswith(" "):
+            name, text = ln.split(None, 1)[0], [ln.split(None, 1)[1]]
+        elif ln.strip().endswith(".yaml"):
+            out[name] = (" ".join(text), Path(ln.strip()))
+        else:
+            text.append(ln.strip())
+    return out
+
+
 def test_experiments_lists_the_shipped_files():
     res = CliRunner().invoke(main, ["experiments"])
     assert res.exit_code == 0, res.output
-    heads = [ln for ln in res.output.splitlines() if not ln.startswith(" ")]
-    assert [h.split()[0] for h in heads] == sorted(
-        p.stem for p in (ROOT / "experiments").glob("*.yaml"))
-    trump = next(h for h in heads if h.startswith("trump "))
-    assert trump.split(None, 1)[1] == "What is the trump choice worth? At every trump choice " \
-        "(rounds 2-8) the game is finished"
-    paths = [Path(ln.strip()) for ln in res.output.splitlines() if ln.startswith(" ")]
-    assert all(p.is_file() for p in paths)
+    listed = listed_experiments(res.output)
+    assert list(listed) == sorted(p.stem for p in (ROOT / "experiments").glob("*.yaml"))
+    assert listed["trump"][0] == "What is the trump choice worth? At every trump choice " \
+        "(rounds 2-8) the game is finished once with each shade, from copies of the state, " \
+        "twice (docs/rules.md E): the policy gain of the seats' own choice over a coin flip, " \
+        "and the stakes of the choice."
+    assert all(path.is_file() for _, path in listed.values())
+
+
+def test_experiments_shows_whole_sentences_without_backticks():
+    """Each description is the leading comment's first sentence (two when the first is a
+    short question), whole, wrapped under its column: never cut mid-sentence."""
+    res = CliRunner().invoke(main, ["experiments"])
+    listed = listed_experiments(res.output)
+    assert "`" not in res.output
+    for name, (doc, path) in listed.items():
+        comment = " ".join(" ".join(
+            ln.lstrip("#").strip() for ln in path.read_text().split("\n\n")[0].splitlines()
+            if ln.startswith("#")).replace("`", "").split())
+        assert doc[-1] in ".?!", (name, doc)
+        assert doc in comment, (name, doc)
+    assert listed["card_counts"][0].endswith("overfishing, the ocean at the end, the round-1 "
+                                             "leader's edge.")
+    assert listed["overfishing"][0].startswith("How often does a game end by overfishing, by "
+                                               "player count and size of the ocean's last "
+                                               "tier? 3 player counts")
+    assert listed["example"][0] == "every key of an experiment file, with its default and " \
+        "meaning."
+    width = max(len(ln) for ln in res.output.splitlines())
+    assert width <= 120
+
+
+def test_strategies_prints_no_markdown_backticks():
+    res = CliRunner().invoke(main, ["strategies"])
+    assert res.exit_code == 0 and "`" not in res.output
+    line = next(ln for ln in res.output.splitlines() if ln.startswith("weights_tuned "))
+    assert line.split(None, 1)[1] == "the weights bot with a parameter vector tuned by " \
+        "fishing2sim tune."
 
 
 def test_a_shipped_experiment_runs_by_name(tmp_path, monkeypatch):

@@ -308,8 +308,8 @@ def test_parameter_vector_of_the_wrong_length_is_an_error():
 
 
 def test_unknown_strategy_name_lists_the_known_ones():
-    with pytest.raises(StrategyError, match=r"unknown strategy 'no_such_bot': known "
-                                            r"strategies are .*greedy.*random") as err:
+    with pytest.raises(StrategyError, match=r"unknown strategy 'no_such_bot'; known: "
+                                            r".*greedy.*random") as err:
         play_games(5, 4, seed=1, strategies=["no_such_bot", "random", "random", "random"])
     for name in BOTS:
         assert name in str(err.value)

@@ -422,3 +422,49 @@ def test_numbers_in_exponent_form_are_numbers(tmp_path):
     from fishing2sim.experiment import _load_yaml
     assert _load_yaml("a: [1e9, -2e-3, 1_0e1, 7, 1.5, x1e9, '1e9']") == {
         "a": [1e9, -0.002, 100.0, 7, 1.5, "x1e9", "1e9"]}
+
+
+def test_tune_writes_shares_as_the_run_reports_do(tmp_path, monkeypatch):
+    """A share is a percentage on the trial lines, the closing line and in summary.md (its
+    differences in pp), as in a run's report, not a fraction."""
+    from fishing2sim import runner
+
+    def fake_run(exp, **kw):
+        x = exp.conditions[0].params[0][3]
+        est = 0.25 + 0.01 * x
+        rows = [dict(condition=0, strategy="weights", seat=pd.NA, metric="win_share", n=1000,
+                     estimate=est, ci_low=est - 0.012, ci_high=est + 0.012)]
+        return runner.Results({"strategies": pd.DataFrame(rows)}, {})
+
+    monkeypatch.setattr(runner, "run", fake_run)
+    p = write(tmp_path, """\
+        name: shares
+        players: 4
+        seed: 7
+        seats: [{strategy: weights, params: %s}, greedy, counter, random]
+        analyses: [strategies]
+        tune:
+          space:
+            seats[0].params[3]: {float: [-3, 3]}
+          objective: {maximize: "win_share[strategy=weights]"}
+          budget: {trials: 3, games: 100}
+          racing: {top: 1, games: 100}
+    """ % DEFAULT_WEIGHTS)
+    res = CliRunner().invoke(main, ["tune", str(p), "-w", "1"])
+    assert res.exit_code == 0, res.output
+    trial_lines = [ln for ln in res.output.splitlines() if ln.startswith("trial ")]
+    assert len(trial_lines) == 3
+    import re
+
+    for ln in trial_lines:
+        assert re.fullmatch(r"trial \d \(\d/3\): value \d+\.\d% \(best \d+\.\d%\) in "
+                            r"\d+\.\d s", ln), ln
+    assert re.search(r"winner: trial \d, value \d+\.\d%", res.output.splitlines()[-1])
+    summary = (tmp_path / "reports" / "shares" / "summary.md").read_text()
+    assert re.search(r": value \d+\.\d%", summary)
+    row = next(ln for ln in summary.splitlines() if ln.startswith("| win_share"))
+    assert re.fullmatch(r"\| win_share\[strategy=weights\] \| \d+\.\d% \[\d+\.\d, \d+\.\d\] "
+                        r"\| \d+\.\d% \[\d+\.\d, \d+\.\d\] \| – \|", row), row
+    assert re.search(r"Value, winner − baseline: -?\d+\.\d pp \(95% CI -?\d+\.\d to "
+                     r"-?\d+\.\d\)", summary)
+    assert "0.2" not in row
