@@ -33,7 +33,7 @@ from .constants import (
     C_DARK, C_GREEN, C_LIGHT, D_EXCHANGE_GIVE, D_PASS_1_LEFT, D_PLAY, D_TRUMP_CHOICE, END_ERROR, END_PAUSED, END_RUNNING,
     EV_BOAT, EV_CATCH_1_CARD, EV_CATCH_1_OTHER, EV_CATCH_ALL_OTHERS, EV_CAUGHT, EV_DEAL,
     EV_DRAW, EV_EXCHANGE, EV_OCEAN, EV_PASS_1_LEFT, EV_PLAY, EV_ROUND_SCORE, EV_ROUND_START,
-    F_TIER, O_N_PLAYED,
+    EV_FIELDS, F_TIER, O_N_PLAYED,
     EV_TRICK_START, EV_ZERO_CATCH, K_BLOWFISH, K_BUOY, MAX_CARDS, MAX_HAND, MAX_PLAYERS,
     MAX_ROUNDS, N_DECISIONS, OPT_SHADE, SUIT_NONE, SUIT_TRUMP, STOP_AT_ROUND_END, STOP_AT_TRUMP,
     STOP_NEVER,
@@ -874,7 +874,7 @@ def audit_views(deck, players, ruleset, hand_sizes, n_rounds, seed, n, strats, p
     worlds changing anything else, hidden cards (sum)]."""
     st = work_st = np.zeros(STATE_SIZE, np.int64)
     rng = np.zeros(RNG_SIZE, np.uint64)
-    ev = np.zeros((EVENT_ROWS, 6), np.int64)
+    ev = np.zeros((EVENT_ROWS, EV_FIELDS), np.int64)
     obs = new_buffers()
     tier = deck[:, F_TIER].copy()
     srng = np.zeros(MAX_PLAYERS, np.uint64)
@@ -1001,7 +1001,7 @@ def trump_batch_search(deck, players, ruleset, hand_sizes, n_rounds, first_leade
     br = work[1]
     rng = np.zeros(RNG_SIZE, np.uint64)
     rep_rng = np.zeros(RNG_SIZE, np.uint64)
-    ev = np.zeros((EVENT_ROWS, 6), np.int64)
+    ev = np.zeros((EVENT_ROWS, EV_FIELDS), np.int64)
     obs = new_buffers()
     robs = new_buffers()
     tier = deck[:, F_TIER].copy()
