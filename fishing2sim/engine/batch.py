@@ -13,7 +13,9 @@ from .constants import (
     C_DARK, C_LIGHT, END_ERROR, EV_FIELDS, F_TIER, MAX_PLAYERS, MAX_ROUNDS, OBS_SIZE,
     STOP_AT_TRUMP, STOP_NEVER,
 )
-from .core import apply_trump_choice, ask_trump_choice, run_game, setup_game
+from .core import (
+    apply_trump_choice, ask_trump_choice, best_points, run_game, setup_game, winners_mask,
+)
 from .layout import Layout
 from .rng import game_seed, mix64, seed_streams
 from .sigs import DECK, EV, OBS, PARAMS, RNG, ST, STRATS, i64, types, void
@@ -62,16 +64,9 @@ def record_game(st, g, deck_tier, out_int, out_points, out_ocean, out_trump,
     out_int[g, G_END] = st[S_END]
     out_int[g, G_END_ROUND] = st[S_END_ROUND]
     out_int[g, G_ROUNDS] = st[S_ROUND]
-    best = -(1 << 40)
     for p in range(players):
         out_points[g, p] = st[A_POINTS + p]
-        if st[A_POINTS + p] > best:
-            best = st[A_POINTS + p]
-    mask = 0
-    for p in range(players):
-        if st[A_POINTS + p] == best:
-            mask |= 1 << p
-    out_int[g, G_WINNERS] = mask
+    out_int[g, G_WINNERS] = winners_mask(st, players)
     out_int[g, G_FIRST_LEADER] = st[S_FIRST_LEADER]
     out_int[g, G_PLAYS] = st[S_N_PLAYS]
     out_int[g, G_TRICKS] = st[S_N_TRICKS]
@@ -130,10 +125,7 @@ def play_batch(deck, players, ruleset, hand_sizes, n_rounds, first_leader, seed,
 @njit(cache=True)
 def win_share(st, p, players):
     """Seat p's share of the win in 60ths (shared wins split equally)."""
-    best = -(1 << 40)
-    for q in range(players):
-        if st[A_POINTS + q] > best:
-            best = st[A_POINTS + q]
+    best = best_points(st, players, -1)
     if st[A_POINTS + p] != best:
         return 0
     k = 0
@@ -167,6 +159,59 @@ def play_branch(src, src_rng, br, br_rng, ev, deck, obs, strats, params, shade, 
     if br[S_ERR_CODE] != 0:
         return -(1 << 40), 0
     return br[A_POINTS + c], win_share(br, c, players)
+
+
+@njit(cache=True)
+def trump_pairs(st, rng, br, br_rng, ev, deck, obs, strats, params, players, gseed, r,
+                choice, out_pairs, g):
+    """The trump choice ``choice`` of round r just made in game g (seeded gseed): its two
+    pairs of branches (docs/rules.md E; pair 1 on the game's own streams, pair 2 on fresh
+    ones) into out_pairs[g, r, T_*]. Every branch is checked at once: the next one starts
+    again from st and would wipe the error (and its points would enter the sums). Returns
+    False when a branch failed (the game then carries the branch's error)."""
+    c = st[S_LEADER]
+    pl, wl = play_branch(st, rng, br, br_rng, ev, deck, obs, strats, params, C_LIGHT,
+                         players, c, 0)
+    if br[S_ERR_CODE] != 0:
+        take_branch_error(st, br)
+        return False
+    pd, wd = play_branch(st, rng, br, br_rng, ev, deck, obs, strats, params, C_DARK,
+                         players, c, 0)
+    if br[S_ERR_CODE] != 0:
+        take_branch_error(st, br)
+        return False
+    fresh = mix64(gseed ^ np.uint64(0xF1F2 + r))
+    ql, xl = play_branch(st, rng, br, br_rng, ev, deck, obs, strats, params, C_LIGHT,
+                         players, c, fresh)
+    if br[S_ERR_CODE] != 0:
+        take_branch_error(st, br)
+        return False
+    qd, xd = play_branch(st, rng, br, br_rng, ev, deck, obs, strats, params, C_DARK,
+                         players, c, fresh)
+    if br[S_ERR_CODE] != 0:
+        take_branch_error(st, br)
+        return False
+    out_pairs[g, r, T_CHOOSER] = c
+    out_pairs[g, r, T_CHOICE] = choice
+    out_pairs[g, r, T_D1_POINTS] = pl - pd
+    out_pairs[g, r, T_D2_POINTS] = ql - qd
+    out_pairs[g, r, T_D1_WIN] = wl - wd
+    out_pairs[g, r, T_D2_WIN] = xl - xd
+    return True
+
+
+@njit(cache=True)
+def logged_branch(st, rng, br, br_rng, evx, deck, obs, strats, params, shade):
+    """Finish a copy of the logged game with ``shade`` as the trump choice into the event
+    log evx (which holds the game's log so far); returns the events written. A failed
+    branch's error is the game's (st[S_ERR_CODE] != 0)."""
+    br[:] = st
+    br_rng[:] = rng
+    apply_trump_choice(br, evx, shade)
+    run_game(br, br_rng, evx, deck, obs, strats, params, STOP_NEVER)
+    if br[S_ERR_CODE] != 0:
+        take_branch_error(st, br)
+    return br[S_EVN]
 
 
 @njit(cache=True)
@@ -258,56 +303,21 @@ def trump_batch(deck, players, ruleset, hand_sizes, n_rounds, first_leader, seed
             if choice < 0:
                 break
             if r <= max_round:
-                c = st[S_LEADER]
                 if log and not logged:
                     ev_a[:] = ev_main
                     ev_b[:] = ev_main
-                    br[:] = st
-                    br_rng[:] = rng
-                    apply_trump_choice(br, ev_a, C_LIGHT)
-                    run_game(br, br_rng, ev_a, deck, obs, strats, params, STOP_NEVER)
-                    ev_n[1] = br[S_EVN]
-                    if br[S_ERR_CODE] != 0:
-                        take_branch_error(st, br)
+                    ev_n[1] = logged_branch(st, rng, br, br_rng, ev_a, deck, obs, strats,
+                                            params, C_LIGHT)
+                    if st[S_ERR_CODE] != 0:
                         break
-                    br[:] = st
-                    br_rng[:] = rng
-                    apply_trump_choice(br, ev_b, C_DARK)
-                    run_game(br, br_rng, ev_b, deck, obs, strats, params, STOP_NEVER)
-                    ev_n[2] = br[S_EVN]
-                    if br[S_ERR_CODE] != 0:
-                        take_branch_error(st, br)
+                    ev_n[2] = logged_branch(st, rng, br, br_rng, ev_b, deck, obs, strats,
+                                            params, C_DARK)
+                    if st[S_ERR_CODE] != 0:
                         break
                     logged = True
-                # every branch is checked at once: the next one starts again from st and
-                # would wipe the error (and its points would enter the sums)
-                pl, wl = play_branch(st, rng, br, br_rng, ev, deck, obs, strats, params,
-                                     C_LIGHT, players, c, 0)
-                if br[S_ERR_CODE] != 0:
-                    take_branch_error(st, br)
+                if not trump_pairs(st, rng, br, br_rng, ev, deck, obs, strats, params,
+                                   players, gseed, r, choice, out_pairs, g):
                     break
-                pd, wd = play_branch(st, rng, br, br_rng, ev, deck, obs, strats, params,
-                                     C_DARK, players, c, 0)
-                if br[S_ERR_CODE] != 0:
-                    take_branch_error(st, br)
-                    break
-                fresh = mix64(gseed ^ np.uint64(0xF1F2 + r))
-                ql, xl = play_branch(st, rng, br, br_rng, ev, deck, obs, strats, params,
-                                     C_LIGHT, players, c, fresh)
-                if br[S_ERR_CODE] != 0:
-                    take_branch_error(st, br)
-                    break
-                qd, xd = play_branch(st, rng, br, br_rng, ev, deck, obs, strats, params,
-                                     C_DARK, players, c, fresh)
-                if br[S_ERR_CODE] != 0:
-                    take_branch_error(st, br)
-                    break
-                out_pairs[g, r, T_CHOOSER] = c
-                out_pairs[g, r, T_CHOICE] = choice
-                out_pairs[g, r, T_D1_POINTS] = pl - pd
-                out_pairs[g, r, T_D2_POINTS] = ql - qd
-                out_pairs[g, r, T_D1_WIN] = wl - wd
-                out_pairs[g, r, T_D2_WIN] = xl - xd
             apply_trump_choice(st, evg, choice)
         if log:
             ev_n[0] = st[S_EVN]
