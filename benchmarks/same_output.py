@@ -18,6 +18,12 @@ untuned file (it ignores the tune section). The manifest maps every CSV (relativ
 SHA-256, records the golden files' SHA-256 (tests/data/golden_*.csv), and the result of that
 tree's tests/test_golden.py (which replays every golden game against those files). Exit code
 1 when a comparison finds a difference or a golden test fails.
+
+Every tree runs as a plain source checkout: an editable install (pip install -e) maps
+fishing2sim.bots and fishing2sim.experiments to *its* checkout's strategies/ and
+experiments/ whatever PYTHONPATH says, so another tree's run would play this tree's bots. A
+sitecustomize.py on the children's PYTHONPATH takes the editable install's finders out, and
+each tree's fishing2sim then finds its own strategies/ (strategies.py: a source checkout).
 """
 from __future__ import annotations
 
@@ -56,6 +62,27 @@ DEFAULT_GAMES = 1000
 SKIP: dict[str, str] = {}
 
 
+# run first in every child process (PYTHONPATH = [this folder, the tree]): no editable install
+SITECUSTOMIZE = """\
+import sys
+sys.meta_path[:] = [f for f in sys.meta_path
+                    if not getattr(f, "__module__", "").startswith("__editable__")]
+sys.path_hooks[:] = [h for h in sys.path_hooks
+                     if not getattr(h, "__module__", "").startswith("__editable__")]
+sys.path_importer_cache.clear()
+"""
+
+
+def tree_env(tree: Path, shim: Path) -> dict:
+    """The environment of a child process that runs ``tree``'s code, bots and experiments."""
+    (shim / "sitecustomize.py").write_text(SITECUSTOMIZE)
+    return dict(os.environ, PYTHONPATH=os.pathsep.join([str(shim), str(tree)]))
+
+
+CHECK_BOTS = ("import fishing2sim, fishing2sim.strategies as s; "
+              "print(fishing2sim.__file__); print(s.STRATEGIES_DIR)")
+
+
 def sha256(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
@@ -63,10 +90,13 @@ def sha256(path: Path) -> str:
 def run_tree(tree: Path, out: Path, workers: int, golden: bool, only: list[str] | None) -> dict:
     """Run every experiment of ``tree`` into ``out``; write and return the manifest."""
     out.mkdir(parents=True, exist_ok=True)
-    env = dict(os.environ, PYTHONPATH=str(tree))
-    pkg = subprocess.run([sys.executable, "-c", "import fishing2sim; print(fishing2sim.__file__)"],
-                         cwd=tree, env=env, capture_output=True, text=True).stdout.strip()
-    assert pkg.startswith(str(tree)), f"{tree} imports fishing2sim from {pkg}"
+    shim = out / ".shim"
+    shim.mkdir(exist_ok=True)
+    env = tree_env(tree, shim)
+    found = subprocess.run([sys.executable, "-c", CHECK_BOTS], cwd=tree, env=env,
+                           capture_output=True, text=True).stdout.split()
+    assert len(found) == 2 and all(f.startswith(str(tree)) for f in found), \
+        f"{tree} runs the package and bots {found}"
     rev = subprocess.run(["git", "-C", str(tree), "rev-parse", "HEAD"], capture_output=True,
                          text=True).stdout.strip()
     dirty = bool(subprocess.run(["git", "-C", str(tree), "status", "--porcelain", "--",
