@@ -161,6 +161,19 @@ def play_branch(src, src_rng, br, br_rng, ev, deck, obs, strats, params, shade, 
     return br[A_POINTS + c], win_share(br, c, players)
 
 
+@njit(void(ST, ST), cache=True)
+def take_branch_error(st, br):
+    """A strategy failed in a branch: the game stops with the branch's error."""
+    st[S_ERR_CODE] = br[S_ERR_CODE]
+    st[S_ERR_SEAT] = br[S_ERR_SEAT]
+    st[S_ERR_KIND] = br[S_ERR_KIND]
+    st[S_ERR_CHOICE] = br[S_ERR_CHOICE]
+    st[S_N_OPTIONS] = br[S_N_OPTIONS]
+    for i in range(br[S_N_OPTIONS]):
+        st[A_OPTIONS + i] = br[A_OPTIONS + i]
+    st[S_END] = END_ERROR
+
+
 @njit(cache=True)
 def trump_pairs(st, rng, br, br_rng, ev, deck, obs, strats, params, players, gseed, r,
                 choice, out_pairs, g):
@@ -200,13 +213,16 @@ def trump_pairs(st, rng, br, br_rng, ev, deck, obs, strats, params, players, gse
     return True
 
 
-@njit(cache=True)
+@njit(i64(ST, RNG, ST, RNG, EV, DECK, OBS, STRATS, PARAMS, i64), cache=True)
 def logged_branch(st, rng, br, br_rng, evx, deck, obs, strats, params, shade):
     """Finish a copy of the logged game with ``shade`` as the trump choice into the event
     log evx (which holds the game's log so far); returns the events written. A failed
     branch's error is the game's (st[S_ERR_CODE] != 0)."""
-    br[:] = st
-    br_rng[:] = rng
+    # (element by element, as play_branch: no slice copy's error path in the cold start)
+    for i in range(st.shape[0]):
+        br[i] = st[i]
+    for i in range(rng.shape[0]):
+        br_rng[i] = rng[i]
     apply_trump_choice(br, evx, shade)
     run_game(br, br_rng, evx, deck, obs, strats, params, STOP_NEVER)
     if br[S_ERR_CODE] != 0:
@@ -249,19 +265,6 @@ def rollouts(src, src_rng, deck, strats, params, observe_mask, stop, n, seed, wo
         out_end[i, 0] = br[S_END]
         out_end[i, 1] = br[S_END_ROUND] if br[S_END] != 0 else br[S_ROUND]
     return n
-
-
-@njit(void(ST, ST), cache=True)
-def take_branch_error(st, br):
-    """A strategy failed in a branch: the game stops with the branch's error."""
-    st[S_ERR_CODE] = br[S_ERR_CODE]
-    st[S_ERR_SEAT] = br[S_ERR_SEAT]
-    st[S_ERR_KIND] = br[S_ERR_KIND]
-    st[S_ERR_CHOICE] = br[S_ERR_CHOICE]
-    st[S_N_OPTIONS] = br[S_N_OPTIONS]
-    for i in range(br[S_N_OPTIONS]):
-        st[A_OPTIONS + i] = br[A_OPTIONS + i]
-    st[S_END] = END_ERROR
 
 
 @njit(cache=True)

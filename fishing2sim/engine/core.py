@@ -667,7 +667,7 @@ def hand_options(st, p, obs):
     return n
 
 
-@njit(cache=True, _nrt=False)
+@njit(i64(ST, i64, i64), cache=True, _nrt=False)
 def best_points(st, players, skip):
     """The highest points among seats 0 .. players-1 other than ``skip`` (-1: every seat)."""
     best = -(1 << 40)
@@ -677,7 +677,7 @@ def best_points(st, players, skip):
     return best
 
 
-@njit(cache=True, _nrt=False)
+@njit(i64(ST, i64), cache=True, _nrt=False)
 def winners_mask(st, players):
     """Bit p: seat p has the highest points (shares the win)."""
     best = best_points(st, players, -1)
