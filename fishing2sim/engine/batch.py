@@ -213,21 +213,26 @@ def trump_pairs(st, rng, br, br_rng, ev, deck, obs, strats, params, players, gse
     return True
 
 
-@njit(i64(ST, RNG, ST, RNG, EV, DECK, OBS, STRATS, PARAMS, i64), cache=True)
-def logged_branch(st, rng, br, br_rng, evx, deck, obs, strats, params, shade):
-    """Finish a copy of the logged game with ``shade`` as the trump choice into the event
-    log evx (which holds the game's log so far); returns the events written. A failed
-    branch's error is the game's (st[S_ERR_CODE] != 0)."""
-    # (element by element, as play_branch: no slice copy's error path in the cold start)
-    for i in range(st.shape[0]):
-        br[i] = st[i]
-    for i in range(rng.shape[0]):
-        br_rng[i] = rng[i]
-    apply_trump_choice(br, evx, shade)
-    run_game(br, br_rng, evx, deck, obs, strats, params, STOP_NEVER)
-    if br[S_ERR_CODE] != 0:
-        take_branch_error(st, br)
-    return br[S_EVN]
+@njit(cache=True)
+def logged_branches(st, rng, br, br_rng, ev_a, ev_b, ev_n, deck, obs, strats, params):
+    """Finish copies of the logged game once with each shade as the trump choice, light
+    into the event log ev_a and dark into ev_b (each holds the game's log so far); the
+    events written go to ev_n[1] and ev_n[2]. Returns False when a branch failed (the game
+    then carries the branch's error)."""
+    for k in range(2):
+        evx = ev_a if k == 0 else ev_b
+        # (element by element, as play_branch: no slice copy's error path to compile)
+        for i in range(st.shape[0]):
+            br[i] = st[i]
+        for i in range(rng.shape[0]):
+            br_rng[i] = rng[i]
+        apply_trump_choice(br, evx, C_LIGHT if k == 0 else C_DARK)
+        run_game(br, br_rng, evx, deck, obs, strats, params, STOP_NEVER)
+        ev_n[1 + k] = br[S_EVN]
+        if br[S_ERR_CODE] != 0:
+            take_branch_error(st, br)
+            return False
+    return True
 
 
 @njit(cache=True)
@@ -309,13 +314,8 @@ def trump_batch(deck, players, ruleset, hand_sizes, n_rounds, first_leader, seed
                 if log and not logged:
                     ev_a[:] = ev_main
                     ev_b[:] = ev_main
-                    ev_n[1] = logged_branch(st, rng, br, br_rng, ev_a, deck, obs, strats,
-                                            params, C_LIGHT)
-                    if st[S_ERR_CODE] != 0:
-                        break
-                    ev_n[2] = logged_branch(st, rng, br, br_rng, ev_b, deck, obs, strats,
-                                            params, C_DARK)
-                    if st[S_ERR_CODE] != 0:
+                    if not logged_branches(st, rng, br, br_rng, ev_a, ev_b, ev_n, deck, obs,
+                                           strats, params):
                         break
                     logged = True
                 if not trump_pairs(st, rng, br, br_rng, ev, deck, obs, strats, params,
