@@ -44,6 +44,7 @@ def speed(players: int, games: int, repeats: int, strategies="random",
           rulesets=("fishing2", "fishing")):
     """{ruleset: (median games/s, median card plays/s)}, the rulesets alternating."""
     from fishing2sim.api import run_games
+    from fishing2sim.engine.batch import G_PLAYS
 
     for rs in rulesets:
         run_games(10, players, seed=0, strategies=strategies, ruleset=rs)  # compile / load
@@ -55,7 +56,7 @@ def speed(players: int, games: int, repeats: int, strategies="random",
             a = run_games(games, players, seed=1000 + r, strategies=strategies, ruleset=rs)
             dt = time.perf_counter() - t
             rates[rs].append(games / dt)
-            plays[rs].append(a["int"][:, 5].sum() / dt)
+            plays[rs].append(a["int"][:, G_PLAYS].sum() / dt)
     return {rs: (statistics.median(rates[rs]), statistics.median(plays[rs]))
             for rs in rulesets}
 

@@ -27,6 +27,7 @@ OPPONENT = "weights"
 def play_block(bot: str, seed: int, start: int, n: int, params, opponent: str = OPPONENT) -> dict:
     os.environ.setdefault("NUMBA_NUM_THREADS", "1")
     from fishing2sim.api import run_games
+    from fishing2sim.engine.batch import G_WINNERS
 
     run_games(1, 4, seed=seed + 1, strategies=[bot] + [opponent] * 3,
               params=[params, None, None, None])  # compile or load
@@ -39,7 +40,7 @@ def play_block(bot: str, seed: int, start: int, n: int, params, opponent: str = 
         ps = [None] * 4
         ps[r] = params
         a = run_games(n, 4, seed=seed, start=start, strategies=lineup, params=ps)
-        winners = a["int"][:, 3]
+        winners = a["int"][:, G_WINNERS]
         k = np.array([bin(int(m)).count("1") for m in winners])
         shares += np.where((winners >> r) & 1, 1.0 / k, 0.0)
         stats += a["search"]

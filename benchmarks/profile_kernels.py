@@ -24,6 +24,7 @@ import tempfile
 CHILD = r"""
 import gc, json, sys, time
 from fishing2sim.api import run_games
+from fishing2sim.engine.batch import G_PLAYS
 lineup, games, ruleset, map_path = json.loads(sys.argv[1])
 run_games(20, len(lineup), seed=0, strategies=lineup, ruleset=ruleset)
 from numba.core.registry import CPUDispatcher
@@ -47,7 +48,7 @@ with open(map_path, "w") as fh:
 t = time.perf_counter()
 a = run_games(games, len(lineup), seed=1, strategies=lineup, ruleset=ruleset)
 dt = time.perf_counter() - t
-print(games / dt, int(a["int"][:, 5].sum()) / games)
+print(games / dt, int(a["int"][:, G_PLAYS].sum()) / games)
 """
 
 

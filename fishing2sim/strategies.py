@@ -1,7 +1,9 @@
 """Strategy plugins: find a bot by NAME (in strategies/) or by file path; build lineups.
 
 A strategy file has ``NAME`` and one ``@decision`` function per decision it makes
-(strategy_kit.DECISION_FUNCTIONS); the reference random strategy makes the others. Loading
+(strategy_kit.DECISION_FUNCTIONS); its ``FALLBACK`` (a mapping of decision names to
+``@decision`` functions, e.g. strategy_kit.SHARED_DECISIONS), if it has one, makes the
+decisions it leaves undefined, and the reference random strategy the rest. Loading
 checks the names: a function named almost like a decision, or a ``@decision`` bound to no
 decision name, is an error with a did-you-mean.
 Files are imported as real modules (their folder on sys.path while they are imported, then
@@ -330,6 +332,20 @@ def _is_decision(fn) -> bool:
     return bool(getattr(fn, "__fishing2sim_decision__", False))
 
 
+def _fallback(path: Path, module) -> dict:
+    """The file's FALLBACK: {decision name: @decision function} for the decisions it does
+    not define ({} without one)."""
+    fallback = getattr(module, "FALLBACK", None)
+    if fallback is None:
+        return {}
+    if not isinstance(fallback, dict) or not all(k in DECISION_FUNCTIONS for k in fallback):
+        raise StrategyError(
+            f"strategy file {path}: FALLBACK must map decision names "
+            f"({', '.join(DECISION_FUNCTIONS)}) to @decision functions, e.g. "
+            f"FALLBACK = SHARED_DECISIONS (from fishing2sim.strategy_kit); got {fallback!r}")
+    return fallback
+
+
 def _check_function(path: Path, fname: str, fn):
     from numba import types
     from numba.core import config
@@ -462,11 +478,14 @@ def _load(path: Path, strict: bool) -> Strategy:
     _check_names(path, module)
     if getattr(module, "SEARCH", None) is not None:
         return _search_bot(path, module, name, strict)
-    from .reference import choose_uniformly
+    from .reference import choose_uniformly  # imported here: it compiles on import
 
+    fallback = _fallback(path, module)
     funcs, defined = [], []
     for fname in DECISION_FUNCTIONS:
         fn = getattr(module, fname, None)
+        if fn is None:
+            fn = fallback.get(fname)
         if fn is None:
             funcs.append(choose_uniformly)
             continue

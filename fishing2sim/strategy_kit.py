@@ -656,3 +656,19 @@ def pass_least_kept(obs, params, rng):
 def name_richest_suit(obs, params, rng):
     """determine_colour (Fishing): the suit held with the most high cards."""
     return richest_suit(obs, 10)
+
+
+# The decisions the heuristic bots share, by decision name: a strategy file that says
+# ``FALLBACK = SHARED_DECISIONS`` makes with these every decision it does not define itself
+# (a file without FALLBACK leaves them to the reference random strategy).
+SHARED_DECISIONS = {
+    "trump_choice": shade_held_more,
+    "determine_trump": shade_held_more,
+    "catch_1_other": take_strongest,
+    "exchange_take": take_strongest_now,
+    "exchange_give": give_weakest,
+    "catch_1_card": give_weakest,
+    "zero_catch": catch_most_valuable,
+    "pass_1_left": pass_least_kept,
+    "determine_colour": name_richest_suit,
+}

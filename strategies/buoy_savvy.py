@@ -30,24 +30,19 @@ from fishing2sim.strategy_kit import (  # shared decisions
     O_SEAT,
     O_TRICK_IN,
     O_TRICK_N,
+    SHARED_DECISIONS,
     blowfish_in_trick,
-    catch_most_valuable,
     decision,
     future_power,
-    give_weakest,
     has_effect,
     helper,
     highest_with,
     is_blowfish,
     is_buoy,
     n_options,
-    name_richest_suit,
     option,
-    pass_least_kept,
     power,
     shade_cards,
-    shade_held_more,
-    take_strongest_now,
     trick_card,
     trick_player,
     weakest_now,
@@ -177,12 +172,5 @@ def catch_1_other(obs, params, rng):
     return best_catch(obs)
 
 
-# the shared decisions of fishing2sim.strategy_kit
-trump_choice = shade_held_more
-determine_trump = shade_held_more
-exchange_take = take_strongest_now
-exchange_give = give_weakest
-catch_1_card = give_weakest
-zero_catch = catch_most_valuable
-pass_1_left = pass_least_kept
-determine_colour = name_richest_suit
+# every decision not defined above: the heuristic bots' shared ones
+FALLBACK = SHARED_DECISIONS

@@ -30,22 +30,17 @@ from fishing2sim.strategy_kit import (  # shared decisions
     O_PLAYERS,
     O_SEAT,
     O_TRICK_N,
-    catch_most_valuable,
+    SHARED_DECISIONS,
     decision,
-    give_weakest,
     helper,
     is_blowfish,
     is_boss,
     is_buoy,
     is_trump,
     n_options,
-    name_richest_suit,
     option,
-    pass_least_kept,
     power,
     richer_shade,
-    take_strongest,
-    take_strongest_now,
     to_play,
     wins_now,
 )
@@ -145,11 +140,5 @@ def trump_choice(obs, params, rng):
 
 determine_trump = trump_choice
 
-# the shared decisions of fishing2sim.strategy_kit
-catch_1_other = take_strongest
-exchange_take = take_strongest_now
-exchange_give = give_weakest
-catch_1_card = give_weakest
-zero_catch = catch_most_valuable
-pass_1_left = pass_least_kept
-determine_colour = name_richest_suit
+# every decision not defined above: the heuristic bots' shared ones
+FALLBACK = SHARED_DECISIONS

@@ -22,19 +22,13 @@ from fishing2sim.strategy_kit import (  # shared decisions
     O_ROUND,
     O_TRICK_N,
     O_TRICK_NO,
-    catch_most_valuable,
+    SHARED_DECISIONS,
     decision,
-    give_weakest,
     helper,
     is_buoy,
     n_options,
-    name_richest_suit,
     option,
-    pass_least_kept,
     power,
-    shade_held_more,
-    take_strongest,
-    take_strongest_now,
     wins_now,
 )
 
@@ -88,13 +82,5 @@ def play(obs, params, rng):
     return fight(obs)
 
 
-# the shared decisions of fishing2sim.strategy_kit
-trump_choice = shade_held_more
-determine_trump = shade_held_more
-catch_1_other = take_strongest
-exchange_take = take_strongest_now
-exchange_give = give_weakest
-catch_1_card = give_weakest
-zero_catch = catch_most_valuable
-pass_1_left = pass_least_kept
-determine_colour = name_richest_suit
+# every decision not defined above: the heuristic bots' shared ones
+FALLBACK = SHARED_DECISIONS

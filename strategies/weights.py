@@ -35,12 +35,11 @@ from fishing2sim.strategy_kit import (  # shared decisions
     O_TRICK_N,
     O_TRICK_NO,
     O_TRUMP,
+    SHARED_DECISIONS,
     SUIT_NONE,
     SUIT_TRUMP,
     blowfish_in_trick,
-    catch_most_valuable,
     decision,
-    give_weakest,
     hand_card,
     has_effect,
     helper,
@@ -50,15 +49,11 @@ from fishing2sim.strategy_kit import (  # shared decisions
     is_trump,
     leader_gap,
     n_options,
-    name_richest_suit,
     option,
-    pass_least_kept,
     power,
     richer_shade,
     suit,
     suit_under,
-    take_strongest,
-    take_strongest_now,
     to_play,
     trick_card,
     unseen_above,
@@ -206,11 +201,5 @@ def determine_trump(obs, params, rng):
     return richer_shade(obs, params[16])
 
 
-# the shared decisions of fishing2sim.strategy_kit
-catch_1_other = take_strongest
-exchange_take = take_strongest_now
-exchange_give = give_weakest
-catch_1_card = give_weakest
-zero_catch = catch_most_valuable
-pass_1_left = pass_least_kept
-determine_colour = name_richest_suit
+# every decision not defined above: the heuristic bots' shared ones
+FALLBACK = SHARED_DECISIONS

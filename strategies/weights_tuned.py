@@ -12,17 +12,11 @@ the untuned ``weights`` and the report tells them apart. The measured win shares
 README.md ("Tuning").
 """
 from .weights import (  # noqa: F401  (the decisions of the weights bot)
+    FALLBACK,
     PARAM_NAMES,
-    catch_1_card,
-    catch_1_other,
-    determine_colour,
     determine_trump,
-    exchange_give,
-    exchange_take,
-    pass_1_left,
     play,
     trump_choice,
-    zero_catch,
 )
 
 NAME = "weights_tuned"

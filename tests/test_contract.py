@@ -387,6 +387,41 @@ def test_a_shared_decision_assigned_to_a_name_is_fine(tmp_path):
     assert load_strategy(str(path)).defined == ("play", "catch_1_card")
 
 
+def test_a_fallback_makes_the_decisions_a_file_leaves_undefined(tmp_path):
+    path = bot(tmp_path, """
+        NAME = "falls_back"
+
+        @decision
+        def play(obs, params, rng):
+            return weakest_option(obs)
+
+        catch_1_card = take_strongest  # the file's own choice wins over the fallback's
+        FALLBACK = SHARED_DECISIONS
+        """)
+    s = load_strategy(str(path))
+    assert set(s.defined) == set(kit.DECISION_FUNCTIONS)
+    for i, name in enumerate(kit.DECISION_FUNCTIONS):
+        want = {"play": None, "catch_1_card": kit.take_strongest}.get(
+            name, kit.SHARED_DECISIONS.get(name))
+        if want is not None:
+            assert s.functions[i] is want, name
+    # the shipped heuristic bots make exactly the shared decisions they do not define
+    greedy = load_strategy("greedy")
+    for i, name in enumerate(kit.DECISION_FUNCTIONS):
+        if name != "play":
+            assert greedy.functions[i] is kit.SHARED_DECISIONS[name], name
+    # without FALLBACK the reference random strategy makes the rest (as before)
+    plain = load_strategy(str(bot(tmp_path, "NAME = 'plain_fb'\nplay = give_weakest\n")))
+    assert plain.defined == ("play",)
+
+
+@pytest.mark.parametrize("fallback", ["{'catch_1_cards': give_weakest}", "[give_weakest]"])
+def test_a_fallback_must_map_decision_names(tmp_path, fallback):
+    path = bot(tmp_path, f"NAME = 'bad_fb'\nplay = give_weakest\nFALLBACK = {fallback}\n")
+    with pytest.raises(StrategyError, match="FALLBACK must map decision names"):
+        load_strategy(str(path))
+
+
 def test_an_integer_of_another_width_is_accepted(tmp_path):
     path = bot(tmp_path, """
         import numpy as np

@@ -17,6 +17,7 @@ from fishing2sim.cli import main
 from fishing2sim.contrasts import elo_to_score, independent, paired, paired_ratio, Figure
 from fishing2sim.experiment import ExperimentError, load_experiment
 from fishing2sim.runner import run
+from fishing2sim.engine.batch import T_CHOOSER, T_D1_POINTS, T_D2_POINTS
 
 Z = 1.959963984540054
 
@@ -351,9 +352,9 @@ def _trump_pairs(cond, games: int, max_round: int):
     R = K.MAX_ROUNDS + 1
     deck = cond.deck
     funcs, table, strats = build_lineup(list(cond.lineup), cond.players)
-    out = [np.zeros((games, N_G), np.int64), np.zeros((games, 5), np.int64),
+    out = [np.zeros((games, N_G), np.int64), np.zeros((games, K.MAX_PLAYERS), np.int64),
            np.zeros((games, 2 * R), np.int64), np.zeros((games, 2 * R), np.int64),
-           np.zeros((games, R, 5), np.int64)]
+           np.zeros((games, R, K.MAX_PLAYERS), np.int64)]
     pairs = np.zeros((games, R, N_T), np.int64)
     evs = [np.zeros((1, K.EV_FIELDS), np.int64) for _ in range(3)]
     trump_batch(np.ascontiguousarray(deck.arrays), cond.players, K.RULESETS[deck.ruleset],
@@ -378,9 +379,9 @@ def _per_game_trump(cond, games: int, max_round: int):
     for r in range(2, max_round + 1):
         shade = df[f"trump_r{r}"]
         chosen = shade.notna().to_numpy()
-        assert (chosen == (pairs[:, r, 0] >= 0)).all()  # every choice analysed, no other
+        assert (chosen == (pairs[:, r, T_CHOOSER] >= 0)).all()  # every choice analysed, no other
         sign = np.where(shade == "light", 1, -1)
-        d1, d2 = pairs[:, r, 2], pairs[:, r, 3]  # T_D1_POINTS, T_D2_POINTS
+        d1, d2 = pairs[:, r, T_D1_POINTS], pairs[:, r, T_D2_POINTS]
         m += chosen
         g += np.where(chosen, sign * (d1 + d2), 0)
         prod += np.where(chosen, d1 * d2, 0)

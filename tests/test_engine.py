@@ -246,3 +246,24 @@ def test_a_random_card_play_writes_no_buffer_and_knows_each_options_place():
             assert hand[st[A_OPT_AT + k]] == opts[k]
         assert core.legal_options(st, 1, obs, True) == n
         assert list(obs[1, K.O_OPTIONS:K.O_OPTIONS + n]) == opts
+
+
+def test_every_record_is_laid_out_by_name_without_gaps():
+    """The state, the observation, the per-game and the trump-pair records each come from
+    one Layout (engine/layout.py): consecutive named fields, the width their sum."""
+    from fishing2sim.engine import batch, state
+    from fishing2sim.engine.layout import Layout
+
+    for fields, size in ((state.LAYOUT, state.STATE_SIZE), (K.OBS_LAYOUT, K.OBS_SIZE),
+                         (batch.GAME_LAYOUT, batch.N_G), (batch.PAIR_LAYOUT, batch.N_T)):
+        at = 0
+        for off, n in sorted(fields.values()):
+            assert off == at
+            at += n
+        assert at == size
+    assert (batch.G_END, batch.G_MAX_TIER, batch.N_G) == (0, 12, 13)  # the shipped widths
+    assert (batch.T_CHOOSER, batch.T_D2_WIN, batch.N_T) == (0, 5, 6)
+    lay = Layout("a test record")
+    lay.field("a")
+    with pytest.raises(ValueError, match="laid out twice"):
+        lay.field("a")

@@ -18,6 +18,7 @@ from fishing2sim.api import play_games, run_games
 from fishing2sim.cards import load_deck
 from fishing2sim.engine import constants as K
 from fishing2sim.engine import core
+from fishing2sim.engine.batch import G_WINNERS
 from fishing2sim.engine.state import (
     A_HAND_N, PH_ROUND_START, PH_TRICKS, S_END, S_LEADER, S_LOWEST_WINS, S_NAMED_SUIT,
     A_OPTIONS, S_N_ROUNDS, S_PHASE, S_PLAYS_N, S_ROUND, S_TRICK_NO, new_obs, new_state,
@@ -142,7 +143,7 @@ def test_bot_beats_random_in_fishing(bot):
         lineup = ["random"] * players
         lineup[seat] = bot
         a = run_games(deals, players, seed=31, strategies=lineup, ruleset="fishing")
-        masks = a["int"][:, 3]
+        masks = a["int"][:, G_WINNERS]
         k = np.array([bin(int(m)).count("1") for m in masks])
         total += float((((masks >> seat) & 1) / k).sum())
     share = total / (deals * players)

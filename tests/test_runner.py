@@ -14,6 +14,7 @@ import pytest
 from click.testing import CliRunner
 
 from fishing2sim.api import decode_events, play_games
+from fishing2sim.engine.batch import T_CHOICE, T_CHOOSER, T_D1_POINTS, T_D2_POINTS
 from fishing2sim.cards import load_deck
 from fishing2sim.cli import main
 from fishing2sim.engine import constants as K
@@ -135,7 +136,7 @@ def test_trump_pair_branches_are_the_same_game_up_to_the_choice():
     assert light[-1]["event"] == dark[-1]["event"] == "game_end"
     # the chooser's light-minus-dark points of pair 1 are the two branches' difference
     c = light[i]["player"]
-    assert pairs[1, 2, 2] == light[-1]["points"][c] - dark[-1]["points"][c]
+    assert pairs[1, 2, T_D1_POINTS] == light[-1]["points"][c] - dark[-1]["points"][c]
     # and the main game is the same game the plain runner plays
     plain = play_games(3, 4, seed=8)
     assert plain.loc[1, [f"points_{p}" for p in range(4)]].tolist() == main_log[-1]["points"]
@@ -144,9 +145,10 @@ def test_trump_pair_branches_are_the_same_game_up_to_the_choice():
 def _pooled_gain(pairs, z=2.5758):
     """Mean policy gain per choice over all rounds, with a CI that treats the game as the
     unit (a game's choices share its deal), at 99% by default."""
-    m = pairs[:, :, 0] >= 0
-    sign = np.where(pairs[:, :, 1] == K.C_LIGHT, 1, -1)
-    per_game = np.where(m, sign * (pairs[:, :, 2] + pairs[:, :, 3]) / 4, 0).sum(axis=1)
+    m = pairs[:, :, T_CHOOSER] >= 0
+    sign = np.where(pairs[:, :, T_CHOICE] == K.C_LIGHT, 1, -1)
+    per_game = np.where(m, sign * (pairs[:, :, T_D1_POINTS] + pairs[:, :, T_D2_POINTS]) / 4,
+                        0).sum(axis=1)
     n = m.sum()
     mean = per_game.sum() / n
     half = z * per_game.std(ddof=1) * math.sqrt(per_game.size) / n

@@ -8,7 +8,7 @@ import pytest
 
 from fishing2sim.contrasts import pooled_trump
 from fishing2sim.engine import constants as K
-from fishing2sim.engine.batch import (G_END, G_ROUNDS, N_T, T_CHOICE, T_CHOOSER,
+from fishing2sim.engine.batch import (G_END, G_ROUNDS, N_G, N_T, T_CHOICE, T_CHOOSER,
                                       T_D1_POINTS, T_D1_WIN, T_D2_POINTS, T_D2_WIN)
 from fishing2sim.stats import Z, mean_ci, ratio_ci
 from fishing2sim.totals import R, accumulate, add_blocks, empty_totals
@@ -30,7 +30,7 @@ def totals_of(d1, d2, light=None, players=4):
             pairs[g, r, T_CHOICE] = K.C_LIGHT if light is None or light[g][k] else K.C_DARK
             pairs[g, r, T_D1_POINTS], pairs[g, r, T_D2_POINTS] = a, b
             pairs[g, r, T_D1_WIN], pairs[g, r, T_D2_WIN] = a, b
-    out_int = np.zeros((n, 13), np.int64)
+    out_int = np.zeros((n, N_G), np.int64)
     out_int[:, G_END] = K.END_COMPLETED
     out_int[:, G_ROUNDS] = 8
     out_points = np.zeros((n, players), np.int64)

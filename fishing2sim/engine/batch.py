@@ -10,9 +10,13 @@ import numpy as np
 from numba import njit
 
 from .constants import (
-    C_DARK, C_LIGHT, END_ERROR, MAX_PLAYERS, MAX_ROUNDS, OBS_SIZE, STOP_AT_TRUMP, STOP_NEVER,
+    C_DARK, C_LIGHT, END_ERROR, EV_FIELDS, F_TIER, MAX_PLAYERS, MAX_ROUNDS, OBS_SIZE,
+    STOP_AT_TRUMP, STOP_NEVER,
 )
-from .core import apply_trump_choice, ask_trump_choice, run_game, setup_game
+from .core import (
+    apply_trump_choice, ask_trump_choice, best_points, run_game, setup_game, winners_mask,
+)
+from .layout import Layout
 from .rng import game_seed, mix64, seed_streams
 from .sigs import DECK, EV, OBS, PARAMS, RNG, ST, STRATS, i64, types, void
 from .state import (
@@ -22,59 +26,57 @@ from .state import (
     A_OPTIONS, S_FORCED, S_N_OPTIONS, S_OBSERVE_MASK, S_SEARCH_MASK,
 )
 
-# columns of the per-game integer output
-G_END = 0  # END_* code
-G_END_ROUND = 1  # overfishing at a round's start: that round; else the last round played
-G_ROUNDS = 2  # rounds started
-G_WINNERS = 3  # bitmask of seats sharing the win
-G_FIRST_LEADER = 4
-G_PLAYS = 5
-G_TRICKS = 6
-G_ERR_CODE = 7
-G_ERR_SEAT = 8
-G_ERR_KIND = 9
-G_ERR_CHOICE = 10
-G_OCEAN_DRAWN = 11  # cards drawn from the ocean in the whole game
-G_MAX_TIER = 12  # the highest star tier a card was drawn from (0: none)
-N_G = 13
+# columns of the per-game integer output [game, G_*]
+_GAME = Layout("the per-game record")
+G_END = _GAME.field("end")  # END_* code
+G_END_ROUND = _GAME.field("end_round")  # overfishing at a round's start: that round; else the
+# last round played
+G_ROUNDS = _GAME.field("rounds")  # rounds started
+G_WINNERS = _GAME.field("winners")  # bitmask of seats sharing the win
+G_FIRST_LEADER = _GAME.field("first_leader")
+G_PLAYS = _GAME.field("plays")
+G_TRICKS = _GAME.field("tricks")
+G_ERR_CODE = _GAME.field("err_code")
+G_ERR_SEAT = _GAME.field("err_seat")
+G_ERR_KIND = _GAME.field("err_kind")
+G_ERR_CHOICE = _GAME.field("err_choice")
+G_OCEAN_DRAWN = _GAME.field("ocean_drawn")  # cards drawn from the ocean in the whole game
+G_MAX_TIER = _GAME.field("max_tier")  # the highest star tier a card was drawn from (0: none)
+N_G = _GAME.size
+GAME_LAYOUT = dict(_GAME.fields)
 WIN_UNIT = 60  # win shares in 60ths: a win shared by k players is 60 / k for each (exact)
 
 # columns of the per-choice trump output [game, round, T_*]
-T_CHOOSER = 0  # -1: no choice analysed in this round
-T_CHOICE = 1
-T_D1_POINTS = 2  # pair 1: chooser's points after light minus after dark
-T_D2_POINTS = 3  # pair 2 (fresh streams)
-T_D1_WIN = 4  # the same in win share (60ths)
-T_D2_WIN = 5
-N_T = 6
+_PAIR = Layout("the trump-pair record")
+T_CHOOSER = _PAIR.field("chooser")  # -1: no choice analysed in this round
+T_CHOICE = _PAIR.field("choice")
+T_D1_POINTS = _PAIR.field("d1_points")  # pair 1: chooser's points after light minus after dark
+T_D2_POINTS = _PAIR.field("d2_points")  # pair 2 (fresh streams)
+T_D1_WIN = _PAIR.field("d1_win")  # the same in win share (60ths)
+T_D2_WIN = _PAIR.field("d2_win")
+N_T = _PAIR.size
+PAIR_LAYOUT = dict(_PAIR.fields)
 
 
 @njit(cache=True)
 def record_game(st, g, deck_tier, out_int, out_points, out_ocean, out_trump,
                 out_round_points, players):
-    out_int[g, 0] = st[S_END]
-    out_int[g, 1] = st[S_END_ROUND]
-    out_int[g, 2] = st[S_ROUND]
-    best = -(1 << 40)
+    out_int[g, G_END] = st[S_END]
+    out_int[g, G_END_ROUND] = st[S_END_ROUND]
+    out_int[g, G_ROUNDS] = st[S_ROUND]
     for p in range(players):
         out_points[g, p] = st[A_POINTS + p]
-        if st[A_POINTS + p] > best:
-            best = st[A_POINTS + p]
-    mask = 0
-    for p in range(players):
-        if st[A_POINTS + p] == best:
-            mask |= 1 << p
-    out_int[g, 3] = mask
-    out_int[g, 4] = st[S_FIRST_LEADER]
-    out_int[g, 5] = st[S_N_PLAYS]
-    out_int[g, 6] = st[S_N_TRICKS]
-    out_int[g, 7] = st[S_ERR_CODE]
-    out_int[g, 8] = st[S_ERR_SEAT]
-    out_int[g, 9] = st[S_ERR_KIND]
-    out_int[g, 10] = st[S_ERR_CHOICE]
+    out_int[g, G_WINNERS] = winners_mask(st, players)
+    out_int[g, G_FIRST_LEADER] = st[S_FIRST_LEADER]
+    out_int[g, G_PLAYS] = st[S_N_PLAYS]
+    out_int[g, G_TRICKS] = st[S_N_TRICKS]
+    out_int[g, G_ERR_CODE] = st[S_ERR_CODE]
+    out_int[g, G_ERR_SEAT] = st[S_ERR_SEAT]
+    out_int[g, G_ERR_KIND] = st[S_ERR_KIND]
+    out_int[g, G_ERR_CHOICE] = st[S_ERR_CHOICE]
     drawn = st[S_OCEAN_TOP]
-    out_int[g, 11] = drawn
-    out_int[g, 12] = deck_tier[st[A_OCEAN + drawn - 1]] if drawn > 0 else 0
+    out_int[g, G_OCEAN_DRAWN] = drawn
+    out_int[g, G_MAX_TIER] = deck_tier[st[A_OCEAN + drawn - 1]] if drawn > 0 else 0
     for r in range(MAX_ROUNDS + 1):
         out_ocean[g, r] = st[R_OCEAN + r]
         out_ocean[g, MAX_ROUNDS + 1 + r] = st[R_OCEAN_END + r]
@@ -106,9 +108,9 @@ def play_batch(deck, players, ruleset, hand_sizes, n_rounds, first_leader, seed,
     """
     st = work[0]
     rng = np.zeros(RNG_SIZE, np.uint64)
-    ev = np.zeros((1, 6), np.int64)
+    ev = np.zeros((1, EV_FIELDS), np.int64)
     obs = new_buffers()
-    tier = deck[:, 4].copy()
+    tier = deck[:, F_TIER].copy()
     for g in range(n):
         setup_game(st, rng, ev, deck, players, ruleset, hand_sizes, n_rounds, first_leader,
                    game_seed(seed, start + g), 0, check, observe_mask)
@@ -123,10 +125,7 @@ def play_batch(deck, players, ruleset, hand_sizes, n_rounds, first_leader, seed,
 @njit(cache=True)
 def win_share(st, p, players):
     """Seat p's share of the win in 60ths (shared wins split equally)."""
-    best = -(1 << 40)
-    for q in range(players):
-        if st[A_POINTS + q] > best:
-            best = st[A_POINTS + q]
+    best = best_points(st, players, -1)
     if st[A_POINTS + p] != best:
         return 0
     k = 0
@@ -162,6 +161,80 @@ def play_branch(src, src_rng, br, br_rng, ev, deck, obs, strats, params, shade, 
     return br[A_POINTS + c], win_share(br, c, players)
 
 
+@njit(void(ST, ST), cache=True)
+def take_branch_error(st, br):
+    """A strategy failed in a branch: the game stops with the branch's error."""
+    st[S_ERR_CODE] = br[S_ERR_CODE]
+    st[S_ERR_SEAT] = br[S_ERR_SEAT]
+    st[S_ERR_KIND] = br[S_ERR_KIND]
+    st[S_ERR_CHOICE] = br[S_ERR_CHOICE]
+    st[S_N_OPTIONS] = br[S_N_OPTIONS]
+    for i in range(br[S_N_OPTIONS]):
+        st[A_OPTIONS + i] = br[A_OPTIONS + i]
+    st[S_END] = END_ERROR
+
+
+@njit(cache=True)
+def trump_pairs(st, rng, br, br_rng, ev, deck, obs, strats, params, players, gseed, r,
+                choice, out_pairs, g):
+    """The trump choice ``choice`` of round r just made in game g (seeded gseed): its two
+    pairs of branches (docs/rules.md E; pair 1 on the game's own streams, pair 2 on fresh
+    ones) into out_pairs[g, r, T_*]. Every branch is checked at once: the next one starts
+    again from st and would wipe the error (and its points would enter the sums). Returns
+    False when a branch failed (the game then carries the branch's error)."""
+    c = st[S_LEADER]
+    pl, wl = play_branch(st, rng, br, br_rng, ev, deck, obs, strats, params, C_LIGHT,
+                         players, c, 0)
+    if br[S_ERR_CODE] != 0:
+        take_branch_error(st, br)
+        return False
+    pd, wd = play_branch(st, rng, br, br_rng, ev, deck, obs, strats, params, C_DARK,
+                         players, c, 0)
+    if br[S_ERR_CODE] != 0:
+        take_branch_error(st, br)
+        return False
+    fresh = mix64(gseed ^ np.uint64(0xF1F2 + r))
+    ql, xl = play_branch(st, rng, br, br_rng, ev, deck, obs, strats, params, C_LIGHT,
+                         players, c, fresh)
+    if br[S_ERR_CODE] != 0:
+        take_branch_error(st, br)
+        return False
+    qd, xd = play_branch(st, rng, br, br_rng, ev, deck, obs, strats, params, C_DARK,
+                         players, c, fresh)
+    if br[S_ERR_CODE] != 0:
+        take_branch_error(st, br)
+        return False
+    out_pairs[g, r, T_CHOOSER] = c
+    out_pairs[g, r, T_CHOICE] = choice
+    out_pairs[g, r, T_D1_POINTS] = pl - pd
+    out_pairs[g, r, T_D2_POINTS] = ql - qd
+    out_pairs[g, r, T_D1_WIN] = wl - wd
+    out_pairs[g, r, T_D2_WIN] = xl - xd
+    return True
+
+
+@njit(cache=True)
+def logged_branches(st, rng, br, br_rng, ev_a, ev_b, ev_n, deck, obs, strats, params):
+    """Finish copies of the logged game once with each shade as the trump choice, light
+    into the event log ev_a and dark into ev_b (each holds the game's log so far); the
+    events written go to ev_n[1] and ev_n[2]. Returns False when a branch failed (the game
+    then carries the branch's error)."""
+    for k in range(2):
+        evx = ev_a if k == 0 else ev_b
+        # (element by element, as play_branch: no slice copy's error path to compile)
+        for i in range(st.shape[0]):
+            br[i] = st[i]
+        for i in range(rng.shape[0]):
+            br_rng[i] = rng[i]
+        apply_trump_choice(br, evx, C_LIGHT if k == 0 else C_DARK)
+        run_game(br, br_rng, evx, deck, obs, strats, params, STOP_NEVER)
+        ev_n[1 + k] = br[S_EVN]
+        if br[S_ERR_CODE] != 0:
+            take_branch_error(st, br)
+            return False
+    return True
+
+
 @njit(cache=True)
 def rollouts(src, src_rng, deck, strats, params, observe_mask, stop, n, seed, work,
              out_points, out_end):
@@ -179,7 +252,7 @@ def rollouts(src, src_rng, deck, strats, params, observe_mask, stop, n, seed, wo
     """
     br = work[1]
     br_rng = np.zeros(RNG_SIZE, np.uint64)
-    ev = np.zeros((1, 6), np.int64)
+    ev = np.zeros((1, EV_FIELDS), np.int64)
     obs = new_buffers()
     for i in range(n):
         br[:] = src
@@ -199,19 +272,6 @@ def rollouts(src, src_rng, deck, strats, params, observe_mask, stop, n, seed, wo
     return n
 
 
-@njit(void(ST, ST), cache=True)
-def take_branch_error(st, br):
-    """A strategy failed in a branch: the game stops with the branch's error."""
-    st[S_ERR_CODE] = br[S_ERR_CODE]
-    st[S_ERR_SEAT] = br[S_ERR_SEAT]
-    st[S_ERR_KIND] = br[S_ERR_KIND]
-    st[S_ERR_CHOICE] = br[S_ERR_CHOICE]
-    st[S_N_OPTIONS] = br[S_N_OPTIONS]
-    for i in range(br[S_N_OPTIONS]):
-        st[A_OPTIONS + i] = br[A_OPTIONS + i]
-    st[S_END] = END_ERROR
-
-
 @njit(cache=True)
 def trump_batch(deck, players, ruleset, hand_sizes, n_rounds, first_leader, seed, start, n,
                 strats, params, check, observe_mask, work, max_round, out_int, out_points,
@@ -228,9 +288,9 @@ def trump_batch(deck, players, ruleset, hand_sizes, n_rounds, first_leader, seed
     br = work[1]
     rng = np.zeros(RNG_SIZE, np.uint64)
     br_rng = np.zeros(RNG_SIZE, np.uint64)
-    ev = np.zeros((1, 6), np.int64)
+    ev = np.zeros((1, EV_FIELDS), np.int64)
     obs = new_buffers()
-    tier = deck[:, 4].copy()
+    tier = deck[:, F_TIER].copy()
     for g in range(n):
         gseed = game_seed(seed, start + g)
         log = 1 if g == log_game else 0
@@ -251,56 +311,16 @@ def trump_batch(deck, players, ruleset, hand_sizes, n_rounds, first_leader, seed
             if choice < 0:
                 break
             if r <= max_round:
-                c = st[S_LEADER]
                 if log and not logged:
                     ev_a[:] = ev_main
                     ev_b[:] = ev_main
-                    br[:] = st
-                    br_rng[:] = rng
-                    apply_trump_choice(br, ev_a, C_LIGHT)
-                    run_game(br, br_rng, ev_a, deck, obs, strats, params, STOP_NEVER)
-                    ev_n[1] = br[S_EVN]
-                    if br[S_ERR_CODE] != 0:
-                        take_branch_error(st, br)
-                        break
-                    br[:] = st
-                    br_rng[:] = rng
-                    apply_trump_choice(br, ev_b, C_DARK)
-                    run_game(br, br_rng, ev_b, deck, obs, strats, params, STOP_NEVER)
-                    ev_n[2] = br[S_EVN]
-                    if br[S_ERR_CODE] != 0:
-                        take_branch_error(st, br)
+                    if not logged_branches(st, rng, br, br_rng, ev_a, ev_b, ev_n, deck, obs,
+                                           strats, params):
                         break
                     logged = True
-                # every branch is checked at once: the next one starts again from st and
-                # would wipe the error (and its points would enter the sums)
-                pl, wl = play_branch(st, rng, br, br_rng, ev, deck, obs, strats, params,
-                                     C_LIGHT, players, c, 0)
-                if br[S_ERR_CODE] != 0:
-                    take_branch_error(st, br)
+                if not trump_pairs(st, rng, br, br_rng, ev, deck, obs, strats, params,
+                                   players, gseed, r, choice, out_pairs, g):
                     break
-                pd, wd = play_branch(st, rng, br, br_rng, ev, deck, obs, strats, params,
-                                     C_DARK, players, c, 0)
-                if br[S_ERR_CODE] != 0:
-                    take_branch_error(st, br)
-                    break
-                fresh = mix64(gseed ^ np.uint64(0xF1F2 + r))
-                ql, xl = play_branch(st, rng, br, br_rng, ev, deck, obs, strats, params,
-                                     C_LIGHT, players, c, fresh)
-                if br[S_ERR_CODE] != 0:
-                    take_branch_error(st, br)
-                    break
-                qd, xd = play_branch(st, rng, br, br_rng, ev, deck, obs, strats, params,
-                                     C_DARK, players, c, fresh)
-                if br[S_ERR_CODE] != 0:
-                    take_branch_error(st, br)
-                    break
-                out_pairs[g, r, T_CHOOSER] = c
-                out_pairs[g, r, T_CHOICE] = choice
-                out_pairs[g, r, T_D1_POINTS] = pl - pd
-                out_pairs[g, r, T_D2_POINTS] = ql - qd
-                out_pairs[g, r, T_D1_WIN] = wl - wd
-                out_pairs[g, r, T_D2_WIN] = xl - xd
             apply_trump_choice(st, evg, choice)
         if log:
             ev_n[0] = st[S_EVN]
@@ -329,7 +349,7 @@ def digest_batch(deck, players, ruleset, hand_sizes, n_rounds, first_leader, see
     R = MAX_ROUNDS + 1
     dummy_ocean = np.zeros((1, 2 * R), np.int64)
     dummy_rp = np.zeros((1, R, MAX_PLAYERS), np.int64)
-    tier = deck[:, 4].copy()
+    tier = deck[:, F_TIER].copy()
     for g in range(n):
         setup_game(st, rng, ev, deck, players, ruleset, hand_sizes, n_rounds, first_leader,
                    game_seed(seed, start + g), 1, 0, observe_mask)

@@ -4,6 +4,7 @@ A card is a small int: its row in the deck table (docs/rules.md A1 / B1). Its pr
 parallel columns of the deck array ``deck[card, F_*]`` built once from the deck CSV.
 These codes are the vocabulary of the whole package; nothing else hard-codes a number.
 """
+from .layout import Layout
 
 # ---- rulesets ------------------------------------------------------------------------
 RS_FISHING2 = 0  # docs/rules.md A
@@ -124,42 +125,48 @@ MAX_ROUNDS = 12  # the deck file may ask for fewer or more than 8 rounds, up to 
 # deciding seat may know: its own hand, the current trick (a face-down card shows as
 # FACE_DOWN), the cards played so far this round (face up when played), the active trump,
 # every player's points and hand / boat / fisher sizes, the ocean size and the round.
-O_KIND = 0  # decision kind (D_*)
-O_SEAT = 1  # the deciding seat
-O_N_OPTIONS = 2  # number of options at O_OPTIONS
-O_ROUND = 3  # 1-based round number
-O_TRUMP = 4  # active shade (C_LIGHT / C_DARK), C_NONE in round 1 (Fishing: always C_GREEN)
-O_LED = 5  # led suit of the current trick (colour code, SUIT_TRUMP or SUIT_NONE); Fishing:
-# the suit named by determine-colour from the trick's first card on (B4)
-O_TRICK_N = 6  # cards in the current trick (face-down included)
-O_PLAYERS = 7
-O_OCEAN_N = 8  # cards left in the ocean
-O_HAND_N = 9  # cards in each hand (all hands hold the same number)
-O_TRICK_NO = 10  # 1-based trick number in the round
-O_LEADER = 11  # the current trick's leader
-O_RULESET = 12
-O_N_PLAYED = 13  # number of cards at O_PLAYED (cards played this round, in order)
-O_SUBJECT = 14  # the card whose effect is being resolved (buoy / zero), else -1
-O_N_ROUNDS = 15
-O_POINTS = 16  # [MAX_PLAYERS]
-O_BOAT_N = 21  # [MAX_PLAYERS]
-O_FISHER_N = 26  # [MAX_PLAYERS]
-O_LOWEST_WINS = 31  # Fishing: 1 while the current trick is a lowest-wins trick (B4)
-O_HAND = 32  # [MAX_HAND] own hand
-O_TRICK_CARD = O_HAND + MAX_HAND  # [MAX_TRICK] cards of the current trick, play order
-O_TRICK_PLAYER = O_TRICK_CARD + MAX_TRICK  # [MAX_TRICK] who played them (-1: face down)
-O_TRICK_IN = O_TRICK_PLAYER + MAX_TRICK  # [MAX_TRICK] 1 while the card is still in the trick
-O_PLAYED = O_TRICK_IN + MAX_TRICK  # [MAX_CARDS] cards played this round, in order
-O_PLAYED_BY = O_PLAYED + MAX_CARDS  # [MAX_CARDS] who played them
-O_OPTIONS = O_PLAYED_BY + MAX_CARDS  # [MAX_HAND] the options of this decision
+_OBS = Layout("the observation")
+_o = _OBS.field
+O_KIND = _o("kind")  # decision kind (D_*)
+O_SEAT = _o("seat")  # the deciding seat
+O_N_OPTIONS = _o("n_options")  # number of options at O_OPTIONS
+O_ROUND = _o("round")  # 1-based round number
+O_TRUMP = _o("trump")  # active shade (C_LIGHT / C_DARK), C_NONE in round 1 (Fishing: always
+# C_GREEN)
+O_LED = _o("led")  # led suit of the current trick (colour code, SUIT_TRUMP or SUIT_NONE);
+# Fishing: the suit named by determine-colour from the trick's first card on (B4)
+O_TRICK_N = _o("trick_n")  # cards in the current trick (face-down included)
+O_PLAYERS = _o("players")
+O_OCEAN_N = _o("ocean_n")  # cards left in the ocean
+O_HAND_N = _o("hand_n")  # cards in each hand (all hands hold the same number)
+O_TRICK_NO = _o("trick_no")  # 1-based trick number in the round
+O_LEADER = _o("leader")  # the current trick's leader
+O_RULESET = _o("ruleset")
+O_N_PLAYED = _o("n_played")  # number of cards at O_PLAYED (cards played this round, in order)
+O_SUBJECT = _o("subject")  # the card whose effect is being resolved (buoy / zero), else -1
+O_N_ROUNDS = _o("n_rounds")
+O_POINTS = _o("points", MAX_PLAYERS)
+O_BOAT_N = _o("boat_n", MAX_PLAYERS)
+O_FISHER_N = _o("fisher_n", MAX_PLAYERS)
+O_LOWEST_WINS = _o("lowest_wins")  # Fishing: 1 while the current trick is a lowest-wins
+# trick (B4)
+O_HAND = _o("hand", MAX_HAND)  # own hand
+O_TRICK_CARD = _o("trick_card", MAX_TRICK)  # cards of the current trick, play order
+O_TRICK_PLAYER = _o("trick_player", MAX_TRICK)  # who played them (-1: face down)
+O_TRICK_IN = _o("trick_in", MAX_TRICK)  # 1 while the card is still in the trick
+O_PLAYED = _o("played", MAX_CARDS)  # cards played this round, in order
+O_PLAYED_BY = _o("played_by", MAX_CARDS)  # who played them
+O_OPTIONS = _o("options", MAX_HAND)  # the options of this decision
 # The deck (public): per-card columns, indexed by card id.
-O_N_CARDS = O_OPTIONS + MAX_HAND  # cards in the deck
-O_CARD_KIND = O_N_CARDS + 1  # [MAX_CARDS] K_*
-O_CARD_COLOUR = O_CARD_KIND + MAX_CARDS  # [MAX_CARDS] C_*
-O_CARD_VALUE = O_CARD_COLOUR + MAX_CARDS  # [MAX_CARDS] value (-1: buoy)
-O_CARD_EFFECT = O_CARD_VALUE + MAX_CARDS  # [MAX_CARDS] E_*
-O_CARD_SUIT = O_CARD_EFFECT + MAX_CARDS  # [3 * MAX_CARDS] suit in a trick: no trump, light, dark
-OBS_SIZE = O_CARD_SUIT + 3 * MAX_CARDS
+O_N_CARDS = _o("n_cards")  # cards in the deck
+O_CARD_KIND = _o("card_kind", MAX_CARDS)  # K_*
+O_CARD_COLOUR = _o("card_colour", MAX_CARDS)  # C_*
+O_CARD_VALUE = _o("card_value", MAX_CARDS)  # value (-1: buoy)
+O_CARD_EFFECT = _o("card_effect", MAX_CARDS)  # E_*
+O_CARD_SUIT = _o("card_suit", 3 * MAX_CARDS)  # suit in a trick: no trump, light, dark
+OBS_SIZE = _OBS.size
+OBS_LAYOUT = dict(_OBS.fields)
+del _o
 # A face-down card in the trick (exchange-1-card) is shown as this; as an option of a
 # catch-1-other / exchange decision it is OPT_FACE_DOWN + its position in the trick.
 FACE_DOWN = -2

@@ -430,6 +430,23 @@ def present(st, obs, seat, kind, n_opt, subject):
 
 
 @njit(inline="always", _nrt=False)
+def checked_choice(st, seat, kind, n_opt, choice):
+    """``choice`` if it is one of the decision's n_opt options at st[A_OPTIONS:]; else the
+    game ends with ERR_ILLEGAL_CHOICE (seat, decision kind and choice recorded) and the
+    result is -1. Inlined where it is called (ask, take_forced), as its body was."""
+    for i in range(n_opt):
+        if st[A_OPTIONS + i] == choice:
+            return choice
+    st[S_N_OPTIONS] = n_opt
+    st[S_ERR_CODE] = ERR_ILLEGAL_CHOICE
+    st[S_ERR_SEAT] = seat
+    st[S_ERR_KIND] = kind
+    st[S_ERR_CHOICE] = choice
+    st[S_END] = END_ERROR
+    return -1
+
+
+@njit(inline="always", _nrt=False)
 def ask(st, rng, obs, decide, params, seat, kind, n_opt, subject):
     """Ask ``seat``'s strategy to choose one of the n_opt options at st[A_OPTIONS:].
 
@@ -490,16 +507,7 @@ def ask_strategy(st, rng, obs, decide, params, seat, kind, n_opt, subject):
     if observes:
         for i in range(st[A_HAND_N + seat]):
             o[O_HAND + i] = -1
-    for i in range(n_opt):
-        if st[A_OPTIONS + i] == choice:
-            return choice
-    st[S_N_OPTIONS] = n_opt
-    st[S_ERR_CODE] = ERR_ILLEGAL_CHOICE
-    st[S_ERR_SEAT] = seat
-    st[S_ERR_KIND] = kind
-    st[S_ERR_CHOICE] = choice
-    st[S_END] = END_ERROR
-    return -1
+    return checked_choice(st, seat, kind, n_opt, choice)
 
 
 @njit(i64(ST, ST, i64, i64, i64), cache=True, _nrt=False)
@@ -510,16 +518,7 @@ def take_forced(st, o, seat, kind, n_opt):
     st[S_FORCED] = 0
     for i in range(n_opt):
         o[O_OPTIONS + i] = -1
-    for i in range(n_opt):
-        if st[A_OPTIONS + i] == forced:
-            return forced
-    st[S_N_OPTIONS] = n_opt
-    st[S_ERR_CODE] = ERR_ILLEGAL_CHOICE
-    st[S_ERR_SEAT] = seat
-    st[S_ERR_KIND] = kind
-    st[S_ERR_CHOICE] = forced
-    st[S_END] = END_ERROR
-    return -1
+    return checked_choice(st, seat, kind, n_opt, forced)
 
 
 @njit(i64(ST, RNG, OBS, DECISION, PARAMS, i64, i64, i64, i64), cache=True, _nrt=False)
@@ -668,6 +667,27 @@ def hand_options(st, p, obs):
     return n
 
 
+@njit(i64(ST, i64, i64), cache=True, _nrt=False)
+def best_points(st, players, skip):
+    """The highest points among seats 0 .. players-1 other than ``skip`` (-1: every seat)."""
+    best = -(1 << 40)
+    for p in range(players):
+        if p != skip and st[A_POINTS + p] > best:
+            best = st[A_POINTS + p]
+    return best
+
+
+@njit(i64(ST, i64), cache=True, _nrt=False)
+def winners_mask(st, players):
+    """Bit p: seat p has the highest points (shares the win)."""
+    best = best_points(st, players, -1)
+    mask = 0
+    for p in range(players):
+        if st[A_POINTS + p] == best:
+            mask |= 1 << p
+    return mask
+
+
 @njit(void(ST, EV, i64, i64), cache=True, _nrt=False)
 def end_game(st, ev, reason, end_round):
     """A11. end_round: the round in which the game ended (overfishing at the start of
@@ -676,16 +696,8 @@ def end_game(st, ev, reason, end_round):
     st[S_END_ROUND] = end_round
     st[S_PHASE] = PH_OVER
     if st[S_LOG] != 0:
-        players = st[S_PLAYERS]
-        best = -(1 << 40)
-        for p in range(players):
-            if st[A_POINTS + p] > best:
-                best = st[A_POINTS + p]
-        mask = 0
-        for p in range(players):
-            if st[A_POINTS + p] == best:
-                mask |= 1 << p
-        log_event(st, ev, EV_GAME_END, reason, end_round, mask, 0, 0)
+        log_event(st, ev, EV_GAME_END, reason, end_round, winners_mask(st, st[S_PLAYERS]), 0,
+                  0)
 
 
 @njit(inline="always", _nrt=False)

@@ -33,19 +33,16 @@ from .constants import (
     C_DARK, C_GREEN, C_LIGHT, D_EXCHANGE_GIVE, D_PASS_1_LEFT, D_PLAY, D_TRUMP_CHOICE, END_ERROR, END_PAUSED, END_RUNNING,
     EV_BOAT, EV_CATCH_1_CARD, EV_CATCH_1_OTHER, EV_CATCH_ALL_OTHERS, EV_CAUGHT, EV_DEAL,
     EV_DRAW, EV_EXCHANGE, EV_OCEAN, EV_PASS_1_LEFT, EV_PLAY, EV_ROUND_SCORE, EV_ROUND_START,
-    F_TIER, O_N_PLAYED,
+    EV_FIELDS, F_TIER, O_N_PLAYED,
     EV_TRICK_START, EV_ZERO_CATCH, K_BLOWFISH, K_BUOY, MAX_CARDS, MAX_HAND, MAX_PLAYERS,
     MAX_ROUNDS, N_DECISIONS, OPT_SHADE, SUIT_NONE, SUIT_TRUMP, STOP_AT_ROUND_END, STOP_AT_TRUMP,
     STOP_NEVER,
     TS_COLOUR_SHIFT,
 )
-from .batch import (
-    T_CHOICE, T_CHOOSER, T_D1_POINTS, T_D1_WIN, T_D2_POINTS, T_D2_WIN, new_buffers,
-    play_branch, record_game, take_branch_error,
-)
+from .batch import T_CHOOSER, new_buffers, record_game, take_branch_error, trump_pairs
 from .core import (
     ERR_ILLEGAL_CHOICE, ERR_NO_WORLD, ERR_ROLLOUT_ILLEGAL, apply_trump_choice, ask_trump_choice,
-    play_card, run_game, setup_game,
+    best_points, play_card, run_game, setup_game,
 )
 from .rng import game_seed, mix64, next_u64, rand_below, seed_streams
 from .sigs import DECK, EV, OBS, PARAMS, RNG, ST, STRATS, b1, i64, types, void
@@ -53,7 +50,7 @@ from .state import (
     A_BOAT, A_BOAT_HEAD, A_BOAT_N, A_FISHER, A_FISHER_N, A_HAND, A_HAND_N, A_KIND, A_OCEAN,
     A_SCRATCH, A_TRICK_PLAYER, S_FIN_K, S_FIN_ON, S_FIN_TAKEN,
     A_OPTIONS, A_POINTS, A_SUIT, A_TRICK_CARD, A_TRICK_FD, A_TRICK_IN, RNG_SIZE, S_ASK_KIND,
-    S_ASK_SEAT, S_CHECK, S_END, S_LEADER, S_PHASE, S_ROUND, PH_TRUMP, S_ERR_CODE, S_ERR_SEAT, S_FORCED, S_LOG, S_N_OPTIONS, S_OBSERVE_MASK,
+    S_ASK_SEAT, S_CHECK, S_END, S_PHASE, S_ROUND, PH_TRUMP, S_ERR_CODE, S_ERR_SEAT, S_FORCED, S_LOG, S_N_OPTIONS, S_OBSERVE_MASK,
     S_EVN, S_OCEAN_LEN, S_OCEAN_TOP, S_PLAYERS, S_SEARCH_MASK, S_TRICK_N, STATE_SIZE,
 )
 
@@ -471,10 +468,7 @@ def sample_world(st, world, s, pz, hidden, vw, srng, pos, zone, cards, assign, c
 
 @njit(types.float64(ST, i64, i64, i64), cache=True, _nrt=False)
 def _value(br, s, players, objective):
-    best = -(1 << 40)
-    for q in range(players):
-        if q != s and br[A_POINTS + q] > best:
-            best = br[A_POINTS + q]
+    best = best_points(br, players, s)
     mine = br[A_POINTS + s]
     if objective == OBJ_WIN:
         if mine < best:
@@ -874,7 +868,7 @@ def audit_views(deck, players, ruleset, hand_sizes, n_rounds, seed, n, strats, p
     worlds changing anything else, hidden cards (sum)]."""
     st = work_st = np.zeros(STATE_SIZE, np.int64)
     rng = np.zeros(RNG_SIZE, np.uint64)
-    ev = np.zeros((EVENT_ROWS, 6), np.int64)
+    ev = np.zeros((EVENT_ROWS, EV_FIELDS), np.int64)
     obs = new_buffers()
     tier = deck[:, F_TIER].copy()
     srng = np.zeros(MAX_PLAYERS, np.uint64)
@@ -1001,7 +995,7 @@ def trump_batch_search(deck, players, ruleset, hand_sizes, n_rounds, first_leade
     br = work[1]
     rng = np.zeros(RNG_SIZE, np.uint64)
     rep_rng = np.zeros(RNG_SIZE, np.uint64)
-    ev = np.zeros((EVENT_ROWS, 6), np.int64)
+    ev = np.zeros((EVENT_ROWS, EV_FIELDS), np.int64)
     obs = new_buffers()
     robs = new_buffers()
     tier = deck[:, F_TIER].copy()
@@ -1041,35 +1035,10 @@ def trump_batch_search(deck, players, ruleset, hand_sizes, n_rounds, first_leade
                 choice = opt - OPT_SHADE
             if choice < 0:
                 break
-            if r <= max_round:
-                c = st[S_LEADER]
-                pl, wl = play_branch(st, rng, br, rep_rng, ev, deck, obs, strats, params, C_LIGHT,
-                                 players, c, 0)
-                if br[S_ERR_CODE] != 0:
-                    take_branch_error(st, br)
-                    break
-                pd, wd = play_branch(st, rng, br, rep_rng, ev, deck, obs, strats, params, C_DARK,
-                                 players, c, 0)
-                if br[S_ERR_CODE] != 0:
-                    take_branch_error(st, br)
-                    break
-                fresh = mix64(gseed ^ np.uint64(0xF1F2 + r))
-                ql, xl = play_branch(st, rng, br, rep_rng, ev, deck, obs, strats, params, C_LIGHT,
-                                 players, c, fresh)
-                if br[S_ERR_CODE] != 0:
-                    take_branch_error(st, br)
-                    break
-                qd, xd = play_branch(st, rng, br, rep_rng, ev, deck, obs, strats, params, C_DARK,
-                                 players, c, fresh)
-                if br[S_ERR_CODE] != 0:
-                    take_branch_error(st, br)
-                    break
-                out_pairs[g, r, T_CHOOSER] = c
-                out_pairs[g, r, T_CHOICE] = choice
-                out_pairs[g, r, T_D1_POINTS] = pl - pd
-                out_pairs[g, r, T_D2_POINTS] = ql - qd
-                out_pairs[g, r, T_D1_WIN] = wl - wd
-                out_pairs[g, r, T_D2_WIN] = xl - xd
+            if r <= max_round and not trump_pairs(st, rng, br, rep_rng, ev, deck, obs, strats,
+                                                  params, players, gseed, r, choice,
+                                                  out_pairs, g):
+                break
             apply_trump_choice(st, ev, choice)
         record_game(st, g, tier, out_int, out_points, out_ocean, out_trump, out_round_points,
                     players)

@@ -2,22 +2,15 @@
 
 Copying both arrays copies the game exactly (hands, boats, fishers, ocean order, trick,
 points, phase and every random stream), which is what paired counterfactual replays need.
-Offsets are module constants: numba freezes them into the kernels.
+Offsets are module constants (engine/layout.py): numba freezes them into the kernels.
 """
 import numpy as np
 
 from .constants import MAX_CARDS, MAX_HAND, MAX_PLAYERS, MAX_ROUNDS, MAX_TRICK, OBS_SIZE
+from .layout import Layout
 
-_layout = {}
-_size = 0
-
-
-def _field(name, n=1):
-    global _size
-    _layout[name] = (_size, n)
-    off = _size
-    _size += n
-    return off
+_STATE = Layout("the game state")
+_field = _STATE.field
 
 
 # scalars
@@ -124,8 +117,8 @@ A_SCRATCH = _field("scratch", MAX_CARDS)  # work space of a kernel call (no allo
 S_DECK_SET = _field("deck_set")  # 1: the deck's block (A_KIND .. DECK_BLOCK_END) is filled
 DECK_BLOCK_END = A_SUIT + 3 * MAX_CARDS  # the deck's block, kept between games of a batch
 
-STATE_SIZE = _size
-LAYOUT = dict(_layout)
+STATE_SIZE = _STATE.size
+LAYOUT = dict(_STATE.fields)
 RNG_SIZE = MAX_PLAYERS + 1  # [0]: the game's stream (shuffles); [1 + seat]: seat's decisions
 
 PH_ROUND_START = 0  # before the round's draws
