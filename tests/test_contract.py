@@ -460,6 +460,7 @@ def test_an_exception_in_a_decision_names_strategy_seat_and_decision(tmp_path):
         in r.output
 
 
+@pytest.mark.slow  # a search bot's rollout raising, through the CLI: 16 s; the illegal-choice case stays in the default run (the default run stays within 6 minutes)
 def test_an_exception_in_a_search_bots_rollout_names_the_file_that_raised(tmp_path):
     """A search bot's own file has no code that runs in a search; its rollout strategy's
     does: an exception there names the search seat, its decision and the rollout file."""

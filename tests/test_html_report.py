@@ -224,6 +224,7 @@ def _check_fits(page, shot):
     return fit
 
 
+@pytest.mark.slow  # the 1300-px check of two real pages (a run and a tune) in chromium: 20 s (the default run stays within 6 minutes)
 def test_the_page_fits_a_1300_px_window(wide_folders, tmp_path):
     import yaml
 

@@ -155,6 +155,7 @@ def _pooled_gain(pairs, z=2.5758):
     return mean, half, n
 
 
+@pytest.mark.slow  # a statistic over many trump choices: 13 s; test_statistics checks the same figures on constructed choices (the default run stays within 6 minutes)
 def test_random_policy_gain_is_zero_and_holding_more_gains():
     # docs/rules.md E: the random strategy's policy gain is 0 in expectation: its CI covers 0;
     # greedy chooses the shade it holds more of and gains (CI clear of 0)

@@ -563,6 +563,7 @@ def test_bad_search_seats_in_an_experiment_are_exit_2(tmp_path, body, message):
     assert not (tmp_path / "reports").exists()
 
 
+@pytest.mark.slow  # a searching chooser through the trump analysis: 12 s (the default run stays within 6 minutes)
 def test_a_search_chooser_is_measured_by_the_trump_analysis(tmp_path):
     """pimc_trump plays exactly as weights_tuned except its trump choices, which its
     search makes: the same deals give the same games up to the first choice that differs,

@@ -195,6 +195,7 @@ def test_ctrl_c_stops_a_local_dask_cluster_too(tmp_path):
     assert_no_survivors(proc.pid)
 
 
+@pytest.mark.slow  # kills a worker and resumes: 10 s (the default run stays within 6 minutes)
 def test_a_worker_killed_from_outside_is_one_line_and_resume_continues(tmp_path):
     body = "players: 4\ngames: 30000\nchunk: 300\nseed: 8\nanalyses: [overfishing]\n"
     a = write_yaml(tmp_path / "a", "dies", body)

@@ -216,6 +216,7 @@ def test_missing_tune_section_and_bad_budget(tmp_path):
 
 
 # ---- a known optimum --------------------------------------------------------------------
+@pytest.mark.slow  # 120 trials toward a known optimum: 9 s (the default run stays within 6 minutes)
 def test_analytic_objective_through_the_same_code_path(tmp_path, monkeypatch):
     """CMA-ES over two weights of a seat's parameter vector; the runner is replaced by an
     analytic figure of the trial's experiment, so everything else (key paths, study, racing,
