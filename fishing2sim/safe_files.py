@@ -81,8 +81,7 @@ def write_atomic(path: Path, data: bytes | str, encoding: str = "utf-8") -> Path
     path = Path(path)
     if isinstance(data, str):
         data = data.encode(encoding)
-    if path.is_symlink() and not path.exists():
-        pass  # a dangling link: the rename below replaces the link, not its target
+    # a link at ``path`` (dangling or not) is replaced by the rename below, never followed
     if path.is_dir() and not path.is_symlink():
         raise FileSafetyError(f"{path}: a folder stands where fishing2sim writes a file")
     tmp = path.parent / f".{path.name}.{os.getpid()}.tmp"
