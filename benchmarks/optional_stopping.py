@@ -18,7 +18,7 @@ import argparse
 
 import numpy as np
 
-from fishing2sim.run.runner import grow_games
+from fishing2sim.analysis.stopping import grow_games
 from fishing2sim.analysis.stats import wilson
 
 

@@ -9,6 +9,7 @@ outputs, derive seeds, call the kernels and wrap the results.
 """
 from __future__ import annotations
 
+from fishing2sim.errors import InputError
 import warnings
 from dataclasses import dataclass, field
 
@@ -51,30 +52,30 @@ EVENT_CAPACITY = 16384
 
 def check_players(players) -> int:
     if isinstance(players, bool) or not isinstance(players, (int, np.integer)):
-        raise ValueError(f"players must be a whole number 3, 4 or 5, got {players!r}")
+        raise InputError(f"players must be a whole number 3, 4 or 5, got {players!r}")
     if not 3 <= int(players) <= 5:
-        raise ValueError(f"players must be 3, 4 or 5, got {players}")
+        raise InputError(f"players must be 3, 4 or 5, got {players}")
     return int(players)
 
 
 def check_seed(seed) -> int:
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
-        raise ValueError(f"seed must be a whole number from 0 to 2**63-1, got {seed!r}")
+        raise InputError(f"seed must be a whole number from 0 to 2**63-1, got {seed!r}")
     if not 0 <= int(seed) < 2**63:
-        raise ValueError(f"seed must be from 0 to 2**63-1, got {seed}")
+        raise InputError(f"seed must be from 0 to 2**63-1, got {seed}")
     return int(seed)
 
 
 def check_ruleset(ruleset) -> str:
     if ruleset not in K.RULESETS:
-        raise ValueError(f"unknown ruleset {ruleset!r}: choose {' or '.join(RULESET_NAMES)}")
+        raise InputError(f"unknown ruleset {ruleset!r}: choose {' or '.join(RULESET_NAMES)}")
     return ruleset
 
 
 def resolve_deck(ruleset: str, deck) -> Deck:
     if isinstance(deck, Deck):
         if deck.ruleset != ruleset:
-            raise ValueError(f"the deck is a {deck.ruleset} deck, the ruleset is {ruleset}")
+            raise InputError(f"the deck is a {deck.ruleset} deck, the ruleset is {ruleset}")
         return deck
     return load_deck(deck, ruleset=ruleset)
 
@@ -84,7 +85,7 @@ def check_first_leader(first_leader, players: int) -> int:
         return -1
     if isinstance(first_leader, bool) or not isinstance(first_leader, (int, np.integer)) \
             or not 0 <= first_leader < players:
-        raise ValueError(f"first_leader must be a seat 0..{players - 1}, got {first_leader!r}")
+        raise InputError(f"first_leader must be a seat 0..{players - 1}, got {first_leader!r}")
     return int(first_leader)
 
 
@@ -406,7 +407,7 @@ def run_games(n, players=4, seed=0, ruleset="fishing2", strategies=None, params=
               first_leader=None, deck=None, start=0, check=False, strict=False) -> dict:
     """The raw per-game arrays of play_games (no DataFrame)."""
     if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 0:
-        raise ValueError(f"the number of games must be a whole number >= 0, got {n!r}")
+        raise InputError(f"the number of games must be a whole number >= 0, got {n!r}")
     players = check_players(players)
     seed = check_seed(seed)
     ruleset = check_ruleset(ruleset)
@@ -478,7 +479,7 @@ def game_state(players: int = 4, seed: int = 0, game: int = 0, ruleset: str = "f
     first_leader = check_first_leader(first_leader, players)
     if isinstance(rounds, bool) or not isinstance(rounds, (int, np.integer)) or \
             not 0 <= rounds <= deck.n_rounds:
-        raise ValueError(f"rounds must be a whole number from 0 to {deck.n_rounds}, "
+        raise InputError(f"rounds must be a whole number from 0 to {deck.n_rounds}, "
                          f"got {rounds!r}")
     funcs, ptable, strats = build_lineup(strategies, players, params, strict)
     work = new_work()
@@ -513,12 +514,12 @@ def rollout(state: GameState, n: int = 1, strategies=None, params=None, to: str 
     play_games' end_round) or the round just scored}.
     """
     if not isinstance(state, GameState):
-        raise ValueError(f"state must be a GameState (from game_state), got {type(state)}")
+        raise InputError(f"state must be a GameState (from game_state), got {type(state)}")
     if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 0:
-        raise ValueError(f"the number of rollouts must be a whole number >= 0, got {n!r}")
+        raise InputError(f"the number of rollouts must be a whole number >= 0, got {n!r}")
     stops = {"game": K.STOP_NEVER, "round": K.STOP_AT_ROUND_END}
     if to not in stops:
-        raise ValueError(f"to must be 'game' or 'round', got {to!r}")
+        raise InputError(f"to must be 'game' or 'round', got {to!r}")
     if seed is not None:
         seed = check_seed(seed)
     funcs, ptable, strats = build_lineup(strategies, state.players, params, strict)

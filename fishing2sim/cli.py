@@ -1,5 +1,5 @@
-"""The command line: a thin click group that parses, calls the API and turns errors into
-one-line messages with exit code 2."""
+"""The command line: a thin click group that parses, calls the API and turns every error
+the user can cause (fishing2sim.errors.Fishing2simError) into one line with exit code 2."""
 from __future__ import annotations
 
 import json
@@ -9,19 +9,13 @@ import sys
 import click
 
 from fishing2sim import __version__
+from fishing2sim.errors import Fishing2simError, InputError
 
 
 class UserError(click.ClickException):
     """A mistake in the user's input: one line, exit code 2, no traceback."""
 
     exit_code = 2
-
-
-def _fail(exc: Exception):
-    shown = getattr(exc, "traceback", None)
-    if shown:  # the debug mode (NUMBA_DISABLE_JIT=1): the strategy's own traceback first
-        sys.stderr.write(shown)
-    raise UserError(str(exc)) from None
 
 
 class _Group(click.Group):
@@ -41,6 +35,12 @@ class _Group(click.Group):
         except click.ClickException as exc:
             exc.show()
             sys.exit(exc.exit_code)
+        except Fishing2simError as exc:
+            shown = getattr(exc, "traceback", None)
+            if shown:  # the debug mode (NUMBA_DISABLE_JIT=1): the strategy's own traceback
+                sys.stderr.write(shown)
+            UserError(str(exc)).show()
+            sys.exit(UserError.exit_code)
         except click.exceptions.Abort:
             click.echo("Aborted!", err=True)
             sys.exit(1)
@@ -83,13 +83,10 @@ def play(players, seed, game, ruleset, strategies, leader, deck, as_json, strict
 
     The game plays in a child process: Ctrl-C (or SIGTERM) stops it at once, even inside a
     decision that never returns (exit code 130, 143 after SIGTERM)."""
-    from fishing2sim.strategy.contract import StrategyFailure
-    from fishing2sim.config.deck import DeckError
-    from fishing2sim.config.experiment import ExperimentError
     from fishing2sim import first_run
     from fishing2sim.render import render_game
-    from fishing2sim.run.runner import RunError, call_in_child
-    from fishing2sim.strategy.loading import StrategyError, resolve_path
+    from fishing2sim.run.processes import call_in_child
+    from fishing2sim.strategy.loading import resolve_path
 
     if len(strategies) == 0:
         lineup = None
@@ -100,11 +97,11 @@ def play(players, seed, game, ruleset, strategies, leader, deck, as_json, strict
     params = None
     try:
         if not 0 <= game < 2**63:
-            raise ValueError(f"--game must be from 0 to 2**63-1, got {game}")
+            raise InputError(f"--game must be from 0 to 2**63-1, got {game}")
         if audit and deck is not None:
-            raise ValueError("--audit checks games of the shipped decks; leave out --deck")
+            raise InputError("--audit checks games of the shipped decks; leave out --deck")
         if (experiment is None) != (condition is None):
-            raise ValueError("--experiment FILE and --condition N go together")
+            raise InputError("--experiment FILE and --condition N go together")
         if experiment is not None:
             ctx = click.get_current_context()
             given = [f"--{n}" for n in ("players", "seed", "ruleset", "strategy", "leader",
@@ -112,14 +109,14 @@ def play(players, seed, game, ruleset, strategies, leader, deck, as_json, strict
                      if ctx.get_parameter_source(n if n != "strategy" else "strategies")
                      == click.core.ParameterSource.COMMANDLINE]
             if given:
-                raise ValueError(f"--experiment sets the game's {', '.join(given)} itself: "
+                raise InputError(f"--experiment sets the game's {', '.join(given)} itself: "
                                  "leave them out")
             players, ruleset, lineup, params, leader, deck, seed, cname = _condition_game(
                 experiment, condition)
             from fishing2sim.config.deck import load_deck
 
             if audit and deck.sha256 != load_deck(None, ruleset=ruleset).sha256:
-                raise ValueError("--audit checks games of the shipped decks; this condition "
+                raise InputError("--audit checks games of the shipped decks; this condition "
                                  "edits the deck")
         for spec in dict.fromkeys(strategies):  # a misspelt name, before any compile
             resolve_path(spec)
@@ -135,9 +132,6 @@ def play(players, seed, game, ruleset, strategies, leader, deck, as_json, strict
     except KeyboardInterrupt as exc:
         click.echo("interrupted; the game was not finished", err=True)
         sys.exit(128 + getattr(exc, "signum", signal.SIGINT))
-    except (ValueError, DeckError, StrategyError, StrategyFailure, ExperimentError,
-            RunError) as exc:
-        _fail(exc)
     if events and events[0].get("event") == "setup":
         events[0]["strategies"] = seats
         if experiment is not None:
@@ -238,21 +232,19 @@ def run(experiment, workers, resume, games, output, no_progress, scheduler, dask
     Ctrl-C (or SIGTERM) stops the run and its workers at once; the finished chunks are
     kept and --resume continues (exit code 130, 143 after SIGTERM)."""
     from fishing2sim import first_run
-    from fishing2sim.config.deck import DeckError
-    from fishing2sim.config.experiment import ExperimentError, load_experiment, shipped_experiment
-    from fishing2sim.strategy.contract import StrategyFailure
-    from fishing2sim.run.runner import RunError, RunInterrupted, run as run_experiment
-    from fishing2sim.strategy.loading import StrategyError
+    from fishing2sim.config.experiment import load_experiment, shipped_experiment
+    from fishing2sim.run.processes import RunInterrupted
+    from fishing2sim.study import run as run_experiment
 
     overrides = {k: v for k, v in (("games", games), ("output", output), ("workers", workers),
                                    ("strict", strict)) if v is not None}
     try:
         if workers is not None and workers < 0:
-            raise ValueError(f"--workers must be >= 0, got {workers}")
+            raise InputError(f"--workers must be >= 0, got {workers}")
         if dask_local is not None and dask_local < 1:
-            raise ValueError(f"--dask-local must be a number of workers >= 1, got {dask_local}")
+            raise InputError(f"--dask-local must be a number of workers >= 1, got {dask_local}")
         if scheduler and dask_local:
-            raise ValueError("give either --scheduler or --dask-local, not both")
+            raise InputError("give either --scheduler or --dask-local, not both")
         path = shipped_experiment(experiment)
         if path != experiment:  # say which file a name stands for
             click.echo(f"{experiment}: {path}", err=True)
@@ -268,9 +260,6 @@ def run(experiment, workers, resume, games, output, no_progress, scheduler, dask
     except KeyboardInterrupt:  # before the run started
         click.echo("\ninterrupted; nothing was played", err=True)
         sys.exit(130)
-    except (ExperimentError, DeckError, StrategyError, RunError, StrategyFailure,
-            ValueError) as exc:
-        _fail(exc)
     m = results.meta
     now = m.get("games_played_now", m["games"])  # --resume: the games/s are of these
     click.echo(f"{m['games']:,} games"
@@ -301,9 +290,7 @@ def report_command(folder, open_page):
     import os
     from pathlib import Path
 
-    from fishing2sim.report import ReportInputError, render_html
-    from fishing2sim.run.runner import RunError
-    from fishing2sim.safe_files import FileSafetyError
+    from fishing2sim.report import render_html
 
     p = Path(folder)
     if not p.is_dir():
@@ -314,8 +301,8 @@ def report_command(folder, open_page):
     try:
         page = render_html(p, warn=lambda message: click.echo(f"warning: {message}",
                                                               err=True))
-    except (FileSafetyError, ReportInputError, RunError) as exc:
-        raise UserError(str(exc)) from None
+    except Fishing2simError:
+        raise
     except OSError as exc:
         raise UserError(f"{folder}: cannot write report.html: {exc.strerror or exc}") from None
     click.echo(str(page))
@@ -334,8 +321,8 @@ def compare_command(dir_a, dir_b, csv_file):
     Conditions are matched by name (by position when each folder has one). Folders that
     played the same deals (the same seed, players and deck) are refused: run both as
     conditions of one experiment with paired: true."""
-    from fishing2sim.compare import CompareError, compare, table_text
-    from fishing2sim.safe_files import FileSafetyError, write_atomic
+    from fishing2sim.compare import compare, table_text
+    from fishing2sim.safe_files import write_atomic
 
     try:
         df = compare(dir_a, dir_b)
@@ -343,10 +330,8 @@ def compare_command(dir_a, dir_b, csv_file):
         if csv_file is not None:
             write_atomic(csv_file, df.to_csv(index=False, float_format="%.10g",
                                              lineterminator="\n"))
-    except CompareError as exc:
-        raise UserError(str(exc)) from None
-    except FileSafetyError as exc:
-        raise UserError(str(exc)) from None
+    except Fishing2simError:
+        raise
     except OSError as exc:
         raise UserError(f"{csv_file}: cannot write the table: {exc.strerror or exc}") from None
     click.echo(text)
@@ -406,10 +391,43 @@ def tune(experiment, workers, resume, trials, time_limit, output, no_progress, y
 
     Ctrl-C (or SIGTERM) stops it at once (a trial's worker processes too); the finished
     trials are in the study and --resume continues (exit code 130, 143 after SIGTERM)."""
-    from fishing2sim.tune_cli import tune_command
+    from fishing2sim import first_run
+    from fishing2sim.run.processes import StopSignals
 
-    tune_command(experiment, workers, resume, trials, time_limit, output, no_progress,
-                 UserError, yes=yes)
+    try:
+        import optuna  # noqa: F401  (loaded only when tuning)
+    except ImportError:
+        raise UserError("fishing2sim tune needs Optuna: pip install 'fishing2sim[tune]'") \
+            from None
+    from fishing2sim.tune.tuner import load_tune, tune as tune_study, value_text
+
+    try:
+        if workers is not None and workers < 0:
+            raise InputError(f"--workers must be >= 0, got {workers}")
+        if trials is not None and trials < 1:
+            raise InputError(f"--trials must be >= 1, got {trials}")
+        with first_run.notice(not no_progress):  # said before the first compile
+            spec = load_tune(experiment, {"workers": workers, "output": output,
+                                          "trials": trials, "time": time_limit}, yes=yes)
+            # SIGINT and SIGTERM stop the tune (a trial's workers at once); further ones
+            # are ignored while it ends
+            with StopSignals(ignore_after_stop=True):
+                result = tune_study(spec, workers=workers, resume=resume,
+                                    progress=not no_progress)
+    except KeyboardInterrupt as exc:
+        for s in (signal.SIGINT, signal.SIGTERM):
+            signal.signal(s, signal.SIG_IGN)
+        click.echo("interrupted: the finished trials are in the study; run again with "
+                   "--resume to continue", err=True)
+        sys.exit(128 + getattr(exc, "signum", signal.SIGINT))
+    w = result.winner
+    line = f"{len(result.trials)} trials in {result.elapsed_s:,.0f} s"
+    if w is not None:
+        line += (f"; winner: trial {w['trial']}, value "
+                 f"{value_text(result.spec, w['evaluation'].value)}")
+        if result.verdict:
+            line += f" ({result.verdict})"
+    click.echo(line + f" -> {result.report_dir}")
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -20,6 +20,8 @@ unexpected is a :class:`CompareError` (one line).
 """
 from __future__ import annotations
 
+from fishing2sim.errors import Fishing2simError
+
 import io
 import math
 from dataclasses import dataclass
@@ -49,7 +51,7 @@ SOURCES = {
 }
 
 
-class CompareError(ValueError):
+class CompareError(Fishing2simError, ValueError):
     """A folder that cannot be compared (one line)."""
 
 

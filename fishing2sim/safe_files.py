@@ -20,6 +20,7 @@ Every refusal is a :class:`FileSafetyError` (one line, naming the path and what 
 """
 from __future__ import annotations
 
+from fishing2sim.errors import Fishing2simError
 import errno
 import json
 import os
@@ -39,7 +40,7 @@ MAX_READ = 64 * 1024 * 1024  # the default cap of read_regular (64 MiB)
 _LEGACY_SUFFIXES = {".csv", ".png", ".md", ".html", ".yaml", ".db"}
 
 
-class FileSafetyError(OSError):
+class FileSafetyError(Fishing2simError, OSError):
     """A path the program refuses to write, replace, delete or read (one line)."""
 
     def __init__(self, message: str):

@@ -20,7 +20,8 @@ from click.testing import CliRunner
 
 from fishing2sim.cli import main
 from fishing2sim.config.experiment import load_experiment
-from fishing2sim.run.runner import _checksum, checkpoint_dir, lock_path, run
+from fishing2sim.run.checkpoints import _checksum, checkpoint_dir, lock_path
+from fishing2sim.study import run
 
 BODY = "players: 4\ngames: 600\nchunk: 100\nseed: 9\nanalyses: [overfishing, strategies]\n"
 CSVS = ["overfishing.csv", "strategies.csv", "scores.csv"]

@@ -13,7 +13,7 @@ from click.testing import CliRunner
 
 from fishing2sim.cli import main
 from fishing2sim.compare import COLUMNS
-from fishing2sim.run.runner import run
+from fishing2sim.study import run
 from fishing2sim.analysis.stats import Z
 
 

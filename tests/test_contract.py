@@ -25,7 +25,7 @@ from fishing2sim.config.deck import load_deck
 from fishing2sim.cli import main
 from fishing2sim.engine import constants as K
 from fishing2sim.config.experiment import load_experiment
-from fishing2sim.run.runner import run
+from fishing2sim.study import run
 from fishing2sim.strategy.loading import StrategyError, load_strategy, strategy_digest
 
 HEAD = "from fishing2sim.strategy.kit import *\nfrom fishing2sim.strategy.kit import (\n" \

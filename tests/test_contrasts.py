@@ -16,7 +16,7 @@ from fishing2sim.api import play_games
 from fishing2sim.cli import main
 from fishing2sim.analysis.contrasts import elo_to_score, independent, paired, paired_ratio, Figure
 from fishing2sim.config.experiment import ExperimentError, load_experiment
-from fishing2sim.run.runner import run
+from fishing2sim.study import run
 from fishing2sim.engine.batch import T_CHOOSER, T_D1_POINTS, T_D2_POINTS
 
 Z = 1.959963984540054
@@ -451,7 +451,7 @@ def test_a_paired_checkpoint_without_its_trump_unit_vectors_is_played_again(tmp_
     """A chunk saved without the per-game trump sums (an older checkpoint of the same
     experiment) cannot pair the trump figures: it is discarded with one warning and played
     again, and the contrasts equal an uninterrupted run's."""
-    from fishing2sim.run.runner import _checksum
+    from fishing2sim.run.checkpoints import _checksum
 
     body = TRUMP_PAIRED.replace("games: 2000", "games: 200").replace("chunk: 500", "chunk: 100")
     ref = write(tmp_path / "ref", "ck", body)
@@ -658,7 +658,7 @@ def _simulated_sprt(monkeypatch, spec, true_elo, sigma, first, step, cap, reps, 
     from types import SimpleNamespace
 
     import fishing2sim.analysis.contrasts as contrasts
-    from fishing2sim.run.runner import _next_games
+    from fishing2sim.analysis.stopping import next_games as _next_games
     from fishing2sim.analysis.sprt import decide
 
     def state(exp, cond, t):

@@ -10,7 +10,7 @@ import pytest
 from click.testing import CliRunner
 
 from fishing2sim.cli import main
-from fishing2sim.run.runner import run
+from fishing2sim.study import run
 
 import distributed  # noqa: E402  (in the test extra: a missing install fails, never skips)
 

@@ -21,7 +21,7 @@ from fishing2sim.run import runner
 from fishing2sim.api import play_games
 from fishing2sim.cli import main
 from fishing2sim.config.experiment import PRECISION_FIGURES, TOP_KEYS, load_experiment
-from fishing2sim.run.runner import run
+from fishing2sim.study import run
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -90,11 +90,11 @@ def test_play_a_condition_of_an_experiment(tmp_path):
 def test_a_cold_cache_is_detected(tmp_path):
     empty = tmp_path / "cache"
     empty.mkdir()
-    assert runner.cold_cache([empty])
+    assert first_run.cold_cache([empty])
     (empty / "sub").mkdir()
     (empty / "sub" / "batch.play_batch-93.py311.nbi").write_bytes(b"")
-    assert not runner.cold_cache([empty])
-    assert not runner.cold_cache()  # this checkout's engine has been compiled by now
+    assert not first_run.cold_cache([empty])
+    assert not first_run.cold_cache()  # this checkout's engine has been compiled by now
 
 
 def test_the_first_run_says_it_compiles(tmp_path, monkeypatch, capsys):

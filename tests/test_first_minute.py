@@ -15,7 +15,9 @@ import pytest
 from click.testing import CliRunner
 
 from fishing2sim import first_run
+from fishing2sim import study
 from fishing2sim.run import runner
+from fishing2sim.run.processes import RunInterrupted
 from fishing2sim.strategy import loading as strategies
 from fishing2sim.cli import main
 
@@ -201,8 +203,8 @@ def interrupted(tmp_path, monkeypatch) -> Path:
         raise KeyboardInterrupt
 
     monkeypatch.setattr(runner, "save_chunk", save_then_stop)
-    with pytest.raises(runner.RunInterrupted):
-        runner.run(path, workers=1, progress=False)
+    with pytest.raises(RunInterrupted):
+        study.run(path, workers=1, progress=False)
     monkeypatch.setattr(runner, "save_chunk", real)
     assert calls == [1]
     return path

@@ -11,7 +11,7 @@ import pytest
 
 from fishing2sim.api import play_games
 from fishing2sim.config.experiment import load_experiment
-from fishing2sim.run.runner import run
+from fishing2sim.study import run
 from fishing2sim.analysis.stats import Z
 
 DECKS = """

@@ -16,7 +16,7 @@ import pytest
 from fishing2sim.api import play_games
 from fishing2sim.analysis.contrasts import elo_to_score
 from fishing2sim.config.experiment import ExperimentError, load_experiment
-from fishing2sim.run.runner import run
+from fishing2sim.study import run
 from fishing2sim.strategy.loading import STRATEGIES_DIR, StrategyError, load_strategy, strategy_digest
 
 FIRST_OPTION = """\

@@ -17,7 +17,7 @@ from fishing2sim.cli import main
 from fishing2sim.config.experiment import ExperimentError, load_experiment
 from fishing2sim.analysis.ladder import (ELO, LadderError, PairResult, expected_score, fit_quality,
                                 fit_ratings)
-from fishing2sim.run.runner import run
+from fishing2sim.study import run
 
 REPO = Path(__file__).resolve().parent.parent
 Z = 1.959963984540054

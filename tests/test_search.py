@@ -487,7 +487,7 @@ def test_search_seats_give_the_same_csvs_for_1_and_2_workers_dask_and_a_resume(t
     import sys
     import time
 
-    from fishing2sim.run.runner import run
+    from fishing2sim.study import run
 
     a = write_yaml(tmp_path / "a", "srch", SEARCH_RUN)
     b = write_yaml(tmp_path / "b", "srch", SEARCH_RUN)
@@ -569,7 +569,7 @@ def test_a_search_chooser_is_measured_by_the_trump_analysis(tmp_path):
     search makes: the same deals give the same games up to the first choice that differs,
     the trump analysis replays its choices, and a recursive or card-searching lineup is
     refused."""
-    from fishing2sim.run.runner import run
+    from fishing2sim.study import run
 
     body = ("players: 4\ngames: 60\nchunk: 20\nseed: 3\npaired: true\n"
             "seats: weights_tuned\nsweep:\n  seats:\n"
@@ -590,7 +590,7 @@ def test_a_search_chooser_is_measured_by_the_trump_analysis(tmp_path):
 
 
 def test_reports_label_the_cheater_as_not_a_fair_player(tmp_path):
-    from fishing2sim.run.runner import run
+    from fishing2sim.study import run
 
     body = ("players: 4\ngames: 8\nchunk: 4\nseed: 2\nrotate: true\n"
             "seats: [{strategy: cheater, params: [2, 1, 0, 0]}, "
@@ -607,7 +607,7 @@ def test_reports_label_the_cheater_as_not_a_fair_player(tmp_path):
 def test_reports_label_a_users_cheater_file_too(tmp_path):
     """A cheater is a cheater by its SEARCH, not by its name: a user's file with SEARCH =
     "cheater" is labelled in the strategies section like the shipped one."""
-    from fishing2sim.run.runner import run
+    from fishing2sim.study import run
 
     write_bot(tmp_path, "oracle", 'SEARCH = "cheater"\nROLLOUT = "greedy"\nPARAMS = [2, 1, 0, 0]\n')
     body = ("players: 4\ngames: 4\nchunk: 4\nseed: 2\n"

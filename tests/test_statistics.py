@@ -111,7 +111,7 @@ def test_random_seats_policy_gain_ci_covers_zero_on_real_games(tmp_path):
     """Real games: random choosers gain exactly 0 in expectation, so the pooled policy
     gain's clustered 95% CI must cover 0 in 93-97% of 240 independent runs."""
     from fishing2sim.config.experiment import load_experiment_data
-    from fishing2sim.run.runner import run
+    from fishing2sim.study import run
 
     reps, hits = 240, 0
     for i in range(reps):
@@ -203,7 +203,7 @@ def test_the_seat_equality_test_holds_its_level_and_finds_unequal_seats():
 
 def test_the_seat_test_in_strategies_csv_matches_an_independent_computation(tmp_path):
     from fishing2sim.api import play_games
-    from fishing2sim.run.runner import run
+    from fishing2sim.study import run
     from fishing2sim.analysis.stats import chi2_sf
 
     path = tmp_path / "seats.yaml"
@@ -259,7 +259,7 @@ def test_a_precision_target_on_a_contrast_is_reached_and_paired_conditions_stop_
         tmp_path):
     import pandas as pd
 
-    from fishing2sim.run.runner import run
+    from fishing2sim.study import run
 
     # greedy seats overfish far less often than random ones (36% against 61% with 5
     # players; with 4 a few percent against 8%): only the random condition's own

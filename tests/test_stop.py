@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from fishing2sim.run.runner import run
+from fishing2sim.study import run
 from fishing2sim.strategy.loading import load_strategy
 
 CSVS = ["overfishing.csv", "strategies.csv", "scores.csv"]
@@ -233,7 +233,7 @@ def test_workers_cannot_take_a_ctrl_c_while_they_import(tmp_path):
     code = (
         "import sys\n"
         "from fishing2sim.config.experiment import load_experiment\n"
-        "from fishing2sim.run.runner import _start_workers, _stop_workers\n"
+        "from fishing2sim.run.processes import start_workers as _start_workers, stop_workers as _stop_workers\n"
         f"exp = load_experiment({str(a)!r})\n"
         "procs, conns = _start_workers(exp, 2)\n"
         "for p in procs:\n"

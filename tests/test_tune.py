@@ -221,7 +221,7 @@ def test_analytic_objective_through_the_same_code_path(tmp_path, monkeypatch):
     """CMA-ES over two weights of a seat's parameter vector; the runner is replaced by an
     analytic figure of the trial's experiment, so everything else (key paths, study, racing,
     report) is the real code path. The optimum is (0.7, -1.2)."""
-    from fishing2sim.run import runner
+    from fishing2sim import study as runner
     def fake_run(exp, **kw):
         cond = exp.conditions[0]
         a, b = cond.params[0][3], cond.params[0][5]
@@ -427,7 +427,7 @@ def test_numbers_in_exponent_form_are_numbers(tmp_path):
 def test_tune_writes_shares_as_the_run_reports_do(tmp_path, monkeypatch):
     """A share is a percentage on the trial lines, the closing line and in summary.md (its
     differences in pp), as in a run's report, not a fraction."""
-    from fishing2sim.run import runner
+    from fishing2sim import study as runner
     def fake_run(exp, **kw):
         x = exp.conditions[0].params[0][3]
         est = 0.25 + 0.01 * x

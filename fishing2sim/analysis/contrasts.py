@@ -36,7 +36,7 @@ import numpy as np
 import pandas as pd
 
 from fishing2sim.analysis.stats import WIN_UNIT, Z, adjust_p, mean_ci, p_from_ci, ratio_ci, wilson
-from fishing2sim.run.chunks import strategy_names
+from fishing2sim.strategy.identity import distinct_names
 from fishing2sim.analysis.sprt import decide, elo_to_score, score_to_elo  # noqa: F401 (re-exported)
 from fishing2sim.run.totals import CL_SQ, CL_SUM, CL_XM, SUM, TRUMP_X
 
@@ -125,7 +125,7 @@ def headline(exp, cond, t) -> dict:
                                 n, "mean", se=edge.se)
     units = int(t["strat_units"][0])
     ws = {}
-    for i, name in enumerate(strategy_names(cond)):
+    for i, name in enumerate(distinct_names(cond.identities)):
         per_unit = t["strat_seats"][i] / max(units, 1)
         s, ss = t["strat_win"][i].astype(float)
         f = _mean(s, ss, units, WIN_UNIT * per_unit)
@@ -271,7 +271,7 @@ def _unit_values(cond, t, vec: dict, figure: str, strategy: str | None = None):
     if figure == "leader_edge":
         return vec["unit_first_leader"] / (WIN_UNIT * g) - 1.0 / cond.players
     if figure == "win_share":
-        names = strategy_names(cond)
+        names = distinct_names(cond.identities)
         i = names.index(strategy)
         per_unit = t["strat_seats"][i] / max(int(t["strat_units"][0]), 1)
         return vec["unit_win"][:, i] / (WIN_UNIT * per_unit)
@@ -381,7 +381,7 @@ def sprt_state(exp, cond, t) -> dict:
     fishtest: LLR = n (s1 − s0) (2 x̄ − s0 − s1) / (2 σ²) (fishing2sim/analysis/sprt.py). Its Elo is
     the SPRT Elo, the logistic Elo of that score: not the ladder's rating scale."""
     spec = exp.sprt
-    names = strategy_names(cond)
+    names = distinct_names(cond.identities)
     i, j = names.index(spec["better"]), names.index(spec["than"])
     units = int(t["strat_units"][0])
     per = t["strat_seats"] / max(units, 1)

@@ -43,6 +43,7 @@ same for any number of workers.
 """
 from __future__ import annotations
 
+from fishing2sim.errors import Fishing2simError
 import math
 from dataclasses import dataclass, field
 
@@ -56,7 +57,7 @@ LADDER_SEATS = (0, 0, 1, 1)  # the lineup of a pair (A, B): [A, A, B, B]
 LADDER_PLAYERS = 4
 
 
-class LadderError(ValueError):
+class LadderError(Fishing2simError, ValueError):
     """Pair results that cannot be fitted (a bot without a pair, an unknown anchor)."""
 
 

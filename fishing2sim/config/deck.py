@@ -14,6 +14,7 @@ file is reported as one :class:`DeckError` naming the file, the row and the colu
 
 from __future__ import annotations
 
+from fishing2sim.errors import Fishing2simError, InputError
 import csv
 import difflib
 import functools
@@ -83,13 +84,13 @@ MAX_TIER = 5
 MAX_CARD_VALUE = 1_000_000  # far above any real card; the engine keeps values in int64
 
 
-class DeckError(ValueError):
+class DeckError(Fishing2simError, ValueError):
     """A deck or hand-size file is malformed; the message names file, row and column."""
 
 
 def _check_ruleset(ruleset: str) -> str:
     if ruleset not in RULESETS:
-        raise ValueError(f"unknown ruleset {ruleset!r}: choose fishing2 or fishing")
+        raise InputError(f"unknown ruleset {ruleset!r}: choose fishing2 or fishing")
     return ruleset
 
 
@@ -133,7 +134,7 @@ class Deck:
                 return i
         close = difflib.get_close_matches(str(name), self.names, n=5, cutoff=0.5)
         hint = f"; close matches: {', '.join(repr(c) for c in close)}" if close else ""
-        raise ValueError(f"no card named {name!r} in the {self.ruleset} deck ({self.path}){hint}")
+        raise InputError(f"no card named {name!r} in the {self.ruleset} deck ({self.path}){hint}")
 
     def starting_cards(self, players: int) -> int:
         """Number of starting cards (tier 0, min_players <= players) dealt to ``players``."""
@@ -158,7 +159,7 @@ class Deck:
         """The name of card ``card_id``."""
         cid = int(card_id)
         if not 0 <= cid < len(self.names):
-            raise ValueError(f"card id {card_id} out of range 0..{len(self.names) - 1}")
+            raise InputError(f"card id {card_id} out of range 0..{len(self.names) - 1}")
         return self.names[cid]
 
     def __repr__(self) -> str:

@@ -12,6 +12,7 @@ in ``docs/experiments.md`` and, fully commented, in ``experiments/example.yaml``
 """
 from __future__ import annotations
 
+from fishing2sim.errors import Fishing2simError
 import copy
 import dataclasses
 import difflib
@@ -101,7 +102,7 @@ MAX_YAML_VALUES = 1_000_000  # values after expanding aliases (an "alias bomb" e
 LOAD_PROGRESS_CONDITIONS = 200  # show a progress bar while expanding more conditions
 
 
-class ExperimentError(ValueError):
+class ExperimentError(Fishing2simError, ValueError):
     """A problem in an experiment file: ``"<file>: <key path>: <problem>"``."""
 
 

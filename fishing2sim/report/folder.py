@@ -3,6 +3,7 @@ files, which are not trusted (a folder can come from anyone; README "Reports" sa
 embedded and what is not)."""
 from __future__ import annotations
 
+from fishing2sim.errors import Fishing2simError
 import os
 import stat
 import sys
@@ -21,7 +22,7 @@ IMAGE_MAX = 16 * 1024 * 1024    # each image
 EMBED_MAX = 64 * 1024 * 1024    # all images embedded in one page (a repeated one each time)
 
 
-class ReportInputError(ValueError):
+class ReportInputError(Fishing2simError, ValueError):
     """A file of a report folder that cannot be used: not UTF-8 text, not a CSV table (one
     line, naming it)."""
 
@@ -48,7 +49,7 @@ def render_html(folder: Path, warn=None) -> Path:
     page = folder / "report.html"
     if _complete_page(page):
         return page
-    from fishing2sim.run.runner import OutputLock  # the lock run and tune take on the folder
+    from fishing2sim.run.checkpoints import OutputLock  # the lock run and tune take on the folder
 
     with OutputLock(folder.parent, folder.name):
         state = _page_state(page)

@@ -6,6 +6,7 @@ call :func:`run_chunk`; neither imports the other.
 """
 from __future__ import annotations
 
+from fishing2sim.errors import Fishing2simError
 import math
 from dataclasses import dataclass
 
@@ -14,7 +15,7 @@ import numpy as np
 from fishing2sim.engine import constants as K
 from fishing2sim.run.totals import R, accumulate, add_blocks, empty_totals
 
-class RunError(ValueError):
+class RunError(Fishing2simError, ValueError):
     """A run that cannot start (e.g. --resume with a changed experiment file)."""
 
 
@@ -93,6 +94,14 @@ def strategy_names(cond) -> list[str]:
     from fishing2sim.strategy.identity import distinct_names
 
     return distinct_names(cond.identities)
+
+
+
+def step_of(exp, cond) -> int:
+    """The games of one chunk of ``cond`` (with seat rotation: of every rotation): the
+    step in which an adaptive run grows a condition."""
+    units, per = _units(cond, exp.chunk)
+    return per * (cond.players if cond.rotate else 1)
 
 
 _prepared: dict = {}

@@ -4,6 +4,8 @@ loading a strategy (or the reference random strategy) does not load every kit he
 strategy file imports all of this from fishing2sim.strategy.kit.
 """
 
+from fishing2sim.errors import Fishing2simError
+
 DECISION_SIGNATURE = "int64(int64[::1], float64[::1], uint64[::1])"
 
 # the function name a strategy file uses for each decision, indexed by the D_* code
@@ -15,7 +17,7 @@ DECISION_FUNCTIONS = (
 DECISION_ARGS = "(int64[::1], float64[::1], uint64[::1])"
 
 
-class StrategyFailure(RuntimeError):
+class StrategyFailure(Fishing2simError, RuntimeError):
     """A strategy broke the contract during a game: it returned a choice that is not one of
     its options, or it raised an exception. The message names the strategy, its file, the
     seat, the decision and what went wrong; the same facts are attributes."""
@@ -32,7 +34,7 @@ class StrategyFailure(RuntimeError):
                                   self.decision, self.choice, self.options))
 
 
-class ContractError(TypeError):
+class ContractError(Fishing2simError, TypeError):
     """A decision function that cannot be one: it returns something other than an integer."""
 
 

@@ -19,6 +19,7 @@ functions again with bounds checking, so an out-of-range read raises an error na
 """
 from __future__ import annotations
 
+from fishing2sim.errors import Fishing2simError
 import ast
 import difflib
 import hashlib
@@ -54,7 +55,7 @@ STRATEGIES_DIR, BOTS_PACKAGE = _bots_package()
 # with this module: the experiment loader reports a file's mistakes without them
 
 
-class StrategyError(ValueError):
+class StrategyError(Fishing2simError, ValueError):
     """A strategy that cannot be found or does not follow the contract."""
 
 

@@ -754,7 +754,7 @@ def _cond_matches(cond, where: dict) -> bool:
 
 
 def _check_figures(spec: TuneSpec, exp) -> None:
-    from fishing2sim.run.runner import strategy_names
+    from fishing2sim.run.chunks import strategy_names
 
     figs = [(f"tune.objective.{spec.mode}", spec.figure)] if spec.figure else [
         (f"tune.objective.targets[{i}]", t.figure) for i, t in enumerate(spec.targets)]
@@ -997,7 +997,7 @@ def _run_trial(exp, workers: int, pool=None):
     (``in_process=False``), so Ctrl-C stops it at once, inside a chunk too (a compiled
     kernel cannot be interrupted from inside: the runner kills its workers). ``pool`` (a
     runner.WorkerPool) keeps the workers from one trial to the next."""
-    from fishing2sim.run.runner import run
+    from fishing2sim.study import run
 
     return run(exp, write=False, workers=workers, progress=False, in_process=False,
                pool=pool)
@@ -1005,7 +1005,7 @@ def _run_trial(exp, workers: int, pool=None):
 
 def evaluate(spec: TuneSpec, values: dict, seed: int, games: int, workers: int,
              tag: str, pool=None) -> Evaluation:
-    from fishing2sim.run.runner import checkpoint_dir
+    from fishing2sim.run.checkpoints import checkpoint_dir
 
     t0 = time.perf_counter()
     exp = build_experiment(spec, values, seed, games, tag)
@@ -1206,7 +1206,8 @@ def tune(spec: TuneSpec, workers: int | None = None, resume: bool = False,
     """Run the study (or continue it), race the best trials, write the report. The report
     folder is locked meanwhile (runner.OutputLock, as ``run`` locks it): a second tune or a
     run on the same folder is refused (a RunError naming the PID)."""
-    from fishing2sim.run.runner import OutputLock, WorkerPool
+    from fishing2sim.run.checkpoints import OutputLock
+    from fishing2sim.run.processes import WorkerPool
 
     with OutputLock(spec.output_dir.parent, spec.name), WorkerPool() as pool:
         return _tune(spec, workers, resume, progress, write, pool)
@@ -1216,7 +1217,7 @@ def _tune(spec: TuneSpec, workers, resume: bool, progress: bool, write: bool,
           pool) -> TuneResult:
     from optuna.trial import TrialState
 
-    from fishing2sim.run.runner import default_workers
+    from fishing2sim.run.processes import default_workers
 
     workers = workers or spec.raw.get("workers") or default_workers()
     t0 = time.perf_counter()
@@ -1382,7 +1383,7 @@ def race(spec: TuneSpec, study, workers: int, progress: bool, pool=None):
 
 
 def _evaluate_baseline(spec, seed, games, workers, pool=None) -> Evaluation:
-    from fishing2sim.run.runner import checkpoint_dir
+    from fishing2sim.run.checkpoints import checkpoint_dir
 
     t0 = time.perf_counter()
     data = copy.deepcopy(spec.raw)
