@@ -79,7 +79,10 @@ def tree_env(tree: Path, shim: Path) -> dict:
     return dict(os.environ, PYTHONPATH=os.pathsep.join([str(shim), str(tree)]))
 
 
-CHECK_BOTS = ("import fishing2sim, fishing2sim.strategy.loading as s; "
+CHECK_BOTS = ("import fishing2sim\n"
+              "try:\n    import fishing2sim.strategy.loading as s\n"
+              "except ImportError:  # a tree from before the packages (fishing2sim/strategies.py)\n"
+              "    import fishing2sim.strategies as s\n"
               "print(fishing2sim.__file__); print(s.STRATEGIES_DIR)")
 
 

@@ -31,7 +31,7 @@ from fishing2sim.engine.state import (
     A_OPTIONS, A_POINTS, S_ASK_KIND, S_ASK_SEAT, S_END, S_END_ROUND, S_ERR_CHOICE, S_ERR_CODE,
     S_ERR_KIND, S_ERR_SEAT, S_EVN, S_N_OPTIONS, S_ROUND, STATE_SIZE, new_obs, new_state,
 )
-from fishing2sim.strategy.loading import build_lineup, observe_mask, search_args
+from fishing2sim.strategy.lineup import build_lineup, observe_mask, search_args
 from fishing2sim.strategy.contract import DECISION_FUNCTIONS, StrategyFailure  # noqa: F401  (the API's name)
 
 try:  # numba warns once per process that first-class functions are experimental
@@ -41,12 +41,9 @@ try:  # numba warns once per process that first-class functions are experimental
 except ImportError:  # pragma: no cover
     pass
 
-RULESET_NAMES = tuple(K.RULESETS)
-END_NAMES = {K.END_COMPLETED: "completed", K.END_OVERFISHED: "overfished", K.END_ERROR: "error"}
-SHADE_NAMES = {K.C_LIGHT: "light", K.C_DARK: "dark", K.C_NONE: None, K.C_GREEN: "green"}
-# the suits determine-colour names (original Fishing, B4)
-SUIT_NAMES = {K.C_BLUE: "blue", K.C_YELLOW: "yellow", K.C_PURPLE: "purple", K.C_RED: "red",
-              K.C_GREEN: "green"}
+from fishing2sim.events import (END_NAMES, RULESET_NAMES, SHADE_NAMES, SUIT_NAMES,  # noqa: F401
+                               decode_events)
+
 EVENT_CAPACITY = 16384
 
 
@@ -280,112 +277,6 @@ def play_game(players: int = 4, seed: int = 0, ruleset: str = "fishing2", strate
         events=events,
         state=(st, rng),
     )
-
-
-def decode_events(rows: np.ndarray, deck: Deck, seed: int, game: int) -> list[dict]:
-    """The kernel's integer event rows as the dicts of docs/events.md."""
-    name = deck.name
-    out: list[dict] = []
-    shade = SHADE_NAMES.get
-    fishing = deck.ruleset == "fishing"
-    for code, a, b, c, d, e in rows.tolist():
-        if code == K.EV_SETUP:
-            out.append({"event": "setup", "ruleset": RULESET_NAMES[b], "players": a,
-                        "seed": seed, "game": game, "first_leader": None if c < 0 else c,
-                        "rounds": d,
-                        "hand_sizes": [int(x) for x in deck.hand_sizes[a][:d]]})
-        elif code == K.EV_DEAL:
-            out.append({"event": "deal", "player": a, "card": name(b)})
-        elif code == K.EV_OCEAN:
-            out.append({"event": "ocean", "position": a, "card": name(b)})
-        elif code == K.EV_ROUND_START:
-            out.append({"event": "round_start", "round": a, "hand_size": b})
-        elif code == K.EV_DRAW:
-            out.append({"event": "draw", "player": a, "card": name(b),
-                        "source": "ocean" if c else "boat",
-                        "cause": "draw-1-card" if d else "round"})
-        elif code == K.EV_LEADER:
-            out.append({"event": "leader", "round": a, "player": b})
-        elif code == K.EV_TRUMP_CHOICE:
-            out.append({"event": "trump_choice", "round": a, "player": b, "shade": shade(c)})
-        elif code == K.EV_TRICK_START:
-            ev = {"event": "trick_start", "round": a, "trick": b, "leader": c,
-                  "trump": shade(d)}
-            if fishing:  # B4: the effects the previous trick left for this one
-                colour = ((e >> K.TS_COLOUR_SHIFT) & 15) - 1
-                namer = (e >> K.TS_NAMER_SHIFT) - 1
-                ev["lowest_wins"] = bool(e & K.TS_LOWEST)
-                ev["suit"] = SUIT_NAMES[colour] if colour >= 0 else None
-                ev["named_by"] = namer if namer >= 0 else None
-            out.append(ev)
-        elif code == K.EV_PLAY:
-            out.append({"event": "play", "player": a, "card": name(b)})
-        elif code == K.EV_BONUS:
-            out.append({"event": "bonus", "player": a, "points": b})
-        elif code == K.EV_TRICK_RESULT:
-            out.append({"event": "trick_result", "highest_player": a,
-                        "highest_card": name(b) if b >= 0 else None,
-                        "weakest_player": c if c >= 0 else None,
-                        "weakest_card": name(d) if d >= 0 else None})
-        elif code == K.EV_CATCH_1_OTHER:
-            out.append({"event": "catch_1_other", "player": a, "card": name(b)})
-        elif code == K.EV_DETERMINE_TRUMP:
-            out.append({"event": "determine_trump", "player": a,
-                        "shade": shade(b) if b >= 0 else None})
-        elif code == K.EV_DRAW_1_CARD:
-            out.append({"event": "draw_1_card", "player": a})
-        elif code == K.EV_CATCH_1_CARD:
-            out.append({"event": "catch_1_card", "player": a, "card": name(b)})
-        elif code == K.EV_EXCHANGE:
-            out.append({"event": "exchange_1_card", "player": a, "taken": name(b),
-                        "given": name(c)})
-        elif code == K.EV_CAUGHT:
-            out.append({"event": "caught", "player": a, "card": name(b),
-                        "by": "highest" if c else "weakest"})
-        elif code == K.EV_TRUMP:
-            out.append({"event": "trump", "shade": shade(a)})
-        elif code == K.EV_ROUND_SCORE:
-            out.append({"event": "round_score", "player": a, "caught": b, "points": c})
-        elif code == K.EV_BOAT:
-            out.append({"event": "boat", "player": a, "card": name(b)})
-        elif code == K.EV_OVERFISHED:
-            out.append({"event": "overfished", "needed": a, "ocean": b,
-                        "cause": "draw-1-card" if c else "round"})
-        elif code == K.EV_ZERO_CATCH:
-            out.append({"event": "zero_catch", "player": a, "card": name(b), "zero": name(c)})
-        elif code == K.EV_CATCH_ALL_OTHERS:
-            out.append({"event": "catch_all_others", "player": a, "card": name(b)})
-        elif code == K.EV_PASS_1_LEFT:
-            out.append({"event": "pass_1_left", "player": a, "card": name(b), "to": c})
-        elif code == K.EV_PLAY_FIRST:
-            out.append({"event": "play_first", "player": a, "forfeited": bool(b)})
-        elif code == K.EV_DETERMINE_COLOUR:
-            out.append({"event": "determine_colour", "player": a,
-                        "suit": SUIT_NAMES[b] if b >= 0 else None})
-        elif code == K.EV_LOWEST_WINS:
-            out.append({"event": "lowest_wins", "player": a, "forfeited": bool(b)})
-        elif code == K.EV_GAME_END:
-            # points are re-derived by the reader from the log; the kernel gives the mask
-            out.append({"event": "game_end", "reason": END_NAMES[a], "round": b,
-                        "winners": [p for p in range(K.MAX_PLAYERS) if c >> p & 1]})
-        else:  # pragma: no cover
-            raise RuntimeError(f"unknown event code {code}")
-    _fill_game_end_points(out)
-    return out
-
-
-def _fill_game_end_points(events: list[dict]) -> None:
-    if not events or events[0]["event"] != "setup":
-        return
-    players = events[0]["players"]
-    pts = [0] * players
-    for e in events:
-        if e["event"] == "bonus":
-            pts[e["player"]] += e["points"]
-        elif e["event"] == "round_score":
-            pts[e["player"]] = e["points"]
-        elif e["event"] == "game_end":
-            e["points"] = list(pts)
 
 
 def play_games(n: int, players: int = 4, seed: int = 0, ruleset: str = "fishing2",

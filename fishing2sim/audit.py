@@ -666,7 +666,7 @@ class _Fishing2Referee(_Referee):
     # -- one trick ------------------------------------------------------------------------
 
     def trick(self, r: int, n: int, leader: int) -> int:
-        log, t, P = self.log, self.t, self.P
+        log, t = self.log, self.t
         trump = self.trump
         ev = log.take("trick_start", f" (round {r}, trick {n})")
         self.expect(ev, "round", r)
@@ -676,23 +676,7 @@ class _Fishing2Referee(_Referee):
         self.expect(ev, "trump", trump)
         if len(t.trick):
             log.fail("the trick is not empty")
-
-        plays: list[tuple[int, int]] = []
-        for k in range(P):
-            want = (leader + k) % P
-            ev = log.take("play", f" (player {want}'s card)")
-            self.expect(ev, "player", want, " (clockwise from the leader)")
-            c = self.card(ev)
-            if c not in t.hands[want]:
-                log.fail(f"{self.c(c).name} is not in player {want}'s hand")
-            self.check_legal(want, c, [pc for _, pc in plays], trump)
-            t.move(c, t.hands[want], t.trick)
-            plays.append((want, c))
-            if self.c(c).effect == "+3-points":  # A9: scored when played
-                ev = log.take("bonus", " (+3-points was played)")
-                self.expect(ev, "player", want)
-                self.expect(ev, "points", 3)
-                self.points[want] += 3
+        plays = self.trick_plays(leader, trump)
         order = [p for p, _ in plays]
 
         # A8 step 1: highest and weakest, from the cards as played.
@@ -710,73 +694,114 @@ class _Fishing2Referee(_Referee):
             effect = self.c(b).effect
             if self.c(b).kind != "buoy" or effect == "+3-points":
                 continue
-            others = [c for c in t.trick if c != b]
-            if effect == "catch-1-other":
-                if not others:
-                    continue  # no event: nothing left to catch
-                ev = log.take("catch_1_other", f" (player {p}'s {self.c(b).name} resolves)")
-                self.expect(ev, "player", p)
-                c = self.card(ev)
-                if c == b:
-                    log.fail("catch-1-other must catch another card, not itself")
-                t.move(c, t.trick, t.fishers[p])
-                face_down.discard(c)
-            elif effect == "determine-trump":
-                ev = log.take("determine_trump", f" (player {p}'s determine-trump resolves)")
-                self.expect(ev, "player", p)
-                shade = log.get(ev, "shade")
-                if self.hands_empty():  # Ruling: forfeited when there is no next trick
-                    if shade is not None:
-                        log.fail("determine-trump is forfeited (null shade): the hands are "
-                                 "empty, there is no next trick")
-                elif shade not in SHADES:
-                    log.fail(f"shade must be light or dark (the hands still hold cards), "
-                             f"not {shade!r}")
+            shade = self.buoy(p, b, effect, order, face_down)
+            if effect == "determine-trump":
                 determined = shade
-            elif effect == "draw-1-card":
-                # The overfished event may follow draw_1_card or stand in its place.
-                if log.peek() != "overfished":
-                    ev = log.take("draw_1_card", f" (player {p}'s draw-1-card resolves)")
-                    self.expect(ev, "player", p)
-                needy = [q for q in order if not len(t.boats[q])]
-                if len(needy) > len(t.ocean):  # A9/A11: checked before anyone draws
-                    self.take_overfished(len(needy), "draw-1-card",
-                                         f" ({len(needy)} players need the ocean, it holds "
-                                         f"{len(t.ocean)})")
-                elif log.peek() == "overfished":
-                    log.fail_next(f"not overfished: {len(needy)} players need the ocean, it "
-                                  f"holds {len(t.ocean)}")
-                for q in order:  # every player draws 1, in this trick's play order
-                    ev = log.take("draw", f" (draw-1-card: player {q} draws, play order)")
-                    self.expect(ev, "player", q, " (draw-1-card draws in play order)")
-                    self.expect(ev, "cause", "draw-1-card")
-                    src = "boat" if len(t.boats[q]) else "ocean"
-                    self.expect(ev, "source", src)
-                    t.move(self.card(ev), t.boats[q] if src == "boat" else t.ocean, t.hands[q])
-            elif effect == "catch-1-card":
-                for q in order:  # Ruling: play order; an empty hand does nothing
-                    if not len(t.hands[q]):
-                        continue
-                    ev = log.take("catch_1_card", f" (catch-1-card: player {q} catches a "
-                                  f"hand card, play order)")
-                    self.expect(ev, "player", q, " (catch-1-card in play order)")
-                    t.move(self.card(ev), t.hands[q], t.fishers[q])
-            elif effect == "exchange-1-card":
-                if not others:
-                    continue  # Ruling: no event when nothing else is in the trick
-                ev = log.take("exchange_1_card", f" (player {p}'s exchange-1-card resolves)")
-                self.expect(ev, "player", p)
-                taken, given = self.card(ev, "taken"), self.card(ev, "given")
-                if taken == b:
-                    log.fail("exchange-1-card must take another card, not itself")
-                t.move(taken, t.trick, t.hands[p])
-                face_down.discard(taken)
-                t.move(given, t.hands[p], t.trick)
-                face_down.add(given)  # Ruling: face down, no effect, goes to the highest
-            else:
-                log.fail(f"unknown buoy effect {effect!r}")
+        self.trick_catches(hi_p, lo_p, face_down)  # A8 step 3
+        self.trump_change(trump, plays, determined)  # A8 step 4
+        self.last_trick_order = order
+        return hi_p  # A8 step 5
 
-        # A8 step 3: the weakest catches the blowfish, the highest everything else.
+    def trick_plays(self, leader: int, trump) -> list[tuple[int, int]]:
+        """Every player's card, clockwise from the leader, each legal and from the hand; a
+        +3-points buoy scores when played (A9)."""
+        log, t = self.log, self.t
+        plays: list[tuple[int, int]] = []
+        for k in range(self.P):
+            want = (leader + k) % self.P
+            ev = log.take("play", f" (player {want}'s card)")
+            self.expect(ev, "player", want, " (clockwise from the leader)")
+            c = self.card(ev)
+            if c not in t.hands[want]:
+                log.fail(f"{self.c(c).name} is not in player {want}'s hand")
+            self.check_legal(want, c, [pc for _, pc in plays], trump)
+            t.move(c, t.hands[want], t.trick)
+            plays.append((want, c))
+            if self.c(c).effect == "+3-points":  # A9: scored when played
+                ev = log.take("bonus", " (+3-points was played)")
+                self.expect(ev, "player", want)
+                self.expect(ev, "points", 3)
+                self.points[want] += 3
+        return plays
+
+    def buoy(self, p: int, b: int, effect: str, order: list, face_down: set):
+        """Player ``p``'s buoy ``b`` resolves (A8 step 2); determine-trump's shade returned."""
+        log, t = self.log, self.t
+        others = [c for c in t.trick if c != b]
+        if effect == "catch-1-other":
+            if not others:
+                return None  # no event: nothing left to catch
+            ev = log.take("catch_1_other", f" (player {p}'s {self.c(b).name} resolves)")
+            self.expect(ev, "player", p)
+            c = self.card(ev)
+            if c == b:
+                log.fail("catch-1-other must catch another card, not itself")
+            t.move(c, t.trick, t.fishers[p])
+            face_down.discard(c)
+        elif effect == "determine-trump":
+            ev = log.take("determine_trump", f" (player {p}'s determine-trump resolves)")
+            self.expect(ev, "player", p)
+            shade = log.get(ev, "shade")
+            if self.hands_empty():  # Ruling: forfeited when there is no next trick
+                if shade is not None:
+                    log.fail("determine-trump is forfeited (null shade): the hands are "
+                             "empty, there is no next trick")
+            elif shade not in SHADES:
+                log.fail(f"shade must be light or dark (the hands still hold cards), "
+                         f"not {shade!r}")
+            return shade
+        elif effect == "draw-1-card":
+            self.draw_1_card(p, order)
+        elif effect == "catch-1-card":
+            for q in order:  # Ruling: play order; an empty hand does nothing
+                if not len(t.hands[q]):
+                    continue
+                ev = log.take("catch_1_card", f" (catch-1-card: player {q} catches a "
+                              f"hand card, play order)")
+                self.expect(ev, "player", q, " (catch-1-card in play order)")
+                t.move(self.card(ev), t.hands[q], t.fishers[q])
+        elif effect == "exchange-1-card":
+            if not others:
+                return None  # Ruling: no event when nothing else is in the trick
+            ev = log.take("exchange_1_card", f" (player {p}'s exchange-1-card resolves)")
+            self.expect(ev, "player", p)
+            taken, given = self.card(ev, "taken"), self.card(ev, "given")
+            if taken == b:
+                log.fail("exchange-1-card must take another card, not itself")
+            t.move(taken, t.trick, t.hands[p])
+            face_down.discard(taken)
+            t.move(given, t.hands[p], t.trick)
+            face_down.add(given)  # Ruling: face down, no effect, goes to the highest
+        else:
+            log.fail(f"unknown buoy effect {effect!r}")
+        return None
+
+    def draw_1_card(self, p: int, order: list) -> None:
+        """draw-1-card: every player draws 1, in the trick's play order (A9/A11)."""
+        log, t = self.log, self.t
+        # The overfished event may follow draw_1_card or stand in its place.
+        if log.peek() != "overfished":
+            ev = log.take("draw_1_card", f" (player {p}'s draw-1-card resolves)")
+            self.expect(ev, "player", p)
+        needy = [q for q in order if not len(t.boats[q])]
+        if len(needy) > len(t.ocean):  # A9/A11: checked before anyone draws
+            self.take_overfished(len(needy), "draw-1-card",
+                                 f" ({len(needy)} players need the ocean, it holds "
+                                 f"{len(t.ocean)})")
+        elif log.peek() == "overfished":
+            log.fail_next(f"not overfished: {len(needy)} players need the ocean, it "
+                          f"holds {len(t.ocean)}")
+        for q in order:  # every player draws 1, in this trick's play order
+            ev = log.take("draw", f" (draw-1-card: player {q} draws, play order)")
+            self.expect(ev, "player", q, " (draw-1-card draws in play order)")
+            self.expect(ev, "cause", "draw-1-card")
+            src = "boat" if len(t.boats[q]) else "ocean"
+            self.expect(ev, "source", src)
+            t.move(self.card(ev), t.boats[q] if src == "boat" else t.ocean, t.hands[q])
+
+    def trick_catches(self, hi_p: int, lo_p: int, face_down: set) -> None:
+        """A8 step 3: the weakest catches the blowfish, the highest everything else."""
+        log, t = self.log, self.t
         highest_started = False
         while log.peek() == "caught":
             ev = log.take("caught")
@@ -797,7 +822,9 @@ class _Fishing2Referee(_Referee):
         if len(t.trick):
             log.fail_next(f"{[self.c(c).name for c in t.trick]} left in the trick: not caught")
 
-        # A8 step 4: trump change (never in round 1: there is no trump).
+    def trump_change(self, trump, plays, determined) -> None:
+        """A8 step 4: the next trick's shade (never in round 1: there is no trump)."""
+        log = self.log
         if determined is not None:
             nxt = determined
         elif trump is not None and any(self.c(c).kind == "green" for _, c in plays):
@@ -809,9 +836,6 @@ class _Fishing2Referee(_Referee):
             ev = log.take("trump", " (the next trick's shade, A8 step 4)")
             self.expect(ev, "shade", nxt, " (A8 step 4)")
         self.trump = nxt
-
-        self.last_trick_order = order
-        return hi_p  # A8 step 5
 
 
 # ---------------------------------------------------------------------------------------
@@ -904,7 +928,7 @@ class _FishingReferee(_Referee):
     # -- one trick ------------------------------------------------------------------------
 
     def trick(self, r: int, n: int, leader: int) -> int:
-        log, t, P = self.log, self.t, self.P
+        log, t = self.log, self.t
         ev = log.take("trick_start", f" (round {r}, trick {n})")
         self.expect(ev, "round", r)
         self.expect(ev, "trick", n)
@@ -917,17 +941,7 @@ class _FishingReferee(_Referee):
         if len(t.trick):
             log.fail("the trick is not empty")
 
-        plays: list[tuple[int, int]] = []
-        for k in range(P):
-            want = (leader + k) % P
-            ev = log.take("play", f" (player {want}'s card)")
-            self.expect(ev, "player", want, " (clockwise from the leader)")
-            c = self.card(ev)
-            if c not in t.hands[want]:
-                log.fail(f"{self.c(c).name} is not in player {want}'s hand")
-            self.check_legal(want, c, [pc for _, pc in plays])
-            t.move(c, t.hands[want], t.trick)
-            plays.append((want, c))
+        plays = self.trick_plays(leader)
         order = [p for p, _ in plays]
 
         win_p, win_c = self.winner(plays)
@@ -937,10 +951,49 @@ class _FishingReferee(_Referee):
                     " (B2/B4: the catching card)")
         self.expect(ev, "weakest_player", None, " (no weakest card in Fishing)")
         self.expect(ev, "weakest_card", None, " (no weakest card in Fishing)")
+        next_leader, lowest, named, namer = self.effects(plays, order, win_p)
 
-        # B3 / B4: the effects in play order, on the cards still in the trick. Ruling: a
-        # card's effect resolves even if an earlier effect moved the card; next-trick effects
-        # are settled at their turn and forfeited when the hands are empty (no next trick).
+        # B3: the catching player catches what is left
+        while log.peek() == "caught":
+            ev = log.take("caught")
+            c = self.card(ev)
+            if c not in t.trick:
+                log.fail(f"{self.c(c).name} is not in the trick")
+            self.expect(ev, "player", win_p, " (the catching player catches the rest, B3)")
+            self.expect(ev, "by", "highest")
+            self.to_fisher(c, win_p)
+        if len(t.trick):
+            log.fail_next(f"{[self.c(c).name for c in t.trick]} left in the trick: not caught")
+        if log.peek() == "trump":
+            log.fail_next("a trump event: green is always trump in Fishing (B2)")
+
+        self.lowest, self.named, self.namer = lowest, named, namer
+        self.last_trick_order = order
+        return next_leader
+
+
+    def trick_plays(self, leader: int) -> list[tuple[int, int]]:
+        """Every player's card, clockwise from the leader, each legal and from the hand."""
+        log, t = self.log, self.t
+        plays: list[tuple[int, int]] = []
+        for k in range(self.P):
+            want = (leader + k) % self.P
+            ev = log.take("play", f" (player {want}'s card)")
+            self.expect(ev, "player", want, " (clockwise from the leader)")
+            c = self.card(ev)
+            if c not in t.hands[want]:
+                log.fail(f"{self.c(c).name} is not in player {want}'s hand")
+            self.check_legal(want, c, [pc for _, pc in plays])
+            t.move(c, t.hands[want], t.trick)
+            plays.append((want, c))
+        return plays
+
+    def effects(self, plays, order, win_p):
+        """B3 / B4: the effects in play order, on the cards still in the trick: (the next
+        trick's leader, lowest-wins, the named suit, who named it). Ruling: a card's effect
+        resolves even if an earlier effect moved the card; next-trick effects are settled at
+        their turn and forfeited when the hands are empty (no next trick)."""
+        log, t = self.log, self.t
         more = not self.hands_empty()
         next_leader, lowest, named, namer = win_p, False, None, None
         for p, b in plays:
@@ -966,19 +1019,8 @@ class _FishingReferee(_Referee):
                         log.fail(f"{self.c(c).name} is not another card still in the trick")
                     self.to_fisher(c, p)
             elif effect == "pass-1-left":
-                if not more:
-                    continue  # empty hands: nothing to pass
-                passed = []
-                for q in order:  # Ruling: logged in play order; all pass at once
-                    ev = log.take("pass_1_left", f" (player {q} passes, play order)")
-                    self.expect(ev, "player", q, " (pass-1-left in play order)")
-                    self.expect(ev, "to", (q + 1) % P, " (to the left)")
-                    c = self.card(ev)
-                    if c not in t.hands[q]:  # nothing has moved yet: the hand before passing
-                        log.fail(f"{self.c(c).name} is not in player {q}'s hand")
-                    passed.append((q, c))
-                for q, c in passed:
-                    t.move(c, t.hands[q], t.hands[(q + 1) % P])
+                if more:  # empty hands: nothing to pass
+                    self.pass_1_left(order)
             elif effect == "play-first":
                 ev = log.take("play_first", f" (player {p}'s play-first resolves)")
                 self.expect(ev, "player", p)
@@ -986,16 +1028,8 @@ class _FishingReferee(_Referee):
                 if more:
                     next_leader = p
             elif effect == "determine-colour":
-                ev = log.take("determine_colour", f" (player {p}'s determine-colour resolves)")
-                self.expect(ev, "player", p)
-                suit = log.get(ev, "suit")
-                if not more:
-                    if suit is not None:
-                        log.fail("determine-colour is forfeited (null suit): the hands are "
-                                 "empty, there is no next trick")
-                elif suit not in FISHING_SUITS:
-                    log.fail(f"suit must be one of {', '.join(FISHING_SUITS)}, not {suit!r}")
-                else:
+                suit = self.determine_colour(p, more)
+                if suit is not None:
                     named, namer = suit, p
             elif effect == "lowest-wins":
                 ev = log.take("lowest_wins", f" (player {p}'s lowest-wins resolves)")
@@ -1004,24 +1038,37 @@ class _FishingReferee(_Referee):
                 lowest = lowest or more
             elif effect not in ("none", "minus-3"):
                 log.fail(f"unknown effect {effect!r}")
+        return next_leader, lowest, named, namer
 
-        # B3: the catching player catches what is left
-        while log.peek() == "caught":
-            ev = log.take("caught")
+    def pass_1_left(self, order) -> None:
+        """Every player passes a hand card to the left, all at once."""
+        log, t, P = self.log, self.t, self.P
+        passed = []
+        for q in order:  # Ruling: logged in play order; all pass at once
+            ev = log.take("pass_1_left", f" (player {q} passes, play order)")
+            self.expect(ev, "player", q, " (pass-1-left in play order)")
+            self.expect(ev, "to", (q + 1) % P, " (to the left)")
             c = self.card(ev)
-            if c not in t.trick:
-                log.fail(f"{self.c(c).name} is not in the trick")
-            self.expect(ev, "player", win_p, " (the catching player catches the rest, B3)")
-            self.expect(ev, "by", "highest")
-            self.to_fisher(c, win_p)
-        if len(t.trick):
-            log.fail_next(f"{[self.c(c).name for c in t.trick]} left in the trick: not caught")
-        if log.peek() == "trump":
-            log.fail_next("a trump event: green is always trump in Fishing (B2)")
+            if c not in t.hands[q]:  # nothing has moved yet: the hand before passing
+                log.fail(f"{self.c(c).name} is not in player {q}'s hand")
+            passed.append((q, c))
+        for q, c in passed:
+            t.move(c, t.hands[q], t.hands[(q + 1) % P])
 
-        self.lowest, self.named, self.namer = lowest, named, namer
-        self.last_trick_order = order
-        return next_leader
+    def determine_colour(self, p: int, more: bool):
+        """Player ``p`` names the next trick's suit (None: forfeited, no next trick)."""
+        log = self.log
+        ev = log.take("determine_colour", f" (player {p}'s determine-colour resolves)")
+        self.expect(ev, "player", p)
+        suit = log.get(ev, "suit")
+        if not more:
+            if suit is not None:
+                log.fail("determine-colour is forfeited (null suit): the hands are "
+                         "empty, there is no next trick")
+            return None
+        if suit not in FISHING_SUITS:
+            log.fail(f"suit must be one of {', '.join(FISHING_SUITS)}, not {suit!r}")
+        return suit
 
 
 _REFEREES: dict[str, type[_Referee]] = {"fishing2": _Fishing2Referee, "fishing": _FishingReferee}

@@ -86,7 +86,7 @@ def play(players, seed, game, ruleset, strategies, leader, deck, as_json, strict
     from fishing2sim import first_run
     from fishing2sim.render import render_game
     from fishing2sim.run.processes import call_in_child
-    from fishing2sim.strategy.loading import resolve_path
+    from fishing2sim.strategy.files import resolve_path
 
     if len(strategies) == 0:
         lineup = None

@@ -27,7 +27,7 @@ CHILD = textwrap.dedent('''
     from fishing2sim.engine import batch
     import pathlib, tempfile
     from fishing2sim.study import run
-    from fishing2sim.strategy.loading import known_strategies
+    from fishing2sim.strategy.files import known_strategies
 
     from fishing2sim.strategy.loading import load_strategy
 

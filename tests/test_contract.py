@@ -26,7 +26,9 @@ from fishing2sim.cli import main
 from fishing2sim.engine import constants as K
 from fishing2sim.config.experiment import load_experiment
 from fishing2sim.study import run
-from fishing2sim.strategy.loading import StrategyError, load_strategy, strategy_digest
+from fishing2sim.strategy.contract import StrategyError
+from fishing2sim.strategy.loading import load_strategy
+from fishing2sim.strategy.files import strategy_digest
 
 HEAD = "from fishing2sim.strategy.kit import *\nfrom fishing2sim.strategy.kit import (\n" \
        "    O_HAND, O_HAND_N, O_OPTIONS, O_N_OPTIONS, O_ROUND, O_TRICK_NO, O_TRUMP, O_SEAT,\n" \
@@ -303,7 +305,7 @@ def test_strict_mode_does_not_compile_the_game_kernels_again(tmp_path):
     import numba
 
     from fishing2sim.engine.batch import play_batch
-    from fishing2sim.strategy.loading import build_lineup
+    from fishing2sim.strategy.lineup import build_lineup
 
     path = bot(tmp_path, PEEK.format(observes="True", past=0))
     plain = numba.typeof(build_lineup(["greedy", str(path), "weights"], 3)[0])
@@ -620,7 +622,7 @@ def test_debug_mode_shows_the_strategys_traceback(tmp_path):
 @pytest.mark.slow
 @pytest.mark.parametrize("ruleset", ["fishing2", "fishing"])
 def test_every_shipped_bot_plays_the_same_games_in_strict_mode(ruleset):
-    from fishing2sim.strategy.loading import STRATEGIES_DIR
+    from fishing2sim.strategy.files import STRATEGIES_DIR
 
     bots = sorted(p.stem for p in Path(STRATEGIES_DIR).glob("*.py") if p.stem[0] != "_")
     assert len(bots) >= 8

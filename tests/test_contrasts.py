@@ -347,7 +347,7 @@ def _trump_pairs(cond, games: int, max_round: int):
     from fishing2sim.engine import constants as K
     from fishing2sim.engine.batch import N_G, N_T, trump_batch
     from fishing2sim.engine.state import STATE_SIZE
-    from fishing2sim.strategy.loading import build_lineup, observe_mask
+    from fishing2sim.strategy.lineup import build_lineup, observe_mask
 
     R = K.MAX_ROUNDS + 1
     deck = cond.deck

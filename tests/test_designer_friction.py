@@ -332,20 +332,6 @@ def test_plots_read_right_with_six_decks(tmp_path, monkeypatch):
 
 
 # ---- structure and docs -----------------------------------------------------------------------
-def test_no_import_cycle_between_runner_analysis_and_dask_backend():
-    code = ("import sys, fishing2sim.analysis.tables, fishing2sim.analysis.contrasts, fishing2sim.run.totals; "
-            "import fishing2sim.run.dask; "
-            "print('fishing2sim.run.runner' in sys.modules)")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         check=True)
-    assert out.stdout.strip() == "False"
-    src = (REPO / "fishing2sim" / "analysis.py").read_text()
-    assert not re.search(r"\[\s*\d\s*\+\s*\d\s*\*\s*j", src)
-    assert not (REPO / "fishing2sim" / "report.py").exists()
-    lengths = [len(p.read_text().splitlines()) for p in (REPO / "fishing2sim" / "report").glob("*.py")]
-    assert max(lengths) < 420
-
-
 def test_docs_match_the_code():
     doc = (REPO / "docs" / "experiments.md").read_text()
     for key in TOP_KEYS:

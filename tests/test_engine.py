@@ -11,7 +11,7 @@ from fishing2sim.engine.core import invariants_hold, run_game, setup_game
 from fishing2sim.engine.state import (
     A_HAND_N, PH_TRUMP, S_END, S_PHASE, S_ROUND, new_obs, new_state,
 )
-from fishing2sim.strategy.loading import build_lineup, observe_mask
+from fishing2sim.strategy.lineup import build_lineup, observe_mask
 
 
 @pytest.mark.parametrize("players", [3, 4, 5])

@@ -24,9 +24,9 @@ from fishing2sim.engine.state import (
     A_OPTIONS, S_N_ROUNDS, S_PHASE, S_PLAYS_N, S_ROUND, S_TRICK_NO, new_obs, new_state,
 )
 from fishing2sim.strategy import kit as kit
-from fishing2sim.strategy.loading import (
-    _static_value, build_lineup, known_strategies, load_strategy, resolve_path,
-)
+from fishing2sim.strategy.files import _static_value, known_strategies, resolve_path
+from fishing2sim.strategy.lineup import build_lineup
+from fishing2sim.strategy.loading import load_strategy
 from fishing2sim.strategy.kit import DECISION_FUNCTIONS
 
 # the heuristic bots (the search bots make their decisions by searching: test_search.py)

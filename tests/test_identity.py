@@ -17,7 +17,9 @@ from fishing2sim.api import play_games
 from fishing2sim.analysis.contrasts import elo_to_score
 from fishing2sim.config.experiment import ExperimentError, load_experiment
 from fishing2sim.study import run
-from fishing2sim.strategy.loading import STRATEGIES_DIR, StrategyError, load_strategy, strategy_digest
+from fishing2sim.strategy.files import STRATEGIES_DIR, strategy_digest
+from fishing2sim.strategy.contract import StrategyError
+from fishing2sim.strategy.loading import load_strategy
 
 FIRST_OPTION = """\
 from fishing2sim.strategy.kit import decision, option

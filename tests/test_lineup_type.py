@@ -7,7 +7,7 @@ from numba.core.typing.typeof import typeof_impl
 
 from fishing2sim.api import play_games, run_games
 from fishing2sim.engine.sigs import STRATS
-from fishing2sim.strategy.loading import Lineup, build_lineup
+from fishing2sim.strategy.lineup import Lineup, build_lineup
 
 MIXED = ["greedy", "counter", "random", "weights"]
 

@@ -7,7 +7,8 @@ from click.testing import CliRunner
 
 from fishing2sim.cli import main
 from fishing2sim.config.experiment import load_experiment, shipped_experiment, shipped_experiments
-from fishing2sim.strategy.loading import STRATEGIES_DIR, known_strategies, load_strategy
+from fishing2sim.strategy.files import STRATEGIES_DIR, known_strategies
+from fishing2sim.strategy.loading import load_strategy
 
 ROOT = Path(__file__).resolve().parent.parent
 

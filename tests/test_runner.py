@@ -22,7 +22,7 @@ from fishing2sim.engine.batch import N_G, N_T, trump_batch
 from fishing2sim.engine.state import STATE_SIZE
 from fishing2sim.config.experiment import load_experiment
 from fishing2sim.study import run
-from fishing2sim.strategy.loading import build_lineup, observe_mask
+from fishing2sim.strategy.lineup import build_lineup, observe_mask
 
 CSVS = ["depletion.csv", "overfishing.csv", "strategies.csv", "scores.csv"]
 

@@ -13,9 +13,9 @@ from fishing2sim.engine.rng import game_seed
 from fishing2sim.engine.state import (
     A_HAND, A_HAND_N, A_OPTIONS, S_EVN, S_N_OPTIONS, STATE_SIZE, new_state,
 )
-from fishing2sim.strategy.loading import (
-    StrategyError, build_lineup, load_strategy, observe_mask, search_args,
-)
+from fishing2sim.strategy.contract import StrategyError
+from fishing2sim.strategy.lineup import build_lineup, observe_mask, search_args
+from fishing2sim.strategy.loading import load_strategy
 
 
 def kernel_args(ruleset="fishing2", players=4, lineup="random"):
@@ -626,7 +626,7 @@ SEARCH_BOTS = ["pimc", "ismcts", "cheater", "pimc_trump"]
 
 @pytest.mark.parametrize("bot", SEARCH_BOTS)
 def test_shipped_search_bots_follow_their_contract(bot):
-    from fishing2sim.strategy.loading import STRATEGIES_DIR, known_strategies
+    from fishing2sim.strategy.files import STRATEGIES_DIR, known_strategies
 
     assert bot in known_strategies()
     s = load_strategy(bot)

@@ -24,10 +24,10 @@ from fishing2sim.engine.state import (
     S_OCEAN_TOP, S_PHASE, S_PLAYED_N, S_PLAYS_N, S_ROUND, S_TRICK_N, S_TRICK_NO, new_obs,
     new_state,
 )
-from fishing2sim.strategy.loading import (
-    STRATEGIES_DIR, StrategyError, _static_value, build_lineup, known_strategies,
-    load_strategy, observe_mask, resolve_path,
-)
+from fishing2sim.strategy.files import (STRATEGIES_DIR, _static_value, known_strategies, resolve_path)
+from fishing2sim.strategy.contract import StrategyError
+from fishing2sim.strategy.lineup import build_lineup, observe_mask
+from fishing2sim.strategy.loading import load_strategy
 from fishing2sim.strategy import kit as kit
 from fishing2sim.strategy.kit import DECISION_FUNCTIONS
 
@@ -163,7 +163,7 @@ def test_a_user_strategy_cache_built_by_another_version_is_dropped(tmp_path):
     import subprocess
     import sys
 
-    from fishing2sim.strategy.loading import _cache_stamp
+    from fishing2sim.strategy.files import _cache_stamp
 
     src = (STRATEGIES_DIR / "greedy.py").read_text().replace('NAME = "greedy"',
                                                                'NAME = "cache_probe"')

@@ -167,11 +167,7 @@ def pair_weights(pairs: list, weighting: str = "pair") -> np.ndarray:
     raise LadderError(f"weighting must be 'pair' or 'game', got {weighting!r}")
 
 
-def fit_ratings(names: list, pairs: list, anchor: int = 0, tol: float = 1e-12,
-                max_iter: int = 200, weighting: str = "pair") -> Fit:
-    """Maximum-likelihood Bradley-Terry ratings of ``names`` from ``pairs`` (PairResult),
-    ``names[anchor]`` fixed at 0, each pair weighted equally (``weighting="pair"``, the
-    default) or each game (``"game"``); Elo scale; sandwich 95% CIs (module docstring)."""
+def _check_pairs(names: list, pairs: list, anchor: int) -> None:
     n = len(names)
     if n < 2:
         raise LadderError(f"a ladder needs at least 2 bots, got {n}")
@@ -188,7 +184,11 @@ def fit_ratings(names: list, pairs: list, anchor: int = 0, tol: float = 1e-12,
     if not played.all():
         missing = [names[i] for i in np.flatnonzero(~played)]
         raise LadderError(f"no games for {', '.join(missing)}")
-    w = pair_weights(pairs, weighting)
+
+
+def _scores(n: int, pairs: list):
+    """Each bot's games, its score (the mean over its pairs of its win share) and the
+    score's standard error."""
     games = np.zeros(n)
     m = np.zeros(n)  # pairs per bot
     share_sum = np.zeros(n)
@@ -203,8 +203,99 @@ def fit_ratings(names: list, pairs: list, anchor: int = 0, tol: float = 1e-12,
         share_sum[p.b] += 1.0 - p.share
         share_var[p.a] += v
         share_var[p.b] += v
-    score = share_sum / m  # the mean over the bot's pairs of its win share
-    score_se = np.sqrt(share_var) / m
+    return games, share_sum / m, np.sqrt(share_var) / m
+
+
+class _Design:
+    """The Bradley-Terry model of the pairs: the free strengths (all but the anchor's), each
+    pair's row of the design (+1 for a, -1 for b), games, score and weight."""
+
+    def __init__(self, n: int, pairs: list, anchor: int, w: np.ndarray):
+        self.n, self.pairs, self.w = n, pairs, w
+        self.free = [i for i in range(n) if i != anchor]
+        pos = {b: k for k, b in enumerate(self.free)}
+        self.xs = []
+        for p in pairs:
+            x = np.zeros(n - 1)
+            if p.a in pos:
+                x[pos[p.a]] += 1.0
+            if p.b in pos:
+                x[pos[p.b]] -= 1.0
+            self.xs.append(x)
+        self.n_g = np.array([p.games for p in pairs], float)
+        self.s = np.array([p.score for p in pairs], float)
+
+    def strength(self, t):
+        full = np.zeros(self.n)
+        full[self.free] = t
+        return full
+
+    def loglik(self, t) -> float:
+        th = self.strength(t)
+        d = np.array([th[p.a] - th[p.b] for p in self.pairs])
+        # w (s log p + (n - s) log(1 - p)), p = sigmoid(d), written stably
+        return float(np.sum(self.w * (-self.s * np.logaddexp(0.0, -d)
+                                      - (self.n_g - self.s) * np.logaddexp(0.0, d))))
+
+    def _q(self, th, p) -> float:
+        return 1.0 / (1.0 + math.exp(-(th[p.a] - th[p.b])))
+
+    def newton(self, tol: float, max_iter: int):
+        """The maximum-likelihood free strengths and the iterations it took (Newton with
+        step halving: the log-likelihood never decreases)."""
+        k = self.n - 1
+        t = np.zeros(k)
+        ll = self.loglik(t)
+        it = 0
+        for it in range(1, max_iter + 1):
+            th = self.strength(t)
+            g = np.zeros(k)
+            H = np.zeros((k, k))
+            for x, p, ng, sc, wk in zip(self.xs, self.pairs, self.n_g, self.s, self.w):
+                q = self._q(th, p)
+                g += wk * x * (sc - ng * q)
+                H += np.outer(x, x) * wk * ng * q * (1.0 - q)
+            step = np.linalg.solve(H, g)
+            lam = 1.0
+            while True:
+                cand = t + lam * step
+                ll_c = self.loglik(cand)
+                if ll_c >= ll - 1e-12 * abs(ll) or lam < 1e-8:
+                    break
+                lam /= 2
+            t, ll = cand, ll_c
+            if np.max(np.abs(lam * step)) < tol:
+                break
+        return t, it
+
+    def sandwich(self, th) -> np.ndarray:
+        """The ratings' covariance on the Elo scale: H^-1 J H^-1, J from each pair's own
+        variance of its score (the model's where a pair has one unit only)."""
+        k = self.n - 1
+        H = np.zeros((k, k))
+        J = np.zeros((k, k))
+        for x, p, ng, wk in zip(self.xs, self.pairs, self.n_g, self.w):
+            q = self._q(th, p)
+            H += np.outer(x, x) * wk * ng * q * (1.0 - q)
+            v = p.score_var()
+            if math.isnan(v):  # one unit only: the model's variance
+                v = ng * q * (1.0 - q)
+            J += np.outer(x, x) * wk * wk * v
+        Hi = np.linalg.inv(H)
+        cov = np.zeros((self.n, self.n))
+        cov[np.ix_(self.free, self.free)] = (Hi @ J @ Hi) * ELO * ELO
+        return cov
+
+
+def fit_ratings(names: list, pairs: list, anchor: int = 0, tol: float = 1e-12,
+                max_iter: int = 200, weighting: str = "pair") -> Fit:
+    """Maximum-likelihood Bradley-Terry ratings of ``names`` from ``pairs`` (PairResult),
+    ``names[anchor]`` fixed at 0, each pair weighted equally (``weighting="pair"``, the
+    default) or each game (``"game"``); Elo scale; sandwich 95% CIs (module docstring)."""
+    _check_pairs(names, pairs, anchor)
+    n = len(names)
+    w = pair_weights(pairs, weighting)
+    games, score, score_se = _scores(n, pairs)
     group = _closed_group(n, pairs)
     if group:
         nan = np.full(n, math.nan)
@@ -213,69 +304,10 @@ def fit_ratings(names: list, pairs: list, anchor: int = 0, tol: float = 1e-12,
         why = f"{who} lost every game against {rest}"
         return Fit(list(names), anchor, nan, nan.copy(), games, score, score_se,
                    np.full((n, n), math.nan), False, why, 0, w)
-    free = [i for i in range(n) if i != anchor]
-    pos = {b: k for k, b in enumerate(free)}
-
-    def x_of(p):
-        x = np.zeros(n - 1)
-        if p.a in pos:
-            x[pos[p.a]] += 1.0
-        if p.b in pos:
-            x[pos[p.b]] -= 1.0
-        return x
-
-    xs = [x_of(p) for p in pairs]
-    n_g = np.array([p.games for p in pairs], float)
-    s = np.array([p.score for p in pairs], float)
-
-    def strength(t):
-        full = np.zeros(n)
-        full[free] = t
-        return full
-
-    def loglik(t):
-        th = strength(t)
-        d = np.array([th[p.a] - th[p.b] for p in pairs])
-        # w (s log p + (n - s) log(1 - p)), p = sigmoid(d), written stably
-        return float(np.sum(w * (-s * np.logaddexp(0.0, -d)
-                                 - (n_g - s) * np.logaddexp(0.0, d))))
-
-    t = np.zeros(n - 1)
-    ll = loglik(t)
-    it = 0
-    for it in range(1, max_iter + 1):
-        th = strength(t)
-        g = np.zeros(n - 1)
-        H = np.zeros((n - 1, n - 1))
-        for x, p, ng, sc, wk in zip(xs, pairs, n_g, s, w):
-            q = 1.0 / (1.0 + math.exp(-(th[p.a] - th[p.b])))
-            g += wk * x * (sc - ng * q)
-            H += np.outer(x, x) * wk * ng * q * (1.0 - q)
-        step = np.linalg.solve(H, g)
-        lam = 1.0
-        while True:  # Newton with step halving: the log-likelihood never decreases
-            cand = t + lam * step
-            ll_c = loglik(cand)
-            if ll_c >= ll - 1e-12 * abs(ll) or lam < 1e-8:
-                break
-            lam /= 2
-        t, ll = cand, ll_c
-        if np.max(np.abs(lam * step)) < tol:
-            break
-    th = strength(t)
-    H = np.zeros((n - 1, n - 1))
-    J = np.zeros((n - 1, n - 1))
-    for x, p, ng, wk in zip(xs, pairs, n_g, w):
-        q = 1.0 / (1.0 + math.exp(-(th[p.a] - th[p.b])))
-        H += np.outer(x, x) * wk * ng * q * (1.0 - q)
-        v = p.score_var()
-        if math.isnan(v):  # one unit only: the model's variance
-            v = ng * q * (1.0 - q)
-        J += np.outer(x, x) * wk * wk * v
-    Hi = np.linalg.inv(H)
-    cov_free = Hi @ J @ Hi
-    cov = np.zeros((n, n))
-    cov[np.ix_(free, free)] = cov_free * ELO * ELO
+    d = _Design(n, pairs, anchor, w)
+    t, it = d.newton(tol, max_iter)
+    th = d.strength(t)
+    cov = d.sandwich(th)
     se = np.sqrt(np.maximum(np.diag(cov), 0.0))
     return Fit(list(names), anchor, th * ELO, se, games, score, score_se, cov, True, "", it, w)
 

@@ -31,9 +31,10 @@ import yaml
 from fishing2sim.config.deck import SUPPORTED_PLAYERS, Deck, DeckError, edit_deck, load_deck
 from fishing2sim.engine.constants import MAX_ROUNDS, RULESETS
 from fishing2sim.strategy.identity import StrategyIdentity, distinct_names, identify, named
-from fishing2sim.strategy.loading import (
-    StrategyError, load_strategy, resolve_path, search_params_problem,
-)
+from fishing2sim.strategy.contract import StrategyError
+from fishing2sim.strategy.loading import load_strategy
+from fishing2sim.strategy.files import resolve_path
+from fishing2sim.strategy.search_bots import search_params_problem
 
 __all__ = [
     "ANALYSES",

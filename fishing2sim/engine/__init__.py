@@ -16,6 +16,8 @@ def _sources():
     yield from sorted((_PKG / "engine").glob("*.py"))
     yield from sorted((_PKG / "search").glob("*.py"))
     yield _PKG / "strategy" / "kit.py"
+    yield _PKG / "strategy" / "observation.py"
+    yield _PKG / "strategy" / "heuristics.py"
     yield _PKG / "strategy" / "contract.py"
     yield _PKG / "strategy" / "reference.py"
 

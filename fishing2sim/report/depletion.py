@@ -99,7 +99,16 @@ def _err(rows):
 def section(ctx: Context, df: pd.DataFrame, plot_file: str | None, doc) -> None:
     doc.h(2, TITLES["depletion"])
     cc = ctx.sweep
-    # plain answer first: the last round, all games
+    plain = _plain_answers(ctx, df)
+    if plain:
+        doc.p(" ".join(plain[:1]) if not cc else "In short: " + " ".join(plain))
+    doc.p(ALL_GAMES_NOTE)
+    _rounds(ctx, df, plot_file, doc)
+
+
+def _plain_answers(ctx: Context, df: pd.DataFrame) -> list[str]:
+    """The plain answer first: the last round, all games."""
+    cc = ctx.sweep
     plain = []
     for c in ctx.indices:
         allg = rows_of(df, "ocean_after_draws_mean_all", c).dropna(subset=["round"])
@@ -115,9 +124,12 @@ def section(ctx: Context, df: pd.DataFrame, plot_file: str | None, doc) -> None:
             txt += f", and {float(e['estimate']) * 100:.0f}% of games have run it dry " \
                    "(empty ocean or overfished)"
         plain.append(sentence(who, txt))
-    if plain:
-        doc.p(" ".join(plain[:1]) if not cc else "In short: " + " ".join(plain))
-    doc.p(ALL_GAMES_NOTE)
+    return plain
+
+
+def _rounds(ctx: Context, df: pd.DataFrame, plot_file: str | None, doc) -> None:
+    """Each condition's paragraph, the CIs' widths, the plot and the table of rounds."""
+    cc = ctx.sweep
     head = (["condition"] if cc else []) + [
         "round", "running games", "ocean left (running games)", "p05–p95",
         "ocean left (all games)", "empty or overfished (all games)",

@@ -278,7 +278,18 @@ def section(ctx: Context, df: pd.DataFrame, plot_file: str | None, doc) -> None:
     ws = pairs[pairs["metric"] == "win_share"] if pairs is not None else pd.DataFrame()
     pred = pairs[pairs["metric"] == "predicted_win_share"] if pairs is not None else ws
     finite = len(rat) and not rat["estimate"].isna().any()
-    # plain words first
+    _plain_answers(ctx, df, doc, lad, rat, score, ws, finite)
+    _how_played(ctx, doc, lad)
+    doc.img("Ratings and pairwise win shares", plot_file)
+    _tables(ctx, doc, rat, score, ws)
+    if finite and len(pred):
+        doc.p(fit_text(ws, pred, ctx.tables.get("ladder_fit")))
+    doc.p(f"One Elo point is {1 / ELO:.5f} of Bradley–Terry strength; 100 points is an "
+          "expected score of 0.64, 200 points 0.76, 400 points 0.91.")
+
+
+def _plain_answers(ctx, df, doc, lad, rat, score, ws, finite) -> None:
+    """Plain words first: the ranking, and the two best fair bots head to head."""
     if finite:
         order = ", ".join(f"`{r['bot']}` {r['estimate']:.0f}"
                           + (" (the cheater: an upper bound, not a fair player)"
@@ -309,6 +320,10 @@ def section(ctx: Context, df: pd.DataFrame, plot_file: str | None, doc) -> None:
                  if extreme else "a group of bots won or lost every game against the rest")
               + ", so the Bradley–Terry model cannot place it; the table ranks the bots by "
               "score.")
+
+
+def _how_played(ctx, doc, lad) -> None:
+    """The pairs, games, time and search budgets, and how the ratings are fitted."""
     games = ctx.meta.get("games")
     elapsed = ctx.meta.get("elapsed_s")
     workers = ctx.meta.get("workers")
@@ -332,7 +347,10 @@ def section(ctx: Context, df: pd.DataFrame, plot_file: str | None, doc) -> None:
           "of its difference to the anchor, and the CI of the difference of any two ratings "
           "(ladder_pairs.csv, `rating_diff`) comes from their covariance. A bot's score is "
           "the mean over its pairs of its win share in the pair, each pair counting once.")
-    doc.img("Ratings and pairwise win shares", plot_file)
+
+
+def _tables(ctx, doc, rat, score, ws) -> None:
+    """The ratings table and the pairwise win shares."""
     rows = []
     for _, r in rat.iterrows():
         sc = score.loc[r["bot"]] if r["bot"] in score.index else None
@@ -360,7 +378,3 @@ def section(ctx: Context, df: pd.DataFrame, plot_file: str | None, doc) -> None:
               "ratings predict for each pair, the rating difference with its CI and the "
               "residuals).")
         doc.table(["bot \\ opponent"] + names, prow)
-    if finite and len(pred):
-        doc.p(fit_text(ws, pred, ctx.tables.get("ladder_fit")))
-    doc.p(f"One Elo point is {1 / ELO:.5f} of Bradley–Terry strength; 100 points is an "
-          "expected score of 0.64, 200 points 0.76, 400 points 0.91.")

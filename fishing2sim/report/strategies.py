@@ -124,14 +124,48 @@ def plot(ctx: Context, df: pd.DataFrame):
 
 def section(ctx: Context, df: pd.DataFrame, plot_file: str | None, doc) -> None:
     doc.h(2, TITLES["strategies"])
-    cc = ctx.sweep
-    several = mixed(ctx, df)
-    head = (["condition"] if cc else []) + [
+    head = (["condition"] if ctx.sweep else []) + [
         "strategy", "n", "win share", "fair share (1/players)", "mean points"]
-    rows, shown, paras, plain = [], [], [], []
     sees_all = sees_every_hand_of(ctx)
     strat = df[df["strategy"].notna() & df["seat"].isna()]
     order = strategy_order(ctx, strat["strategy"].astype(str).unique())
+    rows, shown, paras, plain = _by_condition(ctx, df, strat, order, sees_all)
+    if mixed(ctx, df):
+        doc.p("; ".join(plain) + "." if plain else
+              "Win share per strategy (tied winners share the win) and mean final points.")
+        seeing = [s for s in order if sees_all(s)]
+        if seeing:
+            doc.p(", ".join(f"`{s}`" for s in seeing) + (" sees" if len(seeing) == 1 else
+                  " see") + " every hand (a search on the true deal, docs/search.md): not a "
+                  "fair player, an upper bound on what searching could reach.")
+        pp_width_note(doc, shown, "the win shares")
+        doc.img("Win share per strategy", plot_file)
+        doc.table(head, rows)
+        for para in paras:
+            doc.p(para)
+        leader = seats_table(ctx, df, _Collect())
+        doc.h(3, "Seats and the round-1 leader")
+        for t in leader:
+            doc.p(t)
+        seats_table(ctx, df, doc)
+    else:
+        # one strategy in every seat: its win share is the fair share by construction, so
+        # the table shows what does vary, the seats and the round-1 leader
+        names = ", ".join(f"`{s}`" for s in order)
+        doc.p(f"Every seat plays the same strategy ({names}), so each strategy wins exactly "
+              "its fair share; what the games can show is whether the seat matters.")
+        for t in seats_table(ctx, df, _Collect()):
+            doc.p(t)
+        seats_table(ctx, df, doc)
+        for para in paras:
+            doc.p(para)
+
+
+def _by_condition(ctx: Context, df: pd.DataFrame, strat: pd.DataFrame, order, sees_all):
+    """The table's rows, the win-share rows shown, each condition's paragraph and the
+    plain answers (who wins most often)."""
+    cc = ctx.sweep
+    rows, shown, paras, plain = [], [], [], []
     for c in ctx.indices:
         sub = strat[strat["condition"] == c]
         p = ctx.players(c)
@@ -177,36 +211,7 @@ def section(ctx: Context, df: pd.DataFrame, plot_file: str | None, doc) -> None:
         if bits:
             who = f"**{ctx.label(c)}**: " if cc else ""
             paras.append(sentence(who, "; ".join(bits)))
-    leader = []
-    if several:
-        doc.p("; ".join(plain) + "." if plain else
-              "Win share per strategy (tied winners share the win) and mean final points.")
-        seeing = [s for s in order if sees_all(s)]
-        if seeing:
-            doc.p(", ".join(f"`{s}`" for s in seeing) + (" sees" if len(seeing) == 1 else
-                  " see") + " every hand (a search on the true deal, docs/search.md): not a "
-                  "fair player, an upper bound on what searching could reach.")
-        pp_width_note(doc, shown, "the win shares")
-        doc.img("Win share per strategy", plot_file)
-        doc.table(head, rows)
-        for para in paras:
-            doc.p(para)
-        leader = seats_table(ctx, df, _Collect())
-        doc.h(3, "Seats and the round-1 leader")
-        for t in leader:
-            doc.p(t)
-        seats_table(ctx, df, doc)
-    else:
-        # one strategy in every seat: its win share is the fair share by construction, so
-        # the table shows what does vary, the seats and the round-1 leader
-        names = ", ".join(f"`{s}`" for s in order)
-        doc.p(f"Every seat plays the same strategy ({names}), so each strategy wins exactly "
-              "its fair share; what the games can show is whether the seat matters.")
-        for t in seats_table(ctx, df, _Collect()):
-            doc.p(t)
-        seats_table(ctx, df, doc)
-        for para in paras:
-            doc.p(para)
+    return rows, shown, paras, plain
 
 
 class _Collect:

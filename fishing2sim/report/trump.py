@@ -101,7 +101,31 @@ def _pooled(df, metric, c):
 def section(ctx: Context, df: pd.DataFrame, plot_file: str | None, doc,
             by_strategy: pd.DataFrame | None = None, by_strategy_plot: str | None = None) -> None:
     doc.h(2, TITLES["trump_value"])
-    cc = ctx.sweep
+    plain = _plain_answers(ctx, df)
+    if plain:
+        doc.p(" ".join(plain))
+    doc.p("For each trump choice the game is finished twice with each shade (two independent "
+          "pairs). *Policy gain* is the mean of (chosen − other)/2: what the seats' own choices "
+          "gain over a coin flip. The *ceiling*, the most any trump policy could gain per "
+          "choice, is given as a bracket: *at least* the gain of choosing by one pair and "
+          "scoring the choice on the other (cross-fitted, `stakes_half_low_points`), *at most* "
+          "half the root mean square of light − dark (half stakes, `stakes_half_points`; the "
+          "full value is `stakes_points`). Rows with an empty round pool all rounds analysed; "
+          "their CIs take the game as the unit (a game's choices are not independent).")
+    head, rows, widths = _round_table(ctx, df)
+    if widths:
+        doc.p(f"95% CIs of the policy gain are at most {' and '.join(widths)} wide. Each "
+              "round's CI is its own, not adjusted for the others: among seven rounds, one "
+              "CI excludes 0 by chance in about one report of three even where the true "
+              "value is 0 (random choosers gain exactly 0 in every round).")
+    doc.img("Trump-choice value", plot_file)
+    doc.table(head, rows)
+    if by_strategy is not None and len(by_strategy):
+        _by_strategy(ctx, doc, by_strategy, by_strategy_plot)
+
+
+def _plain_answers(ctx: Context, df: pd.DataFrame) -> list[str]:
+    """Per condition: what the seats' own choices gain, and the ceiling's bracket."""
     plain = []
     for c in ctx.indices:
         pg = _pooled(df, "policy_gain_points", c)
@@ -109,7 +133,7 @@ def section(ctx: Context, df: pd.DataFrame, plot_file: str | None, doc,
         low = _pooled(df, "stakes_half_low_points", c)
         if pg is None:
             continue
-        who = f"**{ctx.label(c)}**: " if cc else ""
+        who = f"**{ctx.label(c)}**: " if ctx.sweep else ""
         txt = "the seats' own trump choices " + effect(
             pg["estimate"], pg["ci_low"], pg["ci_high"], "points per choice",
             "the chooser's final points", up="raise", down="lower").replace(
@@ -124,16 +148,27 @@ def section(ctx: Context, df: pd.DataFrame, plot_file: str | None, doc,
                     f"{fmt(hs['estimate'], hs['ci_low'], hs['ci_high'], unit=' points')} per "
                     "choice")
         plain.append(sentence(who, txt))
-    if plain:
-        doc.p(" ".join(plain))
-    doc.p("For each trump choice the game is finished twice with each shade (two independent "
-          "pairs). *Policy gain* is the mean of (chosen − other)/2: what the seats' own choices "
-          "gain over a coin flip. The *ceiling*, the most any trump policy could gain per "
-          "choice, is given as a bracket: *at least* the gain of choosing by one pair and "
-          "scoring the choice on the other (cross-fitted, `stakes_half_low_points`), *at most* "
-          "half the root mean square of light − dark (half stakes, `stakes_half_points`; the "
-          "full value is `stakes_points`). Rows with an empty round pool all rounds analysed; "
-          "their CIs take the game as the unit (a game's choices are not independent).")
+    return plain
+
+
+def _get(sub, metric, r):
+    """A round's row of ``metric`` (a half stakes row from the full one where only that
+    is there)."""
+    x = rows_of(sub, metric, None, round=r)
+    if not len(x) and metric.startswith("stakes_half_"):
+        x = rows_of(sub, metric.replace("stakes_half_", "stakes_"), None, round=r)
+        if len(x):
+            x = x.assign(estimate=x.estimate / 2, ci_low=x.ci_low / 2, ci_high=x.ci_high / 2)
+    return x.iloc[0] if len(x) else None
+
+
+def _cell(row, pct=False):
+    return "–" if row is None else ci(row, pct=pct, table=True)
+
+
+def _round_table(ctx: Context, df: pd.DataFrame):
+    """The table of every round (and all rounds pooled) and the widest CIs' texts."""
+    cc = ctx.sweep
     head = (["condition"] if cc else []) + [
         "round", "n choices", "policy gain (points)", "ceiling at least (points)",
         "ceiling at most (points)", "policy gain (win share)", "ceiling at most (win share)",
@@ -142,65 +177,48 @@ def section(ctx: Context, df: pd.DataFrame, plot_file: str | None, doc,
     for c in ctx.indices:
         sub = df[df["condition"] == c]
         rounds = sorted({int(r) for r in sub["round"].dropna()})
-
-        def get(metric, r):
-            x = rows_of(sub, metric, None, round=r)
-            if not len(x) and metric.startswith("stakes_half_"):
-                x = rows_of(sub, metric.replace("stakes_half_", "stakes_"), None, round=r)
-                if len(x):
-                    x = x.assign(estimate=x.estimate / 2, ci_low=x.ci_low / 2,
-                                 ci_high=x.ci_high / 2)
-            return x.iloc[0] if len(x) else None
-
-        def cell(row, pct=False):
-            return "–" if row is None else ci(row, pct=pct, table=True)
-
         for r in [*rounds, None]:
-            pg, st = get("policy_gain_points", r), get("stakes_half_points", r)
-            pl = get("stakes_half_low_points", r)
-            pw, sw = get("policy_gain_win", r), get("stakes_half_win", r)
-            lc = get("light_chosen_share", r)
+            pg, st = _get(sub, "policy_gain_points", r), _get(sub, "stakes_half_points", r)
+            pl = _get(sub, "stakes_half_low_points", r)
+            pw, sw = _get(sub, "policy_gain_win", r), _get(sub, "stakes_half_win", r)
+            lc = _get(sub, "light_chosen_share", r)
             if all(x is None for x in (pg, st, pw, sw, lc)):
                 continue
             n = next((x["n"] for x in (pg, st, pw, sw, lc) if x is not None), None)
             rows.append(([ctx.label(c)] if cc else []) + [
-                "all" if r is None else str(r), int_(n), cell(pg), cell(pl), cell(st),
-                pp_ci(pw), pp_ci(sw), cell(lc, True)])
+                "all" if r is None else str(r), int_(n), _cell(pg), _cell(pl), _cell(st),
+                pp_ci(pw), pp_ci(sw), _cell(lc, True)])
         shown_p.append(rows_of(sub, "policy_gain_points"))
         shown_w.append(rows_of(sub, "policy_gain_win"))
     hp = max_hw(pd.concat(shown_p)) if shown_p else float("nan")
     hwn = max_hw(pd.concat(shown_w), 100) if shown_w else float("nan")
     widths = [t for t in (hw_text(hp, " points"), hw_text(hwn, " pp")) if t]
-    if widths:
-        doc.p(f"95% CIs of the policy gain are at most {' and '.join(widths)} wide. Each "
-              "round's CI is its own, not adjusted for the others: among seven rounds, one "
-              "CI excludes 0 by chance in about one report of three even where the true "
-              "value is 0 (random choosers gain exactly 0 in every round).")
-    doc.img("Trump-choice value", plot_file)
-    doc.table(head, rows)
-    if by_strategy is not None and len(by_strategy):
-        doc.h(3, "Each strategy's own trump choices")
-        pooled = by_strategy[by_strategy["round"].isna()]
-        texts, trows = [], []
-        for c in ctx.indices:
-            sub = pooled[pooled["condition"] == c]
-            for s in strategy_order(ctx, sub["strategy"].astype(str).unique()):
-                p = rows_of(sub[sub["strategy"].astype(str) == s], "policy_gain_points")
-                w = rows_of(sub[sub["strategy"].astype(str) == s], "policy_gain_win")
-                if not len(p):
-                    continue
-                p = p.iloc[0]
-                who = f"`{s}`" + (f" ({ctx.label(c)})" if cc else "")
-                texts.append(f"{who}: its choices " + effect(
-                    p["estimate"], p["ci_low"], p["ci_high"], "points per choice",
-                    "its final points", up="raise", down="lower").replace(
-                    "has no measurable", "have no measurable"))
-                trows.append(([ctx.label(c)] if cc else []) + [
-                    s, int_(p["n"]), ci(p, table=True),
-                    pp_ci(w.iloc[0]) if len(w) else "–"])
-        doc.p("With a mixed lineup each strategy's own choices are valued separately (pooled "
-              "over rounds): " + "; ".join(texts) + ".")
-        doc.img("Trump-choice value per strategy", by_strategy_plot)
-        doc.table((["condition"] if cc else []) + ["strategy", "n choices",
-                                                   "policy gain (points)",
-                                                   "policy gain (win share)"], trows)
+    return head, rows, widths
+
+
+def _by_strategy(ctx: Context, doc, by_strategy: pd.DataFrame, plot: str | None) -> None:
+    """A mixed lineup: each strategy's own choices, pooled over the rounds."""
+    cc = ctx.sweep
+    doc.h(3, "Each strategy's own trump choices")
+    pooled = by_strategy[by_strategy["round"].isna()]
+    texts, trows = [], []
+    for c in ctx.indices:
+        sub = pooled[pooled["condition"] == c]
+        for s in strategy_order(ctx, sub["strategy"].astype(str).unique()):
+            p = rows_of(sub[sub["strategy"].astype(str) == s], "policy_gain_points")
+            w = rows_of(sub[sub["strategy"].astype(str) == s], "policy_gain_win")
+            if not len(p):
+                continue
+            p = p.iloc[0]
+            who = f"`{s}`" + (f" ({ctx.label(c)})" if cc else "")
+            texts.append(f"{who}: its choices " + effect(
+                p["estimate"], p["ci_low"], p["ci_high"], "points per choice",
+                "its final points", up="raise", down="lower").replace(
+                "has no measurable", "have no measurable"))
+            trows.append(([ctx.label(c)] if cc else []) + [
+                s, int_(p["n"]), ci(p, table=True), pp_ci(w.iloc[0]) if len(w) else "–"])
+    doc.p("With a mixed lineup each strategy's own choices are valued separately (pooled "
+          "over rounds): " + "; ".join(texts) + ".")
+    doc.img("Trump-choice value per strategy", plot)
+    doc.table((["condition"] if cc else []) + ["strategy", "n choices", "policy gain (points)",
+                                               "policy gain (win share)"], trows)

@@ -112,7 +112,7 @@ def _prepare(exp, cond):
     key = (exp.config_hash, cond.index, exp.strict)
     if key in _prepared:
         return _prepared[key]
-    from fishing2sim.strategy.loading import build_lineup, observe_mask, search_args
+    from fishing2sim.strategy.lineup import build_lineup, observe_mask, search_args
 
     P = cond.players
     rotations = range(P) if cond.rotate else range(1)

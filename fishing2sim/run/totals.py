@@ -156,59 +156,21 @@ def accumulate(t: dict, P: int, slot, out_int, out_points, out_ocean, pairs,
                units: dict | None = None, last_round: int = 0):
     """Add one batch of kernel output (one rotation of a chunk) to the totals ``t``.
     ``units`` (paired conditions): a dict that collects this rotation's per-game vectors."""
-    from fishing2sim.engine.batch import (G_END, G_END_ROUND, G_FIRST_LEADER, G_MAX_TIER, G_ROUNDS,
-                               T_CHOICE, T_CHOOSER, T_D1_POINTS, T_D1_WIN, T_D2_POINTS,
-                               T_D2_WIN)
+    # the engine's record layout, imported here: loading the totals loads no kernel
+    from fishing2sim.engine.batch import G_END, G_END_ROUND, G_FIRST_LEADER, G_ROUNDS, T_CHOOSER
 
     n = out_int.shape[0]
     t["games"] += n
     end = out_int[:, G_END]
     over = end == K.END_OVERFISHED
-    t["completed"] += int((end == K.END_COMPLETED).sum())
-    t["overfished"] += int(over.sum())
     rounds = out_int[:, G_ROUNDS]
     end_round = out_int[:, G_END_ROUND]
-    d1c = over & (rounds == end_round)
-    t["overfished_d1c"] += int(d1c.sum())
-    t["overfished_round"] += np.bincount(end_round[over], minlength=R + 1)[:R + 1]
-    t["rounds_sum"] += [int(rounds.sum()), int((rounds * rounds).sum())]
-    for r in range(1, R):
-        reached = rounds >= r
-        t["reached"][r] += int(reached.sum())
-        t["ocean_hist"][r] += np.bincount(out_ocean[reached, r], minlength=K.MAX_CARDS + 1)
-        last = np.minimum(rounds, r)
-        ocean_end = out_ocean[np.arange(n), R + last]
-        empty = (ocean_end == 0) & (last >= 1)
-        t["empty_by"][r] += int(empty.sum())
-        t["empty_or_over_by"][r] += int((empty | (over & (end_round <= r))).sum())
-    t["tier_reached"] += np.bincount(out_int[:, G_MAX_TIER], minlength=6)[::-1].cumsum()[::-1][:6]
-    t["tier_reached"][0] = 0
+    _add_ends(t, out_int, out_ocean, end, over, rounds, end_round)
     ws = win_shares(out_points, P)
-    t["seat_win"][:P, 0] += ws.sum(axis=0)
-    t["seat_win"][:P, 1] += (ws * ws).sum(axis=0)
-    t["seat_win_cross"][:P, :P] += ws.T.astype(np.int64) @ ws.astype(np.int64)
-    fl = ws[np.arange(n), out_int[:, G_FIRST_LEADER]]
-    t["first_leader_win"] += [int(fl.sum()), int((fl * fl).sum())]
     pts = out_points[:, :P]
-    spread = pts.max(axis=1) - pts.min(axis=1)
-    t["spread"] += [int(spread.sum()), int((spread * spread).sum())]
-    top2 = np.sort(pts, axis=1)[:, -2:]
-    margin = (top2[:, 1] - top2[:, 0]).astype(np.int64)
-    t["margin"] += [int(margin.sum()), int((margin * margin).sum())]
-    gsum = pts.sum(axis=1).astype(np.int64)
-    t["game_points"] += [int(gsum.sum()), int((gsum * gsum).sum())]
-    S = t["strat_win"].shape[0]
-    # per game: each strategy's summed win share and points over its seats
-    gw = np.zeros((n, S), np.int64)
-    gp = np.zeros((n, S), np.int64)
-    for p in range(P):
-        gw[:, slot[p]] += ws[:, p]
-        gp[:, slot[p]] += pts[:, p]
-        t["strat_seats"][slot[p]] += n
-        t["score_hist"][slot[p]] += np.bincount(
-            np.minimum(np.maximum(pts[:, p], 0), MAX_POINTS - 1), minlength=MAX_POINTS)
-    t["_block_win"] = np.vstack([t["_block_win"], gw]) if t["_block_win"].size else gw
-    t["_block_points"] = np.vstack([t["_block_points"], gp]) if t["_block_points"].size else gp
+    fl = ws[np.arange(n), out_int[:, G_FIRST_LEADER]]
+    _add_seats(t, ws, pts, fl, P)
+    _add_strategies(t, slot, ws, pts, P)
     if units is not None:
         lr = min(last_round, R - 1)
         ocean_last = np.where(rounds >= lr, out_ocean[:, lr], 0)
@@ -224,33 +186,100 @@ def accumulate(t: dict, P: int, slot, out_int, out_points, out_ocean, pairs,
         ch = pairs[:, :, T_CHOOSER] >= 0
         slot = np.asarray(slot)
         _accumulate_trump_games(t, pairs, ch, slot, units)
-        for r in range(1, R):
-            m = ch[:, r]
-            if not m.any():
-                continue
-            sign = np.where(pairs[m, r, T_CHOICE] == K.C_LIGHT, 1, -1)
-            who = slot[pairs[m, r, T_CHOOSER]]
-            t["trump_n"][r] += int(m.sum())
-            t["trump_light"][r] += int((sign > 0).sum())
-            t["strat_trump_n"][:, r] += np.bincount(who, minlength=S)
-            for key, skey, (a, b) in (("trump_points", "strat_trump_points",
-                                       (T_D1_POINTS, T_D2_POINTS)),
-                                      ("trump_win", "strat_trump_win", (T_D1_WIN, T_D2_WIN))):
-                d1 = pairs[m, r, a]
-                d2 = pairs[m, r, b]
-                g = sign * (d1 + d2)
-                prod = d1 * d2
-                cross = np.sign(d1) * d2 + np.sign(d2) * d1
-                row = t[key][r]
-                row[TRUMP_G_SUM] += int(g.sum())
-                row[TRUMP_G_SQ] += int((g * g).sum())
-                row[TRUMP_PROD_SUM] += int(prod.sum())
-                row[TRUMP_PROD_SQ] += int((prod * prod).sum())
-                row[TRUMP_CROSS_SUM] += int(cross.sum())
-                row[TRUMP_CROSS_SQ] += int((cross * cross).sum())
-                t[skey][:, r, SUM] += np.bincount(who, weights=g, minlength=S).astype(np.int64)
-                t[skey][:, r, SQ] += np.bincount(who, weights=g * g,
-                                                 minlength=S).astype(np.int64)
+        _add_trump_rounds(t, pairs, ch, slot)
+
+
+def _add_ends(t, out_int, out_ocean, end, over, rounds, end_round) -> None:
+    """How the games ended, and the ocean after each round's draws (depletion)."""
+    from fishing2sim.engine.batch import G_MAX_TIER
+
+    n = out_int.shape[0]
+    t["completed"] += int((end == K.END_COMPLETED).sum())
+    t["overfished"] += int(over.sum())
+    d1c = over & (rounds == end_round)
+    t["overfished_d1c"] += int(d1c.sum())
+    t["overfished_round"] += np.bincount(end_round[over], minlength=R + 1)[:R + 1]
+    t["rounds_sum"] += [int(rounds.sum()), int((rounds * rounds).sum())]
+    for r in range(1, R):
+        reached = rounds >= r
+        t["reached"][r] += int(reached.sum())
+        t["ocean_hist"][r] += np.bincount(out_ocean[reached, r], minlength=K.MAX_CARDS + 1)
+        last = np.minimum(rounds, r)
+        ocean_end = out_ocean[np.arange(n), R + last]
+        empty = (ocean_end == 0) & (last >= 1)
+        t["empty_by"][r] += int(empty.sum())
+        t["empty_or_over_by"][r] += int((empty | (over & (end_round <= r))).sum())
+    t["tier_reached"] += np.bincount(out_int[:, G_MAX_TIER], minlength=6)[::-1].cumsum()[::-1][:6]
+    t["tier_reached"][0] = 0
+
+
+def _add_seats(t, ws, pts, fl, P) -> None:
+    """Each seat's win share (and their cross products, for the seats' equality test), the
+    first leader's, the spread of points, the winner's margin and the game's points."""
+    t["seat_win"][:P, 0] += ws.sum(axis=0)
+    t["seat_win"][:P, 1] += (ws * ws).sum(axis=0)
+    t["seat_win_cross"][:P, :P] += ws.T.astype(np.int64) @ ws.astype(np.int64)
+    t["first_leader_win"] += [int(fl.sum()), int((fl * fl).sum())]
+    spread = pts.max(axis=1) - pts.min(axis=1)
+    t["spread"] += [int(spread.sum()), int((spread * spread).sum())]
+    top2 = np.sort(pts, axis=1)[:, -2:]
+    margin = (top2[:, 1] - top2[:, 0]).astype(np.int64)
+    t["margin"] += [int(margin.sum()), int((margin * margin).sum())]
+    gsum = pts.sum(axis=1).astype(np.int64)
+    t["game_points"] += [int(gsum.sum()), int((gsum * gsum).sum())]
+
+
+def _add_strategies(t, slot, ws, pts, P) -> None:
+    """Per game each strategy's summed win share and points over its seats (the rotation
+    blocks' vectors), its seats and its final points histogram."""
+    n = ws.shape[0]
+    S = t["strat_win"].shape[0]
+    gw = np.zeros((n, S), np.int64)
+    gp = np.zeros((n, S), np.int64)
+    for p in range(P):
+        gw[:, slot[p]] += ws[:, p]
+        gp[:, slot[p]] += pts[:, p]
+        t["strat_seats"][slot[p]] += n
+        t["score_hist"][slot[p]] += np.bincount(
+            np.minimum(np.maximum(pts[:, p], 0), MAX_POINTS - 1), minlength=MAX_POINTS)
+    t["_block_win"] = np.vstack([t["_block_win"], gw]) if t["_block_win"].size else gw
+    t["_block_points"] = np.vstack([t["_block_points"], gp]) if t["_block_points"].size else gp
+
+
+def _add_trump_rounds(t, pairs, ch, slot) -> None:
+    """The trump choices of each round: how often light, and per unit (points, win) the
+    sums of g, prod and cross (TRUMP_X), also per strategy that chose."""
+    from fishing2sim.engine.batch import (T_CHOICE, T_CHOOSER, T_D1_POINTS, T_D1_WIN,
+                                          T_D2_POINTS, T_D2_WIN)
+
+    S = t["strat_win"].shape[0]
+    for r in range(1, R):
+        m = ch[:, r]
+        if not m.any():
+            continue
+        sign = np.where(pairs[m, r, T_CHOICE] == K.C_LIGHT, 1, -1)
+        who = slot[pairs[m, r, T_CHOOSER]]
+        t["trump_n"][r] += int(m.sum())
+        t["trump_light"][r] += int((sign > 0).sum())
+        t["strat_trump_n"][:, r] += np.bincount(who, minlength=S)
+        for key, skey, (a, b) in (("trump_points", "strat_trump_points",
+                                   (T_D1_POINTS, T_D2_POINTS)),
+                                  ("trump_win", "strat_trump_win", (T_D1_WIN, T_D2_WIN))):
+            d1 = pairs[m, r, a]
+            d2 = pairs[m, r, b]
+            g = sign * (d1 + d2)
+            prod = d1 * d2
+            cross = np.sign(d1) * d2 + np.sign(d2) * d1
+            row = t[key][r]
+            row[TRUMP_G_SUM] += int(g.sum())
+            row[TRUMP_G_SQ] += int((g * g).sum())
+            row[TRUMP_PROD_SUM] += int(prod.sum())
+            row[TRUMP_PROD_SQ] += int((prod * prod).sum())
+            row[TRUMP_CROSS_SUM] += int(cross.sum())
+            row[TRUMP_CROSS_SQ] += int((cross * cross).sum())
+            t[skey][:, r, SUM] += np.bincount(who, weights=g, minlength=S).astype(np.int64)
+            t[skey][:, r, SQ] += np.bincount(who, weights=g * g,
+                                             minlength=S).astype(np.int64)
 
 
 def trump_choice_values(pairs, ch, unit: int) -> dict:

@@ -4,6 +4,8 @@ loading a strategy (or the reference random strategy) does not load every kit he
 strategy file imports all of this from fishing2sim.strategy.kit.
 """
 
+from dataclasses import dataclass
+
 from fishing2sim.errors import Fishing2simError
 
 DECISION_SIGNATURE = "int64(int64[::1], float64[::1], uint64[::1])"
@@ -89,3 +91,31 @@ def helper(fn_or_signature):
     if isinstance(fn_or_signature, str):
         return njit(fn_or_signature, cache=True, _nrt=False)
     return njit(cache=True, _nrt=False)(fn_or_signature)
+
+
+class StrategyError(Fishing2simError, ValueError):
+    """A strategy that cannot be found or does not follow the contract."""
+
+
+@dataclass(frozen=True)
+class Strategy:
+    name: str
+    source: str  # the file it came from
+    functions: tuple  # one compiled decision function per D_* code
+    defined: tuple  # names of the decisions the file defines itself
+    defaults: tuple = ()  # default parameter vector (the file's PARAMS)
+    param_names: tuple = ()
+    observes: bool = True  # False: reads only its options (the engine skips building obs)
+    digest: str = ""  # sha256 of the file and of the user's modules it imports
+    strict: bool = False  # compiled with bounds checking
+    search: str = ""  # a search bot (SEARCH_METHODS): the engine searches its card plays
+    # and trump choices (docs/search.md); its other decisions and every seat in its
+    # rollouts are its rollout strategy's
+    rollout: "Strategy | None" = None
+    searches: tuple = ()  # the decisions a search bot searches ("play", "trump_choice")
+
+    @property
+    def n_params(self) -> int:
+        return len(self.defaults)
+
+

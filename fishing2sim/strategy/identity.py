@@ -47,7 +47,7 @@ def identity_of(strategy) -> StrategyIdentity:
     """The identity of a loaded strategies.Strategy. The digest is taken of the files as
     they are now (a process imports a file once: an edit since changes the config hash, as
     --resume must see, though not the NAME)."""
-    from fishing2sim.strategy.loading import strategy_digest
+    from fishing2sim.strategy.files import strategy_digest
 
     kind = "heuristic" if not strategy.search else \
         "cheater" if strategy.search == "cheater" else "search"

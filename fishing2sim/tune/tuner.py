@@ -808,7 +808,8 @@ def _check_figures(spec: TuneSpec, exp) -> None:
 
 def _name_params(spec: TuneSpec, exp) -> None:
     """Label the entries of a seat's parameter vector with the strategy's PARAM_NAMES."""
-    from fishing2sim.strategy.loading import StrategyError, load_strategy
+    from fishing2sim.strategy.contract import StrategyError
+    from fishing2sim.strategy.loading import load_strategy
 
     for d in spec.dims:
         m = re.fullmatch(r"seats\[(\d+)\]\.params(?:\[(\d+)\])?", d.key)

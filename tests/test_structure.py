@@ -1,0 +1,111 @@
+"""The structure of the package (docs/architecture.md): the flow config → strategy → engine
+and search → run → analysis → report → study → tune / cli, with every import going down
+that order (no circle, no import back up, between packages too), and the size limits."""
+from __future__ import annotations
+
+import ast
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+PKG = REPO / "fishing2sim"
+
+# lowest first: a unit may import only units of its own layer or below
+LAYERS = [
+    ["errors"],
+    ["safe_files", "first_run"],
+    ["engine"],
+    ["search"],
+    ["strategy", "strategy_kit"],
+    ["config"],
+    ["events"],
+    ["api", "audit", "render"],
+    ["run"],
+    ["analysis"],
+    ["report"],
+    ["study"],
+    ["tune", "compare"],
+    ["cli"],
+]
+RANK = {u: i for i, layer in enumerate(LAYERS) for u in layer}
+
+# modules allowed above 600 lines, each with its sentence in docs/architecture.md
+LONG_MODULES = {"engine/core.py", "search/kernels.py", "audit.py"}
+
+
+def _unit(module: str) -> str:
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 else "fishing2sim"
+
+
+def _imports():
+    """(importing module, its unit, imported module) for every fishing2sim import, lazy
+    ones inside functions included."""
+    for p in PKG.rglob("*.py"):
+        mod = ".".join(p.relative_to(REPO).with_suffix("").parts).removesuffix(".__init__")
+        for n in ast.walk(ast.parse(p.read_text())):
+            if isinstance(n, ast.ImportFrom) and n.module and n.level == 0 \
+                    and n.module.split(".")[0] == "fishing2sim":
+                targets = [n.module] if n.module != "fishing2sim" else \
+                    [f"fishing2sim.{a.name}" for a in n.names]
+            elif isinstance(n, ast.Import):
+                targets = [a.name for a in n.names if a.name.split(".")[0] == "fishing2sim"]
+            else:
+                continue
+            for t in targets:
+                yield mod, _unit(mod), t
+
+
+def test_every_import_goes_down_the_flow():
+    units = {_unit(".".join(p.relative_to(REPO).with_suffix("").parts))
+             for p in PKG.rglob("*.py")} - {"__init__"}
+    assert units - set(RANK) - {"fishing2sim", "bots"} == set(), "a unit without a layer"
+    up = []
+    for mod, u, t in _imports():
+        v = _unit(t)
+        if v in ("fishing2sim", "__version__", "bots") or u == "fishing2sim" or v == u:
+            continue  # the version; the shipped bots are plugins, loaded by path
+        if RANK[v] > RANK[u]:
+            up.append(f"{mod} imports {t}")
+    assert up == []
+    # no relative import: the folder names say where a name comes from
+    for p in PKG.rglob("*.py"):
+        assert not any(isinstance(n, ast.ImportFrom) and n.level
+                       for n in ast.walk(ast.parse(p.read_text()))), p
+
+
+def test_the_analysis_does_not_load_the_runner_or_compile_a_bot():
+    code = ("import sys, fishing2sim.analysis.tables, fishing2sim.analysis.stopping, "
+            "fishing2sim.run.dask; "
+            "print(sorted(m for m in sys.modules if m in ('fishing2sim.run.runner', "
+            "'fishing2sim.run.processes', 'fishing2sim.report', 'fishing2sim.bots')))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True)
+    assert out.stdout.strip() == "[]"
+    for p in (PKG / "analysis").glob("*.py"):  # the totals are read by name, not position
+        assert not re.search(r"\[\s*\d\s*\+\s*\d\s*\*\s*j", p.read_text()), p
+
+
+def test_modules_and_functions_stay_small():
+    doc = (REPO / "docs" / "architecture.md").read_text()
+    long = []
+    for p in PKG.rglob("*.py"):
+        rel = p.relative_to(PKG).as_posix()
+        n = len(p.read_text().splitlines())
+        if n > 600:
+            long.append(rel)
+            assert f"`{rel}`" in doc, f"{rel}: {n} lines and no sentence in architecture.md"
+    assert set(long) <= LONG_MODULES
+    assert not (PKG / "report.py").exists()
+    big = []
+    for p in [*PKG.rglob("*.py"), *(REPO / "strategies").glob("*.py")]:
+        for node in ast.walk(ast.parse(p.read_text())):
+            if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                continue
+            kernel = any(re.search(r"\b(njit|jit|decision|helper)\b", ast.unparse(d))
+                         for d in node.decorator_list)
+            if not kernel and node.end_lineno - node.lineno + 1 > 80:
+                big.append(f"{p.relative_to(REPO)}:{node.lineno} {node.name}")
+    assert big == []
