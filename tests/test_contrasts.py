@@ -208,8 +208,9 @@ def test_the_documented_explicit_conditions_load_as_described(tmp_path):
     assert [c.baseline for c in exp.conditions] == [None, 0, 0, None, 3, 3]
     assert "six\nconditions, `4 players, standard deck` ... `5 players, tier 5 smaller, bigger " \
            "last hands`" in doc
-    readme = (root / "README.md").read_text().split("under `conditions:`:")[1]
-    block = readme.split("```yaml\n")[1].split("```")[0]
+    doc_all = (root / "docs" / "experiments.md").read_text()  # its "A first experiment"
+    first = doc_all.split("under `conditions:`:")[1]
+    block = first.split("```yaml\n")[1].split("```")[0]
     exp = load_experiment(write(tmp_path, "r", "games: 100\n" + block))
     assert [c.name for c in exp.conditions][:2] == [
         "4 players, standard deck", "4 players, without blue 26 and yellow 26"]

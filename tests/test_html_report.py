@@ -272,3 +272,39 @@ def test_the_page_fits_a_1300_px_window(wide_folders, tmp_path):
         finally:
             browser.close()
     assert errors == []
+
+
+def test_the_page_is_a_jinja2_template_that_escapes_every_text():
+    """report.html comes from the template installed with the package, rendered with
+    autoescaping: a text of the summary, a file name, a CSV cell, the configuration or a stamp
+    that holds markup shows as text, never as a tag; the summary's own inline markdown (bold,
+    italics, code) is the only markup made from text."""
+    from importlib.resources import files
+
+    import pandas as pd
+
+    from fishing2sim.report import html
+    from fishing2sim.report.document import Doc
+
+    assert files("fishing2sim.report").joinpath("templates/report.html.j2").is_file()
+    evil = "<script>alert(1)</script>"
+    doc = Doc()
+    doc.h(1, f"T {evil}")
+    doc.p(f"**bold** *it* `code` {evil} & more")
+    doc.ul([evil])
+    doc.table(["a_b.c", evil], [[evil, "`x`"]])
+    doc.terms({evil: evil})
+    doc.code(f"k: {evil}", "yaml")
+    doc.img(evil, 'a"b.png')  # not embedded: its alt text stands in
+    doc.img("plot", "p.png")
+    page = html.render(doc, {"p.png": b"\x89PNG"}, evil, {evil: pd.DataFrame({evil: [evil]})},
+                       f"x: {evil}", [evil])
+    assert page.count("<script>") == 1 and "alert(1)</script>" not in page
+    # title, heading, paragraph, list, table header and cell, term and definition, code,
+    # missing image, CSV table (name twice, header, cell), configuration, stamp
+    assert page.count("&lt;script&gt;alert(1)&lt;/script&gt;") == 16
+    assert "<strong>bold</strong> <em>it</em> <code>code</code>" in page
+    assert "<th>a_<wbr>b.<wbr>c</th>" in page
+    assert 'data-file="a&#34;b.png"' in page and 'data-file="p.png"' in page
+    assert "src=\"data:image/png;base64,iVBORw==\"" in page
+    assert page.startswith("<!DOCTYPE html>\n") and page.endswith("</body></html>\n")

@@ -632,12 +632,14 @@ def test_the_report_says_when_no_finite_rating_exists():
     assert "1,200 games in all, played in 1 min 15 s on 2 workers" in md
 
 
-def test_the_readme_ladder_table_is_the_committed_report():
-    """README, "How strong are the bots?": every row is docs/ladder-report/ladder.csv
-    rounded, the command is the shipped file's, and the cheater is labelled."""
-    readme = (REPO / "README.md").read_text()
-    start = readme.index("## How strong are the bots?")
-    sec = readme[start:readme.index("\n### ", start)]  # the ladder, before its subsections
+@pytest.mark.parametrize("page", ["README.md", "docs/strategies.md"])
+def test_the_readme_ladder_table_is_the_committed_report(page):
+    """README and docs/strategies.md, "How strong are the bots?": every row is
+    docs/ladder-report/ladder.csv rounded, the command is the shipped file's, and the cheater
+    is labelled."""
+    text = (REPO / page).read_text()
+    start = text.index("## How strong are the bots?")
+    sec = text[start:text.index("\n## ", start + 3)]  # the ladder, to the next section
     assert "fishing2sim run experiments/ladder.yaml --workers 2" in sec
     lad = pd.read_csv(REPO / "docs" / "ladder-report" / "ladder.csv")
     rating = lad[lad.metric == "rating"].sort_values("rank")

@@ -416,10 +416,9 @@ def test_report_dir_takes_the_run_lock(tmp_path):
     assert not target.exists() and not (d / "report.html").exists()
 
 
-def test_readme_says_what_report_dir_embeds():
-    readme = (ROOT / "README.md").read_text()
-    section = readme[readme.index("## Reports"):]
-    section = section[:section.index("\n## ", 5)]
+def test_the_docs_say_what_report_dir_embeds():
+    doc = (ROOT / "docs" / "reports.md").read_text()
+    section = doc[doc.index("## The page of a folder: `fishing2sim report DIR`"):]
     assert "fishing2sim report DIR" in section
     for words in ("PNG", "symbolic link", "report.html", "warning"):
         assert words in section, words
