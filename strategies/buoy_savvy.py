@@ -12,7 +12,7 @@ only when that player is not ahead of it on points. Buoy decisions: determine-tr
 the trump choice name the shade it holds most of; catch-1-other takes the card most useful
 next round (blowfish, the 16s, high greens, the 26s), from the points leader if it can;
 exchange takes the card strongest this round and gives its weakest (never the +3 buoy);
-catch-1-card moves its weakest card. Original Fishing (strategy_kit.keep_value): zero-catch
+catch-1-card moves its weakest card. Original Fishing (kit.keep_value): zero-catch
 takes the card most worth keeping (never a minus-3 while there is another), pass-1-left
 passes the card least worth keeping (a low plain card, not a zero, buoy or trump),
 determine-colour names the suit it holds the most high cards of.

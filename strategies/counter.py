@@ -10,7 +10,7 @@ Following, it plays the cheapest boss that wins the trick so far when players ar
 come, else the cheapest card that wins so far, else its weakest card. Trump choice and
 determine-trump: the shade it holds more and higher of (10 per card plus the values).
 Catch-1-other and exchange take the strongest card; exchange gives and catch-1-card move
-the weakest; original Fishing (strategy_kit.keep_value): zero-catch the card most worth
+the weakest; original Fishing (kit.keep_value): zero-catch the card most worth
 keeping (never a minus-3 while there is another), pass-1-left the card least worth keeping
 (a low plain card, not a zero, buoy or trump), determine-colour the suit it holds the most
 high cards of. Original Fishing: purple counts like the other colours.

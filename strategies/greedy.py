@@ -7,7 +7,7 @@ card. If no card wins, it throws its weakest card (buoys first: they never win, 
 +3-points or catch-1-other buoy still pays in a lost trick). Trump choice and
 determine-trump: the shade it holds more cards of (then the higher sum of values).
 Catch-1-other and exchange take the strongest card, exchange gives and catch-1-card moves
-the weakest. Original Fishing (strategy_kit.keep_value): zero-catch takes the card most
+the weakest. Original Fishing (kit.keep_value): zero-catch takes the card most
 worth keeping (never a minus-3 while there is another), pass-1-left passes the card least
 worth keeping (a low plain card, not a zero, buoy or trump), determine-colour names the
 suit it holds the most high cards of.

@@ -5,7 +5,7 @@ early tricks and runs out of winners late. Strength: blowfish, then trump (the 1
 highest), then colour cards by value; a buoy only when nothing else is legal. The other
 decisions are the simple sensible ones: the trump shade it holds more cards of, catch and
 exchange the strongest card, give and move the weakest; original Fishing
-(strategy_kit.keep_value): zero-catch the card most worth keeping (never a minus-3 while
+(kit.keep_value): zero-catch the card most worth keeping (never a minus-3 while
 there is another), pass-1-left the card least worth keeping (a low plain card, not a zero,
 buoy or trump), determine-colour the suit it holds the most high cards of.
 """

@@ -10,7 +10,7 @@ ocean is empty: there is nothing fresh left to draw. For the rest of the round i
 it leads its strongest card and follows with the cheapest card that wins the trick so far,
 else throws its weakest. Trump choice and determine-trump: the shade it holds more cards of;
 catch-1-other and exchange take the strongest card; exchange gives and catch-1-card move
-the weakest; original Fishing (strategy_kit.keep_value): zero-catch the card most worth
+the weakest; original Fishing (kit.keep_value): zero-catch the card most worth
 keeping (never a minus-3 while there is another), pass-1-left the card least worth keeping
 (a low plain card, not a zero, buoy or trump), determine-colour the suit it holds the most
 high cards of.

@@ -18,7 +18,7 @@ behind or while the ocean is still full (losing early draws fresh ocean cards).
 The other decisions follow fixed rules: trump choice and determine-trump take the shade
 with the larger ``shade_count * cards + sum of values``; catch-1-other and exchange take
 the strongest card; exchange gives and catch-1-card move the weakest; original Fishing
-(strategy_kit.keep_value): zero-catch takes the card most worth keeping (never a minus-3
+(kit.keep_value): zero-catch takes the card most worth keeping (never a minus-3
 while there is another), pass-1-left passes the card least worth keeping (a low plain card,
 not a zero, buoy or trump), determine-colour names the suit it holds the most high cards of.
 """

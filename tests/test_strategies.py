@@ -157,7 +157,7 @@ LOAD_AND_PLAY = textwrap.dedent("""
 
 def test_a_user_strategy_cache_built_by_another_version_is_dropped(tmp_path):
     """numba keys a cached function on its own file only, but a user's bot has the
-    strategy_kit helpers compiled into it: its cache is kept while the kit and engine
+    kit helpers compiled into it: its cache is kept while the kit and engine
     sources are the ones it was built from, and dropped (recompiled) when they are not."""
     import os
     import subprocess

@@ -469,7 +469,7 @@ def ask(st, rng, obs, decide, params, seat, kind, n_opt, subject):
     mask = st[S_OBSERVE_MASK]
     if (mask >> (MAX_PLAYERS * (1 + kind) + seat)) & 1:
         # the seat's strategy for this decision is the reference random strategy: the same
-        # draw from the seat's stream (strategy_kit.random_option), without the call
+        # draw from the seat's stream (kit.random_option), without the call
         for i in range(n_opt):
             o[O_OPTIONS + i] = -1
         return st[A_OPTIONS + rand_below(rng, 1 + seat, n_opt)]

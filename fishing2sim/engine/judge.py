@@ -1,6 +1,6 @@
 """The judge of a trick: which card is highest (A6; the original Fishing's B2 / B4) and
 which is weakest (A7). One place per rule, used by the engine (on the game state) and by
-strategy_kit (on an observation, optionally with a card a strategy is thinking of playing).
+the strategy kit (on an observation, optionally with a card a strategy is thinking of playing).
 
 Both read one int64 array ``a`` through offsets, so the same code serves both layouts:
 ``a[cards + i]`` is the card at trick position i (i < n; a negative id, such as a face-down

@@ -173,7 +173,7 @@ def _cache_stamp(path: Path) -> str:
 
 def _drop_stale_strategy_cache(path: Path) -> None:
     """numba keys a cached function on its own file only, but a strategy's compiled code
-    holds the strategy_kit helpers (and engine constants) it calls and the helpers of the
+    holds the kit helpers (and engine constants) it calls and the helpers of the
     user's modules it imports: when any of those sources changed since the file's cache
     was written, drop the cache of the file and of those modules before importing."""
     stamp = _cache_stamp(path)

@@ -2,7 +2,7 @@
 
 Every decision picks uniformly at random among its options. strategies/random.py is this
 strategy as a plugin; any decision another strategy leaves undefined is made by these.
-It reads its observation directly (the same draw as strategy_kit.random_option: the count
+It reads its observation directly (the same draw as kit.random_option: the count
 clamped to 0 .. MAX_HAND), so loading it does not load the strategy kit.
 """
 from fishing2sim.strategy.contract import decision
