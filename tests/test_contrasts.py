@@ -658,7 +658,7 @@ def _simulated_sprt(monkeypatch, spec, true_elo, sigma, first, step, cap, reps, 
     the simulated sums). Rows: fixed-sample (elo, lo, hi), stopped (elo, lo, hi)."""
     from types import SimpleNamespace
 
-    import fishing2sim.analysis.contrasts as contrasts
+    import fishing2sim.analysis.stopping as stopping
     from fishing2sim.analysis.stopping import next_games as _next_games
     from fishing2sim.analysis.sprt import decide
 
@@ -667,7 +667,7 @@ def _simulated_sprt(monkeypatch, spec, true_elo, sigma, first, step, cap, reps, 
         out["var"] = t["var"]
         return out
 
-    monkeypatch.setattr(contrasts, "sprt_state", state)
+    monkeypatch.setattr(stopping, "sprt_state", state)
     exp = SimpleNamespace(precision=(), sprt=spec, chunk=step)
     mu = elo_to_score(true_elo)
     rng = np.random.default_rng(seed)

@@ -262,6 +262,25 @@ def _document(result, plots: dict, note: str) -> Doc:
     if w is None:
         doc.p("No trial gave a playable experiment: the space has no valid configuration.")
         return doc
+    _winner(doc, result, w)
+    _against_baseline(doc, result, w)
+    _racing(doc, result, w)
+    doc.h(2, "Search")
+    if "trace" in plots:
+        doc.img("optimisation trace", "trace.png")
+    doc.p(f"Parameter importance: {note}.")
+    if "importance" in plots:
+        doc.img("parameter importance", "importance.png")
+    doc.p("Every trial (its values, figures with 95% CIs, seed and time) is in "
+          "`trials.csv`. The Optuna study is `study.db`: open it with "
+          "`optuna-dashboard sqlite:///study.db`, or continue it with "
+          f"`fishing2sim tune {spec.given} --resume` and a larger `tune.budget.trials`.")
+    return doc
+
+
+def _winner(doc, result, w) -> None:
+    """The winner: its trial, value, targets and ready-to-use snippet."""
+    spec = result.spec
     ev = w["evaluation"]
     doc.h(2, "The winner")
     raced = spec.race_top > 0
@@ -286,7 +305,12 @@ def _document(result, plots: dict, note: str) -> Doc:
     doc.p("Ready to use (the sections of the experiment file the space changes; "
           "`best.yaml` is the whole file):")
     doc.code(snippet(spec, w["values"]).rstrip(), "yaml")
-    # figures vs baseline
+
+
+def _against_baseline(doc, result, w) -> None:
+    """The winner's figures against the untuned file's, on a fresh seed."""
+    spec = result.spec
+    ev = w["evaluation"]
     doc.h(2, "Figures against the baseline")
     doc.p(f"Both on the same fresh seed, not the one the winner was picked on (so its "
           f"figures are not flattered by the pick), {ev.games:,} games per condition; 95% "
@@ -325,11 +349,18 @@ def _document(result, plots: dict, note: str) -> Doc:
                   "number of games: either is as good on this evidence."))
     doc.p("The intervals of a difference treat the two runs as independent (they share "
           "deals when their decks are the same, which makes the true interval narrower).")
+
+
+def _racing(doc, result, w) -> None:
+    """The racing rows: the best trials ranked on one seed."""
+    spec = result.spec
+    ev = w["evaluation"]
     if len(result.race):
         doc.h(2, "Racing")
         doc.p("The racing rows rank the best trials on one seed (the pick); the winner's "
               "`confirmed` row and the baseline play another, fresh seed, which is where the "
               "figures above come from.")
+        names = figure_names(spec)
         rows = []
         for _, r in result.race.iterrows():
             cells = [show_estimate(n, Estimate(f.label, r[f.label], r[f.label + ' ci_low'],
@@ -337,17 +368,6 @@ def _document(result, plots: dict, note: str) -> Doc:
                      if f.label in r else "–" for n, f in zip(names, ev.figures)]
             rows.append([str(r["candidate"]), value_text(spec, r["value"]), *cells])
         doc.table(["candidate", "value", *(f.label for f in ev.figures)], rows)
-    doc.h(2, "Search")
-    if "trace" in plots:
-        doc.img("optimisation trace", "trace.png")
-    doc.p(f"Parameter importance: {note}.")
-    if "importance" in plots:
-        doc.img("parameter importance", "importance.png")
-    doc.p("Every trial (its values, figures with 95% CIs, seed and time) is in "
-          "`trials.csv`. The Optuna study is `study.db`: open it with "
-          "`optuna-dashboard sqlite:///study.db`, or continue it with "
-          f"`fishing2sim tune {spec.given} --resume` and a larger `tune.budget.trials`.")
-    return doc
 
 
 def _summary(result, plots: dict, note: str) -> str:
