@@ -352,7 +352,7 @@ def contrast_table(exp, totals: list, units: list | None = None) -> pd.DataFrame
     # the family: every contrast the report shows (a win share equal by construction, CI
     # [0, 0], is no test); its adjusted p decides the verdict words, the CIs stay unadjusted
     p = df["p_value"].where(~by_construction(df)).astype(float)
-    df["p_adjusted"] = adjust_p(p.tolist(), getattr(exp, "multiplicity", "holm"))
+    df["p_adjusted"] = adjust_p(p.tolist(), exp.multiplicity)
     return df
 
 

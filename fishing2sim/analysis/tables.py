@@ -30,7 +30,7 @@ def tables_from_totals(exp, totals: list, units: list | None = None) -> dict[str
             out.update(section.tables(exp, totals))
     if any(c.baseline is not None for c in exp.conditions):
         out["contrasts"] = contrast_table(exp, totals, units)
-    if "ladder" in exp.analyses and getattr(exp, "ladder", None):
+    if "ladder" in exp.analyses and exp.ladder:
         from fishing2sim.analysis.ladder import ladder_tables
 
         out.update(ladder_tables(exp, totals))

@@ -104,7 +104,7 @@ def rows_of(df: pd.DataFrame, metric: str, condition: int | None = None, **eq) -
 class Context:
     def __init__(self, exp: Any, results: Any, tables: dict[str, pd.DataFrame]):
         self.exp = exp
-        self.meta = dict(getattr(results, "meta", None) or {})
+        self.meta = dict(results.meta or {})
         self.tables = tables
         self.conditions = sorted(list(exp.conditions or ()), key=lambda c: c.index)
         self.by_index = {c.index: c for c in self.conditions}
@@ -131,7 +131,7 @@ class Context:
         self.games_range = (vals[0], vals[-1]) if vals else None
         players = [self.players(i) for i in self.indices]
         swept = any("players" == k for c in self.conditions
-                    for k in (getattr(c, "labels", None) or {}))
+                    for k in c.labels)
         self.player_groups = sorted({p for p in players if p is not None}) \
             if swept and len({p for p in players if p is not None}) > 1 else [None]
 

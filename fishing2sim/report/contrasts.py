@@ -31,7 +31,7 @@ def plain_lines(ctx: Context, df: pd.DataFrame) -> list[str]:
     share contrast of a strategy that is alone in both lineups is left out (always equal)."""
     out = []
     fam = shown(df)
-    method = getattr(ctx.exp, "multiplicity", "holm")
+    method = ctx.exp.multiplicity
     for _, r in fam.iterrows():
         s = _scale(r["unit"])
         adj = (r.get("p_adjusted", math.nan), method, len(fam)) if len(fam) > 1 else None
@@ -145,7 +145,7 @@ def section(ctx: Context, df: pd.DataFrame, plot_file: str | None, doc) -> None:
         how.append("conditions with their own deals are compared as independent samples")
     text = "; ".join(how)
     n_fam = len(shown(df))
-    method = getattr(ctx.exp, "multiplicity", "holm")
+    method = ctx.exp.multiplicity
     fam = ""
     if n_fam > 1 and method != "none":
         fam = (f" The verdict words (raises, lowers, no measurable effect) take the "

@@ -22,7 +22,7 @@ def who_played(ctx: Context) -> str:
     lineups = [lineup_names(c) for c in ctx.conditions]
     if not lineups or not any(lineups):
         return ""
-    rot = any(getattr(c, "rotate", False) for c in ctx.conditions)
+    rot = any(c.rotate for c in ctx.conditions)
 
     def one(names) -> str:
         kinds = list(dict.fromkeys(names))
@@ -90,7 +90,7 @@ def lead(ctx: Context, doc: Doc) -> None:
     if con is not None and len(con):
         lines = _contrasts.plain_lines(ctx, con)
         n = len(_contrasts.shown(con))
-        method = getattr(ctx.exp, "multiplicity", "holm")
+        method = ctx.exp.multiplicity
         how = ("a CI that includes 0 is reported as no measurable effect" if n < 2
                or method == "none" else
                f"a contrast is reported as no measurable effect when its CI includes 0 or "
@@ -132,7 +132,7 @@ def what_was_run(ctx: Context, doc: Doc) -> None:
     exp, meta = ctx.exp, ctx.meta
     res = exp.resolved or {}
     doc.h(2, "What was run")
-    ruleset = first(res, "ruleset") or getattr(exp, "ruleset", None) or "fishing2"
+    ruleset = first(res, "ruleset") or exp.ruleset or "fishing2"
     players = sorted({p for p in (ctx.players(c) for c in ctx.indices) if p is not None})
     lineups = []
     for c in ctx.conditions:
@@ -141,7 +141,7 @@ def what_was_run(ctx: Context, doc: Doc) -> None:
             lineups.append(lu)
     rulesets = []
     for c in ctx.conditions:
-        r = getattr(getattr(c, "deck", None), "ruleset", None)
+        r = c.deck.ruleset
         if r and r not in rulesets:
             rulesets.append(r)
     items = []
@@ -174,7 +174,7 @@ def what_was_run(ctx: Context, doc: Doc) -> None:
         dask = meta.get("dask") or {}
         items.append(f"Ran on Dask: {dask.get('where', 'a Dask cluster')}"
                      + (f" (scheduler {dask['scheduler']})" if dask.get("scheduler") else ""))
-    if getattr(exp, "paired", False):
+    if exp.paired:
         items.append("Paired: conditions with the same players, deck, first leader and "
                      "rotation play the same deals (common random numbers); only the play "
                      "differs, and their contrasts are paired differences")
@@ -240,8 +240,8 @@ def adaptive(ctx: Context, doc: Doc) -> None:
                         f"{s['upper']:.2f}], {elo}")
         rows.append([str(i), ctx.label(int(i)), int_(d.get("games")),
                      "; ".join(bits) + (" — stopped at max_games" if d.get("capped") else "")])
-    targets = ", ".join(f"{f} {t}" for f, _, t in getattr(ctx.exp, "precision", ()) or ())
-    spec = getattr(ctx.exp, "sprt", None)
+    targets = ", ".join(f"{f} {t}" for f, _, t in ctx.exp.precision)
+    spec = ctx.exp.sprt
     what = []
     if targets:
         what.append(f"until every 95% CI half-width reached its target ({targets})")
@@ -289,13 +289,13 @@ def config_yaml(exp: Any) -> str:
     cfg["conditions" if "conditions" not in cfg else "run_conditions"] = [
         {
             "index": _plain(c.index),
-            **({"name": c.name} if getattr(c, "name", "") else {}),
-            "labels": _plain(dict(getattr(c, "labels", None) or {})),
-            "players": _plain(getattr(c, "players", None)),
+            **({"name": c.name} if c.name else {}),
+            "labels": _plain(dict(c.labels)),
+            "players": _plain(c.players),
             "lineup": lineup_names(c),
-            "deck_sha256": _plain(getattr(c, "deck_sha256", None)),
-            **({"baseline": c.baseline} if getattr(c, "baseline", None) is not None else {}),
-            **({"games": c.games} if getattr(c, "games", None) is not None else {}),
+            "deck_sha256": _plain(c.deck_sha256),
+            **({"baseline": c.baseline} if c.baseline is not None else {}),
+            "games": c.games,
         }
         for c in sorted(exp.conditions or (), key=lambda c: c.index)
     ]
