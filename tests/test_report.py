@@ -19,7 +19,9 @@ GAMES = 2000
 def _cond(index, players, labels):
     lineup = ("greedy",) + ("random",) * (players - 1)
     return SimpleNamespace(index=index, labels=labels, players=players,
-                           deck_sha256=f"{index:02d}" + "ab" * 31, lineup=lineup)
+                           deck_sha256=f"{index:02d}" + "ab" * 31, lineup=lineup, name="",
+                           rotate=False, baseline=None, is_baseline=False, games=GAMES,
+                           deck=SimpleNamespace(ruleset="fishing2"), identities=())
 
 
 def _exp(root: Path, sweep: bool = True, name: str = "trump"):
@@ -33,6 +35,8 @@ def _exp(root: Path, sweep: bool = True, name: str = "trump"):
                   "sweep": {"players": [3, 4]} if sweep else {}},
         conditions=conds,
         analyses=("depletion", "overfishing", "trump_value", "strategies"),
+        ruleset="fishing2", paired=False, multiplicity="holm", precision=(), sprt=None,
+        ladder=None,
     )
 
 
