@@ -98,3 +98,27 @@ def test_a_wheel_installs_and_runs_outside_the_checkout(tmp_path):
     if read_only:  # numba kept its cache in the user's cache folder
         assert list((home / ".cache" / "numba").rglob("*.nbi"))
     shutil.rmtree(venv, ignore_errors=True)
+
+
+def test_the_shipped_bots_load_installed_and_from_a_bare_checkout(tmp_path):
+    """Code numba cached for a bot imported as fishing2sim.bots.x (an install) names that
+    module: a source checkout used without installing it imports the bot as strategies.x
+    and must not load that cache (the bots' cache is dropped when the package changes),
+    and the other way round."""
+    from benchmarks.same_output import SITECUSTOMIZE
+
+    repo = Path(__file__).resolve().parent.parent
+    (tmp_path / "sitecustomize.py").write_text(SITECUSTOMIZE)
+    code = ("import fishing2sim.strategy.loading as l; "
+            "print(l.BOTS_PACKAGE, l.load_strategy('greedy').name)")
+    runs = []
+    for env_path in (None, os.pathsep.join([str(tmp_path), str(repo)]), None):
+        env = dict(os.environ)
+        if env_path:
+            env["PYTHONPATH"] = env_path
+        out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
+                             text=True, cwd=tmp_path)
+        assert out.returncode == 0, out.stderr[-2000:]
+        runs.append(out.stdout.split())
+    assert [r[1] for r in runs] == ["greedy"] * 3
+    assert runs[1][0] == "strategies" and runs[0][0] == runs[2][0]

@@ -29,6 +29,33 @@ def _bots_package() -> tuple[Path, str]:
 
 
 STRATEGIES_DIR, BOTS_PACKAGE = _bots_package()
+_bots_cache_checked = False
+
+
+def keep_bots_cache_current() -> None:
+    """The shipped bots' cached code names the package they were imported as: code cached
+    as ``fishing2sim.bots.x`` (an install) does not load as ``strategies.x`` (a source
+    checkout used without installing it) and the other way round. A stamp beside their cache
+    holds the package; when it differs, their cache is dropped (once per process; the
+    engine's stamp covers the sources, engine/__init__.py)."""
+    global _bots_cache_checked
+    if _bots_cache_checked:
+        return
+    _bots_cache_checked = True
+    folder = STRATEGIES_DIR / "__pycache__"
+    stamp = folder / "bots-package.stamp"
+    try:
+        if stamp.is_file() and stamp.read_text() == BOTS_PACKAGE:
+            return
+        for d in {folder, *_cache_dirs(STRATEGIES_DIR / "random.py")}:
+            for f in list(d.glob("*.nbi")) + list(d.glob("*.nbc")):
+                f.unlink(missing_ok=True)
+        folder.mkdir(exist_ok=True)
+        tmp = stamp.with_suffix(f".{os.getpid()}.tmp")
+        tmp.write_text(BOTS_PACKAGE)
+        os.replace(tmp, stamp)
+    except OSError:  # a read-only install: its cache was written by this install
+        pass
 
 
 def known_strategies() -> list[str]:

@@ -25,7 +25,8 @@ from fishing2sim.strategy.contract import (DECISION_FUNCTIONS, ContractError, St
                                            StrategyError)
 from fishing2sim.strategy.files import (BOTS_PACKAGE, REPO_ROOT, STRATEGIES_DIR,
                                         _drop_stale_strategy_cache, _static_value,
-                                        _write_strategy_stamp, known_strategies, resolve_path,
+                                        _write_strategy_stamp, keep_bots_cache_current,
+                                        known_strategies, resolve_path,
                                         strategy_digest, strategy_sources)
 from fishing2sim.strategy.search_bots import search_bot
 
@@ -72,6 +73,7 @@ def describe_strategies() -> list[dict]:
 
 def _import_file(path: Path):
     if path.parent == STRATEGIES_DIR:  # the engine keeps this folder's cache current
+        keep_bots_cache_current()
         if BOTS_PACKAGE == "strategies" and str(REPO_ROOT) not in sys.path:
             sys.path.insert(0, str(REPO_ROOT))
         return importlib.import_module(f"{BOTS_PACKAGE}.{path.stem}")
