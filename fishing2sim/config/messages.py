@@ -22,7 +22,11 @@ import json
 from pydantic import ValidationError
 from pydantic_core import PydanticCustomError
 
-__all__ = ["did_you_mean", "first_error", "got", "problem", "short"]
+__all__ = ["ExperimentError", "did_you_mean", "first_error", "got", "problem", "short"]
+
+
+class ExperimentError(ValueError):
+    """A problem in an experiment file: ``"<file>: <key path>: <problem>"``."""
 
 
 def did_you_mean(word, choices, n: int = 1, cutoff: float = 0.6) -> str:
@@ -108,8 +112,8 @@ def _help(table: dict, parts) -> str | None:
 
 
 def first_error(exc: ValidationError, data, help_table: dict, base: str = "",
-                rename: dict | None = None) -> str:
-    """``"<key path>: <problem>"`` for the first error of ``exc`` (raised validating
+                rename: dict | None = None) -> tuple[str, str]:
+    """(key path, problem) for the first error of ``exc`` (raised validating
     ``data``). ``help_table``: key path (relative to ``data``) -> what it expects;
     ``base``: the key path of ``data`` in the file (``"deck"``); ``rename``: a key path
     shown otherwise (``{"games": "games (from the command line)"}``)."""
@@ -129,4 +133,4 @@ def first_error(exc: ValidationError, data, help_table: dict, base: str = "",
     else:
         expected = _help(help_table, parts) or err["msg"].lower()
         text = f"expected {expected}, {got(err.get('input', value))}"
-    return f"{shown}: {text}" if shown else text
+    return shown, text

@@ -22,18 +22,13 @@ from pydantic import (
 from fishing2sim.config.messages import did_you_mean, first_error, got, problem
 from fishing2sim.engine.constants import MAX_HAND, MAX_ROUNDS, RULESETS
 
-__all__ = ["DeckEdits", "DeckSpec", "ExperimentFile", "Schema", "check",
+__all__ = ["SchemaError", "Seat", "DeckEdits", "DeckSpec", "ExperimentFile", "Schema", "check",
            "ConditionSettings"]
 
-MAX_SEED = 2**63 - 1
-MAX_GAMES_HARD = 10**13  # int64 sums of squares stay exact far below this
-SUPPORTED_PLAYERS = (3, 4, 5)  # config.deck.SUPPORTED_PLAYERS
-MAX_TIER = 5
-ANALYSES = ("depletion", "overfishing", "trump_value", "strategies")  # the default set
-LADDER = "ladder"
-KNOWN_ANALYSES = ANALYSES + (LADDER,)
-MULTIPLICITY = ("holm", "bh", "none")  # stats.MULTIPLICITY
-ENTRY_KEYS = ("label", "baseline")
+from fishing2sim.config.keys import (  # noqa: E402
+    ANALYSES, DECK_KEYS, ENTRY_KEYS, KNOWN_ANALYSES, LADDER, MAX_GAMES_HARD, MAX_SEED,
+    MAX_TIER, MULTIPLICITY, SUPPORTED_PLAYERS, TOP_KEYS,
+)
 
 # what a key expects: "<key path>: expected <this>, got <value>" (a key path relative to
 # the model's mapping; [] a list's entries, * a mapping's keys; "" the mapping itself)
@@ -59,6 +54,8 @@ class Schema(BaseModel):
 
     model_config = ConfigDict(strict=True, extra="forbid", arbitrary_types_allowed=True,
                               populate_by_name=True)
+    keys: ClassVar[tuple] = ()  # the known keys in the order a message lists them (the
+    # fields' order by default)
     key_hints: ClassVar[dict] = {}  # key -> the problem to report instead of "unknown key"
     required: ClassVar[tuple] = ()  # keys that must be given
     required_hint: ClassVar[str] = ""  # " (...)" after "missing key 'x'"
@@ -70,7 +67,7 @@ class Schema(BaseModel):
     def _known_keys(cls, data):
         if not isinstance(data, dict):
             return data
-        known = [f.alias or n for n, f in cls.model_fields.items()]
+        known = list(cls.keys) or [f.alias or n for n, f in cls.model_fields.items()]
         for k in data:
             if not isinstance(k, str) or k not in known:
                 if k in cls.key_hints:
@@ -83,14 +80,22 @@ class Schema(BaseModel):
         return data
 
 
+class SchemaError(ValueError):
+    """The first problem a schema found: ``"<key path>: <problem>"`` (``path``, ``text``)."""
+
+    def __init__(self, path: str, text: str):
+        super().__init__(f"{path}: {text}" if path else text)
+        self.path, self.text = path, text
+
+
 def check(model: type[BaseModel], data, base: str = "", rename: dict | None = None):
-    """``model`` validated on ``data``: the model, or ValueError with the one-line
-    ``"<key path>: <problem>"`` of the first error."""
+    """``model`` validated on ``data``: the model, or :class:`SchemaError` for the first
+    error (``base``: the key path of ``data`` in the file)."""
     try:
         return model.model_validate(data)
     except ValidationError as exc:
-        raise ValueError(first_error(exc, data, getattr(model, "help", {}), base=base,
-                                     rename=rename)) from None
+        raise SchemaError(*first_error(exc, data, getattr(model, "help", {}), base=base,
+                                       rename=rename)) from None
 
 
 def _whole(v) -> bool:
@@ -181,21 +186,20 @@ def _number(v) -> bool:
     return isinstance(v, (int, float)) and not isinstance(v, bool)
 
 
+def _bots(bots):
+    if not isinstance(bots, list) or len(bots) < 2:
+        n = len(bots) if isinstance(bots, list) else None
+        raise problem("a ladder rates bots against each other: give a list of at least 2 "
+                      "bots (strategy names, files or {strategy: ..., params: [...]}), "
+                      f"{f'got {n} bot' if n is not None else got(bots)}"
+                      f"{'s' if n == 0 else ''}")
+    return bots
+
+
 class LadderSpec(Schema):
-    bots: Any = None
+    bots: Annotated[Any, AfterValidator(_bots)] = None
     search_games: Games | None = None
     anchor: Any = "random"
-
-    @model_validator(mode="after")
-    def _bots(self):
-        bots = self.bots
-        if not isinstance(bots, list) or len(bots) < 2:
-            n = len(bots) if isinstance(bots, list) else None
-            raise problem("a ladder rates bots against each other: give a list of at least 2 "
-                          "bots (strategy names, files or {strategy: ..., params: [...]}), "
-                          f"{f'got {n} bot' if n is not None else got(bots)}"
-                          f"{'s' if n == 0 else ''}", key="bots")
-        return self
 
 
 def _analyses(v):
@@ -227,31 +231,36 @@ class ExperimentFile(Schema):
     key_hints: ClassVar[dict] = {"label": ENTRY_HINT, "baseline": BASELINE_HINT}
     help: ClassVar[dict] = EXPERIMENT_HELP
 
+    keys: ClassVar[tuple] = TOP_KEYS
+
+    # the fields in the order their problems are reported
     name: Annotated[Any, AfterValidator(_name)]
     ruleset: Annotated[Any, AfterValidator(_ruleset)] = "fishing2"
-    players: Any = 4
     games: Games = 100_000
     seed: Annotated[int, Field(ge=0, le=MAX_SEED)] = 0
     chunk: Annotated[int, Field(ge=1)] = 10_000
+    workers: Annotated[int, Field(ge=0)] = 0
+    scheduler: Annotated[Any, AfterValidator(_scheduler)] = None
+    strict: bool = False
+    multiplicity: Annotated[Any, AfterValidator(_multiplicity)] = "holm"
+    output: Annotated[Any, AfterValidator(_output)] = "reports"
+    analyses: Annotated[Any, AfterValidator(_analyses)] = None
+    ladder: LadderSpec | None = None
+    trump_value: TrumpValue | None = None
+    paired: bool = False
+    sprt: Sprt | None = None
+    # checked per condition (ConditionSettings, DeckSpec, the loader's seats) once the sweep
+    # has set them, or by the loader (the grid, the stopping rules)
+    players: Any = 4
     first_leader: Any = None
     seats: Any = None
     rotate: Any = None
     deck: Any = None
     sweep: Any = None
-    analyses: Annotated[Any, AfterValidator(_analyses)] = None
-    trump_value: TrumpValue | None = None
-    workers: Annotated[int, Field(ge=0)] = 0
-    scheduler: Annotated[Any, AfterValidator(_scheduler)] = None
-    output: Annotated[Any, AfterValidator(_output)] = "reports"
-    strict: bool = False
-    tune: Any = None  # read by `fishing2sim tune` only (fishing2sim/tune/schema.py)
-    paired: bool = False
+    conditions: Any = None
     precision: Any = None
     max_games: Any = None
-    sprt: Sprt | None = None
-    conditions: Any = None
-    ladder: LadderSpec | None = None
-    multiplicity: Annotated[Any, AfterValidator(_multiplicity)] = "holm"
+    tune: Any = None  # read by `fishing2sim tune` only (fishing2sim/tune/schema.py)
 
     @model_validator(mode="after")
     def _ladder_analysis(self):
@@ -267,13 +276,13 @@ class ExperimentFile(Schema):
 
 
 # ---- one condition ------------------------------------------------------------------------
-def _players(p):
+def player_count(p):
     if not _whole(p) or p not in SUPPORTED_PLAYERS:
         raise problem(f"expected a player count 3, 4 or 5, {got(p)}")
     return int(p)
 
 
-Players = Annotated[Any, AfterValidator(_players)]
+Players = Annotated[Any, AfterValidator(player_count)]
 
 
 class ConditionSettings(BaseModel):
@@ -296,7 +305,7 @@ class ConditionSettings(BaseModel):
             raise problem("a list of player counts is only allowed at the top level",
                           key="players")
         try:
-            self.players = _players(self.players)
+            self.players = player_count(self.players)
         except Exception as exc:
             raise problem(exc.message_template.format(**exc.context), key="players") from None
         fl, n = self.first_leader, self.players
@@ -310,9 +319,31 @@ class ConditionSettings(BaseModel):
         return self
 
 
-# ---- the deck -----------------------------------------------------------------------------
-DECK_KEYS = ("file", "remove", "remove_from_tier", "add", "move", "hand_sizes", "rounds")
+# ---- a seat -------------------------------------------------------------------------------
+def strategy_spec(v):
+    """A seat's strategy: a name in strategies/ or a .py file (stripped)."""
+    if not isinstance(v, str) or not v.strip():
+        raise problem(f"expected a strategy name or a .py file path, {got(v)}")
+    return v.strip()
 
+
+def _numbers(v):
+    if v is not None and (not isinstance(v, list) or not all(_number(x) for x in v)):
+        raise problem(f"expected a list of numbers, {got(v)}")
+    return v
+
+
+class Seat(Schema):
+    """A seat written ``{strategy: ..., params: [...]}``."""
+
+    required: ClassVar[tuple] = ("strategy",)
+    required_hint: ClassVar[str] = " (a strategy name or file)"
+
+    strategy: Annotated[Any, AfterValidator(strategy_spec)]
+    params: Annotated[Any, AfterValidator(_numbers)] = None
+
+
+# ---- the deck -----------------------------------------------------------------------------
 
 def _deck_file(v):
     if v is not None and (not isinstance(v, str) or not v.strip()):
