@@ -141,6 +141,9 @@ def _whole(v) -> bool:
 
 # ---- loading ------------------------------------------------------------------------------
 class _Loader(GridMixin, SeatsMixin, AdaptiveMixin):
+    origin: dict = {}  # sweep key -> the key path its values came from (load_experiment_data)
+    grid_phrase = "in the sweep condition"
+
     def __init__(self, path, overrides, yes=False, progress=False):
         self.yes = yes
         self.progress = progress
@@ -162,6 +165,9 @@ class _Loader(GridMixin, SeatsMixin, AdaptiveMixin):
 
     # every error goes through here
     def fail(self, key: str, problem: str):
+        for k, shown in self.origin.items():  # a sweep key given elsewhere (a tune's space)
+            if key == f"sweep.{k}" or key.startswith((f"sweep.{k}[", f"sweep.{k}.")):
+                key = shown + key[len(f"sweep.{k}"):]
         root = key.replace("[", ".").split(".", 1)[0]
         if self.labels and root in self.swept_roots:
             problem += self.where_in_grid()
@@ -170,8 +176,8 @@ class _Loader(GridMixin, SeatsMixin, AdaptiveMixin):
     def where_in_grid(self) -> str:
         """`` (in the sweep condition players=3, ...)`` (``condition`` for an entry of
         conditions): the condition being expanded."""
-        which = "condition" if CONDITIONS in self.labels else "sweep condition"
-        return f" (in the {which} {', '.join(f'{k}={_short(v)}' for k, v in self.labels.items())})"
+        which = "in the condition" if CONDITIONS in self.labels else self.grid_phrase
+        return f" ({which} {', '.join(f'{k}={_short(v)}' for k, v in self.labels.items())})"
 
     def schema(self, model, data, base: str = "", rename: dict | None = None):
         """``data`` checked by ``model`` (a schema, or one of its value checks): its first
@@ -561,9 +567,11 @@ class _DataLoader(_Loader):
     """A _Loader whose file content is given as a dict (``path`` still names it in errors
     and anchors relative paths)."""
 
-    def __init__(self, data, path, overrides, yes=False):
+    def __init__(self, data, path, overrides, yes=False, origin=None, grid_phrase=None):
         super().__init__(path, overrides, yes=yes)
         self.data = data
+        self.origin = dict(origin or {})
+        self.grid_phrase = grid_phrase or self.grid_phrase
 
     def read(self) -> dict:
         if not isinstance(self.data, dict):
@@ -578,9 +586,15 @@ def read_experiment_file(path) -> dict:
 
 
 def load_experiment_data(data: dict, path, overrides: dict | None = None,
-                         yes: bool = False) -> Experiment:
-    """``load_experiment`` for a file's content already read into ``data``."""
-    return _DataLoader(data, path, overrides, yes=yes).load()
+                         yes: bool = False, origin: dict | None = None,
+                         grid_phrase: str | None = None) -> Experiment:
+    """``load_experiment`` for a file's content already read into ``data``.
+
+    ``origin``: sweep key -> the key path its values came from (a tune's
+    ``tune.space.<key>``): its problems are reported there; ``grid_phrase``: how a
+    problem names the sweep condition it is in (``with the tune values``)."""
+    return _DataLoader(data, path, overrides, yes=yes, origin=origin,
+                       grid_phrase=grid_phrase).load()
 
 
 def set_key_path(cfg: dict, key: str, value, path="<experiment>") -> None:

@@ -42,7 +42,8 @@ def got(v) -> str:
 
 
 def short(v) -> str:
-    if isinstance(v, (dict, list, tuple)):
+    """A value as a condition's label shows it (a mapping or a list as compact JSON)."""
+    if isinstance(v, (dict, list)):
         return json.dumps(v, separators=(",", ":"), default=str)
     return str(v)
 

@@ -60,6 +60,7 @@ class Schema(BaseModel):
     required: ClassVar[tuple] = ()  # keys that must be given
     required_hint: ClassVar[str] = ""  # " (...)" after "missing key 'x'"
     suggestions: ClassVar[int] = 1  # did-you-mean: how many close keys
+    unknown_word: ClassVar[str] = "key"  # "unknown key"
     help: ClassVar[dict] = {}  # key path -> what it expects (the table above)
 
     @model_validator(mode="before")
@@ -72,7 +73,8 @@ class Schema(BaseModel):
             if not isinstance(k, str) or k not in known:
                 if k in cls.key_hints:
                     raise problem(cls.key_hints[k], key=k)
-                raise problem(f"unknown key{did_you_mean(k, known, n=cls.suggestions)}; "
+                raise problem(f"unknown {cls.unknown_word}"
+                              f"{did_you_mean(k, known, n=cls.suggestions)}; "
                               f"known: {', '.join(known)}", key=k)
         for k in cls.required:
             if k not in data:

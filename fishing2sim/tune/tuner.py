@@ -44,21 +44,18 @@ from fishing2sim.config.experiment import (
     ExperimentError,
     load_experiment_data,
     read_experiment_file,
-    set_key_path,
 )
+from fishing2sim.config.messages import did_you_mean as _did_you_mean
+from fishing2sim.config.schema import SchemaError, check
+from fishing2sim.tune.schema import (  # noqa: F401 (the names other modules import from here)
+    ALIASES, DEFAULT_GAMES, DEFAULT_RACE_TOP, DEFAULT_TRIALS, FIGURES, ROW_KEYS,
+    SHARE_FIGURES, Dim, Figure, Target, TuneSection, _number, _whole, parse_duration,
+    parse_figure, parse_target,
+)
+from fishing2sim.tune.schema import short as _short
 
 __all__ = ["TuneError", "TuneSpec", "TuneResult", "load_tune", "tune", "FIGURES"]
 
-TUNE_KEYS = ("space", "objective", "budget", "racing", "sampler")
-SPACE_KINDS = ("int", "float", "floats", "choices")
-OBJECTIVE_KEYS = ("maximize", "minimize", "targets", "cost")
-COST_KEYS = ("deck_changes",)
-BUDGET_KEYS = ("trials", "games", "time")
-RACING_KEYS = ("top", "games")
-SAMPLERS = ("auto", "tpe", "cmaes", "random")
-DEFAULT_TRIALS = 50
-DEFAULT_GAMES = 5000
-DEFAULT_RACE_TOP = 3
 TRIAL_SEED_OFFSET = 2_000_000
 RACE_SEED_OFFSET = 3_000_000
 SAMPLER_SEED_OFFSET = 4_000_000
@@ -67,37 +64,6 @@ STUDY_FILE = "study.db"
 Z = 1.959963984540054
 _MC_DRAWS = 4000
 
-# figure name -> (table, metric, row keys it needs, row keys it accepts, description)
-FIGURES = {
-    "overfishing": ("overfishing", "overfished_share", (), (),
-                    "share of games ended by overfishing"),
-    "overfishing_by_draw_1_card": ("overfishing", "overfished_by_draw_1_card_share", (), (),
-                                   "share of games overfished during draw-1-card"),
-    "mean_rounds": ("overfishing", "mean_rounds_played", (), (), "mean rounds played"),
-    "win_share": ("strategies", "win_share", (), ("strategy", "seat"),
-                  "win share of a strategy ([strategy=NAME]) or a seat ([seat=N])"),
-    "mean_points": ("strategies", "mean_points", ("strategy",), ("strategy",),
-                    "mean final points of a strategy"),
-    "points_spread": ("strategies", "points_spread_mean", (), (),
-                      "mean points spread (max - min) of a game"),
-    "leader_win_share": ("strategies", "first_leader_win_share", (), (),
-                         "win share of the round-1 leader"),
-    "leader_edge": ("strategies", "first_leader_win_share", (), (),
-                    "the round-1 leader's win share above the fair share 1/players, in "
-                    "percentage points"),
-    "completed": ("strategies", "completed_share", (), (), "share of games completed"),
-    "tier_reached": ("depletion", "tier_reached_share", ("tier",), ("tier",),
-                     "share of games that drew a card of ocean tier [tier=T]"),
-    "ocean_empty": ("depletion", "ocean_empty_share", ("round",), ("round",),
-                    "share of games whose ocean was empty by round [round=R]"),
-}
-# the figures that are shares (shown in percent, their differences in percentage points,
-# as the run reports show them); leader_edge is in percentage points already
-SHARE_FIGURES = ("overfishing", "overfishing_by_draw_1_card", "win_share", "leader_win_share",
-                 "completed", "tier_reached", "ocean_empty")
-ALIASES = {"mean_points_spread": "points_spread", "overfished_share": "overfishing",
-           "first_leader_win_share": "leader_win_share"}
-ROW_KEYS = ("strategy", "seat", "round", "tier")
 ANALYSIS_OF_TABLE = {"overfishing": "overfishing", "strategies": "strategies",
                      "depletion": "depletion"}
 
@@ -107,283 +73,12 @@ class TuneError(ExperimentError):
 
 
 # ---- helpers ------------------------------------------------------------------------------
-def _did_you_mean(word, choices) -> str:
-    close = difflib.get_close_matches(str(word), [str(c) for c in choices], n=1, cutoff=0.6)
-    return f" (did you mean {close[0]!r}?)" if close else ""
-
-
-def _number(v) -> bool:
-    return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
-
-
-def _whole(v) -> bool:
-    return isinstance(v, int) and not isinstance(v, bool)
-
-
-def _short(v) -> str:
-    if isinstance(v, (dict, list, tuple)):
-        return json.dumps(v, separators=(",", ":"), default=str)
-    return str(v)
-
-
 def derive_seed(seed: int, index: int) -> int:
     """game_seed(seed, index) kept to 63 bits (the runner's condition seeds do the same)."""
     from fishing2sim.engine.rng import game_seed
 
     return int(game_seed(int(seed), int(index))) & MAX_SEED
 
-
-
-def _section(t: dict, name: str, keys, given: str) -> dict:
-    """The mapping ``tune.<name>`` (empty if absent), its keys checked against ``keys``."""
-    sec = t.get(name) or {}
-    if not isinstance(sec, dict):
-        raise TuneError(f"{given}: tune.{name}: expected a mapping with {', '.join(keys)}"
-                        f", got {sec!r}")
-    for k in sec:
-        if k not in keys:
-            raise TuneError(f"{given}: tune.{name}.{k}: unknown key"
-                            f"{_did_you_mean(k, keys)}; known: {', '.join(keys)}")
-    return sec
-
-def parse_duration(v, where: str) -> float | None:
-    """``90``, ``"90s"``, ``"25m"``, ``"1.5h"`` -> seconds (None: no limit)."""
-    if v is None:
-        return None
-    if _number(v) and v > 0:
-        return float(v)
-    if isinstance(v, str):
-        m = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*([smh]?)\s*", v)
-        if m and float(m.group(1)) > 0:
-            return float(m.group(1)) * {"": 1, "s": 1, "m": 60, "h": 3600}[m.group(2)]
-    raise TuneError(f"{where}: expected a time such as 90, 90s, 25m or 1.5h, got {v!r}")
-
-
-# ---- the space ----------------------------------------------------------------------------
-@dataclass(frozen=True)
-class Dim:
-    """One key path of the space."""
-
-    key: str
-    kind: str  # int, float, floats, choices
-    lo: float | None = None
-    hi: float | None = None
-    bounds: tuple = ()  # floats: ((lo, hi), ...)
-    choices: tuple = ()
-    step: int = 1
-
-    @property
-    def names(self) -> list[str]:
-        """The Optuna parameter names of this key path."""
-        if self.kind == "floats":
-            return [f"{self.key}[{i}]" for i in range(len(self.bounds))]
-        return [self.key]
-
-    @property
-    def continuous(self) -> bool:
-        return self.kind in ("float", "floats")
-
-    def suggest(self, trial):
-        if self.kind == "int":
-            return trial.suggest_int(self.key, int(self.lo), int(self.hi), step=self.step)
-        if self.kind == "float":
-            return trial.suggest_float(self.key, self.lo, self.hi)
-        if self.kind == "floats":
-            return [trial.suggest_float(n, lo, hi) for n, (lo, hi) in zip(self.names,
-                                                                           self.bounds)]
-        labels = [_short(c) for c in self.choices]
-        return self.choices[labels.index(trial.suggest_categorical(self.key, labels))]
-
-    def value_from_params(self, params: dict):
-        if self.kind == "floats":
-            return [float(params[n]) for n in self.names]
-        v = params[self.key]
-        if self.kind == "choices":
-            return self.choices[[_short(c) for c in self.choices].index(v)]
-        return int(v) if self.kind == "int" else float(v)
-
-    def params_of(self, value) -> dict:
-        """The Optuna parameters that give ``value`` (for enqueueing a known point)."""
-        if self.kind == "floats":
-            return {n: float(x) for n, x in zip(self.names, value)}
-        if self.kind == "choices":
-            return {self.key: _short(value)}
-        return {self.key: value}
-
-    def values(self, limit: int = 64) -> list:
-        """Representative values (all of a small discrete range) for the feasibility check."""
-        if self.kind == "int":
-            vals = list(range(int(self.lo), int(self.hi) + 1, self.step))
-            if len(vals) > limit:
-                idx = np.linspace(0, len(vals) - 1, limit).round().astype(int)
-                vals = [vals[i] for i in sorted(set(idx))]
-            return vals
-        if self.kind == "choices":
-            return list(self.choices)
-        if self.kind == "float":
-            return [self.lo, (self.lo + self.hi) / 2, self.hi]
-        return [[lo for lo, _ in self.bounds], [(lo + hi) / 2 for lo, hi in self.bounds],
-                [hi for _, hi in self.bounds]]
-
-
-def _parse_dim(where: str, key: str, spec) -> Dim:
-    at = f"{where}.{key}"
-    if not isinstance(spec, dict) or len(spec) != 1:
-        raise TuneError(f"{at}: expected one of {{int: [lo, hi]}}, {{float: [lo, hi]}}, "
-                        f"{{floats: [[lo, hi], ...]}}, {{choices: [...]}}, got {spec!r}")
-    (kind, arg), = spec.items()
-    if kind not in SPACE_KINDS:
-        raise TuneError(f"{at}.{kind}: unknown kind of range{_did_you_mean(kind, SPACE_KINDS)}"
-                        f"; known: {', '.join(SPACE_KINDS)}")
-    at = f"{at}.{kind}"
-    if kind == "choices":
-        if not isinstance(arg, list) or not arg:
-            raise TuneError(f"{at}: empty range: expected a non-empty list of values, "
-                            f"got {arg!r}")
-        labels = [_short(c) for c in arg]
-        for i, lab in enumerate(labels):
-            if lab in labels[:i]:
-                raise TuneError(f"{at}[{i}]: value {lab} given twice")
-        return Dim(key, kind, choices=tuple(arg))
-    if kind == "floats":
-        if not isinstance(arg, list) or not arg:
-            raise TuneError(f"{at}: empty range: expected a non-empty list of [lo, hi] pairs, "
-                            f"got {arg!r}")
-        bounds = []
-        for i, pair in enumerate(arg):
-            lo, hi = _range(f"{at}[{i}]", pair, float)
-            bounds.append((lo, hi))
-        return Dim(key, kind, bounds=tuple(bounds))
-    if kind == "int":
-        step = 1
-        if isinstance(arg, list) and len(arg) == 3:
-            step = arg[2]
-            if not _whole(step) or step < 1:
-                raise TuneError(f"{at}[2]: the step must be a whole number >= 1, got {step!r}")
-            arg = arg[:2]
-        lo, hi = _range(at, arg, int)
-        return Dim(key, kind, lo=lo, hi=hi, step=step)
-    lo, hi = _range(at, arg, float)
-    return Dim(key, kind, lo=lo, hi=hi)
-
-
-def _range(at, pair, typ):
-    ok = isinstance(pair, list) and len(pair) == 2 and all(
-        (_whole(x) if typ is int else _number(x)) for x in pair)
-    if not ok:
-        what = "whole numbers" if typ is int else "numbers"
-        raise TuneError(f"{at}: expected [lo, hi] ({what}), got {pair!r}")
-    lo, hi = pair
-    if lo > hi if typ is int else lo >= hi:
-        raise TuneError(f"{at}: empty range: {lo} {'>' if lo > hi else '='} {hi} "
-                        "(the range is [lo, hi] with lo < hi)")
-    return typ(lo), typ(hi)
-
-
-# ---- figures, targets, objective ----------------------------------------------------------
-@dataclass(frozen=True)
-class Figure:
-    text: str  # as written
-    name: str  # canonical name in FIGURES
-    where: dict  # selector: key -> text value (row keys and condition labels)
-
-    @property
-    def table(self) -> str:
-        return FIGURES[self.name][0]
-
-
-@dataclass(frozen=True)
-class Target:
-    figure: Figure
-    op: str  # "<=", ">=", "in"
-    lo: float | None
-    hi: float | None
-    text: str
-
-    @property
-    def scale(self) -> float:
-        if self.op == "in":
-            return self.hi - self.lo
-        b = self.hi if self.op == "<=" else self.lo
-        return abs(b) if b else 1.0
-
-    def violation(self, x: float) -> float:
-        if self.op == "<=":
-            return max(0.0, x - self.hi)
-        if self.op == ">=":
-            return max(0.0, self.lo - x)
-        return max(0.0, self.lo - x, x - self.hi)
-
-
-_FIG_RE = re.compile(r"\s*([A-Za-z_][A-Za-z0-9_]*)\s*(?:\[(.*)\])?\s*")
-
-
-def parse_figure(at: str, text) -> Figure:
-    if not isinstance(text, str):
-        raise TuneError(f"{at}: expected a figure such as overfishing[players=5], got {text!r}")
-    m = _FIG_RE.fullmatch(text)
-    if not m:
-        raise TuneError(f"{at}: {text!r} is not a figure (a name, optionally with "
-                        "[key=value, ...], e.g. win_share[strategy=greedy])")
-    name = ALIASES.get(m.group(1), m.group(1))
-    if name not in FIGURES:
-        raise TuneError(f"{at}: unknown figure {m.group(1)!r}"
-                        f"{_did_you_mean(m.group(1), list(FIGURES) + list(ALIASES))}; known: "
-                        f"{', '.join(FIGURES)}")
-    where = {}
-    if m.group(2) is not None:
-        for part in m.group(2).split(","):
-            if "=" not in part:
-                raise TuneError(f"{at}: {text!r}: expected key=value inside [...], got "
-                                f"{part.strip()!r}")
-            k, v = (s.strip() for s in part.split("=", 1))
-            if not k or not v:
-                raise TuneError(f"{at}: {text!r}: expected key=value inside [...], got "
-                                f"{part.strip()!r}")
-            where[k] = v
-    _, _, needs, accepts, _ = FIGURES[name]
-    for k in where:
-        if k in ROW_KEYS and k not in accepts:
-            raise TuneError(f"{at}: {text!r}: {name} has no [{k}=...]"
-                            + (f" (it takes {', '.join(accepts)})" if accepts else ""))
-    for k in needs:
-        if k not in where:
-            raise TuneError(f"{at}: {text!r}: {name} needs [{k}=...]")
-    if name == "win_share" and not ({"strategy", "seat"} & set(where)):
-        raise TuneError(f"{at}: {text!r}: win_share needs [strategy=NAME] or [seat=N]")
-    if {"strategy", "seat"} <= set(where):
-        raise TuneError(f"{at}: {text!r}: give [strategy=...] or [seat=...], not both")
-    return Figure(text.strip(), name, where)
-
-
-_TARGET_RE = re.compile(r"(.+?)\s*(<=|>=|\bin\b)\s*(.+)")
-
-
-def parse_target(at: str, text) -> Target:
-    if not isinstance(text, str):
-        raise TuneError(f"{at}: expected a target such as 'overfishing[players=5] <= 0.15', "
-                        f"got {text!r}")
-    m = _TARGET_RE.fullmatch(text.strip())
-    if not m:
-        raise TuneError(f"{at}: {text!r}: expected FIGURE <= X, FIGURE >= X or "
-                        "FIGURE in [LO, HI]")
-    fig = parse_figure(at, m.group(1))
-    op, rest = m.group(2), m.group(3).strip()
-    try:
-        val = json.loads(rest)
-    except ValueError:
-        val = None
-    if op == "in":
-        if not (isinstance(val, list) and len(val) == 2 and all(_number(x) for x in val)):
-            raise TuneError(f"{at}: {text!r}: expected 'in [LO, HI]' with two numbers")
-        lo, hi = float(val[0]), float(val[1])
-        if lo >= hi:
-            raise TuneError(f"{at}: {text!r}: empty range: {val[0]} >= {val[1]}")
-        return Target(fig, op, lo, hi, text.strip())
-    if not _number(val):
-        raise TuneError(f"{at}: {text!r}: expected a number after {op}")
-    return Target(fig, op, float(val) if op == ">=" else None,
-                  float(val) if op == "<=" else None, text.strip())
 
 
 # ---- the spec -----------------------------------------------------------------------------
@@ -430,7 +125,7 @@ class TuneSpec:
 
 def _get_path(cfg, key):
     """The value at a key path in the file's mapping, or None."""
-    from fishing2sim.config.experiment import _parse_key_path
+    from fishing2sim.config.keypaths import parse_key_path as _parse_key_path
 
     node = cfg
     for part in _parse_key_path(key):
@@ -466,139 +161,60 @@ def load_tune(path, overrides: dict | None = None, yes: bool = False) -> TuneSpe
         raise TuneError(f"{given}: tune: missing: a tune file has a tune: section (space, "
                         "objective, budget); see docs/tune.md")
     t = data.pop("tune")
-    if not isinstance(t, dict):
-        raise TuneError(f"{given}: tune: expected a mapping with keys {', '.join(TUNE_KEYS)}, "
-                        f"got {t!r}")
-    for k in t:
-        if k not in TUNE_KEYS:
-            raise TuneError(f"{given}: tune.{k}: unknown key{_did_you_mean(k, TUNE_KEYS)}; "
-                            f"known: {', '.join(TUNE_KEYS)}")
-    if "output" in overrides:
-        data["output"] = overrides["output"]
-    if "workers" in overrides:
-        data["workers"] = overrides["workers"]
-    # ---- space
-    space = t.get("space")
-    if not isinstance(space, dict) or not space:
-        raise TuneError(f"{given}: tune.space: expected a mapping key path -> range, e.g. "
-                        f"{{deck.remove_from_tier.5: {{int: [0, 4]}}}}, got {space!r}")
-    dims = []
-    for key, spec in space.items():
-        if not isinstance(key, str):
-            raise TuneError(f"{given}: tune.space.{key}: a key path such as "
-                            "deck.remove_from_tier.5")
-        dims.append(_parse_dim(f"{given}: tune.space", key, spec))
+    for k in ("output", "workers"):
+        if k in overrides:
+            data[k] = overrides[k]
+    sec = _section(t, overrides, given)
     own_sweep = data.get("sweep") or {}
-    for d in dims:
-        if d.key == "games":
-            raise TuneError(f"{given}: tune.space.games: not searchable: every trial plays "
-                            "tune.budget.games games per condition (a search over the number "
-                            "of games would favour the noisiest trials)")
     if isinstance(own_sweep, dict) and "games" in own_sweep:
         raise TuneError(f"{given}: sweep.games: a tune file's trials play tune.budget.games "
                         "games per condition; sweep games in an experiment without tune:")
-    if isinstance(own_sweep, dict):
-        for d in dims:
-            if d.key in own_sweep:
-                raise TuneError(f"{given}: tune.space.{d.key}: also swept (sweep.{d.key}): "
-                                "give it in one place")
-    # ---- objective
-    obj = t.get("objective")
-    if not isinstance(obj, dict) or not obj:
-        raise TuneError(f"{given}: tune.objective: expected a mapping with maximize, minimize "
-                        f"or targets (and optionally cost), got {obj!r}")
-    for k in obj:
-        if k not in OBJECTIVE_KEYS:
-            raise TuneError(f"{given}: tune.objective.{k}: unknown key"
-                            f"{_did_you_mean(k, OBJECTIVE_KEYS)}; known: "
-                            f"{', '.join(OBJECTIVE_KEYS)}")
-    modes = [k for k in ("maximize", "minimize", "targets") if k in obj]
-    if len(modes) != 1:
-        raise TuneError(f"{given}: tune.objective: give exactly one of maximize, minimize, "
-                        f"targets (got {', '.join(modes) or 'none'})")
-    mode = modes[0]
-    figure, targets = None, []
-    if mode == "targets":
-        tl = obj["targets"]
-        if isinstance(tl, str):
-            tl = [tl]
-        if not isinstance(tl, list) or not tl:
-            raise TuneError(f"{given}: tune.objective.targets: expected a non-empty list such "
-                            f"as ['overfishing[players=5] <= 0.15'], got {tl!r}")
-        targets = [parse_target(f"{given}: tune.objective.targets[{i}]", x)
-                   for i, x in enumerate(tl)]
-    else:
-        figure = parse_figure(f"{given}: tune.objective.{mode}", obj[mode])
-    cost = 0.0
-    c = obj.get("cost")
-    if c is not None:
-        if not isinstance(c, dict):
-            raise TuneError(f"{given}: tune.objective.cost: expected {{deck_changes: WEIGHT}}, "
-                            f"got {c!r}")
-        for k in c:
-            if k not in COST_KEYS:
-                raise TuneError(f"{given}: tune.objective.cost.{k}: unknown cost"
-                                f"{_did_you_mean(k, COST_KEYS)}; known: {', '.join(COST_KEYS)}")
-        w = c.get("deck_changes", 0)
-        if not _number(w) or w < 0:
-            raise TuneError(f"{given}: tune.objective.cost.deck_changes: expected a weight "
-                            f">= 0, got {w!r}")
-        cost = float(w)
-    # ---- budget
-    b = _section(t, "budget", BUDGET_KEYS, given)
-    trials = overrides.get("trials", b.get("trials", DEFAULT_TRIALS))
-    tkey = "--trials" if "trials" in overrides else "tune.budget.trials"
-    if not _whole(trials) or trials < 1:
-        raise TuneError(f"{given}: {tkey}: expected a whole number >= 1, got {trials!r}")
-    games = overrides.get("games", b.get("games", DEFAULT_GAMES))
-    gkey = "--games" if "games" in overrides else "tune.budget.games"
-    if not _whole(games) or games < 1:
-        raise TuneError(f"{given}: {gkey}: expected a whole number >= 1, got {games!r}")
-    tl_key = "--time" if "time" in overrides else "tune.budget.time"
-    time_limit = parse_duration(overrides.get("time", b.get("time")), f"{given}: {tl_key}")
-    # ---- racing
-    r = _section(t, "racing", RACING_KEYS, given)
-    top = r.get("top", DEFAULT_RACE_TOP)
-    if not _whole(top) or top < 0:
-        raise TuneError(f"{given}: tune.racing.top: expected a whole number >= 0, got {top!r}")
-    race_games = r.get("games", 5 * games)
-    if not _whole(race_games) or race_games < 1:
-        raise TuneError(f"{given}: tune.racing.games: expected a whole number >= 1, "
-                        f"got {race_games!r}")
-    # ---- sampler
-    sampler = t.get("sampler", "auto")
-    if sampler not in SAMPLERS:
-        raise TuneError(f"{given}: tune.sampler: unknown sampler {sampler!r}"
-                        f"{_did_you_mean(sampler, SAMPLERS)}; known: {', '.join(SAMPLERS)}")
-    n_cont = sum(len(d.names) for d in dims if d.continuous)
-    if sampler == "auto":
-        sampler = "cmaes" if all(d.continuous for d in dims) and n_cont >= 2 else "tpe"
-    if sampler == "cmaes" and not all(d.kind in ("int", "float", "floats") for d in dims):
-        raise TuneError(f"{given}: tune.sampler: cmaes searches numeric ranges only; the space "
-                        "has choices: use tpe")
-    # ---- the experiment itself
-    try:
+    for d in sec.space if isinstance(own_sweep, dict) else ():
+        if d.key in own_sweep:
+            raise TuneError(f"{given}: tune.space.{d.key}: also swept (sweep.{d.key}): "
+                            "give it in one place")
+    try:  # the experiment itself
         base = load_experiment_data(data, path, yes=yes)
     except ExperimentError as exc:
         raise TuneError(str(exc)) from None
-    seed = base.seed
-    name = base.name
-    baseline = {d.key: _get_path(data, d.key) for d in dims}
     tune_raw = copy.deepcopy(t)
     # what --resume compares: not the budget or the racing (a tune may be continued with
     # more trials or time)
     hashed = {k: tune_raw.get(k) for k in ("space", "objective", "sampler")}
+    games = sec.budget.games
     h = hashlib.sha256(json.dumps({"experiment": base.config_hash, "tune": hashed,
                                    "games_per_trial": games}, sort_keys=True, default=str)
                        .encode()).hexdigest()
-    spec = TuneSpec(path=Path(path).resolve(), given=given, name=name, raw=data, seed=seed,
-                    dims=dims, mode=mode, figure=figure, targets=targets, cost=cost,
-                    trials=int(trials), games=int(games), time_limit=time_limit,
-                    race_top=int(top), race_games=int(race_games), sampler=sampler,
-                    output_dir=base.output_dir, baseline=baseline, config_hash=h,
-                    tune_raw=tune_raw, yes=bool(yes))
+    obj = sec.objective
+    spec = TuneSpec(path=Path(path).resolve(), given=given, name=base.name, raw=data,
+                    seed=base.seed, dims=sec.space, mode=obj.mode, figure=obj._figure,
+                    targets=obj._targets, cost=obj.cost.deck_changes if obj.cost else 0.0,
+                    trials=sec.budget.trials, games=games, time_limit=sec.budget.time,
+                    race_top=sec.racing.top, race_games=sec.racing.games,
+                    sampler=sec.sampler, output_dir=base.output_dir,
+                    baseline={d.key: _get_path(data, d.key) for d in sec.space},
+                    config_hash=h, tune_raw=tune_raw, yes=bool(yes))
     _check_budget(spec, _check_space(spec), overrides)
     return spec
+
+
+def _section(t, overrides: dict, given: str) -> TuneSection:
+    """The tune: section checked by its schema, with the command line's --trials, --games
+    and --time in its budget (their problems named by the option)."""
+    t = copy.deepcopy(t)
+    rename = {}
+    if isinstance(t, dict) and any(k in overrides for k in ("trials", "games", "time")):
+        budget = t.get("budget") or {}
+        if isinstance(budget, dict):
+            for k in ("trials", "games", "time"):
+                if k in overrides:
+                    budget[k] = overrides[k]
+                    rename[f"tune.budget.{k}"] = f"--{k}"
+            t["budget"] = budget
+    try:
+        return check(TuneSection, t, base="tune", rename=rename)
+    except SchemaError as exc:
+        raise TuneError(f"{given}: {exc}") from None
 
 
 def _check_budget(spec: TuneSpec, exp, overrides: dict) -> None:
@@ -621,12 +237,6 @@ def _check_budget(spec: TuneSpec, exp, overrides: dict) -> None:
 
 
 # ---- building a trial's experiment --------------------------------------------------------
-def _rewrite(msg: str, spec: TuneSpec) -> str:
-    for d in spec.dims:
-        msg = msg.replace(f": sweep.{d.key}", f": tune.space.{d.key}")
-    return msg.replace("(in the sweep condition ", "(with the tune values ")
-
-
 def trial_data(spec: TuneSpec, values: dict, seed: int, games: int, tag: str) -> dict:
     """The file's mapping with the trial's values as one-value sweeps (so the conditions are
     labelled with them and the sweep's key-path checks apply)."""
@@ -645,9 +255,11 @@ def trial_data(spec: TuneSpec, values: dict, seed: int, games: int, tag: str) ->
 def build_experiment(spec: TuneSpec, values: dict, seed: int, games: int, tag: str):
     try:
         return load_experiment_data(trial_data(spec, values, seed, games, tag), spec.given,
-                                    yes=spec.yes)
+                                    yes=spec.yes,
+                                    origin={d.key: f"tune.space.{d.key}" for d in spec.dims},
+                                    grid_phrase="with the tune values")
     except ExperimentError as exc:
-        raise TuneError(_rewrite(str(exc), spec)) from None
+        raise TuneError(str(exc)) from None
 
 
 def _default_values(spec: TuneSpec) -> dict:
