@@ -404,7 +404,10 @@ class _Loader(GridMixin, SeatsMixin, AdaptiveMixin):
         if spec is None:
             spec = {}
         self.schema(DeckSpec, spec, "deck")
-        cache_key = self.ruleset + " " + json.dumps(spec, sort_keys=True, default=str)
+        try:
+            cache_key = self.ruleset + " " + json.dumps(spec, sort_keys=True, default=str)
+        except TypeError:  # keys of two types (4 and '4'): the edits report it
+            cache_key = self.ruleset + " " + repr(spec)
         if cache_key in self._deck_cache:
             return self._deck_cache[cache_key]
         deck = self.base_deck(spec.get("file"))

@@ -75,6 +75,9 @@ def key_path(data, loc) -> tuple[list, object]:
             key = _key(node, part)
             parts.append((".", key))
             node = node[key]
+        elif isinstance(node, dict) and isinstance(part, str) and part.isidentifier():
+            parts.append((".", part))  # a key not given: its default checked
+            node = None
     return parts, node
 
 
