@@ -19,16 +19,15 @@ from pydantic import (
     AfterValidator, BaseModel, ConfigDict, Field, ValidationError, model_validator,
 )
 
+from fishing2sim.config.keys import (
+    DECK_KEYS, KNOWN_ANALYSES, LADDER, MAX_GAMES_HARD, MAX_SEED, MAX_TIER, MULTIPLICITY,
+    SUPPORTED_PLAYERS, TOP_KEYS,
+)
 from fishing2sim.config.messages import did_you_mean, first_error, got, problem
 from fishing2sim.engine.constants import MAX_HAND, MAX_ROUNDS, RULESETS
 
-__all__ = ["SchemaError", "Seat", "DeckEdits", "DeckSpec", "ExperimentFile", "Schema", "check",
-           "ConditionSettings"]
-
-from fishing2sim.config.keys import (  # noqa: E402
-    ANALYSES, DECK_KEYS, ENTRY_KEYS, KNOWN_ANALYSES, LADDER, MAX_GAMES_HARD, MAX_SEED,
-    MAX_TIER, MULTIPLICITY, SUPPORTED_PLAYERS, TOP_KEYS,
-)
+__all__ = ["ADD_KEYS", "ConditionSettings", "DeckEdits", "DeckSpec", "ExperimentFile",
+           "Schema", "SchemaError", "Seat", "check"]
 
 # what a key expects: "<key path>: expected <this>, got <value>" (a key path relative to
 # the model's mapping; [] a list's entries, * a mapping's keys; "" the mapping itself)
