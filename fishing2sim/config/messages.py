@@ -9,7 +9,9 @@ it (``deck.remove_from_tier.5``, ``seats[2].params``), the problem one of:
 - an unknown key: ``unknown key (did you mean 'games'?); known: name, ruleset, ...``
   (:class:`fishing2sim.config.schema.Schema` checks the keys in the file's order);
 - a wrong type or value: ``expected <help>, got <value>``, the help found in the schema's
-  table ``HELP`` for the field's key path (a list's entries share their list's ``[]``).
+  ``help`` table for the field's key path (``seats[].params`` for every seat's,
+  ``remove_from_tier.*`` for every tier's), else said from pydantic's error type
+  (``a whole number >= 1``).
 
 The caller prefixes the file (``"x.yaml: "``) and, where it applies, the sweep condition
 being expanded.
@@ -115,6 +117,17 @@ def _help(table: dict, parts) -> str | None:
     return None
 
 
+# what a pydantic error type expects, for a key the help table does not name
+_EXPECTED = {
+    "int_type": "a whole number", "int_from_float": "a whole number",
+    "float_type": "a number", "bool_type": "true or false", "string_type": "text",
+    "list_type": "a list", "dict_type": "a mapping", "model_type": "a mapping",
+    "model_attributes_type": "a mapping", "greater_than_equal": "a number >= {ge}",
+    "greater_than": "a number > {gt}", "less_than_equal": "a number <= {le}",
+    "less_than": "a number < {lt}",
+}
+
+
 def first_error(exc: ValidationError, data, help_table: dict, base: str = "",
                 rename: dict | None = None) -> tuple[str, str]:
     """(key path, problem) for the first error of ``exc`` (raised validating
@@ -135,6 +148,7 @@ def first_error(exc: ValidationError, data, help_table: dict, base: str = "",
     elif err["type"] == "missing":
         text = f"missing key {err['loc'][-1]!r}"
     else:
-        expected = _help(help_table, parts) or err["msg"].lower()
+        expected = _help(help_table, parts) or _EXPECTED.get(err["type"], "").format(**ctx) \
+            or err["msg"].lower()
         text = f"expected {expected}, {got(err.get('input', value))}"
     return shown, text

@@ -3,10 +3,11 @@
 A schema checks what a key's value may be on its own, and the checks between keys of one
 mapping; what needs the deck or the strategies (a card's name, a bot's parameters, the
 sweep's conditions) is checked by the loader (:mod:`fishing2sim.config.experiment`) and by
-:func:`fishing2sim.config.deck.edit_deck`. Every model is strict (``5`` is no text,
+:func:`fishing2sim.config.deck_edits.edit_deck`. Every model is strict (``5`` is no text,
 ``true`` no number), refuses unknown keys in the file's order with a did-you-mean, and
-names what it expected through ``HELP``: :func:`fishing2sim.config.messages.first_error`
-turns the first error into the one-line message.
+names what it expected in its ``help`` table (key path -> "a whole number > 0");
+:func:`fishing2sim.config.messages.first_error` turns the first error into the one-line
+message and :func:`check` raises it as :class:`SchemaError`.
 
 The models validate the file's values as written: a loader reads the values it keeps from
 the file (so the resolved config, and with it every hash, stays what the file says).
@@ -18,6 +19,7 @@ from typing import Annotated, Any, ClassVar
 from pydantic import (
     AfterValidator, BaseModel, ConfigDict, Field, ValidationError, model_validator,
 )
+from pydantic_core import PydanticCustomError
 
 from fishing2sim.config.keys import (
     DECK_KEYS, KNOWN_ANALYSES, LADDER, MAX_GAMES_HARD, MAX_SEED, MAX_TIER, MULTIPLICITY,
@@ -79,6 +81,19 @@ class Schema(BaseModel):
             if k not in data:
                 raise problem(f"missing key {k!r}{cls.required_hint}")
         return data
+
+
+ENTRY_HINT = ("a label names a condition, and this is not one: write it in an entry of "
+              "conditions ({label: ..., baseline: true, <key path>: <value>}) or on a sweep "
+              "value ({value: ..., label: ..., baseline: true})")
+BASELINE_HINT = ENTRY_HINT.replace("a label names", "baseline marks")
+
+
+class FileSchema(Schema):
+    """A mapping of the experiment file itself: a ``label`` or ``baseline`` given where no
+    condition is named is told where it goes."""
+
+    key_hints: ClassVar[dict] = {"label": ENTRY_HINT, "baseline": BASELINE_HINT}
 
 
 class SchemaError(ValueError):
@@ -152,11 +167,11 @@ def _output(v):
     return str(v)
 
 
-class TrumpValue(Schema):
+class TrumpValue(FileSchema):
     max_round: Annotated[int, Field(ge=2, le=MAX_ROUNDS)] | None = None
 
 
-class Sprt(Schema):
+class Sprt(FileSchema):
     better: Any = None
     than: Any = None
     elo0: Any = 0.0
@@ -197,7 +212,7 @@ def _bots(bots):
     return bots
 
 
-class LadderSpec(Schema):
+class LadderSpec(FileSchema):
     bots: Annotated[Any, AfterValidator(_bots)] = None
     search_games: Games | None = None
     anchor: Any = "random"
@@ -217,19 +232,12 @@ def _analyses(v):
     return list(v)
 
 
-ENTRY_HINT = ("a label names a condition, and this is not one: write it in an entry of "
-              "conditions ({label: ..., baseline: true, <key path>: <value>}) or on a sweep "
-              "value ({value: ..., label: ..., baseline: true})")
-BASELINE_HINT = ENTRY_HINT.replace("a label names", "baseline marks")
-
-
-class ExperimentFile(Schema):
+class ExperimentFile(FileSchema):
     """The top level: the experiment-wide keys checked here, in the order a reader meets
     their problems; the keys a sweep may vary (players, seats, deck, ...) are checked per
     condition (:class:`ConditionSettings`, the deck's :class:`DeckSpec`) once the sweep has
     set them; sweep, conditions and precision by the loader."""
 
-    key_hints: ClassVar[dict] = {"label": ENTRY_HINT, "baseline": BASELINE_HINT}
     help: ClassVar[dict] = EXPERIMENT_HELP
 
     keys: ClassVar[tuple] = TOP_KEYS
@@ -283,7 +291,12 @@ def player_count(p):
     return int(p)
 
 
-Players = Annotated[Any, AfterValidator(player_count)]
+def _at(check, v, key):
+    """``check(v)``, its problem reported at ``key`` (of the mapping being validated)."""
+    try:
+        return check(v)
+    except PydanticCustomError as exc:
+        raise problem(exc.context["text"], key=key) from None
 
 
 class ConditionSettings(BaseModel):
@@ -305,10 +318,7 @@ class ConditionSettings(BaseModel):
         if isinstance(self.players, list):
             raise problem("a list of player counts is only allowed at the top level",
                           key="players")
-        try:
-            self.players = player_count(self.players)
-        except Exception as exc:
-            raise problem(exc.message_template.format(**exc.context), key="players") from None
+        self.players = _at(player_count, self.players, "players")
         fl, n = self.first_leader, self.players
         if fl is None or fl == "random":
             self.first_leader = -1
@@ -334,7 +344,7 @@ def _numbers(v):
     return v
 
 
-class Seat(Schema):
+class Seat(FileSchema):
     """A seat written ``{strategy: ..., params: [...]}``."""
 
     required: ClassVar[tuple] = ("strategy",)
@@ -352,7 +362,7 @@ def _deck_file(v):
     return v
 
 
-class DeckSpec(Schema):
+class DeckSpec(FileSchema):
     """The deck: key of a condition: its file here, its edits in :class:`DeckEdits`."""
 
     help: ClassVar[dict] = {"": f"a mapping with keys {', '.join(DECK_KEYS)}"}
