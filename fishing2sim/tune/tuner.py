@@ -15,8 +15,10 @@ report is written atomically (a temporary folder, then renamed).
     spec = load_tune("experiments/tune_deck.yaml")
     result = tune(spec, workers=2)
 
-Every problem in the file is ONE :class:`TuneError` line ``"<file>: <key path>: <problem>"``.
-The keys are documented in ``docs/tune.md``.
+Every problem in the file is ONE :class:`TuneError` line ``"<file>: <key path>: <problem>"``:
+the ``tune:`` section is checked by its schema (fishing2sim/tune/schema.py), the rest on the
+file's experiment by ``load_tune`` (fishing2sim/tune/spec.py). The keys are documented in
+``docs/tune.md``.
 """
 from __future__ import annotations
 
