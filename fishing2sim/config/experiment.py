@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import copy
 import dataclasses
-import hashlib
 import itertools
 import json
 import math
@@ -42,6 +41,7 @@ from fishing2sim.config.keys import (  # noqa: F401 (the names other modules imp
     SWEEPABLE, TOP_KEYS,
 )
 from fishing2sim.config.messages import ExperimentError, got as _got, short as _short
+from fishing2sim.config.resolved import config_hash, resolved
 from fishing2sim.config.schema import (
     ConditionSettings, DeckSpec, ExperimentFile, SchemaError, check, player_count,
 )
@@ -274,14 +274,13 @@ class _Loader(GridMixin, SeatsMixin, AdaptiveMixin):
         output_dir = Path(os.path.abspath(Path(top.output).expanduser() / top.name))
         self.probe("output (from the command line)" if "output" in over_keys else "output",
                    output_dir)
-        resolved = self.resolved(cfg, top, entries, max_round, ladder, precision, sprt,
-                                 max_games)
+        config = resolved(cfg, top, entries, max_round, ladder, precision, sprt, max_games)
         return Experiment(
             name=top.name, path=self.path.resolve(), ruleset=top.ruleset, games=top.games,
             seed=top.seed, chunk=top.chunk, analyses=tuple(top.analyses),
             trump_max_round=int(max_round), workers=top.workers, scheduler=top.scheduler,
-            output_dir=output_dir, conditions=tuple(conditions), resolved=resolved,
-            config_hash=self.config_hash(resolved, conditions), strict=top.strict,
+            output_dir=output_dir, conditions=tuple(conditions), resolved=config,
+            config_hash=config_hash(config, conditions), strict=top.strict,
             precision=precision, sprt=sprt, paired=top.paired, ladder=ladder,
             multiplicity=top.multiplicity)
 
@@ -440,85 +439,6 @@ class _Loader(GridMixin, SeatsMixin, AdaptiveMixin):
                 self.fail("deck.file", str(exc))
             self._base_decks[base_key] = base
         return self._base_decks[base_key]
-
-    # ---- resolved config ------------------------------------------------------------------
-    def resolved(self, cfg, top, entries, max_round, ladder, precision, sprt,
-                 max_games) -> dict:
-        """The whole config, every default filled (what the report shows and the hash
-        covers)."""
-        resolved = {
-            "name": top.name,
-            "ruleset": top.ruleset,
-            "players": copy.deepcopy(cfg.get("players", 4)),
-            "games": top.games,
-            "seed": top.seed,
-            "chunk": top.chunk,
-            "first_leader": cfg.get("first_leader", "random"),
-            "seats": self.resolved_seats(cfg.get("seats", "random")),
-            "rotate": cfg.get("rotate", False),
-            "deck": self.resolved_deck(cfg.get("deck")),
-            "sweep": {k: copy.deepcopy(v) for k, v in (cfg.get("sweep") or {}).items()},
-            **({CONDITIONS: copy.deepcopy(cfg[CONDITIONS])} if entries is not None else {}),
-            "analyses": list(top.analyses),
-            "trump_value": {"max_round": max_round},
-            "workers": top.workers,
-            "scheduler": top.scheduler,
-            "output": top.output,
-            "strict": top.strict,
-            "multiplicity": top.multiplicity,
-        }
-        if top.paired:
-            resolved["paired"] = True
-        if ladder is not None:  # its conditions are generated: the ladder key says it all
-            resolved.pop(CONDITIONS, None)
-            resolved.pop("seats", None)
-            resolved[LADDER] = ladder.pop("resolved")
-        if precision or sprt:
-            resolved["max_games"] = max_games
-        if precision:
-            resolved["precision"] = {f: text for f, _, text in precision}
-        if sprt:
-            resolved["sprt"] = dict(sprt)
-        return resolved
-
-    @staticmethod
-    def config_hash(resolved: dict, conditions) -> str:
-        h = hashlib.sha256()
-        hashed = {k: v for k, v in resolved.items() if k not in EXECUTION_KEYS}
-        h.update(json.dumps(hashed, sort_keys=True, separators=(",", ":"),
-                            default=str).encode())
-        for c in conditions:  # a seat's digest covers its files' content, never their paths,
-            # so the same experiment in another folder or install has the same hash
-            lineup = ",".join(i.digest for i in c.identities)
-            h.update(f"\ncondition {c.index} deck {c.deck_sha256} lineup {lineup}".encode())
-        return h.hexdigest()
-
-    @staticmethod
-    def resolved_seats(seats):
-        return copy.deepcopy(seats) if seats is not None else "random"
-
-    @staticmethod
-    def resolved_deck(spec) -> dict:
-        spec = dict(spec or {})
-
-        def int_keys(d):
-            return {int(k) if isinstance(k, str) and k.isdigit() else k: v
-                    for k, v in (d or {}).items()}
-
-        adds = []
-        for a in spec.get("add") or []:
-            full = {"colour": "none", "value": None, "effect": "none", "min_players": 3}
-            full.update(a)
-            adds.append(full)
-        return {
-            "file": spec.get("file"),
-            "remove": list(spec.get("remove") or []),
-            "remove_from_tier": int_keys(spec.get("remove_from_tier")),
-            "add": adds,
-            "move": dict(spec.get("move") or {}),
-            "hand_sizes": {k: list(v) for k, v in int_keys(spec.get("hand_sizes")).items()},
-            "rounds": spec.get("rounds"),
-        }
 
     # ---- output ---------------------------------------------------------------------------
     def probe(self, key, folder: Path) -> None:
