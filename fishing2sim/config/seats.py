@@ -10,8 +10,8 @@ import itertools
 from pathlib import Path
 
 from fishing2sim.config.keys import CONDITIONS, LADDER, LADDER_EXCLUDES
-from fishing2sim.config.schema import Seat, strategy_spec
 from fishing2sim.config.messages import got as _got
+from fishing2sim.config.schema import Seat, strategy_spec
 from fishing2sim.strategy.identity import StrategyIdentity, identify, named
 from fishing2sim.strategy.loading import (
     StrategyError, load_strategy, resolve_path, search_params_problem,
