@@ -254,7 +254,7 @@ class ExperimentFile(FileSchema):
     multiplicity: Annotated[Any, AfterValidator(_multiplicity)] = "holm"
     output: Annotated[Any, AfterValidator(_output)] = "reports"
     analyses: Annotated[Any, AfterValidator(_analyses)] = None
-    ladder: LadderSpec | None = None
+    ladder: LadderSpec = None  # given as null: "expected a mapping", as before
     trump_value: TrumpValue | None = None
     paired: bool = False
     sprt: Sprt | None = None
