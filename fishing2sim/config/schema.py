@@ -214,7 +214,7 @@ def _bots(bots):
 
 class LadderSpec(FileSchema):
     bots: Annotated[Any, AfterValidator(_bots)] = None
-    search_games: Games | None = None
+    search_games: Games = None  # null: "expected a whole number", as before
     anchor: Any = "random"
 
 

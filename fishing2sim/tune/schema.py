@@ -416,7 +416,7 @@ class Budget(Schema):
 
 class Racing(Schema):
     top: Annotated[int, Field(ge=0)] = DEFAULT_RACE_TOP
-    games: Annotated[int, Field(ge=1)] | None = None
+    games: Annotated[int, Field(ge=1)] = None  # not given: 5 x the budget's games
 
 
 def _sampler(v):
