@@ -25,6 +25,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from fishing2sim.config.keys import MAX_TIER, SUPPORTED_PLAYERS
 from fishing2sim.engine.constants import (
     COLOURS,
     EFFECTS,
@@ -62,7 +63,6 @@ DEFAULT_DECKS = {"fishing2": DECKS_DIR / "fishing2.csv", "fishing": DECKS_DIR / 
 
 # ---- ruleset checks (docs/rules.md A1 / B1) --------------------------------------------------
 EXPECTED_CARDS = {"fishing2": 99, "fishing": 100}
-SUPPORTED_PLAYERS = (3, 4, 5)
 # what each ruleset's engine understands
 RULESET_KINDS = {
     "fishing2": ("colour", "green", "blowfish", "buoy"),
@@ -80,7 +80,6 @@ RULESET_EFFECTS = {
 }
 # effects a non-buoy card may carry (Fishing's zeros)
 CARD_EFFECTS = ("none", "zero")
-MAX_TIER = 5
 MAX_CARD_VALUE = 1_000_000  # far above any real card; the engine keeps values in int64
 
 
@@ -472,257 +471,6 @@ def _playable(arrays: np.ndarray, hand_sizes: np.ndarray) -> tuple[int, ...]:
     return tuple(out)
 
 
-# ---- deck edits ---------------------------------------------------------------------------
-ADD_KEYS = ("name", "kind", "colour", "value", "effect", "tier", "min_players")
-ADD_DEFAULTS = {"colour": "none", "value": None, "effect": "none", "min_players": 3}
-
-
-def _did_you_mean(word, choices) -> str:
-    close = difflib.get_close_matches(str(word), [str(c) for c in choices], n=3, cutoff=0.6)
-    if not close:
-        return ""
-    return " (did you mean " + " or ".join(repr(c) for c in close) + "?)"
-
-
-def _whole(v) -> bool:
-    return isinstance(v, (int, np.integer)) and not isinstance(v, bool)
-
-
-def _players_key(where: str, k) -> int:
-    """A player-count key of hand_sizes: 3..5 (an int, or a string of digits)."""
-    if isinstance(k, str) and k.strip().isdigit():
-        k = int(k)
-    if not _whole(k) or int(k) not in SUPPORTED_PLAYERS:
-        raise DeckError(f"{where}: {k!r} is not a player count "
-                        f"(allowed: {', '.join(map(str, SUPPORTED_PLAYERS))})")
-    return int(k)
-
-
-def _tier_key(where: str, k) -> int:
-    if isinstance(k, str) and k.strip().isdigit():
-        k = int(k)
-    if not _whole(k) or not 1 <= int(k) <= MAX_TIER:
-        raise DeckError(f"{where}: {k!r} is not an ocean tier (1-{MAX_TIER})")
-    return int(k)
-
-
-def edit_deck(deck: Deck, remove=(), remove_from_tier=None, add=(), move=None,
-              hand_sizes=None, rounds=None, where: str = "deck") -> Deck:
-    """A new Deck: ``deck`` with cards removed, added or moved and its hand table changed.
-
-    The edits are applied in this order, each to the result of the previous one:
-
-    1. ``remove``: card names (exact, else case- and space-insensitive), each must exist once;
-    2. ``remove_from_tier``: {tier: k}: removes the k cards of ocean tier ``tier`` (1-5) with
-       the highest ids (the last k rows of that tier in the file; ``min_players`` is ignored);
-    3. ``move``: {card name: new tier 1-5}: only ocean cards move (a starting card stays tier 0,
-       an ocean card cannot become a starting card);
-    4. ``add``: dicts with keys name, kind, tier and optionally colour (default none),
-       value (default none: buoys), effect (default none), min_players (default 3),
-       validated like a CSV row; new cards get the next ids, in the order given;
-    5. ``hand_sizes``: {players: [hand size per round]}: every list has the same length, which
-       sets the number of rounds; player counts not given keep their row, truncated;
-    6. ``rounds``: the number of rounds; fewer truncates the hand table, more needs
-       ``hand_sizes`` of that length. A player count whose row cannot be extended to the
-       rounds (not given in ``hand_sizes``) becomes unplayable.
-
-    Removed cards close the gap: ids stay 0..n-1 in the original order. The result has its
-    own ``sha256`` (over ruleset, cards and hand table), the same ``path`` / ``hands_path`` and
-    ruleset, and ``playable``: the player counts whose starting cards (tier 0,
-    min_players <= players) are exactly players x the round-1 hand size. An unplayable count
-    is no error here: :meth:`Deck.check_players` raises when it is asked for.
-    Errors are DeckError messages starting with ``where`` and the key, e.g.
-    ``"x.yaml: deck.remove[2]: no card named ..."``.
-    """
-    ruleset = deck.ruleset
-    records = [dict(r) for r in deck.table.to_dict("records")]
-    for r in records:
-        v = r["value"]
-        r["value"] = None if v is None or v is pd.NA or (isinstance(v, float) and np.isnan(v)) \
-            else int(v)
-        r["tier"] = int(r["tier"])
-        r["min_players"] = int(r["min_players"])
-    alive = [True] * len(records)
-    index = {r["name"]: i for i, r in enumerate(records)}
-    folded = {" ".join(n.split()).lower(): i for n, i in index.items()}
-    removed_by: dict[int, str] = {}
-
-    def find(name, at: str) -> int:
-        if not isinstance(name, str):
-            raise DeckError(f"{at}: expected a card name (text), got {name!r}")
-        i = index.get(name)
-        if i is None:
-            i = folded.get(" ".join(name.split()).lower())
-        if i is None:
-            close = difflib.get_close_matches(name, list(index), n=3, cutoff=0.5)
-            hint = (" (did you mean " + " or ".join(repr(c) for c in close) + "?)") if close else ""
-            raise DeckError(f"{at}: no card named {name!r} in the deck {deck.path.name}{hint}")
-        if not alive[i]:
-            raise DeckError(f"{at}: card {records[i]['name']!r} was already removed by "
-                            f"{removed_by[i]}")
-        return i
-
-    # 1. remove
-    if remove is None:
-        remove = ()
-    if isinstance(remove, str) or not isinstance(remove, (list, tuple)):
-        raise DeckError(f"{where}.remove: expected a list of card names, got {remove!r}")
-    for j, name in enumerate(remove):
-        at = f"{where}.remove[{j}]"
-        i = find(name, at)
-        alive[i] = False
-        removed_by[i] = at
-
-    # 2. remove_from_tier
-    if remove_from_tier is None:
-        remove_from_tier = {}
-    if not isinstance(remove_from_tier, dict):
-        raise DeckError(f"{where}.remove_from_tier: expected a mapping tier -> number of cards, "
-                        f"e.g. {{5: 2}}, got {remove_from_tier!r}")
-    for t_raw, k in remove_from_tier.items():
-        at = f"{where}.remove_from_tier.{t_raw}"
-        t = _tier_key(at, t_raw)
-        ids = [i for i, r in enumerate(records) if alive[i] and r["tier"] == t]
-        if not _whole(k) or k < 0:
-            raise DeckError(f"{at}: expected a whole number of cards >= 0, got {k!r}")
-        if k > len(ids):
-            raise DeckError(f"{at}: cannot remove {k} cards: tier {t} has {len(ids)}")
-        for i in ids[len(ids) - int(k):] if k else []:
-            alive[i] = False
-            removed_by[i] = at
-
-    # 3. move
-    if move is None:
-        move = {}
-    if not isinstance(move, dict):
-        raise DeckError(f"{where}.move: expected a mapping card name -> tier, "
-                        f"e.g. {{'blowfish 21': 4}}, got {move!r}")
-    for name, t in move.items():
-        at = f"{where}.move[{name!r}]"
-        i = find(name, at)
-        if records[i]["tier"] == 0:
-            raise DeckError(f"{at}: {records[i]['name']!r} is a starting card (tier 0): "
-                            "starting cards cannot move")
-        if not _whole(t) or not 1 <= t <= MAX_TIER:
-            raise DeckError(f"{at}: the new tier must be an ocean tier 1-{MAX_TIER} (an ocean "
-                            f"card cannot become a starting card), got {t!r}")
-        records[i]["tier"] = int(t)
-
-    # 4. add
-    if add is None:
-        add = ()
-    if isinstance(add, dict) or not isinstance(add, (list, tuple)):
-        raise DeckError(f"{where}.add: expected a list of cards (each a mapping with keys "
-                        f"{', '.join(ADD_KEYS)}), got {add!r}")
-    new_records = [r for i, r in enumerate(records) if alive[i]]
-    taken = {" ".join(r["name"].split()).lower(): r["name"] for r in new_records}
-    for j, card in enumerate(add):
-        at = f"{where}.add[{j}]"
-        if not isinstance(card, dict):
-            raise DeckError(f"{at}: expected a mapping with keys {', '.join(ADD_KEYS)}, "
-                            f"got {card!r}")
-        for key in card:
-            if key not in ADD_KEYS:
-                raise DeckError(f"{at}.{key}: unknown key{_did_you_mean(key, ADD_KEYS)}; "
-                                f"known: {', '.join(ADD_KEYS)}")
-        for key in ("name", "kind", "tier"):
-            if key not in card:
-                raise DeckError(f"{at}: missing key {key!r} (a card needs name, kind and tier)")
-        full = {**ADD_DEFAULTS, **card}
-        name = full["name"]
-        if not isinstance(name, str) or not name.strip():
-            raise DeckError(f"{at}.name: expected a non-empty card name, got {name!r}")
-        name = name.strip()
-        fold = " ".join(name.split()).lower()
-        if fold in taken:
-            raise DeckError(f"{at}.name: the deck already has a card named {taken[fold]!r}")
-        cells = {}
-        for key in ADD_KEYS[1:]:
-            v = full[key]
-            if isinstance(v, (bool, list, dict)):
-                raise DeckError(f"{at}.{key}: {v!r} is not a valid {key}")
-            cells[key] = "" if v is None else str(v).strip()
-        kind, colour, value, effect, tier, min_players = _check_card(
-            cells, ruleset, lambda c, _at=at: f"{_at}.{c}")
-        taken[fold] = name
-        new_records.append({"id": 0, "name": name, "kind": kind, "colour": colour,
-                            "value": None if value < 0 else value, "effect": effect,
-                            "tier": tier, "min_players": min_players})
-    if not new_records:
-        raise DeckError(f"{where}: the edits leave no cards in the deck")
-    if len(new_records) > MAX_CARDS:
-        raise DeckError(f"{where}: the edited deck has {len(new_records)} cards, at most "
-                        f"{MAX_CARDS} allowed")
-
-    # 5./6. hand sizes and rounds
-    old = deck.hand_sizes
-    n_rounds = deck.n_rounds
-    given: dict[int, list[int]] = {}
-    if hand_sizes is not None:
-        if not isinstance(hand_sizes, dict) or not hand_sizes:
-            raise DeckError(f"{where}.hand_sizes: expected a mapping players -> list of hand "
-                            f"sizes per round, e.g. {{4: [9, 9, 10, 10]}}, got {hand_sizes!r}")
-        length = None
-        for k, row in hand_sizes.items():
-            at = f"{where}.hand_sizes.{k}"
-            p = _players_key(at, k)
-            if p in given:
-                raise DeckError(f"{at}: {p} players given twice")
-            if not isinstance(row, (list, tuple)) or not row:
-                raise DeckError(f"{at}: expected a list of hand sizes, one per round, got {row!r}")
-            if not 1 <= len(row) <= MAX_ROUNDS:
-                raise DeckError(f"{at}: {len(row)} rounds, 1-{MAX_ROUNDS} allowed")
-            for r, h in enumerate(row):
-                if not _whole(h) or not 1 <= h <= MAX_HAND:
-                    raise DeckError(f"{at}[{r}]: a hand size must be a whole number "
-                                    f"1-{MAX_HAND}, got {h!r}")
-            if length is not None and len(row) != length:
-                raise DeckError(f"{at}: {len(row)} rounds but the other player counts have "
-                                f"{length}: every list must have the same length")
-            length = len(row)
-            given[p] = [int(h) for h in row]
-        n_rounds = length
-    if rounds is not None:
-        at = f"{where}.rounds"
-        if not _whole(rounds) or not 1 <= rounds <= MAX_ROUNDS:
-            raise DeckError(f"{at}: expected a whole number of rounds 1-{MAX_ROUNDS}, "
-                            f"got {rounds!r}")
-        if given and rounds != n_rounds:
-            raise DeckError(f"{at}: {rounds} rounds but hand_sizes gives {n_rounds}")
-        if not given and rounds > deck.n_rounds:
-            raise DeckError(f"{at}: {rounds} rounds but the hand table has {deck.n_rounds}: "
-                            f"more rounds need hand_sizes (a list of {rounds} hand sizes "
-                            "per player count)")
-        n_rounds = int(rounds)
-    new_hands = np.zeros((MAX_PLAYERS + 1, n_rounds), dtype=np.int64)
-    for p in SUPPORTED_PLAYERS:
-        if p in given:
-            new_hands[p] = given[p]
-        elif old.shape[1] >= n_rounds and old[p, 0] > 0:
-            new_hands[p] = old[p, :n_rounds]
-        # else: this player count has no hand sizes for these rounds: unplayable
-
-    # the new deck
-    arrays = np.zeros((len(new_records), N_FIELDS), dtype=np.int64)
-    for cid, r in enumerate(new_records):
-        r["id"] = cid
-        arrays[cid, F_KIND] = KINDS[r["kind"]]
-        arrays[cid, F_COLOUR] = COLOURS[r["colour"]]
-        arrays[cid, F_VALUE] = -1 if r["value"] is None else r["value"]
-        arrays[cid, F_EFFECT] = EFFECTS[r["effect"]]
-        arrays[cid, F_TIER] = r["tier"]
-        arrays[cid, F_MIN_PLAYERS] = r["min_players"]
-    arrays.flags.writeable = False
-    new_hands.flags.writeable = False
-    names = tuple(r["name"] for r in new_records)
-    h = hashlib.sha256()
-    h.update(f"fishing2sim edited deck v1\n{ruleset}\n{len(names)}\n".encode())
-    h.update("\n".join(names).encode())
-    h.update(b"\0")
-    h.update(arrays.tobytes())
-    h.update(np.int64(n_rounds).tobytes())
-    h.update(new_hands.tobytes())
-    return Deck(ruleset=ruleset, path=deck.path, hands_path=deck.hands_path,
-                table=_make_table(new_records), arrays=arrays, names=names,
-                hand_sizes=new_hands, n_rounds=int(n_rounds), sha256=h.hexdigest(),
-                playable=_playable(arrays, new_hands))
+# the deck edits (an experiment's deck: key) live in config/deck_edits.py; imported here too,
+# where they were first
+from fishing2sim.config.deck_edits import edit_deck  # noqa: E402,F401

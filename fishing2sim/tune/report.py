@@ -27,7 +27,7 @@ from fishing2sim.config.experiment import _parse_key_path, set_key_path  # noqa:
 from fishing2sim.report import html as _html  # noqa: E402
 from fishing2sim.report import write_folder_atomically  # noqa: E402
 from fishing2sim.report.document import Doc  # noqa: E402
-from fishing2sim.tune.tuner import Estimate, figure_names, show_estimate, value_text  # noqa: E402
+from fishing2sim.tune.objective import Estimate, figure_names, show_estimate, value_text  # noqa: E402
 
 DPI = 110
 
