@@ -1,0 +1,136 @@
+"""Fitting the student: a multinomial logit over each decision's options.
+
+For every decision the student's probability of option i is softmax(w . x_i) over the
+options; the target is softmax(v_i / T) of the teacher's option values v (points of
+margin, T = ``temperature`` points): soft targets, so a near-tie of two options teaches
+little and a clear best option a lot. The loss is the mean cross-entropy plus
+``l2 * |w|^2``, minimised by L-BFGS (scipy) for each (ruleset, decision kind) block on its
+own: the blocks share no weight. The result is deterministic for the same positions.
+
+``prior_weights`` is the iteration-0 student: the ``weights`` bot's defaults written in
+the student's features (and its shared decisions' rules for the other kinds).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..engine.constants import (
+    D_CATCH_1_CARD, D_CATCH_1_OTHER, D_DETERMINE_COLOUR, D_DETERMINE_TRUMP, D_EXCHANGE_GIVE,
+    D_EXCHANGE_TAKE, D_PASS_1_LEFT, D_PLAY, D_TRUMP_CHOICE, D_ZERO_CATCH, N_DECISIONS,
+)
+from .features import FEATURE_NAMES, N_FEATURES, N_RULESETS, N_WEIGHTS
+
+F = {n: i for i, n in enumerate(FEATURE_NAMES)}
+
+
+def block(w, rs: int, kind: int):
+    """The weights of ruleset rs (0 Fishing 2, 1 Fishing) and decision kind (a view)."""
+    at = (rs * N_DECISIONS + kind) * N_FEATURES
+    return w[at:at + N_FEATURES]
+
+
+def prior_weights() -> np.ndarray:
+    w = np.zeros(N_WEIGHTS)
+    for rs in range(N_RULESETS):
+        b = block(w, rs, D_PLAY)
+        for name, x in (("power", 0.5), ("win", 3.0), ("win_exposed", -2.0),
+                        ("win_power", -0.5), ("lose_power", -1.0), ("trump", -1.0),
+                        ("buoy", 0.3), ("e_plus_3", 1.0), ("e_catch_1_other", 0.3),
+                        ("lead_power", 2.0), ("weakest_fish", 1.0), ("win_behind", -1.0),
+                        ("win_ocean", -1.0), ("next_trumps", 0.5)):
+            b[F[name]] = x
+        for k in (D_TRUMP_CHOICE, D_DETERMINE_TRUMP):
+            b = block(w, rs, k)
+            b[F["shade_cards"]] = 10.0
+            b[F["shade_value"]] = 26.0
+            b[F["shade_light"]] = 0.01
+        for k in (D_CATCH_1_OTHER, D_ZERO_CATCH):
+            b = block(w, rs, k)
+            b[F["future_power"]] = 1.0
+            b[F["keep_value"]] = 1.0
+            b[F["e_minus_3"]] = -5.0
+        b = block(w, rs, D_EXCHANGE_TAKE)
+        b[F["power"]] = 1.0
+        b[F["e_minus_3"]] = -5.0
+        for k in (D_EXCHANGE_GIVE, D_CATCH_1_CARD, D_PASS_1_LEFT):
+            b = block(w, rs, k)
+            b[F["power"]] = -1.0
+            b[F["keep_value"]] = -1.0
+            b[F["e_plus_3"]] = -2.0
+        b = block(w, rs, D_DETERMINE_COLOUR)
+        b[F["colour_high"]] = 5.0
+        b[F["colour_value"]] = 1.0
+    return w
+
+
+def _loss_grad(w, X, mask, T, l2):
+    """Mean soft cross-entropy over decisions and its gradient. X [n, m, f], mask [n, m]
+    (True: a real option), T [n, m] target probabilities."""
+    s = X @ w
+    s = np.where(mask, s, -np.inf)
+    s -= s.max(axis=1, keepdims=True)
+    e = np.where(mask, np.exp(s), 0.0)
+    z = e.sum(axis=1, keepdims=True)
+    logp = np.where(mask, s - np.log(z), 0.0)
+    p = e / z
+    n = X.shape[0]
+    loss = -(T * logp).sum() / n + l2 * (w @ w)
+    g = np.einsum("nm,nmf->f", p - T, X) / n + 2 * l2 * w
+    return loss, g
+
+
+def targets(values, mask, temperature):
+    v = np.where(mask, values / temperature, -np.inf)
+    v -= v.max(axis=1, keepdims=True)
+    e = np.where(mask, np.exp(v), 0.0)
+    return e / e.sum(axis=1, keepdims=True)
+
+
+def fit_block(X, values, mask, temperature=2.0, l2=1e-4, w0=None, maxiter=300):
+    from scipy.optimize import minimize
+
+    T = targets(values, mask, temperature)
+    w0 = np.zeros(X.shape[2]) if w0 is None else np.asarray(w0, np.float64).copy()
+    r = minimize(_loss_grad, w0, args=(X, mask, T, l2), jac=True, method="L-BFGS-B",
+                 options={"maxiter": maxiter})
+    return r.x
+
+
+def fit(X, values, meta_kind, meta_rs, n_opt, temperature=2.0, l2=1e-4, w0=None,
+        min_positions=20):
+    """The student's weights fitted on positions (X [n, MAX_HAND, f] features, values
+    [n, MAX_HAND], per-position decision kind, ruleset and option count). A block with
+    fewer than ``min_positions`` positions keeps w0's weights (the prior's by default)."""
+    w = prior_weights() if w0 is None else np.asarray(w0, np.float64).copy()
+    m = int(n_opt.max()) if len(n_opt) else 1
+    for rs in range(N_RULESETS):
+        for k in range(N_DECISIONS):
+            sel = np.flatnonzero((meta_kind == k) & (meta_rs == rs))
+            if len(sel) < min_positions:
+                continue
+            Xk = X[sel, :m].astype(np.float64)
+            mask = np.arange(m)[None, :] < n_opt[sel, None]
+            b = block(w, rs, k)
+            b[:] = fit_block(Xk, values[sel, :m].astype(np.float64), mask, temperature, l2,
+                             w0=b)
+    return w
+
+
+def agreement(X, values, meta_kind, n_opt, w, rs):
+    """Per decision kind: (positions, top-1 agreement with the teacher, mean regret in
+    points: the teacher's best value minus the value of the student's pick)."""
+    out = {}
+    for k in range(N_DECISIONS):
+        sel = np.flatnonzero(meta_kind == k)
+        if not len(sel):
+            continue
+        agree = regret = 0.0
+        for r in sel:
+            n = int(n_opt[r])
+            s = X[r, :n] @ block(w, int(rs[r]), k)
+            pick = int(np.argmax(s))
+            v = values[r, :n]
+            agree += float(v[pick] >= v.max())
+            regret += float(v.max() - v[pick])
+        out[k] = (len(sel), agree / len(sel), regret / len(sel))
+    return out
