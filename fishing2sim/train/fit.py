@@ -86,14 +86,36 @@ def targets(values, mask, temperature):
     return e / e.sum(axis=1, keepdims=True)
 
 
-def fit_block(X, values, mask, temperature=2.0, l2=1e-4, w0=None, maxiter=300):
-    from scipy.optimize import minimize
-
+def fit_block(X, values, mask, temperature=2.0, l2=1e-4, w0=None, iters=30):
+    """Newton's method with a backtracking line search on the (convex) soft
+    cross-entropy: a block has N_FEATURES weights, so its Hessian is small. numpy only."""
     T = targets(values, mask, temperature)
-    w0 = np.zeros(X.shape[2]) if w0 is None else np.asarray(w0, np.float64).copy()
-    r = minimize(_loss_grad, w0, args=(X, mask, T, l2), jac=True, method="L-BFGS-B",
-                 options={"maxiter": maxiter})
-    return r.x
+    w = np.zeros(X.shape[2]) if w0 is None else np.asarray(w0, np.float64).copy()
+    n, f = X.shape[0], X.shape[2]
+    loss, g = _loss_grad(w, X, mask, T, l2)
+    for _ in range(iters):
+        s = np.where(mask, X @ w, -np.inf)
+        s -= s.max(axis=1, keepdims=True)
+        e = np.where(mask, np.exp(s), 0.0)
+        p = e / e.sum(axis=1, keepdims=True)
+        xbar = np.einsum("nm,nmf->nf", p, X)
+        H = np.einsum("nm,nmf,nmg->fg", p, X, X) / n - xbar.T @ xbar / n
+        H += 2 * l2 * np.eye(f)
+        step = np.linalg.solve(H + 1e-9 * np.eye(f), g)
+        t = 1.0
+        while t > 1e-4:
+            w_new = w - t * step
+            l_new, g_new = _loss_grad(w_new, X, mask, T, l2)
+            if l_new <= loss - 1e-4 * t * (g @ step):
+                break
+            t *= 0.5
+        else:
+            break
+        done = loss - l_new < 1e-9
+        w, loss, g = w_new, l_new, g_new
+        if done:
+            break
+    return w
 
 
 def fit(X, values, meta_kind, meta_rs, n_opt, temperature=2.0, l2=1e-4, w0=None,

@@ -42,11 +42,11 @@ LABEL_SALT = np.uint64(0x1AB3E15EED5A17ED)
 @njit(cache=True)
 def label_batch(deck, players, ruleset, hand_sizes, n_rounds, seed, start, n, strats, params,
                 observe_mask, sp, rstrats, rparams, robserve, rate, out_obs, out_vals,
-                out_meta, stats):
+                out_meta, out_tail, stats):
     """Play games start .. start+n-1 and label a share ``rate`` of their decisions (see
     the module doc). Returns the number of rows written (stops at out_obs's capacity);
     stats += [games, decisions, labelled, rollouts]; stats[4] = an error code (a strategy
-    broke the contract; 0: none)."""
+    broke the contract; 0: none). out_tail: the observation past OBS_KEEP (the deck)."""
     st = np.zeros(STATE_SIZE, np.int64)
     rng = np.zeros(RNG_SIZE, np.uint64)
     ev = np.zeros((EVENT_ROWS, EV_FIELDS), np.int64)
@@ -93,6 +93,9 @@ def label_batch(deck, players, ruleset, hand_sizes, n_rounds, seed, start, n, st
                 stats[3] += scratch[7][1] - before
                 for i in range(OBS_KEEP):
                     out_obs[rows, i] = o[i]
+                if rows == 0:
+                    for i in range(out_tail.shape[0]):
+                        out_tail[i] = o[OBS_KEEP + i]
                 for i in range(MAX_HAND):
                     out_vals[rows, i] = values[i] if i < n_opt else 0.0
                 out_meta[rows, M_GAME] = start + g
