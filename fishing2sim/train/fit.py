@@ -75,7 +75,7 @@ def _loss_grad(w, X, mask, T, l2):
     p = e / z
     n = X.shape[0]
     loss = -(T * logp).sum() / n + l2 * (w @ w)
-    g = np.einsum("nm,nmf->f", p - T, X) / n + 2 * l2 * w
+    g = (p - T).reshape(-1) @ X.reshape(-1, X.shape[2]) / n + 2 * l2 * w
     return loss, g
 
 
@@ -99,7 +99,8 @@ def fit_block(X, values, mask, temperature=2.0, l2=1e-4, w0=None, iters=30):
         e = np.where(mask, np.exp(s), 0.0)
         p = e / e.sum(axis=1, keepdims=True)
         xbar = np.einsum("nm,nmf->nf", p, X)
-        H = np.einsum("nm,nmf,nmg->fg", p, X, X) / n - xbar.T @ xbar / n
+        X2 = X.reshape(-1, f)
+        H = (X2 * p.reshape(-1, 1)).T @ X2 / n - xbar.T @ xbar / n
         H += 2 * l2 * np.eye(f)
         step = np.linalg.solve(H + 1e-9 * np.eye(f), g)
         t = 1.0
@@ -124,7 +125,7 @@ def fit(X, values, meta_kind, meta_rs, n_opt, temperature=2.0, l2=1e-4, w0=None,
     [n, MAX_HAND], per-position decision kind, ruleset and option count). A block with
     fewer than ``min_positions`` positions keeps w0's weights (the prior's by default)."""
     w = prior_weights() if w0 is None else np.asarray(w0, np.float64).copy()
-    m = int(n_opt.max()) if len(n_opt) else 1
+    m = min(int(n_opt.max()) if len(n_opt) else 1, X.shape[1])
     for rs in range(N_RULESETS):
         for k in range(N_DECISIONS):
             sel = np.flatnonzero((meta_kind == k) & (meta_rs == rs))

@@ -20,7 +20,8 @@ import numpy as np
 from numba import njit
 
 from ..engine.constants import (
-    END_PAUSED, END_RUNNING, STOP_NEVER, EV_FIELDS, F_TIER, MAX_HAND, MAX_PLAYERS, N_DECISIONS, O_HAND, O_N_CARDS, O_OPTIONS,
+    END_PAUSED, END_RUNNING, STOP_NEVER, EV_FIELDS, F_TIER, MAX_CARDS, MAX_HAND, MAX_PLAYERS, N_DECISIONS, O_HAND, O_N_CARDS,
+    O_N_PLAYED, O_OPTIONS, O_PLAYED, O_PLAYED_BY,
 )
 from ..engine.core import present, run_game, setup_game
 from ..engine.batch import new_buffers
@@ -93,6 +94,11 @@ def label_batch(deck, players, ruleset, hand_sizes, n_rounds, seed, start, n, st
                 stats[3] += scratch[7][1] - before
                 for i in range(OBS_KEEP):
                     out_obs[rows, i] = o[i]
+                # past the played count the buffer may hold an earlier round's cards
+                # (the engine copies only what is new): stored as nothing
+                for i in range(max(o[O_N_PLAYED], 0), MAX_CARDS):
+                    out_obs[rows, O_PLAYED + i] = -1
+                    out_obs[rows, O_PLAYED_BY + i] = -1
                 if rows == 0:
                     for i in range(out_tail.shape[0]):
                         out_tail[i] = o[OBS_KEEP + i]

@@ -120,12 +120,15 @@ def restore_obs(obs_keep: np.ndarray, tail: np.ndarray) -> np.ndarray:
 
 
 def features_of(data: dict) -> np.ndarray:
-    """The features [n, MAX_HAND, N_FEATURES] (float32) of stored positions."""
+    """The features [n, most options, N_FEATURES] (float32) of stored positions."""
     from .features import N_FEATURES, features_batch
     from .label import M_PLAYERS, M_RULESET
 
     obs, meta = data["obs"], data["meta"]
-    X = np.zeros((obs.shape[0], MAX_HAND, N_FEATURES), np.float32)
+    from .label import M_N_OPT
+
+    m = int(meta[:, M_N_OPT].max()) if len(meta) else 1
+    X = np.zeros((obs.shape[0], m, N_FEATURES), np.float32)
     for (rs, players), tail in zip(data["tail_keys"], data["tails"]):
         sel = np.flatnonzero((meta[:, M_RULESET] == rs) & (meta[:, M_PLAYERS] == players))
         if not len(sel):
@@ -134,7 +137,7 @@ def features_of(data: dict) -> np.ndarray:
             part = sel[a:a + 20000]
             Xp = np.zeros((len(part), MAX_HAND, N_FEATURES), np.float64)
             features_batch(restore_obs(obs[part], tail), Xp)
-            X[part] = Xp
+            X[part] = Xp[:, :m]
     return X
 
 
