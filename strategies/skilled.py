@@ -21,5 +21,5 @@ from fishing2sim.train.student import (  # noqa: F401  (the student's decisions)
 NAME = "skilled"
 OBSERVES = True
 MODEL = "skilled.npz"
-MODEL_SHA256 = "56a5ac78226b05b171c0cfb440fa7e7928e9b5fd9413bbb158327cbc08f48f21"
+MODEL_SHA256 = "799aa18890893cabaadbe64bd6584e10f16bb6c8b92827d8e4a53c6fd4782b1e"
 PARAMS = load_params(MODEL, MODEL_SHA256, __file__)

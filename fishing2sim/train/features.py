@@ -29,8 +29,13 @@ from ..strategy_kit import (
     value, weakest_now, wins_now,
 )
 
-FEATURES_VERSION = 1
+FEATURES_VERSION = 2
 N_RULESETS = 2
+# A card play's weights depend on where the card goes in the trick (leading, following,
+# last) and on the half of the round: six blocks of weights per ruleset for card plays
+# (the first is the D_PLAY block), one for every other decision kind.
+N_PLAY_BLOCKS = 6
+BLOCKS_PER_RULESET = N_DECISIONS + N_PLAY_BLOCKS - 1
 
 FEATURE_NAMES = (
     "power",          # card strength now / 47 (strategy_kit.power)
@@ -77,6 +82,15 @@ FEATURE_NAMES = (
     # determine-colour (original Fishing): the suit
     "colour_cards", "colour_value", "colour_high",
     "suit_blue", "suit_yellow", "suit_purple", "suit_red", "suit_green",
+    # card play: interactions
+    "win_boss",       # win and no unseen card of its suit beats it
+    "win_unseen_exposed",  # win * unseen_above * share still to play
+    "lose_trump",     # a trump that is not the highest card so far
+    "follows",        # a card of the led suit
+    "shed",           # a colour card of another suit than the led one (not trump)
+    "win_hand_trumps",  # win * share of the hand that is trump now
+    "lead_boss",      # leading a card no unseen card of its suit beats
+    "last_lose_power",  # last to play and not the highest: strength given away
 )
 N_FEATURES = len(FEATURE_NAMES)
 F_EFFECT0 = FEATURE_NAMES.index("e_catch_1_other")  # effect codes 1 .. 13
@@ -84,7 +98,9 @@ F_FACE_DOWN = FEATURE_NAMES.index("face_down")
 F_WIN = FEATURE_NAMES.index("win")
 F_SHADE = FEATURE_NAMES.index("shade_cards")
 F_COLOUR = FEATURE_NAMES.index("colour_cards")
-N_WEIGHTS = N_RULESETS * N_DECISIONS * N_FEATURES
+F_INTER = FEATURE_NAMES.index("win_boss")
+N_BLOCKS = N_RULESETS * BLOCKS_PER_RULESET
+N_WEIGHTS = N_BLOCKS * N_FEATURES
 
 
 @njit(inline="always", _nrt=False)
@@ -266,6 +282,24 @@ def option_score(obs, o, ctx, w, base, out, store):
                 sc += _put(out, w, base, 29, min(ua, 10) / 10.0, store)
                 if ua == 0:
                     sc += _put(out, w, base, 30, 1.0, store)
+                    if win > 0.0:
+                        sc += _put(out, w, base, F_INTER, 1.0, store)
+                    if tn == 0:
+                        sc += _put(out, w, base, F_INTER + 6, 1.0, store)
+                elif win > 0.0:
+                    sc += _put(out, w, base, F_INTER + 1, min(ua, 10) / 10.0 * exposed, store)
+            if trump and win == 0.0:
+                sc += _put(out, w, base, F_INTER + 2, 1.0, store)
+            led = obs[O_LED]
+            if tn > 0 and led != SUIT_NONE and s != SUIT_NONE:
+                if s == led:
+                    sc += _put(out, w, base, F_INTER + 3, 1.0, store)
+                elif not trump:
+                    sc += _put(out, w, base, F_INTER + 4, 1.0, store)
+            if win > 0.0 and n > 0:
+                sc += _put(out, w, base, F_INTER + 5, t_now / n, store)
+            if win == 0.0 and tn == players - 1:
+                sc += _put(out, w, base, F_INTER + 7, p, store)
             if fish > 0 and weakest_now(obs, o):
                 sc += _put(out, w, base, 31, float(fish), store)
             if win > 0.0:
@@ -335,13 +369,36 @@ def option_score(obs, o, ctx, w, base, out, store):
 
 
 @njit(cache=True, _nrt=False)
-def weights_at(obs):
-    """Where the weights of the decision in ``obs`` start in the parameter vector."""
+def play_block(obs):
+    """0 .. N_PLAY_BLOCKS-1: leading / following / last in the trick, times the first or
+    second half of the round."""
+    tn = min(max(obs[O_TRICK_N], 0), MAX_TRICK)
+    players = max(obs[O_PLAYERS], 2)
+    at = 0 if tn == 0 else (2 if tn >= players - 1 else 1)
+    tricks = obs[O_TRICK_NO] + obs[O_HAND_N] - 1
+    late = 1 if tricks > 1 and 2 * (obs[O_TRICK_NO] - 1) >= tricks else 0
+    return at + 3 * late
+
+
+@njit(cache=True, _nrt=False)
+def block_of(obs):
+    """The weight block of the decision in ``obs`` (0 .. N_BLOCKS-1)."""
     rs = 1 if obs[O_RULESET] == RS_FISHING else 0
     dk = obs[O_KIND]
     if dk < 0 or dk >= N_DECISIONS:
         dk = 0
-    return (rs * N_DECISIONS + dk) * N_FEATURES
+    b = dk
+    if dk == D_PLAY:
+        pb = play_block(obs)
+        if pb > 0:
+            b = N_DECISIONS + pb - 1
+    return rs * BLOCKS_PER_RULESET + b
+
+
+@njit(cache=True, _nrt=False)
+def weights_at(obs):
+    """Where the weights of the decision in ``obs`` start in the parameter vector."""
+    return block_of(obs) * N_FEATURES
 
 
 @njit(cache=True, _nrt=False)
@@ -363,12 +420,13 @@ def best_option(obs, w):
 
 
 @njit(cache=True)
-def features_batch(obs_rows, X):
+def features_batch(obs_rows, X, blocks):
     """X[r, i, :] = the features of option i of every stored position r (obs_rows[r]: a
-    whole observation; X zeroed by the caller)."""
+    whole observation; X zeroed by the caller), blocks[r] its weight block."""
     w = np.zeros(N_WEIGHTS, np.float64)
     for r in range(obs_rows.shape[0]):
         obs = obs_rows[r]
+        blocks[r] = block_of(obs)
         ctx = _context(obs)
         for i in range(min(max(obs[O_N_OPTIONS], 0), MAX_HAND)):
             option_score(obs, obs[O_OPTIONS + i], ctx, w, 0, X[r, i], True)

@@ -18,15 +18,24 @@ from ..engine.constants import (
     D_CATCH_1_CARD, D_CATCH_1_OTHER, D_DETERMINE_COLOUR, D_DETERMINE_TRUMP, D_EXCHANGE_GIVE,
     D_EXCHANGE_TAKE, D_PASS_1_LEFT, D_PLAY, D_TRUMP_CHOICE, D_ZERO_CATCH, N_DECISIONS,
 )
-from .features import FEATURE_NAMES, N_FEATURES, N_RULESETS, N_WEIGHTS
+from .features import (
+    BLOCKS_PER_RULESET, FEATURE_NAMES, N_BLOCKS, N_FEATURES, N_PLAY_BLOCKS, N_RULESETS,
+    N_WEIGHTS,
+)
 
 F = {n: i for i, n in enumerate(FEATURE_NAMES)}
 
 
-def block(w, rs: int, kind: int):
-    """The weights of ruleset rs (0 Fishing 2, 1 Fishing) and decision kind (a view)."""
-    at = (rs * N_DECISIONS + kind) * N_FEATURES
+def block(w, rs: int, kind: int, play_bucket: int = 0):
+    """The weights of ruleset rs (0 Fishing 2, 1 Fishing) and decision kind (a view);
+    card plays: of their bucket (features.play_block)."""
+    b = kind if kind != D_PLAY or play_bucket == 0 else N_DECISIONS + play_bucket - 1
+    at = (rs * BLOCKS_PER_RULESET + b) * N_FEATURES
     return w[at:at + N_FEATURES]
+
+
+def block_at(w, b: int):
+    return w[b * N_FEATURES:(b + 1) * N_FEATURES]
 
 
 def prior_weights() -> np.ndarray:
@@ -39,6 +48,8 @@ def prior_weights() -> np.ndarray:
                         ("lead_power", 2.0), ("weakest_fish", 1.0), ("win_behind", -1.0),
                         ("win_ocean", -1.0), ("next_trumps", 0.5)):
             b[F[name]] = x
+        for pb in range(1, N_PLAY_BLOCKS):
+            block(w, rs, D_PLAY, pb)[:] = b
         for k in (D_TRUMP_CHOICE, D_DETERMINE_TRUMP):
             b = block(w, rs, k)
             b[F["shade_cards"]] = 10.0
@@ -119,38 +130,37 @@ def fit_block(X, values, mask, temperature=2.0, l2=1e-4, w0=None, iters=30):
     return w
 
 
-def fit(X, values, meta_kind, meta_rs, n_opt, temperature=2.0, l2=1e-4, w0=None,
-        min_positions=20):
-    """The student's weights fitted on positions (X [n, MAX_HAND, f] features, values
-    [n, MAX_HAND], per-position decision kind, ruleset and option count). A block with
-    fewer than ``min_positions`` positions keeps w0's weights (the prior's by default)."""
+def fit(X, values, blocks, n_opt, temperature=2.0, l2=1e-4, w0=None, min_positions=20):
+    """The student's weights fitted on positions (X [n, options, f] features, values
+    [n, options], per-position weight block (features.block_of) and option count). A
+    block with fewer than ``min_positions`` positions keeps w0's weights (the prior's by
+    default)."""
     w = prior_weights() if w0 is None else np.asarray(w0, np.float64).copy()
     m = min(int(n_opt.max()) if len(n_opt) else 1, X.shape[1])
-    for rs in range(N_RULESETS):
-        for k in range(N_DECISIONS):
-            sel = np.flatnonzero((meta_kind == k) & (meta_rs == rs))
-            if len(sel) < min_positions:
-                continue
-            Xk = X[sel, :m].astype(np.float64)
-            mask = np.arange(m)[None, :] < n_opt[sel, None]
-            b = block(w, rs, k)
-            b[:] = fit_block(Xk, values[sel, :m].astype(np.float64), mask, temperature, l2,
-                             w0=b)
+    for b in range(N_BLOCKS):
+        sel = np.flatnonzero(blocks == b)
+        if len(sel) < min_positions:
+            continue
+        Xk = X[sel, :m].astype(np.float64)
+        mask = np.arange(m)[None, :] < n_opt[sel, None]
+        wb = block_at(w, b)
+        wb[:] = fit_block(Xk, values[sel, :m].astype(np.float64), mask, temperature, l2,
+                          w0=wb)
     return w
 
 
-def agreement(X, values, meta_kind, n_opt, w, rs):
+def agreement(X, values, kinds, blocks, n_opt, w):
     """Per decision kind: (positions, top-1 agreement with the teacher, mean regret in
     points: the teacher's best value minus the value of the student's pick)."""
     out = {}
     for k in range(N_DECISIONS):
-        sel = np.flatnonzero(meta_kind == k)
+        sel = np.flatnonzero(kinds == k)
         if not len(sel):
             continue
         agree = regret = 0.0
         for r in sel:
             n = int(n_opt[r])
-            s = X[r, :n] @ block(w, int(rs[r]), k)
+            s = X[r, :n] @ block_at(w, int(blocks[r]))
             pick = int(np.argmax(s))
             v = values[r, :n]
             agree += float(v[pick] >= v.max())

@@ -120,7 +120,8 @@ def restore_obs(obs_keep: np.ndarray, tail: np.ndarray) -> np.ndarray:
 
 
 def features_of(data: dict) -> np.ndarray:
-    """The features [n, most options, N_FEATURES] (float32) of stored positions."""
+    """The features [n, most options, N_FEATURES] (float32) of stored positions and their
+    weight blocks [n] (features.block_of)."""
     from .features import N_FEATURES, features_batch
     from .label import M_PLAYERS, M_RULESET
 
@@ -129,6 +130,7 @@ def features_of(data: dict) -> np.ndarray:
 
     m = int(meta[:, M_N_OPT].max()) if len(meta) else 1
     X = np.zeros((obs.shape[0], m, N_FEATURES), np.float32)
+    blocks = np.zeros(obs.shape[0], np.int64)
     for (rs, players), tail in zip(data["tail_keys"], data["tails"]):
         sel = np.flatnonzero((meta[:, M_RULESET] == rs) & (meta[:, M_PLAYERS] == players))
         if not len(sel):
@@ -136,9 +138,11 @@ def features_of(data: dict) -> np.ndarray:
         for a in range(0, len(sel), 20000):
             part = sel[a:a + 20000]
             Xp = np.zeros((len(part), MAX_HAND, N_FEATURES), np.float64)
-            features_batch(restore_obs(obs[part], tail), Xp)
+            bp = np.zeros(len(part), np.int64)
+            features_batch(restore_obs(obs[part], tail), Xp, bp)
             X[part] = Xp[:, :m]
-    return X
+            blocks[part] = bp
+    return X, blocks
 
 
 def save_positions(path, data: dict, config_hash: str, meta: dict | None = None) -> None:

@@ -266,12 +266,12 @@ def train(path, workers=None, output=None, fresh=False, progress=print) -> Path:
         t1 = time.perf_counter()
         alldata = join([load_positions(out / f"positions_{j}.npz") for j in range(1, i)]
                        + [data])
-        X = features_of(alldata)
+        X, blocks = features_of(alldata)
         m = alldata["meta"]
         held = m[:, M_GAME] % 10 == 0
         fit_rows = ~held
-        w = fit(X[fit_rows], alldata["values"][fit_rows], m[fit_rows, M_KIND],
-                m[fit_rows, M_RULESET], m[fit_rows, M_N_OPT], c["temperature"], c["l2"], w0=w)
+        w = fit(X[fit_rows], alldata["values"][fit_rows], blocks[fit_rows],
+                m[fit_rows, M_N_OPT], c["temperature"], c["l2"], w0=w)
         t_fit = time.perf_counter() - t1
         # agreement on the held-out positions of this iteration
         cur = np.zeros(len(m), bool)
@@ -282,7 +282,7 @@ def train(path, workers=None, output=None, fresh=False, progress=print) -> Path:
             s2 = sel & (m[:, M_RULESET] == rs)
             if s2.any():
                 agree[rs] = agreement(X[s2], alldata["values"][s2], m[s2, M_KIND],
-                                      m[s2, M_N_OPT], w, m[s2, M_RULESET])
+                                      blocks[s2], m[s2, M_N_OPT], w)
         # (state.json says which iterations are finished: a file of an unfinished one is
         # written again when the run resumes)
         model_i = out / f"model_{i}.npz"
