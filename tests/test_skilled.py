@@ -235,3 +235,16 @@ def test_a_bad_training_file_is_one_line_and_exit_2_and_nothing_written(tmp_path
 def test_a_missing_training_file_is_one_line(tmp_path):
     with pytest.raises(TrainError, match="does not exist"):
         read_config(tmp_path / "nope.yaml")
+
+
+def test_pimc_skilled_rolls_out_with_the_student():
+    s = load_strategy("pimc_skilled")
+    assert s.search == "pimc" and s.rollout.name == "skilled"
+    assert s.digest != load_strategy("pimc").digest  # its rollout strategy is in its digest
+    lineup = ["pimc_skilled", "weights", "weights", "weights"]
+    params = [[2, 1, 0, 0], None, None, None]
+    a = run_games(3, 4, seed=8, strategies=lineup, params=params)
+    b = run_games(3, 4, seed=8, strategies=lineup, params=params)
+    c = run_games(3, 4, seed=8, strategies=["pimc"] + lineup[1:], params=params)
+    assert np.array_equal(a["points"], b["points"]) and a["search"][0] > 0
+    assert not np.array_equal(a["points"], c["points"])  # other rollouts, other games
