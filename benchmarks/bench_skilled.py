@@ -18,6 +18,9 @@ observation of the CI, as benchmarks/bench_search.py counts them):
   * [A, A, B, B] seat-rotated (each deal in the 4 rotations of the pairs): A's share of the
     games, against `weights_tuned` and `pimc` (--pimc-deals deals: pimc is slow);
   * `pimc_skilled` against `pimc`, [A, A, B, B], with the ms per searched decision.
+
+Overfishing: the share of 5-player games that end by overfishing with the bot in every
+seat (and `weights_tuned`, the earlier skilled seat), Wilson 95% CIs.
 """
 from __future__ import annotations
 
@@ -125,7 +128,9 @@ def speed(games: int, repeats: int, pimc_games: int) -> list:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--only", choices=["speed", "strength", "all"], default="all")
+    ap.add_argument("--only", choices=["speed", "strength", "overfishing", "all"],
+                    default="all")
+    ap.add_argument("--overfishing-games", type=int, default=20000)
     ap.add_argument("--deals", type=int, default=1000)
     ap.add_argument("--pimc-deals", type=int, default=200)
     ap.add_argument("--games", type=int, default=20000)
@@ -145,6 +150,20 @@ def main() -> None:
         base = dict((n, r) for n, r, _ in rows)
         print(f"\nskilled / pimc: {base['skilled'] / base['pimc (one seat, three weights)']:.0f}x;"
               f" skilled / weights: {base['skilled'] / base['weights']:.2f}x\n", flush=True)
+    if a.only in ("overfishing", "all"):
+        from fishing2sim.api import play_games
+        from fishing2sim.train.evaluate import wilson
+
+        print("Games that end by overfishing, 5 players, Fishing 2, every seat the bot:\n")
+        print("| seats | games | overfished [95% CI] |")
+        print("|---|---|---|")
+        for bot in (a.bot, "weights_tuned"):
+            df = play_games(a.overfishing_games, 5, seed=a.seed, strategies=bot)
+            p = float((df.end_reason == "overfished").mean())
+            lo, hi = wilson(p, len(df))
+            print(f"| `{bot}` | {len(df):,} | {100 * p:.1f}% [{100 * lo:.1f}, {100 * hi:.1f}] |",
+                  flush=True)
+        print()
     if a.only in ("strength", "all"):
         jobs = [("one", a.bot, "weights", a.deals), ("one", a.bot, "field", a.deals),
                 ("pair", a.bot, "weights_tuned", a.deals)]

@@ -21,5 +21,5 @@ from fishing2sim.train.student import (  # noqa: F401  (the student's decisions)
 NAME = "skilled"
 OBSERVES = True
 MODEL = "skilled.npz"
-MODEL_SHA256 = "799aa18890893cabaadbe64bd6584e10f16bb6c8b92827d8e4a53c6fd4782b1e"
+MODEL_SHA256 = "d7ec82d1209ac7f4e2d6b58e7d901cf1d05238bb7ef3fe5e4696ee9c94eb5fd6"
 PARAMS = load_params(MODEL, MODEL_SHA256, __file__)

@@ -151,8 +151,11 @@ def read_config(path) -> dict:
 
 
 def config_hash(c: dict) -> str:
-    keep = {k: v for k, v in c.items() if k not in EXECUTION and k not in ("path",
-                                                                            "teacher_file")}
+    """Of everything that decides an iteration's positions and model: not the workers,
+    the output folder or the chunk size, nor the number of iterations (iteration i is the
+    same in a run of any length, so a longer run resumes a shorter one)."""
+    keep = {k: v for k, v in c.items() if k not in EXECUTION and k not in (
+        "path", "teacher_file", "iterations")}
     from .features import FEATURES_VERSION
 
     keep["features_version"] = FEATURES_VERSION
