@@ -16,7 +16,7 @@ from fishing2sim.engine import constants as K
 from fishing2sim.engine.state import A_HAND
 from fishing2sim.strategies import StrategyError, load_strategy
 from fishing2sim.train.evaluate import rotated_share
-from fishing2sim.train.features import FEATURE_NAMES, N_WEIGHTS
+from fishing2sim.train.features import FEATURE_NAMES, FEATURES_VERSION, N_WEIGHTS
 from fishing2sim.train.label import M_KIND, M_N_OPT, M_RULESET
 from fishing2sim.train.labels import features_of, label_games, restore_obs
 from fishing2sim.train.model import load_params, read_model, save_model, write_student
@@ -30,7 +30,7 @@ SKILLED = REPO / "strategies" / "skilled.py"
 def test_skilled_makes_every_decision_itself():
     s = load_strategy("skilled")
     assert s.defined == DECISION_FUNCTIONS  # no decision left to a fallback or to random
-    assert s.n_params == N_WEIGHTS == 2 * K.N_DECISIONS * len(FEATURE_NAMES)
+    assert s.n_params == N_WEIGHTS == 2 * (K.N_DECISIONS + 5) * len(FEATURE_NAMES)
     assert s.observes and not s.search
 
 
@@ -100,7 +100,7 @@ def test_a_foreign_or_damaged_model_file_is_refused_with_one_line(tmp_path):
     np.savez(foreign, weights=np.zeros(N_WEIGHTS), version=np.array(99),
              features=np.array(FEATURE_NAMES))
     layout = tmp_path / "layout.npz"
-    np.savez(layout, weights=np.zeros(N_WEIGHTS), version=np.array(1),
+    np.savez(layout, weights=np.zeros(N_WEIGHTS), version=np.array(FEATURES_VERSION),
              features=np.array(FEATURE_NAMES[:-1] + ("something_else",)))
     other = tmp_path / "other.npz"
     np.savez(other, x=np.zeros(3))
