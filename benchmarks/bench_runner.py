@@ -39,7 +39,7 @@ def experiment(folder: Path, games: int, chunk: int = 20000) -> Path:
 
 
 def runner_rate(games: int, workers: int, scheduler: str | None = None) -> float:
-    from fishing2sim.runner import run
+    from fishing2sim.run.runner import run
 
     with tempfile.TemporaryDirectory() as d:
         path = experiment(Path(d), games)
@@ -75,7 +75,7 @@ PEAK = textwrap.dedent("""\
     import resource, sys, tempfile, pathlib
     sys.path.insert(0, {root!r})
     from benchmarks.bench_runner import experiment
-    from fishing2sim.runner import run
+    from fishing2sim.run.runner import run
     with tempfile.TemporaryDirectory() as d:
         run(experiment(pathlib.Path(d), {games}), workers={workers}, progress=False)
     me = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss

@@ -19,7 +19,7 @@ import time
 from pathlib import Path
 
 STUCK_BOT = '''"""stuck: a play decision that never returns."""
-from fishing2sim.strategy_kit import decision, option
+from fishing2sim.strategy.kit import decision, option
 
 NAME = "stuck"
 
@@ -86,7 +86,7 @@ def main() -> None:
     args = ap.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         (Path(tmp) / "stuck_bot.py").write_text(STUCK_BOT)
-        from fishing2sim.strategies import load_strategy
+        from fishing2sim.strategy.loading import load_strategy
 
         load_strategy(str(Path(tmp) / "stuck_bot.py"))  # compiled once, cached for the workers
         print("| case | stop time, median (max) | exit code | processes left |")

@@ -169,7 +169,7 @@ def main():
         fresh = tempfile.TemporaryDirectory()
         os.environ["NUMBA_CACHE_DIR"] = fresh.name
     sys.path.insert(0, str(REPO))
-    from fishing2sim.strategies import known_strategies
+    from fishing2sim.strategy.loading import known_strategies
 
     bots = [b for b in known_strategies() if b != "random"]
     t0 = time.perf_counter()

@@ -5,7 +5,7 @@
 
 Each lineup (and 4 x random, in the same run) plays under ``perf record`` in a fresh process
 (benchmarks/profile_kernels.py). The samples inside the bots' own compiled code (functions of
-the strategy files and of fishing2sim.strategy_kit) give the time per card play that the
+the strategy files and of fishing2sim.strategy.kit) give the time per card play that the
 bots' logic itself takes. Whatever the engine does, a card play of a bot seat costs at least
 what a random seat's card play costs the engine (the same rules: legal cards, the play, the
 trick's end; a random seat has no observation and no call) plus the bot's own logic. So
@@ -40,7 +40,7 @@ def bot_file(name: str) -> bool:
 
 def kit(name: str) -> bool:
     """A function of the strategy kit (the helpers the bots call)."""
-    return name.startswith("fishing2sim.strategy_kit.")
+    return name.startswith("fishing2sim.strategy.kit.")
 
 
 def main(argv=None) -> int:

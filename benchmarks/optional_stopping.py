@@ -18,8 +18,8 @@ import argparse
 
 import numpy as np
 
-from fishing2sim.runner import grow_games
-from fishing2sim.stats import wilson
+from fishing2sim.run.runner import grow_games
+from fishing2sim.analysis.stats import wilson
 
 
 def one_run(rng, p, first, step, target, cap):

@@ -79,7 +79,7 @@ def tree_env(tree: Path, shim: Path) -> dict:
     return dict(os.environ, PYTHONPATH=os.pathsep.join([str(shim), str(tree)]))
 
 
-CHECK_BOTS = ("import fishing2sim, fishing2sim.strategies as s; "
+CHECK_BOTS = ("import fishing2sim, fishing2sim.strategy.loading as s; "
               "print(fishing2sim.__file__); print(s.STRATEGIES_DIR)")
 
 

@@ -15,23 +15,23 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from .cards import Deck, load_deck
-from .engine import constants as K
-from .engine.batch import (
+from fishing2sim.config.deck import Deck, load_deck
+from fishing2sim.engine import constants as K
+from fishing2sim.engine.batch import (
     G_END, G_END_ROUND, G_ERR_CODE, G_FIRST_LEADER,
     G_PLAYS, G_ROUNDS, G_TRICKS, G_WINNERS, N_G, play_batch, rollouts,
 )
-from .engine.core import (
+from fishing2sim.engine.core import (
     ERR_EVENT_OVERFLOW, ERR_ILLEGAL_CHOICE, ERR_INVARIANT, ERR_NO_WORLD, ERR_ROLLOUT_ILLEGAL,
     run_game, setup_game,
 )
-from .engine.rng import game_seed
-from .engine.state import (
+from fishing2sim.engine.rng import game_seed
+from fishing2sim.engine.state import (
     A_OPTIONS, A_POINTS, S_ASK_KIND, S_ASK_SEAT, S_END, S_END_ROUND, S_ERR_CHOICE, S_ERR_CODE,
     S_ERR_KIND, S_ERR_SEAT, S_EVN, S_N_OPTIONS, S_ROUND, STATE_SIZE, new_obs, new_state,
 )
-from .strategies import build_lineup, observe_mask, search_args
-from .contract import DECISION_FUNCTIONS, StrategyFailure  # noqa: F401  (the API's name)
+from fishing2sim.strategy.loading import build_lineup, observe_mask, search_args
+from fishing2sim.strategy.contract import DECISION_FUNCTIONS, StrategyFailure  # noqa: F401  (the API's name)
 
 try:  # numba warns once per process that first-class functions are experimental
     from numba.core.errors import NumbaExperimentalFeatureWarning
@@ -242,7 +242,7 @@ def play_game(players: int = 4, seed: int = 0, ruleset: str = "fishing2", strate
     st, rng = work[0], new_state()[1]
     arrays = np.ascontiguousarray(deck.arrays)
     if search is not None:  # search seats: the search kernel plays the game (logged)
-        from .engine.search import play_batch_search  # (loaded only when a seat searches)
+        from fishing2sim.search.kernels import play_batch_search  # (loaded only when a seat searches)
         ev = np.zeros((EVENT_CAPACITY, K.EV_FIELDS), np.int64)
         call_kernel(play_batch_search, (
             arrays, players, K.RULESETS[ruleset], np.ascontiguousarray(deck.hand_sizes[players]),
@@ -259,7 +259,7 @@ def play_game(players: int = 4, seed: int = 0, ruleset: str = "fishing2", strate
                     work, strats)
     if st[S_ERR_CODE] != 0:
         raise kernel_failure(st, strats, deck)
-    from .engine.state import R_OCEAN, R_TRUMP
+    from fishing2sim.engine.state import R_OCEAN, R_TRUMP
 
     pts = [int(st[A_POINTS + p]) for p in range(players)]
     best = max(pts)
@@ -422,7 +422,7 @@ def run_games(n, players=4, seed=0, ruleset="fishing2", strategies=None, params=
     outs = (out_int, out_points, out_ocean, out_trump, out_round_points)
     search_stats = np.zeros(3, np.int64)  # searched decisions, rollouts, worlds
     if search is not None:
-        from .engine.search import play_batch_search  # (loaded only when a seat searches)
+        from fishing2sim.search.kernels import play_batch_search  # (loaded only when a seat searches)
         ev = np.zeros((EVENT_CAPACITY, K.EV_FIELDS), np.int64)
         done = call_kernel(play_batch_search, (*args, *search, work, ev, *outs, search_stats),
                            work, strats)

@@ -1,7 +1,7 @@
 """The independent auditor: rebuilds a game from its event log and re-checks every rule.
 
 Plain, slow, obvious Python. It shares no rule code with the engine on purpose: it does not
-import ``fishing2sim.engine`` or ``fishing2sim.cards``, reads the deck CSV itself with the
+import ``fishing2sim.engine`` or ``fishing2sim.config.deck``, reads the deck CSV itself with the
 ``csv`` module, and works on card names. The event format is ``docs/events.md``; the rules
 are ``docs/rules.md`` parts A (Fishing 2), B (the original Fishing) and C, plus the project's
 rulings (docs/rules.md) repeated where they are used below (marked "Ruling").

@@ -8,7 +8,7 @@ import sys
 
 import click
 
-from . import __version__
+from fishing2sim import __version__
 
 
 class UserError(click.ClickException):
@@ -83,13 +83,13 @@ def play(players, seed, game, ruleset, strategies, leader, deck, as_json, strict
 
     The game plays in a child process: Ctrl-C (or SIGTERM) stops it at once, even inside a
     decision that never returns (exit code 130, 143 after SIGTERM)."""
-    from .contract import StrategyFailure
-    from .cards import DeckError
-    from .experiment import ExperimentError
-    from . import first_run
-    from .render import render_game
-    from .runner import RunError, call_in_child
-    from .strategies import StrategyError, resolve_path
+    from fishing2sim.strategy.contract import StrategyFailure
+    from fishing2sim.config.deck import DeckError
+    from fishing2sim.config.experiment import ExperimentError
+    from fishing2sim import first_run
+    from fishing2sim.render import render_game
+    from fishing2sim.run.runner import RunError, call_in_child
+    from fishing2sim.strategy.loading import StrategyError, resolve_path
 
     if len(strategies) == 0:
         lineup = None
@@ -116,7 +116,7 @@ def play(players, seed, game, ruleset, strategies, leader, deck, as_json, strict
                                  "leave them out")
             players, ruleset, lineup, params, leader, deck, seed, cname = _condition_game(
                 experiment, condition)
-            from .cards import load_deck
+            from fishing2sim.config.deck import load_deck
 
             if audit and deck.sha256 != load_deck(None, ruleset=ruleset).sha256:
                 raise ValueError("--audit checks games of the shipped decks; this condition "
@@ -149,7 +149,7 @@ def play(players, seed, game, ruleset, strategies, leader, deck, as_json, strict
     else:
         click.echo(render_game(events))
     if audit:
-        from .audit import AuditError, audit_game
+        from fishing2sim.audit import AuditError, audit_game
 
         try:
             summary = audit_game(events)
@@ -169,8 +169,8 @@ def _terminal(stream) -> bool:
 
 def _play_events(kwargs: dict) -> tuple[list, list]:
     """``play``'s game (in its child process): its events and the seats' strategy names."""
-    from .api import play_game
-    from .strategies import load_strategy
+    from fishing2sim.api import play_game
+    from fishing2sim.strategy.loading import load_strategy
 
     g = play_game(**kwargs)
     return g.events, _seat_names(kwargs["strategies"], kwargs["players"], load_strategy)
@@ -190,7 +190,7 @@ def _seat_names(lineup, players, load_strategy) -> list[str]:
 def _condition_game(path, index):
     """(players, ruleset, lineup, params, leader, deck, seed, name) of an experiment's
     condition (with rotate: the lineup of the deal's first rotation)."""
-    from .experiment import ExperimentError, load_experiment, shipped_experiment
+    from fishing2sim.config.experiment import ExperimentError, load_experiment, shipped_experiment
 
     exp = load_experiment(shipped_experiment(path))
     n = len(exp.conditions)
@@ -237,12 +237,12 @@ def run(experiment, workers, resume, games, output, no_progress, scheduler, dask
 
     Ctrl-C (or SIGTERM) stops the run and its workers at once; the finished chunks are
     kept and --resume continues (exit code 130, 143 after SIGTERM)."""
-    from . import first_run
-    from .cards import DeckError
-    from .experiment import ExperimentError, load_experiment, shipped_experiment
-    from .contract import StrategyFailure
-    from .runner import RunError, RunInterrupted, run as run_experiment
-    from .strategies import StrategyError
+    from fishing2sim import first_run
+    from fishing2sim.config.deck import DeckError
+    from fishing2sim.config.experiment import ExperimentError, load_experiment, shipped_experiment
+    from fishing2sim.strategy.contract import StrategyFailure
+    from fishing2sim.run.runner import RunError, RunInterrupted, run as run_experiment
+    from fishing2sim.strategy.loading import StrategyError
 
     overrides = {k: v for k, v in (("games", games), ("output", output), ("workers", workers),
                                    ("strict", strict)) if v is not None}
@@ -301,9 +301,9 @@ def report_command(folder, open_page):
     import os
     from pathlib import Path
 
-    from .report import ReportInputError, render_html
-    from .runner import RunError
-    from .safe_files import FileSafetyError
+    from fishing2sim.report import ReportInputError, render_html
+    from fishing2sim.run.runner import RunError
+    from fishing2sim.safe_files import FileSafetyError
 
     p = Path(folder)
     if not p.is_dir():
@@ -334,8 +334,8 @@ def compare_command(dir_a, dir_b, csv_file):
     Conditions are matched by name (by position when each folder has one). Folders that
     played the same deals (the same seed, players and deck) are refused: run both as
     conditions of one experiment with paired: true."""
-    from .compare import CompareError, compare, table_text
-    from .safe_files import FileSafetyError, write_atomic
+    from fishing2sim.compare import CompareError, compare, table_text
+    from fishing2sim.safe_files import FileSafetyError, write_atomic
 
     try:
         df = compare(dir_a, dir_b)
@@ -355,7 +355,7 @@ def compare_command(dir_a, dir_b, csv_file):
 @main.command("strategies")
 def list_strategies():
     """List the shipped bots: name, what it does, its parameters (name=default)."""
-    from .strategies import describe_strategies
+    from fishing2sim.strategy.loading import describe_strategies
 
     bots = describe_strategies()
     width = max((len(d["name"]) for d in bots), default=0)
@@ -372,7 +372,7 @@ def list_experiments():
     import shutil
     import textwrap
 
-    from .experiment import first_sentences, shipped_experiments
+    from fishing2sim.config.experiment import first_sentences, shipped_experiments
 
     shipped = shipped_experiments()
     width = max((len(name) for name, _, _ in shipped), default=0)
@@ -406,7 +406,7 @@ def tune(experiment, workers, resume, trials, time_limit, output, no_progress, y
 
     Ctrl-C (or SIGTERM) stops it at once (a trial's worker processes too); the finished
     trials are in the study and --resume continues (exit code 130, 143 after SIGTERM)."""
-    from .tune_cli import tune_command
+    from fishing2sim.tune_cli import tune_command
 
     tune_command(experiment, workers, resume, trials, time_limit, output, no_progress,
                  UserError, yes=yes)
@@ -423,9 +423,9 @@ def train(training_file, workers, output, fresh):
     """Train the student policy skilled by expert iteration (fishing2sim/train/run.py).
 
     Ctrl-C stops it; the finished iterations are kept and a second run resumes."""
-    from .strategies import StrategyError
-    from .train.model import ModelError
-    from .train.run import TrainError, read_config, train as run_training
+    from fishing2sim.strategy.loading import StrategyError
+    from fishing2sim.train.model import ModelError
+    from fishing2sim.train.run import TrainError, read_config, train as run_training
 
     if workers is not None and workers < 1:
         raise UserError(f"--workers must be >= 1, got {workers}")

@@ -2,7 +2,7 @@
 contrasts A − B with 95% CIs.
 
 The two runs are independent samples, so each contrast is
-:func:`fishing2sim.contrasts.independent`'s (Newcombe's interval for a difference of shares,
+:func:`fishing2sim.analysis.contrasts.independent`'s (Newcombe's interval for a difference of shares,
 from the two Wilson intervals; the normal interval from the two standard errors for means
 and win shares; Katz's log interval for a ratio of shares), computed from the figures'
 estimates, CIs and n in the folders' CSVs. Conditions are matched by name (by position when
@@ -27,9 +27,9 @@ from pathlib import Path
 
 import pandas as pd
 
-from .contrasts import FIGURE_INFO, FIGURES, Figure, independent
-from .safe_files import FileSafetyError, read_regular
-from .stats import Z
+from fishing2sim.analysis.contrasts import FIGURE_INFO, FIGURES, Figure, independent
+from fishing2sim.safe_files import FileSafetyError, read_regular
+from fishing2sim.analysis.stats import Z
 
 CSV_MAX = 64 * 1024 * 1024
 CONFIG_MAX = 16 * 1024 * 1024
@@ -76,7 +76,7 @@ def _read(path: Path, limit: int, what: str) -> bytes:
 
 def read_folder(folder) -> Folder:
     """A report folder's config.yaml and headline CSVs, checked."""
-    from .experiment import _load_yaml
+    from fishing2sim.config.experiment import _load_yaml
 
     p = Path(folder)
     if p.is_symlink() or not p.is_dir():
@@ -241,7 +241,7 @@ def compare(dir_a, dir_b) -> pd.DataFrame:
 
 def table_text(df: pd.DataFrame) -> str:
     """The contrasts as a plain-text table: shares in percent, differences in pp."""
-    from .report.common import number
+    from fishing2sim.report.common import number
 
     head = ["condition", "figure", "A", "B", "A − B [95% CI]", "ratio [95% CI]"]
     lines = []

@@ -9,19 +9,19 @@ import click
 
 def tune_command(experiment, workers, resume, trials, time_limit, output, no_progress,
                  user_error, yes=False):
-    from . import first_run
-    from .contract import StrategyFailure
-    from .cards import DeckError
-    from .experiment import ExperimentError
-    from .runner import RunError, _StopSignals
-    from .strategies import StrategyError
+    from fishing2sim import first_run
+    from fishing2sim.strategy.contract import StrategyFailure
+    from fishing2sim.config.deck import DeckError
+    from fishing2sim.config.experiment import ExperimentError
+    from fishing2sim.run.runner import RunError, _StopSignals
+    from fishing2sim.strategy.loading import StrategyError
 
     try:
         import optuna  # noqa: F401
     except ImportError:
         raise user_error("fishing2sim tune needs Optuna: pip install 'fishing2sim[tune]'") \
             from None
-    from .tune import load_tune, tune, value_text
+    from fishing2sim.tune.tuner import load_tune, tune, value_text
 
     try:
         if workers is not None and workers < 0:

@@ -17,7 +17,7 @@ takes the card most worth keeping (never a minus-3 while there is another), pass
 passes the card least worth keeping (a low plain card, not a zero, buoy or trump),
 determine-colour names the suit it holds the most high cards of.
 """
-from fishing2sim.strategy_kit import (  # shared decisions
+from fishing2sim.strategy.kit import (  # shared decisions
     DARK,
     E_CATCH_1_OTHER,
     E_DETERMINE_TRUMP,

@@ -12,7 +12,7 @@ worth keeping (never a minus-3 while there is another), pass-1-left passes the c
 worth keeping (a low plain card, not a zero, buoy or trump), determine-colour names the
 suit it holds the most high cards of.
 """
-from fishing2sim.strategy_kit import (  # shared decisions
+from fishing2sim.strategy.kit import (  # shared decisions
     SHARED_DECISIONS,
     decision,
     helper,

@@ -9,7 +9,7 @@ exchange the strongest card, give and move the weakest; original Fishing
 there is another), pass-1-left the card least worth keeping (a low plain card, not a zero,
 buoy or trump), determine-colour the suit it holds the most high cards of.
 """
-from fishing2sim.strategy_kit import (  # shared decisions
+from fishing2sim.strategy.kit import (  # shared decisions
     SHARED_DECISIONS,
     decision,
     helper,

@@ -5,7 +5,7 @@ shade for the trump choice and determine-trump, any other card still in the tric
 catch-1-other and exchange-1-card, any hand card to give, catch or pass, any suit to name.
 Random-vs-random statistics are the project's baseline, so this stays exactly this.
 """
-from fishing2sim.reference import choose_uniformly
+from fishing2sim.strategy.reference import choose_uniformly
 
 NAME = "random"
 OBSERVES = False  # reads only its options: the engine skips building the observation

@@ -15,7 +15,7 @@ keeping (never a minus-3 while there is another), pass-1-left the card least wor
 (a low plain card, not a zero, buoy or trump), determine-colour the suit it holds the most
 high cards of.
 """
-from fishing2sim.strategy_kit import (  # shared decisions
+from fishing2sim.strategy.kit import (  # shared decisions
     O_HAND_N,
     O_N_ROUNDS,
     O_OCEAN_N,

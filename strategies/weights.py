@@ -22,7 +22,7 @@ the strongest card; exchange gives and catch-1-card move the weakest; original F
 while there is another), pass-1-left passes the card least worth keeping (a low plain card,
 not a zero, buoy or trump), determine-colour names the suit it holds the most high cards of.
 """
-from fishing2sim.strategy_kit import (  # shared decisions
+from fishing2sim.strategy.kit import (  # shared decisions
     C_DARK,
     C_LIGHT,
     C_NONE,

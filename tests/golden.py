@@ -54,7 +54,7 @@ def seats(lineup: str, players: int) -> list[str]:
 def _lineup_args(ruleset: str, lineup: str, players: int):
     from fishing2sim.api import resolve_deck
     from fishing2sim.engine import constants as K
-    from fishing2sim.strategies import build_lineup, observe_mask
+    from fishing2sim.strategy.loading import build_lineup, observe_mask
 
     deck = resolve_deck(ruleset, None)
     funcs, table, strats = build_lineup(seats(lineup, players), players)

@@ -18,7 +18,7 @@ from __future__ import annotations
 import numpy as np
 
 from fishing2sim.api import decode_events
-from fishing2sim.cards import load_deck
+from fishing2sim.config.deck import load_deck
 from fishing2sim.engine import constants as K
 from fishing2sim.engine import core
 from fishing2sim.engine.state import (
@@ -27,7 +27,7 @@ from fishing2sim.engine.state import (
     S_LEADER, S_LED, S_LOWEST_WINS, S_NAMED_SUIT, S_NAMER, S_OCEAN_LEN, S_OCEAN_TOP, S_PHASE,
     S_ROUND, S_TRUMP, new_obs, new_state,
 )
-from fishing2sim.strategies import load_strategy
+from fishing2sim.strategy.loading import load_strategy
 
 from pathlib import Path
 

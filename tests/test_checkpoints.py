@@ -19,8 +19,8 @@ import pytest
 from click.testing import CliRunner
 
 from fishing2sim.cli import main
-from fishing2sim.experiment import load_experiment
-from fishing2sim.runner import _checksum, checkpoint_dir, lock_path, run
+from fishing2sim.config.experiment import load_experiment
+from fishing2sim.run.runner import _checksum, checkpoint_dir, lock_path, run
 
 BODY = "players: 4\ngames: 600\nchunk: 100\nseed: 9\nanalyses: [overfishing, strategies]\n"
 CSVS = ["overfishing.csv", "strategies.csv", "scores.csv"]
@@ -256,7 +256,7 @@ def test_checkpoints_being_a_file_is_one_line(tmp_path):
 def test_a_failed_run_leaves_no_checkpoint_folder(tmp_path):
     bot = tmp_path / "bad_bot.py"
     bot.write_text('"""bad: chooses what is not an option."""\n'
-                   "from fishing2sim.strategy_kit import decision\n\nNAME = 'bad'\n\n\n"
+                   "from fishing2sim.strategy.kit import decision\n\nNAME = 'bad'\n\n\n"
                    "@decision\ndef play(obs, params, rng):\n    return 10**6\n")
     path = write_yaml(tmp_path, "fails", BODY + "seats: ./bad_bot.py\n")
     res = CliRunner().invoke(main, ["run", str(path), "--no-progress", "--workers", "1"])

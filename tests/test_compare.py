@@ -13,8 +13,8 @@ from click.testing import CliRunner
 
 from fishing2sim.cli import main
 from fishing2sim.compare import COLUMNS
-from fishing2sim.runner import run
-from fishing2sim.stats import Z
+from fishing2sim.run.runner import run
+from fishing2sim.analysis.stats import Z
 
 
 def experiment(root: Path, name: str, seed: int, seats: str = "greedy", **extra) -> Path:

@@ -26,10 +26,10 @@ CHILD = textwrap.dedent('''
     from fishing2sim import api
     from fishing2sim.engine import batch
     import pathlib, tempfile
-    from fishing2sim.runner import run
-    from fishing2sim.strategies import known_strategies
+    from fishing2sim.run.runner import run
+    from fishing2sim.strategy.loading import known_strategies
 
-    from fishing2sim.strategies import load_strategy
+    from fishing2sim.strategy.loading import load_strategy
 
     bots = known_strategies()
 
@@ -107,7 +107,7 @@ DECISIONS = textwrap.dedent('''
 ''')
 DEC_BOT = textwrap.dedent('''
     import numpy as np
-    from fishing2sim.strategy_kit import decision
+    from fishing2sim.strategy.kit import decision
 
     @decision
     def plain(obs, params, rng):

@@ -19,16 +19,16 @@ import pytest
 from click.testing import CliRunner
 from numba import njit
 
-from fishing2sim import strategy_kit as kit
+from fishing2sim.strategy import kit as kit
 from fishing2sim.api import StrategyFailure, describe_option, play_game, play_games
-from fishing2sim.cards import load_deck
+from fishing2sim.config.deck import load_deck
 from fishing2sim.cli import main
 from fishing2sim.engine import constants as K
-from fishing2sim.experiment import load_experiment
-from fishing2sim.runner import run
-from fishing2sim.strategies import StrategyError, load_strategy, strategy_digest
+from fishing2sim.config.experiment import load_experiment
+from fishing2sim.run.runner import run
+from fishing2sim.strategy.loading import StrategyError, load_strategy, strategy_digest
 
-HEAD = "from fishing2sim.strategy_kit import *\nfrom fishing2sim.strategy_kit import (\n" \
+HEAD = "from fishing2sim.strategy.kit import *\nfrom fishing2sim.strategy.kit import (\n" \
        "    O_HAND, O_HAND_N, O_OPTIONS, O_N_OPTIONS, O_ROUND, O_TRICK_NO, O_TRUMP, O_SEAT,\n" \
        "    O_PLAYED, O_N_PLAYED, O_KIND, O_TRICK_N, C_LIGHT, D_PLAY)\nfrom fishing2sim.engine" \
        ".constants import OBS_SIZE, MAX_HAND, MAX_CARDS\n"
@@ -207,7 +207,7 @@ catch_1_card = zero_catch = pass_1_left = determine_colour = play
 @pytest.mark.parametrize("ruleset", ["fishing2", "fishing"])
 def test_every_decision_gets_options_of_its_own_space(tmp_path, ruleset):
     """Over whole games, each decision kind's options lie in its own space."""
-    path = bot(tmp_path, SPACE_SPY, head=HEAD + "from fishing2sim.strategy_kit import (\n"
+    path = bot(tmp_path, SPACE_SPY, head=HEAD + "from fishing2sim.strategy.kit import (\n"
                "    D_EXCHANGE_GIVE, D_CATCH_1_CARD, D_PASS_1_LEFT, D_TRUMP_CHOICE,\n"
                "    D_DETERMINE_TRUMP, D_DETERMINE_COLOUR)\n")
     play_games(200, 4, seed=9, ruleset=ruleset, strategies=str(path))
@@ -270,7 +270,7 @@ def test_strict_mode_stops_an_out_of_range_read(tmp_path):
 
 def test_strict_mode_checks_the_strategys_own_helpers(tmp_path):
     (tmp_path / "peek_lib.py").write_text(textwrap.dedent("""
-        from fishing2sim.strategy_kit import helper, O_HAND
+        from fishing2sim.strategy.kit import helper, O_HAND
 
         @helper
         def far(obs):
@@ -303,7 +303,7 @@ def test_strict_mode_does_not_compile_the_game_kernels_again(tmp_path):
     import numba
 
     from fishing2sim.engine.batch import play_batch
-    from fishing2sim.strategies import build_lineup
+    from fishing2sim.strategy.loading import build_lineup
 
     path = bot(tmp_path, PEEK.format(observes="True", past=0))
     plain = numba.typeof(build_lineup(["greedy", str(path), "weights"], 3)[0])
@@ -514,7 +514,7 @@ def test_an_illegal_choice_in_a_search_bots_rollout_names_the_rollout_strategy(t
 # ---- 6. edits of imported modules reach the cache and the config hash; import path --------
 
 LIB_V1 = """
-from fishing2sim.strategy_kit import helper, option
+from fishing2sim.strategy.kit import helper, option
 
 @helper
 def pick(obs):
@@ -620,7 +620,7 @@ def test_debug_mode_shows_the_strategys_traceback(tmp_path):
 @pytest.mark.slow
 @pytest.mark.parametrize("ruleset", ["fishing2", "fishing"])
 def test_every_shipped_bot_plays_the_same_games_in_strict_mode(ruleset):
-    from fishing2sim.strategies import STRATEGIES_DIR
+    from fishing2sim.strategy.loading import STRATEGIES_DIR
 
     bots = sorted(p.stem for p in Path(STRATEGIES_DIR).glob("*.py") if p.stem[0] != "_")
     assert len(bots) >= 8

@@ -14,9 +14,9 @@ from click.testing import CliRunner
 
 from fishing2sim.api import play_games
 from fishing2sim.cli import main
-from fishing2sim.contrasts import elo_to_score, independent, paired, paired_ratio, Figure
-from fishing2sim.experiment import ExperimentError, load_experiment
-from fishing2sim.runner import run
+from fishing2sim.analysis.contrasts import elo_to_score, independent, paired, paired_ratio, Figure
+from fishing2sim.config.experiment import ExperimentError, load_experiment
+from fishing2sim.run.runner import run
 from fishing2sim.engine.batch import T_CHOOSER, T_D1_POINTS, T_D2_POINTS
 
 Z = 1.959963984540054
@@ -347,7 +347,7 @@ def _trump_pairs(cond, games: int, max_round: int):
     from fishing2sim.engine import constants as K
     from fishing2sim.engine.batch import N_G, N_T, trump_batch
     from fishing2sim.engine.state import STATE_SIZE
-    from fishing2sim.strategies import build_lineup, observe_mask
+    from fishing2sim.strategy.loading import build_lineup, observe_mask
 
     R = K.MAX_ROUNDS + 1
     deck = cond.deck
@@ -451,7 +451,7 @@ def test_a_paired_checkpoint_without_its_trump_unit_vectors_is_played_again(tmp_
     """A chunk saved without the per-game trump sums (an older checkpoint of the same
     experiment) cannot pair the trump figures: it is discarded with one warning and played
     again, and the contrasts equal an uninterrupted run's."""
-    from fishing2sim.runner import _checksum
+    from fishing2sim.run.runner import _checksum
 
     body = TRUMP_PAIRED.replace("games: 2000", "games: 200").replace("chunk: 500", "chunk: 100")
     ref = write(tmp_path / "ref", "ck", body)
@@ -623,10 +623,10 @@ def test_sprt_matches_an_independent_computation(tmp_path):
 
 
 def test_the_stopped_estimate_is_exact_for_one_look_and_matches_a_brownian_simulation():
-    """fishing2sim/sprt.py: with a single look the stage-wise ordering is the fixed-sample
+    """fishing2sim/analysis/sprt.py: with a single look the stage-wise ordering is the fixed-sample
     one (estimate and CI equal the normal ones); over several looks the recursion's
     P(more extreme) equals a Monte Carlo of the same stopped Brownian motion."""
-    from fishing2sim.sprt import decide, exceed_prob, stopped_estimate
+    from fishing2sim.analysis.sprt import decide, exceed_prob, stopped_estimate
 
     spec = {"elo0": 0.0, "elo1": 20.0, "alpha": 0.05, "beta": 0.05}
     fixed = decide(spec, 1000, 0.52, 0.09)
@@ -657,9 +657,9 @@ def _simulated_sprt(monkeypatch, spec, true_elo, sigma, first, step, cap, reps, 
     the simulated sums). Rows: fixed-sample (elo, lo, hi), stopped (elo, lo, hi)."""
     from types import SimpleNamespace
 
-    import fishing2sim.contrasts as contrasts
-    from fishing2sim.runner import _next_games
-    from fishing2sim.sprt import decide
+    import fishing2sim.analysis.contrasts as contrasts
+    from fishing2sim.run.runner import _next_games
+    from fishing2sim.analysis.sprt import decide
 
     def state(exp, cond, t):
         out = decide(exp.sprt, t["n"], t["mean"], t["var"])

@@ -10,7 +10,7 @@ import pytest
 from click.testing import CliRunner
 
 from fishing2sim.cli import main
-from fishing2sim.runner import run
+from fishing2sim.run.runner import run
 
 import distributed  # noqa: E402  (in the test extra: a missing install fails, never skips)
 
@@ -119,7 +119,7 @@ def test_local_cluster_workers_keep_dask_bookkeeping_warnings_off_stderr(monkeyp
     local cluster log errors only."""
     import logging
 
-    from fishing2sim.dask_backend import DaskBackend
+    from fishing2sim.run.dask import DaskBackend
 
     monkeypatch.delenv("DASK_LOGGING__DISTRIBUTED", raising=False)
     backend = DaskBackend(None, n_local=1)

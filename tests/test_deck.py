@@ -6,7 +6,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from fishing2sim.cards import DECKS_DIR, Deck, DeckError, deck_for, load_deck
+from fishing2sim.config.deck import DECKS_DIR, Deck, DeckError, deck_for, load_deck
 from fishing2sim.engine.constants import (
     C_BOTH, C_NONE, E_NONE, F_COLOUR, F_EFFECT, F_KIND, F_MIN_PLAYERS, F_TIER, F_VALUE,
     K_BLOWFISH, K_BUOY, K_COLOUR, K_GREEN, MAX_PLAYERS, N_FIELDS,
@@ -320,7 +320,7 @@ def test_wrong_card_count(tmp_path):
     # have the ruleset's count (99 / 100)
     p = copy_deck(tmp_path, edit=lambda lines: lines[:-1])
     assert load_deck(p).n_cards == 98
-    from fishing2sim.cards import _parse_cards
+    from fishing2sim.config.deck import _parse_cards
     with pytest.raises(DeckError, match="fishing2 deck must have 99 cards.*has 98"):
         _parse_cards(p, "fishing2", exact=True)
     empty = copy_deck(tmp_path, edit=lambda lines: lines[:1])

@@ -16,11 +16,12 @@ import pandas as pd
 import pytest
 from click.testing import CliRunner
 
-from fishing2sim import cli, first_run, runner
+from fishing2sim import cli, first_run
+from fishing2sim.run import runner
 from fishing2sim.api import play_games
 from fishing2sim.cli import main
-from fishing2sim.experiment import PRECISION_FIGURES, TOP_KEYS, load_experiment
-from fishing2sim.runner import run
+from fishing2sim.config.experiment import PRECISION_FIGURES, TOP_KEYS, load_experiment
+from fishing2sim.run.runner import run
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -332,9 +333,9 @@ def test_plots_read_right_with_six_decks(tmp_path, monkeypatch):
 
 # ---- structure and docs -----------------------------------------------------------------------
 def test_no_import_cycle_between_runner_analysis_and_dask_backend():
-    code = ("import sys, fishing2sim.analysis, fishing2sim.contrasts, fishing2sim.totals; "
-            "import fishing2sim.dask_backend; "
-            "print('fishing2sim.runner' in sys.modules)")
+    code = ("import sys, fishing2sim.analysis.tables, fishing2sim.analysis.contrasts, fishing2sim.run.totals; "
+            "import fishing2sim.run.dask; "
+            "print('fishing2sim.run.runner' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True)
     assert out.stdout.strip() == "False"

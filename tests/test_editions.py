@@ -11,7 +11,7 @@ from click.testing import CliRunner
 
 from fishing2sim.api import play_games
 from fishing2sim.cli import main
-from fishing2sim.experiment import ExperimentError, load_experiment
+from fishing2sim.config.experiment import ExperimentError, load_experiment
 
 REPO = Path(__file__).resolve().parent.parent
 

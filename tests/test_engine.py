@@ -5,13 +5,13 @@ import numpy as np
 import pytest
 
 from fishing2sim.api import play_game, play_games, run_games
-from fishing2sim.cards import load_deck
+from fishing2sim.config.deck import load_deck
 from fishing2sim.engine import constants as K
 from fishing2sim.engine.core import invariants_hold, run_game, setup_game
 from fishing2sim.engine.state import (
     A_HAND_N, PH_TRUMP, S_END, S_PHASE, S_ROUND, new_obs, new_state,
 )
-from fishing2sim.strategies import build_lineup, observe_mask
+from fishing2sim.strategy.loading import build_lineup, observe_mask
 
 
 @pytest.mark.parametrize("players", [3, 4, 5])

@@ -1,4 +1,4 @@
-"""Experiment files (fishing2sim.experiment) and deck edits (fishing2sim.cards.edit_deck)."""
+"""Experiment files (fishing2sim.config.experiment) and deck edits (fishing2sim.config.deck.edit_deck)."""
 import json
 import subprocess
 import sys
@@ -8,9 +8,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from fishing2sim.cards import DeckError, deck_for, edit_deck
+from fishing2sim.config.deck import DeckError, deck_for, edit_deck
 from fishing2sim.engine.constants import F_TIER
-from fishing2sim.experiment import ANALYSES, ExperimentError, condition_seed, load_experiment
+from fishing2sim.config.experiment import ANALYSES, ExperimentError, condition_seed, load_experiment
 
 REPO = Path(__file__).resolve().parent.parent
 SHIPPED = sorted((REPO / "experiments").glob("*.yaml"))
@@ -102,7 +102,7 @@ def test_overrides_and_hash(tmp_path):
 def test_seats_params_rotate(tmp_path):
     bot = tmp_path / "bots" / "params_bot.py"
     bot.parent.mkdir()
-    bot.write_text("from fishing2sim.strategy_kit import give_weakest\n"
+    bot.write_text("from fishing2sim.strategy.kit import give_weakest\n"
                    "NAME = 'params_bot'\nPARAMS = [1.0, 2.0]\nplay = give_weakest\n")
     exp = load_experiment(write(tmp_path, """
         players: 3
@@ -358,7 +358,7 @@ def test_edit_hand_sizes_and_rounds(f2):
 
 # ---- the config hash: content, never paths --------------------------------------------------
 BOT = '''"""copy: the first option."""
-from fishing2sim.strategy_kit import decision, option
+from fishing2sim.strategy.kit import decision, option
 
 NAME = "copy"
 
@@ -388,7 +388,7 @@ def _copy_of_the_study(folder: Path, bot: str = BOT, stem: str = "copy_bot") -> 
 def _hash_in_a_fresh_process(path: Path) -> tuple[str, str]:
     """(config hash, the first seat's lineup entry) of ``path`` loaded by another process
     (which imports its own file of the bot's module name)."""
-    r = subprocess.run([sys.executable, "-c", "import sys; from fishing2sim.experiment "
+    r = subprocess.run([sys.executable, "-c", "import sys; from fishing2sim.config.experiment "
                         "import load_experiment as L; e = L(sys.argv[1]); "
                         "print(e.config_hash, e.conditions[0].lineup[0])", str(path)],
                        capture_output=True, text=True, timeout=600)

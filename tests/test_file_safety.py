@@ -10,7 +10,7 @@ import pytest
 from click.testing import CliRunner
 
 from fishing2sim.cli import main
-from fishing2sim.runner import run
+from fishing2sim.run.runner import run
 from fishing2sim.safe_files import (MARKER, FileSafetyError, check_replaceable, is_ours,
                                     read_regular, write_atomic)
 

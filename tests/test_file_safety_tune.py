@@ -18,7 +18,7 @@ from click.testing import CliRunner
 
 optuna = pytest.importorskip("optuna")
 
-from fishing2sim import tune as T  # noqa: E402
+from fishing2sim.tune import tuner as T  # noqa: E402
 from fishing2sim.cli import main  # noqa: E402
 
 TUNE = """\

@@ -14,7 +14,9 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from fishing2sim import first_run, runner, strategies
+from fishing2sim import first_run
+from fishing2sim.run import runner
+from fishing2sim.strategy import loading as strategies
 from fishing2sim.cli import main
 
 REPO = Path(__file__).resolve().parent.parent
@@ -74,7 +76,7 @@ def test_a_typo_is_reported_without_loading_the_engine(tmp_path):
 def test_the_loader_reports_a_typo_before_importing_a_strategy(tmp_path, monkeypatch):
     """A file whose deck or a later condition's seat is wrong fails before any strategy is
     imported (importing one compiles it)."""
-    from fishing2sim.experiment import ExperimentError, load_experiment
+    from fishing2sim.config.experiment import ExperimentError, load_experiment
 
     imported = []
     monkeypatch.setattr(strategies, "_cache", {})
@@ -165,7 +167,7 @@ def test_a_name_finds_its_yaml_in_the_folder_and_says_so(tmp_path, monkeypatch):
 
 
 def test_a_shipped_name_wins_over_a_folder_of_that_name(tmp_path, monkeypatch):
-    from fishing2sim.experiment import load_experiment, shipped_experiment
+    from fishing2sim.config.experiment import load_experiment, shipped_experiment
 
     monkeypatch.chdir(tmp_path)
     (tmp_path / "strategies").mkdir()  # as in a checkout: the bots' folder

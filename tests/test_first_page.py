@@ -10,9 +10,9 @@ import pandas as pd
 import pytest
 
 from fishing2sim.api import play_games
-from fishing2sim.experiment import load_experiment
-from fishing2sim.runner import run
-from fishing2sim.stats import Z
+from fishing2sim.config.experiment import load_experiment
+from fishing2sim.run.runner import run
+from fishing2sim.analysis.stats import Z
 
 DECKS = """
 players: 4

@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 from fishing2sim.api import play_games, run_games
-from fishing2sim.cards import load_deck
+from fishing2sim.config.deck import load_deck
 from fishing2sim.engine import constants as K
 from fishing2sim.engine import core
 from fishing2sim.engine.batch import G_WINNERS
@@ -23,11 +23,11 @@ from fishing2sim.engine.state import (
     A_HAND_N, PH_ROUND_START, PH_TRICKS, S_END, S_LEADER, S_LOWEST_WINS, S_NAMED_SUIT,
     A_OPTIONS, S_N_ROUNDS, S_PHASE, S_PLAYS_N, S_ROUND, S_TRICK_NO, new_obs, new_state,
 )
-from fishing2sim import strategy_kit as kit
-from fishing2sim.strategies import (
+from fishing2sim.strategy import kit as kit
+from fishing2sim.strategy.loading import (
     _static_value, build_lineup, known_strategies, load_strategy, resolve_path,
 )
-from fishing2sim.strategy_kit import DECISION_FUNCTIONS
+from fishing2sim.strategy.kit import DECISION_FUNCTIONS
 
 # the heuristic bots (the search bots make their decisions by searching: test_search.py)
 BOTS = [name for name in known_strategies() if name != "random"

@@ -1,4 +1,4 @@
-"""One identity per bot (fishing2sim/identity.py): a strategy is known by the NAME it has
+"""One identity per bot (fishing2sim/strategy/identity.py): a strategy is known by the NAME it has
 after import together with its file, resolved once when the experiment is loaded, and read
 by the tables, the reports' cheater label, the ladder and the SPRT."""
 from __future__ import annotations
@@ -14,13 +14,13 @@ import pandas as pd
 import pytest
 
 from fishing2sim.api import play_games
-from fishing2sim.contrasts import elo_to_score
-from fishing2sim.experiment import ExperimentError, load_experiment
-from fishing2sim.runner import run
-from fishing2sim.strategies import STRATEGIES_DIR, StrategyError, load_strategy, strategy_digest
+from fishing2sim.analysis.contrasts import elo_to_score
+from fishing2sim.config.experiment import ExperimentError, load_experiment
+from fishing2sim.run.runner import run
+from fishing2sim.strategy.loading import STRATEGIES_DIR, StrategyError, load_strategy, strategy_digest
 
 FIRST_OPTION = """\
-from fishing2sim.strategy_kit import decision, option
+from fishing2sim.strategy.kit import decision, option
 NAME = {name}
 
 
@@ -94,7 +94,7 @@ def test_each_seat_carries_its_identity_resolved_at_load(tmp_path):
                                                                    "weights")
     # the shipped greedy by its file is the shipped greedy
     assert g.name == "greedy" and g.file == str((STRATEGIES_DIR / "greedy.py").resolve())
-    from fishing2sim.chunks import strategy_names
+    from fishing2sim.run.chunks import strategy_names
 
     assert strategy_names(c) == ["mybot", "oracle", "pimc", "greedy"]
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from fishing2sim.strategies import known_strategies
+from fishing2sim.strategy.loading import known_strategies
 
 ROOT = Path(__file__).resolve().parent.parent
 EXPERIMENT = """\

@@ -1,4 +1,4 @@
-"""The strength ladder (fishing2sim/ladder.py, experiments/ladder.yaml): the Bradley-Terry fit
+"""The strength ladder (fishing2sim/analysis/ladder.py, experiments/ladder.yaml): the Bradley-Terry fit
 against closed forms and an independent algorithm, its CIs (a delta-method check and a
 coverage simulation), anchoring, the pairwise table against play_games, the report and bad
 input."""
@@ -14,10 +14,10 @@ from click.testing import CliRunner
 
 from fishing2sim.api import play_games
 from fishing2sim.cli import main
-from fishing2sim.experiment import ExperimentError, load_experiment
-from fishing2sim.ladder import (ELO, LadderError, PairResult, expected_score, fit_quality,
+from fishing2sim.config.experiment import ExperimentError, load_experiment
+from fishing2sim.analysis.ladder import (ELO, LadderError, PairResult, expected_score, fit_quality,
                                 fit_ratings)
-from fishing2sim.runner import run
+from fishing2sim.run.runner import run
 
 REPO = Path(__file__).resolve().parent.parent
 Z = 1.959963984540054

@@ -8,9 +8,9 @@ import pytest
 from click.testing import CliRunner
 
 from fishing2sim.cli import main
-from fishing2sim.experiment import (MAX_CONDITIONS, MAX_GAMES, MAX_GAMES_HARD,
+from fishing2sim.config.experiment import (MAX_CONDITIONS, MAX_GAMES, MAX_GAMES_HARD,
                                     MAX_YAML_DEPTH, ExperimentError, load_experiment)
-from fishing2sim.runner import iter_plan, n_chunks
+from fishing2sim.run.runner import iter_plan, n_chunks
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -7,7 +7,7 @@ from numba.core.typing.typeof import typeof_impl
 
 from fishing2sim.api import play_games, run_games
 from fishing2sim.engine.sigs import STRATS
-from fishing2sim.strategies import Lineup, build_lineup
+from fishing2sim.strategy.loading import Lineup, build_lineup
 
 MIXED = ["greedy", "counter", "random", "weights"]
 
@@ -58,10 +58,10 @@ def test_random_play_loads_neither_the_search_kernels_nor_the_kit():
 
     code = ("import sys; from fishing2sim.api import play_games, run_games; "
             "play_games(2, 4, seed=1); run_games(3, 5, seed=2, ruleset='fishing'); "
-            "print(sorted(m for m in ('fishing2sim.engine.search', 'fishing2sim.strategy_kit') "
+            "print(sorted(m for m in ('fishing2sim.search.kernels', 'fishing2sim.strategy.kit') "
             "if m in sys.modules)); "
             "play_games(1, 4, seed=1, strategies=['greedy', 'random', 'random', 'random']); "
-            "print('fishing2sim.strategy_kit' in sys.modules)")
+            "print('fishing2sim.strategy.kit' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True).stdout.split("\n")
     assert out[0] == "[]"

@@ -6,8 +6,8 @@ from pathlib import Path
 from click.testing import CliRunner
 
 from fishing2sim.cli import main
-from fishing2sim.experiment import load_experiment, shipped_experiment, shipped_experiments
-from fishing2sim.strategies import STRATEGIES_DIR, known_strategies, load_strategy
+from fishing2sim.config.experiment import load_experiment, shipped_experiment, shipped_experiments
+from fishing2sim.strategy.loading import STRATEGIES_DIR, known_strategies, load_strategy
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -68,7 +68,7 @@ def test_the_main_job_leaves_the_repository_clean():
 
 
 def test_readme_documents_stopping_and_the_limits():
-    from fishing2sim.experiment import MAX_CONDITIONS, MAX_GAMES, MAX_YAML_DEPTH
+    from fishing2sim.config.experiment import MAX_CONDITIONS, MAX_GAMES, MAX_YAML_DEPTH
 
     assert "interrupted; 37 of 100 chunks saved; --resume continues" in README
     assert "exit code 130" in README and "exit code 143" in README

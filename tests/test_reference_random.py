@@ -5,8 +5,8 @@ import numpy as np
 
 from fishing2sim.api import play_games
 from fishing2sim.engine import constants as K
-from fishing2sim.reference import choose_uniformly
-from fishing2sim.strategies import load_strategy
+from fishing2sim.strategy.reference import choose_uniformly
+from fishing2sim.strategy.loading import load_strategy
 
 
 def test_random_strategy_is_uniform_over_options():

@@ -390,7 +390,7 @@ def test_a_missing_plot_is_named(tmp_path):
 # the lock of `run`, and the README
 # --------------------------------------------------------------------------------------------
 def test_report_dir_takes_the_run_lock(tmp_path):
-    from fishing2sim.runner import OutputLock, lock_path
+    from fishing2sim.run.runner import OutputLock, lock_path
 
     d = _folder(tmp_path)
     exp = SimpleNamespace(output_dir=d, name=d.name)  # what `run` locks for this folder

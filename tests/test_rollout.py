@@ -68,7 +68,7 @@ def test_any_lineup_can_roll_out_and_its_errors_name_it(tmp_path):
     grd = rollout(state, 50, strategies="greedy", seed=4)
     assert not np.array_equal(rnd["points"], grd["points"])
     bad = tmp_path / "cheat.py"
-    bad.write_text("from fishing2sim.strategy_kit import *\n\nNAME = 'cheat'\n\n"
+    bad.write_text("from fishing2sim.strategy.kit import *\n\nNAME = 'cheat'\n\n"
                    "@decision\ndef play(obs, params, rng):\n    return 12345\n")
     with pytest.raises(StrategyFailure) as e:
         rollout(state, 3, strategies=[str(bad), "greedy", "greedy", "greedy"])

@@ -33,7 +33,7 @@ from fishing2sim.api import play_game, play_games
 from fishing2sim.engine import constants as K
 from fishing2sim.engine import core
 from fishing2sim.engine.state import A_VALUE
-from fishing2sim.strategies import load_strategy
+from fishing2sim.strategy.loading import load_strategy
 from scenario import DECKS, Table, only
 
 DECK = DECKS["fishing"]
@@ -761,7 +761,7 @@ def test_same_seed_same_game_and_batch_agrees():
 
 
 def test_the_fishing2_deck_is_refused_for_fishing():
-    from fishing2sim.cards import load_deck
+    from fishing2sim.config.deck import load_deck
 
     with pytest.raises(ValueError, match="fishing2 deck"):
         play_game(4, seed=1, ruleset="fishing", deck=load_deck())

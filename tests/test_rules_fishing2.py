@@ -26,7 +26,7 @@ import pytest
 
 from fishing2sim.api import play_game
 from fishing2sim.engine import constants as K
-from fishing2sim.strategies import load_strategy
+from fishing2sim.strategy.loading import load_strategy
 from scenario import DECK, Table, only
 
 REFUSER = load_strategy(str(Path(__file__).parent / "bots" / "refuser.py"))

@@ -15,14 +15,14 @@ from click.testing import CliRunner
 
 from fishing2sim.api import decode_events, play_games
 from fishing2sim.engine.batch import T_CHOICE, T_CHOOSER, T_D1_POINTS, T_D2_POINTS
-from fishing2sim.cards import load_deck
+from fishing2sim.config.deck import load_deck
 from fishing2sim.cli import main
 from fishing2sim.engine import constants as K
 from fishing2sim.engine.batch import N_G, N_T, trump_batch
 from fishing2sim.engine.state import STATE_SIZE
-from fishing2sim.experiment import load_experiment
-from fishing2sim.runner import run
-from fishing2sim.strategies import build_lineup, observe_mask
+from fishing2sim.config.experiment import load_experiment
+from fishing2sim.run.runner import run
+from fishing2sim.strategy.loading import build_lineup, observe_mask
 
 CSVS = ["depletion.csv", "overfishing.csv", "strategies.csv", "scores.csv"]
 

@@ -7,13 +7,13 @@ import pytest
 
 from fishing2sim import api
 from fishing2sim.engine import constants as K
-from fishing2sim.engine import search as S
+from fishing2sim.search import kernels as S
 from fishing2sim.engine.core import setup_game
 from fishing2sim.engine.rng import game_seed
 from fishing2sim.engine.state import (
     A_HAND, A_HAND_N, A_OPTIONS, S_EVN, S_N_OPTIONS, STATE_SIZE, new_state,
 )
-from fishing2sim.strategies import (
+from fishing2sim.strategy.loading import (
     StrategyError, build_lineup, load_strategy, observe_mask, search_args,
 )
 
@@ -487,7 +487,7 @@ def test_search_seats_give_the_same_csvs_for_1_and_2_workers_dask_and_a_resume(t
     import sys
     import time
 
-    from fishing2sim.runner import run
+    from fishing2sim.run.runner import run
 
     a = write_yaml(tmp_path / "a", "srch", SEARCH_RUN)
     b = write_yaml(tmp_path / "b", "srch", SEARCH_RUN)
@@ -518,7 +518,7 @@ def test_search_seats_give_the_same_csvs_for_1_and_2_workers_dask_and_a_resume(t
             (tmp_path / "c/reports/srch" / name).read_bytes(), name
     # the values are those of the same games played through the API: rotation r puts
     # lineup entry (p - r) mod 4 in seat p, over the same 12 deals
-    from fishing2sim.experiment import load_experiment
+    from fishing2sim.config.experiment import load_experiment
 
     cond = load_experiment(a).conditions[0]
     lineup = ["pimc", "greedy", "ismcts", "greedy"]
@@ -569,7 +569,7 @@ def test_a_search_chooser_is_measured_by_the_trump_analysis(tmp_path):
     search makes: the same deals give the same games up to the first choice that differs,
     the trump analysis replays its choices, and a recursive or card-searching lineup is
     refused."""
-    from fishing2sim.runner import run
+    from fishing2sim.run.runner import run
 
     body = ("players: 4\ngames: 60\nchunk: 20\nseed: 3\npaired: true\n"
             "seats: weights_tuned\nsweep:\n  seats:\n"
@@ -590,7 +590,7 @@ def test_a_search_chooser_is_measured_by_the_trump_analysis(tmp_path):
 
 
 def test_reports_label_the_cheater_as_not_a_fair_player(tmp_path):
-    from fishing2sim.runner import run
+    from fishing2sim.run.runner import run
 
     body = ("players: 4\ngames: 8\nchunk: 4\nseed: 2\nrotate: true\n"
             "seats: [{strategy: cheater, params: [2, 1, 0, 0]}, "
@@ -607,7 +607,7 @@ def test_reports_label_the_cheater_as_not_a_fair_player(tmp_path):
 def test_reports_label_a_users_cheater_file_too(tmp_path):
     """A cheater is a cheater by its SEARCH, not by its name: a user's file with SEARCH =
     "cheater" is labelled in the strategies section like the shipped one."""
-    from fishing2sim.runner import run
+    from fishing2sim.run.runner import run
 
     write_bot(tmp_path, "oracle", 'SEARCH = "cheater"\nROLLOUT = "greedy"\nPARAMS = [2, 1, 0, 0]\n')
     body = ("players: 4\ngames: 4\nchunk: 4\nseed: 2\n"
@@ -626,7 +626,7 @@ SEARCH_BOTS = ["pimc", "ismcts", "cheater", "pimc_trump"]
 
 @pytest.mark.parametrize("bot", SEARCH_BOTS)
 def test_shipped_search_bots_follow_their_contract(bot):
-    from fishing2sim.strategies import STRATEGIES_DIR, known_strategies
+    from fishing2sim.strategy.loading import STRATEGIES_DIR, known_strategies
 
     assert bot in known_strategies()
     s = load_strategy(bot)
@@ -638,4 +638,4 @@ def test_shipped_search_bots_follow_their_contract(bot):
     assert doc.startswith('"""') and len(doc.split('"""')[1]) > 100
 
 
-from fishing2sim.strategy_kit import DECISION_FUNCTIONS as DECISION_NAMES  # noqa: E402
+from fishing2sim.strategy.kit import DECISION_FUNCTIONS as DECISION_NAMES  # noqa: E402

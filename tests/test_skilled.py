@@ -11,10 +11,10 @@ import numpy as np
 import pytest
 
 from fishing2sim.api import run_games
-from fishing2sim.contract import DECISION_FUNCTIONS
+from fishing2sim.strategy.contract import DECISION_FUNCTIONS
 from fishing2sim.engine import constants as K
 from fishing2sim.engine.state import A_HAND
-from fishing2sim.strategies import StrategyError, load_strategy
+from fishing2sim.strategy.loading import StrategyError, load_strategy
 from fishing2sim.train.evaluate import rotated_share
 from fishing2sim.train.features import FEATURE_NAMES, FEATURES_VERSION, N_WEIGHTS
 from fishing2sim.train.label import M_KIND, M_N_OPT, M_RULESET

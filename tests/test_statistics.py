@@ -6,12 +6,12 @@ import math
 import numpy as np
 import pytest
 
-from fishing2sim.contrasts import pooled_trump
+from fishing2sim.analysis.contrasts import pooled_trump
 from fishing2sim.engine import constants as K
 from fishing2sim.engine.batch import (G_END, G_ROUNDS, N_G, N_T, T_CHOICE, T_CHOOSER,
                                       T_D1_POINTS, T_D1_WIN, T_D2_POINTS, T_D2_WIN)
-from fishing2sim.stats import Z, mean_ci, ratio_ci
-from fishing2sim.totals import R, accumulate, add_blocks, empty_totals
+from fishing2sim.analysis.stats import Z, mean_ci, ratio_ci
+from fishing2sim.run.totals import R, accumulate, add_blocks, empty_totals
 
 
 def totals_of(d1, d2, light=None, players=4):
@@ -110,8 +110,8 @@ def test_ratio_ci_matches_the_delta_method_written_out():
 def test_random_seats_policy_gain_ci_covers_zero_on_real_games(tmp_path):
     """Real games: random choosers gain exactly 0 in expectation, so the pooled policy
     gain's clustered 95% CI must cover 0 in 93-97% of 240 independent runs."""
-    from fishing2sim.experiment import load_experiment_data
-    from fishing2sim.runner import run
+    from fishing2sim.config.experiment import load_experiment_data
+    from fishing2sim.run.runner import run
 
     reps, hits = 240, 0
     for i in range(reps):
@@ -128,7 +128,7 @@ def test_random_seats_policy_gain_ci_covers_zero_on_real_games(tmp_path):
 
 # ---- multiplicity ----------------------------------------------------------------------------
 def test_holm_and_benjamini_hochberg_adjust_as_written_out():
-    from fishing2sim.stats import adjust_p
+    from fishing2sim.analysis.stats import adjust_p
 
     p = [0.01, 0.04, 0.03, 0.005, math.nan]
     # Holm: sorted 0.005, 0.01, 0.03, 0.04 times 4, 3, 2, 1, running maximum
@@ -140,7 +140,7 @@ def test_holm_and_benjamini_hochberg_adjust_as_written_out():
 
 
 def test_the_p_value_agrees_with_the_ci_it_comes_from():
-    from fishing2sim.stats import p_from_ci
+    from fishing2sim.analysis.stats import p_from_ci
 
     assert p_from_ci(1.0, 1.0 - Z, 1.0 + Z) == pytest.approx(0.3173, abs=1e-4)  # se 1
     assert p_from_ci(0.5, 0.0, 2.0) == pytest.approx(0.05)  # the CI just touches 0
@@ -178,7 +178,7 @@ def _seat_sums(ws):
 
 
 def test_the_seat_equality_test_holds_its_level_and_finds_unequal_seats():
-    from fishing2sim.stats import equal_means_test
+    from fishing2sim.analysis.stats import equal_means_test
 
     rng = np.random.default_rng(11)
     P, games, reps = 4, 400, 1000
@@ -203,8 +203,8 @@ def test_the_seat_equality_test_holds_its_level_and_finds_unequal_seats():
 
 def test_the_seat_test_in_strategies_csv_matches_an_independent_computation(tmp_path):
     from fishing2sim.api import play_games
-    from fishing2sim.runner import run
-    from fishing2sim.stats import chi2_sf
+    from fishing2sim.run.runner import run
+    from fishing2sim.analysis.stats import chi2_sf
 
     path = tmp_path / "seats.yaml"
     path.write_text(f"name: seats\noutput: {tmp_path}\nplayers: 4\ngames: 600\nchunk: 200\n"
@@ -216,7 +216,7 @@ def test_the_seat_test_in_strategies_csv_matches_an_independent_computation(tmp_
     got = {m: df[df.metric == m].estimate.iloc[0]
            for m in ("seat_equality_chi2", "seat_equality_p_value",
                      "first_leader_fair_share_p_value")}
-    from fishing2sim.experiment import load_experiment
+    from fishing2sim.config.experiment import load_experiment
 
     cond = load_experiment(path).conditions[0]
     g = play_games(600, 4, seed=cond.seed)
@@ -259,7 +259,7 @@ def test_a_precision_target_on_a_contrast_is_reached_and_paired_conditions_stop_
         tmp_path):
     import pandas as pd
 
-    from fishing2sim.runner import run
+    from fishing2sim.run.runner import run
 
     # greedy seats overfish far less often than random ones (36% against 61% with 5
     # players; with 4 a few percent against 8%): only the random condition's own

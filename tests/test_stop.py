@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from fishing2sim.runner import run
-from fishing2sim.strategies import load_strategy
+from fishing2sim.run.runner import run
+from fishing2sim.strategy.loading import load_strategy
 
 CSVS = ["overfishing.csv", "strategies.csv", "scores.csv"]
 STOP_WITHIN = 2.0
@@ -147,7 +147,7 @@ def test_a_signal_stops_the_run_and_its_workers_and_resume_continues(tmp_path, s
 
 
 STUCK_BOT = '''"""stuck: a play decision that never returns (a bug in a user's bot)."""
-from fishing2sim.strategy_kit import decision, option
+from fishing2sim.strategy.kit import decision, option
 
 NAME = "stuck"
 
@@ -232,8 +232,8 @@ def test_workers_cannot_take_a_ctrl_c_while_they_import(tmp_path):
     a = write_yaml(tmp_path, "masks", "players: 4\ngames: 100\n")
     code = (
         "import sys\n"
-        "from fishing2sim.experiment import load_experiment\n"
-        "from fishing2sim.runner import _start_workers, _stop_workers\n"
+        "from fishing2sim.config.experiment import load_experiment\n"
+        "from fishing2sim.run.runner import _start_workers, _stop_workers\n"
         f"exp = load_experiment({str(a)!r})\n"
         "procs, conns = _start_workers(exp, 2)\n"
         "for p in procs:\n"

@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 from fishing2sim.api import StrategyFailure, play_game, play_games, run_games
-from fishing2sim.cards import load_deck
+from fishing2sim.config.deck import load_deck
 from fishing2sim.engine import constants as K
 from fishing2sim.engine import core
 from fishing2sim.engine.state import (
@@ -24,12 +24,12 @@ from fishing2sim.engine.state import (
     S_OCEAN_TOP, S_PHASE, S_PLAYED_N, S_PLAYS_N, S_ROUND, S_TRICK_N, S_TRICK_NO, new_obs,
     new_state,
 )
-from fishing2sim.strategies import (
+from fishing2sim.strategy.loading import (
     STRATEGIES_DIR, StrategyError, _static_value, build_lineup, known_strategies,
     load_strategy, observe_mask, resolve_path,
 )
-from fishing2sim import strategy_kit as kit
-from fishing2sim.strategy_kit import DECISION_FUNCTIONS
+from fishing2sim.strategy import kit as kit
+from fishing2sim.strategy.kit import DECISION_FUNCTIONS
 
 # the heuristic bots (the search bots make their decisions by searching: test_search.py)
 BOTS = [name for name in known_strategies() if name != "random"
@@ -163,7 +163,7 @@ def test_a_user_strategy_cache_built_by_another_version_is_dropped(tmp_path):
     import subprocess
     import sys
 
-    from fishing2sim.strategies import _cache_stamp
+    from fishing2sim.strategy.loading import _cache_stamp
 
     src = (STRATEGIES_DIR / "greedy.py").read_text().replace('NAME = "greedy"',
                                                                'NAME = "cache_probe"')
@@ -207,7 +207,7 @@ def test_strategy_parameters_reach_the_bot():
 
 ILLEGAL_CHOICE = '''
 """illegal_choice: plays the lowest card id that is not one of its options."""
-from fishing2sim.strategy_kit import decision, n_options, option
+from fishing2sim.strategy.kit import decision, n_options, option
 
 NAME = "illegal_choice"
 
@@ -240,7 +240,7 @@ def test_an_illegal_choice_raises_naming_strategy_decision_and_choice(tmp_path):
 
 BAD_FILES = {
     "no_name_bot": ('''
-from fishing2sim.strategy_kit import decision, option
+from fishing2sim.strategy.kit import decision, option
 
 
 @decision
@@ -248,7 +248,7 @@ def play(obs, params, rng):
     return option(obs, 0)
 ''', r"no NAME"),
     "undecorated_bot": ('''
-from fishing2sim.strategy_kit import O_OPTIONS
+from fishing2sim.strategy.kit import O_OPTIONS
 
 NAME = "undecorated"
 
@@ -267,7 +267,7 @@ def trump_choice(x):
     return x
 ''', r"trump_choice has the wrong signature \(\(int64,\) -> int64\)"),
     "param_names_bot": ('''
-from fishing2sim.strategy_kit import decision, option
+from fishing2sim.strategy.kit import decision, option
 
 NAME = "param_names"
 PARAMS = [1.0]
@@ -282,7 +282,7 @@ def play(obs, params, rng):
 NAME = "no_decision"
 ''', r"defines none of the decisions"),
     "broken_import_bot": ('''
-from fishing2sim.strategy_kit import no_such_helper
+from fishing2sim.strategy.kit import no_such_helper
 NAME = "broken"
 ''', r"cannot be imported: ImportError"),
 }

@@ -16,9 +16,9 @@ from click.testing import CliRunner
 
 optuna = pytest.importorskip("optuna")
 
-from fishing2sim import tune as T  # noqa: E402
+from fishing2sim.tune import tuner as T  # noqa: E402
 from fishing2sim.cli import main  # noqa: E402
-from fishing2sim.experiment import load_experiment  # noqa: E402
+from fishing2sim.config.experiment import load_experiment  # noqa: E402
 
 REPO = Path(__file__).resolve().parent.parent
 DEFAULT_WEIGHTS = [0.5, 3.0, -2.0, -0.5, -1.0, -1.0, 0.0, 0.3, 1.0, 0.3, 2.0, 0.0, 1.0, 0.0,
@@ -221,8 +221,7 @@ def test_analytic_objective_through_the_same_code_path(tmp_path, monkeypatch):
     """CMA-ES over two weights of a seat's parameter vector; the runner is replaced by an
     analytic figure of the trial's experiment, so everything else (key paths, study, racing,
     report) is the real code path. The optimum is (0.7, -1.2)."""
-    from fishing2sim import runner
-
+    from fishing2sim.run import runner
     def fake_run(exp, **kw):
         cond = exp.conditions[0]
         a, b = cond.params[0][3], cond.params[0][5]
@@ -420,7 +419,7 @@ def test_numbers_in_exponent_form_are_numbers(tmp_path):
     """ % DEFAULT_WEIGHTS)
     spec = T.load_tune(p)
     assert [(d.lo, d.hi) for d in spec.dims] == [(-2.0, 1.0), (-3.0, 0.05)]
-    from fishing2sim.experiment import _load_yaml
+    from fishing2sim.config.experiment import _load_yaml
     assert _load_yaml("a: [1e9, -2e-3, 1_0e1, 7, 1.5, x1e9, '1e9']") == {
         "a": [1e9, -0.002, 100.0, 7, 1.5, "x1e9", "1e9"]}
 
@@ -428,8 +427,7 @@ def test_numbers_in_exponent_form_are_numbers(tmp_path):
 def test_tune_writes_shares_as_the_run_reports_do(tmp_path, monkeypatch):
     """A share is a percentage on the trial lines, the closing line and in summary.md (its
     differences in pp), as in a run's report, not a fraction."""
-    from fishing2sim import runner
-
+    from fishing2sim.run import runner
     def fake_run(exp, **kw):
         x = exp.conditions[0].params[0][3]
         est = 0.25 + 0.01 * x

@@ -1,6 +1,6 @@
 """first_blind: plays its first legal card and reads nothing else (benchmarks/bot_bound.py:
 what the call of a decision costs)."""
-from fishing2sim.strategy_kit import decision, option
+from fishing2sim.strategy.kit import decision, option
 
 NAME = "first_blind"
 OBSERVES = False

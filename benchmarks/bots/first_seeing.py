@@ -1,6 +1,6 @@
 """first_seeing: plays its first legal card and has the engine build its observation
 (benchmarks/bot_bound.py: what the observation costs on top of the call)."""
-from fishing2sim.strategy_kit import decision, option
+from fishing2sim.strategy.kit import decision, option
 
 NAME = "first_seeing"
 OBSERVES = True

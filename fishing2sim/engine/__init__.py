@@ -14,9 +14,10 @@ _PKG = Path(__file__).resolve().parent.parent
 
 def _sources():
     yield from sorted((_PKG / "engine").glob("*.py"))
-    yield _PKG / "strategy_kit.py"
-    yield _PKG / "contract.py"
-    yield _PKG / "reference.py"
+    yield from sorted((_PKG / "search").glob("*.py"))
+    yield _PKG / "strategy" / "kit.py"
+    yield _PKG / "strategy" / "contract.py"
+    yield _PKG / "strategy" / "reference.py"
     yield from sorted((_PKG / "train").glob("*.py"))  # the student's features (skilled)
 
 
@@ -24,7 +25,8 @@ def _cache_dirs():
     root = os.environ.get("NUMBA_CACHE_DIR")
     if root:
         return [p for p in Path(root).rglob("*") if p.is_dir() and "fishing2sim" in str(p)]
-    return [p / "__pycache__" for p in (_PKG, _PKG / "engine", _PKG / "train", _PKG / "bots",
+    return [p / "__pycache__" for p in (_PKG, _PKG / "engine", _PKG / "search",
+                                        _PKG / "strategy", _PKG / "train", _PKG / "bots",
                                         _PKG.parent / "strategies")]
 
 

@@ -9,17 +9,17 @@ goes on with the strategy's own choice, so both kernels give the same per-game r
 import numpy as np
 from numba import njit
 
-from .constants import (
+from fishing2sim.engine.constants import (
     C_DARK, C_LIGHT, END_ERROR, EV_FIELDS, F_TIER, MAX_PLAYERS, MAX_ROUNDS, OBS_SIZE,
     STOP_AT_TRUMP, STOP_NEVER,
 )
-from .core import (
+from fishing2sim.engine.core import (
     apply_trump_choice, ask_trump_choice, best_points, run_game, setup_game, winners_mask,
 )
-from .layout import Layout
-from .rng import game_seed, mix64, seed_streams
-from .sigs import DECK, EV, OBS, PARAMS, RNG, ST, STRATS, i64, types, void
-from .state import (
+from fishing2sim.engine.layout import Layout
+from fishing2sim.engine.rng import game_seed, mix64, seed_streams
+from fishing2sim.engine.sigs import DECK, EV, OBS, PARAMS, RNG, ST, STRATS, i64, types, void
+from fishing2sim.engine.state import (
     A_POINTS, PH_TRUMP, R_OCEAN, R_OCEAN_END, R_POINTS, R_TRUMP, R_CHOOSER, RNG_SIZE,
     S_END, S_END_ROUND, S_ERR_CHOICE, S_ERR_CODE, S_ERR_KIND, S_ERR_SEAT, S_FIRST_LEADER,
     S_LEADER, S_LOG, S_EVN, S_N_PLAYS, S_N_TRICKS, S_OCEAN_TOP, S_PHASE, S_ROUND, A_OCEAN,

@@ -4,7 +4,7 @@ A card is a small int: its row in the deck table (docs/rules.md A1 / B1). Its pr
 parallel columns of the deck array ``deck[card, F_*]`` built once from the deck CSV.
 These codes are the vocabulary of the whole package; nothing else hard-codes a number.
 """
-from .layout import Layout
+from fishing2sim.engine.layout import Layout
 
 # ---- rulesets ------------------------------------------------------------------------
 RS_FISHING2 = 0  # docs/rules.md A

@@ -21,7 +21,7 @@ MAX_PLAYERS decision functions of one signature, see strategy.py) and ``params``
 import numpy as np
 from numba import njit
 
-from .constants import (
+from fishing2sim.engine.constants import (
     C_BLUE, C_BOTH, C_DARK, C_GREEN, C_LIGHT, C_NONE, C_PURPLE, C_RED, C_YELLOW,
     D_CATCH_1_CARD, D_CATCH_1_OTHER, D_DETERMINE_COLOUR, D_DETERMINE_TRUMP,
     D_EXCHANGE_GIVE, D_EXCHANGE_TAKE, D_PASS_1_LEFT, D_PLAY, D_TRUMP_CHOICE, D_ZERO_CATCH,
@@ -44,12 +44,12 @@ from .constants import (
     OPT_GREEN, OPT_LIGHT, OPT_PURPLE, OPT_RED, OPT_SHADE, OPT_SUIT, OPT_YELLOW, SUIT_NONE,
     STOP_AT_ROUND_END, STOP_AT_TRUMP, SUIT_TRUMP,
 )
-from .judge import highest_index, weakest_index
-from .rng import GOLDEN, mix64, rand_below, scaled_below, seed_streams
-from .sigs import (  # explicit signatures: see sigs.py
+from fishing2sim.engine.judge import highest_index, weakest_index
+from fishing2sim.engine.rng import GOLDEN, mix64, rand_below, scaled_below, seed_streams
+from fishing2sim.engine.sigs import (  # explicit signatures: see sigs.py
     DECISION, DECK, EV, HAND_SIZES, OBS, PARAMS, RNG, ST, STRATS, b1, i64, types, void,
 )
-from .state import (
+from fishing2sim.engine.state import (
     A_KIND, A_COLOUR, A_VALUE, A_EFFECT, A_SCRATCH, A_SUIT, S_SUIT_BASE, S_OBSERVE_MASK,
     DECK_BLOCK_END, S_DECK_SET, A_OPT_AT,
     A_BOAT, A_BOAT_HEAD, A_BOAT_N, A_BONUS, A_FISHER, A_FISHER_N, A_HAND, A_HAND_N,

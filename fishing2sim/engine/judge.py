@@ -11,7 +11,7 @@ in a trick under the active trump (SUIT_TRUMP, a colour, or SUIT_NONE). Card ids
 """
 from numba import njit
 
-from .constants import K_BLOWFISH, K_COLOUR, K_GREEN, MAX_CARDS, SUIT_NONE, SUIT_TRUMP
+from fishing2sim.engine.constants import K_BLOWFISH, K_COLOUR, K_GREEN, MAX_CARDS, SUIT_NONE, SUIT_TRUMP
 
 @njit(cache=True, inline="always", _nrt=False)
 def beats(v, best, low, later):

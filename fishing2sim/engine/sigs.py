@@ -9,7 +9,7 @@ the constants are then converted to int64 and the kernel compiles once.
 """
 from numba import types
 
-from .constants import MAX_PLAYERS, N_DECISIONS
+from fishing2sim.engine.constants import MAX_PLAYERS, N_DECISIONS
 
 i64 = types.int64
 b1 = types.boolean

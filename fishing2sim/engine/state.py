@@ -6,8 +6,8 @@ Offsets are module constants (engine/layout.py): numba freezes them into the ker
 """
 import numpy as np
 
-from .constants import MAX_CARDS, MAX_HAND, MAX_PLAYERS, MAX_ROUNDS, MAX_TRICK, OBS_SIZE
-from .layout import Layout
+from fishing2sim.engine.constants import MAX_CARDS, MAX_HAND, MAX_PLAYERS, MAX_ROUNDS, MAX_TRICK, OBS_SIZE
+from fishing2sim.engine.layout import Layout
 
 _STATE = Layout("the game state")
 _field = _STATE.field

@@ -22,21 +22,21 @@ from typing import Any
 
 import matplotlib.pyplot as plt
 
-from . import contrasts as _contrasts
-from . import depletion as _depletion
-from . import html as _html
-from . import ladder as _ladder
-from . import overfishing as _overfishing
-from . import scores as _scores
-from . import strategies as _strategies
-from . import trump as _trump
-from ..safe_files import check_replaceable, real_folder, remove_ours, write_atomic, write_marker
-from .folder import ReportInputError, render_html  # noqa: F401  (fishing2sim report DIR)
-from .overview import config_yaml as _config_yaml
-from .overview import lead, stamps as _stamps, what_was_run
-from .common import (ANALYSES, DPI, TABLE_KEYS, TERMS, TITLES, Context, Doc, md_table,  # noqa: F401
+from fishing2sim.report import contrasts as _contrasts
+from fishing2sim.report import depletion as _depletion
+from fishing2sim.report import html as _html
+from fishing2sim.report import ladder as _ladder
+from fishing2sim.report import overfishing as _overfishing
+from fishing2sim.report import scores as _scores
+from fishing2sim.report import strategies as _strategies
+from fishing2sim.report import trump as _trump
+from fishing2sim.safe_files import check_replaceable, real_folder, remove_ours, write_atomic, write_marker
+from fishing2sim.report.folder import ReportInputError, render_html  # noqa: F401  (fishing2sim report DIR)
+from fishing2sim.report.overview import config_yaml as _config_yaml
+from fishing2sim.report.overview import lead, stamps as _stamps, what_was_run
+from fishing2sim.report.common import (ANALYSES, DPI, TABLE_KEYS, TERMS, TITLES, Context, Doc, md_table,  # noqa: F401
                      package_version, sort_table)
-from .layout import fit_titles
+from fishing2sim.report.layout import fit_titles
 
 __all__ = ["write_report", "write_folder_atomically", "TABLE_KEYS", "sort_table",
            "render_html", "ReportInputError"]

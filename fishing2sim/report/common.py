@@ -15,10 +15,10 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
-from .document import TERMS, Doc, md_table  # noqa: F401  (shared by every section)
-from .words import (  # noqa: F401  (the reports import them from here too)
+from fishing2sim.report.document import TERMS, Doc, md_table  # noqa: F401  (shared by every section)
+from fishing2sim.report.words import (  # noqa: F401  (the reports import them from here too)
     isnan, num, int_, decimals, fmt, ci, pp_ci, max_hw, hw_text, number, ADJUSTMENTS, effect, sentence)
-from .layout import finish  # noqa: F401,E402  (shared by every plot)
+from fishing2sim.report.layout import finish  # noqa: F401,E402  (shared by every plot)
 
 DPI = 110
 STAT_COLUMNS = ("metric", "n", "estimate", "ci_low", "ci_high", "ci_unit")
@@ -65,7 +65,7 @@ def sort_table(name: str, df: pd.DataFrame) -> pd.DataFrame:
     df = df.copy()
     if name == "contrasts":
         if len(df):
-            from ..contrasts import FIGURES
+            from fishing2sim.analysis.contrasts import FIGURES
 
             order = df["figure"].map({f: i for i, f in enumerate(FIGURES)})
             df = df.assign(_o=order).sort_values(["condition", "_o", "strategy"],
@@ -200,7 +200,7 @@ def v_(v: Any) -> str:
 
 
 def identities(c: Any) -> tuple:
-    """A condition's StrategyIdentity per seat (fishing2sim/identity.py), resolved when the
+    """A condition's StrategyIdentity per seat (fishing2sim/strategy/identity.py), resolved when the
     experiment was loaded; () for a condition that carries none."""
     return tuple(getattr(c, "identities", None) or ())
 
@@ -281,7 +281,7 @@ def panel_title(players: int | None, colon: bool = False) -> str:
 
 
 def package_version() -> str:
-    from .. import __version__
+    from fishing2sim import __version__
 
     return __version__
 

@@ -9,8 +9,8 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
-from ..contrasts import FIGURE_INFO, by_construction
-from .common import TITLES, Context, effect, finish, isnan, number, wrap
+from fishing2sim.analysis.contrasts import FIGURE_INFO, by_construction
+from fishing2sim.report.common import TITLES, Context, effect, finish, isnan, number, wrap
 
 UNIT_WORDS = {"pp": "pp", "cards": "cards", "points": "points"}
 

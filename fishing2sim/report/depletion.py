@@ -8,9 +8,9 @@ import pandas as pd
 from matplotlib.lines import Line2D
 from matplotlib.ticker import MaxNLocator
 
-from .common import (TITLES, Context, ci, colour, finish, hw_text, int_, max_hw, num,
+from fishing2sim.report.common import (TITLES, Context, ci, colour, finish, hw_text, int_, max_hw, num,
                      panel_title, rows_of, scale_to, sentence, wrap)
-from .layout import legend_outside
+from fishing2sim.report.layout import legend_outside
 
 ALL_GAMES_NOTE = ("The ocean is counted two ways: among the games still running in a round, "
                   "and over all games, where a game that ended by overfishing counts as an "
@@ -91,7 +91,7 @@ def plot(ctx: Context, df: pd.DataFrame):
 
 
 def _err(rows):
-    from .common import yerr
+    from fishing2sim.report.common import yerr
 
     return yerr(rows, 100)
 

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from . import html as _html
-from .document import Doc
+from fishing2sim.report import html as _html
+from fishing2sim.report.document import Doc
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 TEXT_MAX = 16 * 1024 * 1024     # summary.md, config.yaml
@@ -41,14 +41,14 @@ def render_html(folder: Path, warn=None) -> Path:
     (:class:`ReportInputError` or :class:`~fishing2sim.safe_files.FileSafetyError`): it is
     the page. The page is written with :func:`~fishing2sim.safe_files.write_atomic` (whole
     or not at all, never through a link) under the folder's lock (the one ``run`` takes)."""
-    from ..safe_files import FileSafetyError, write_atomic
+    from fishing2sim.safe_files import FileSafetyError, write_atomic
 
     folder = Path(os.path.abspath(folder))
     warn = warn or _warn_stderr
     page = folder / "report.html"
     if _complete_page(page):
         return page
-    from ..runner import OutputLock  # the lock run and tune take on the folder
+    from fishing2sim.run.runner import OutputLock  # the lock run and tune take on the folder
 
     with OutputLock(folder.parent, folder.name):
         state = _page_state(page)
@@ -91,7 +91,7 @@ def _page_state(page: Path) -> str | None:
     """None if there is no ``page``, "complete" if it is a complete page (a regular file,
     not a link, that opens with ``<!DOCTYPE html>`` and ends with ``</html>``), else what
     it is instead."""
-    from ..safe_files import FileSafetyError, open_regular
+    from fishing2sim.safe_files import FileSafetyError, open_regular
 
     try:
         mode = os.lstat(page).st_mode
@@ -132,7 +132,7 @@ def _utf8(data: bytes, path: Path, what: str) -> str:
 
 
 def _summary_text(path: Path) -> str:
-    from ..safe_files import read_regular
+    from fishing2sim.safe_files import read_regular
 
     return _utf8(read_regular(path, TEXT_MAX, within=path.parent, what="summary"), path,
                  "summary")
@@ -202,7 +202,7 @@ def _images(doc: Doc, folder: Path, warn) -> dict[str, bytes]:
     ``folder`` (no folder part, no ``..``, not absolute) of a regular PNG file (checked by
     its signature) of at most IMAGE_MAX bytes, while all embedded (an image named twice
     counting twice) stay within EMBED_MAX. Each other one is named in one warning line."""
-    from ..safe_files import FileSafetyError, read_regular
+    from fishing2sim.safe_files import FileSafetyError, read_regular
 
     uses: dict[str, int] = {}
     for b in doc.blocks:
@@ -242,7 +242,7 @@ def _csv_tables(folder: Path, warn) -> dict[str, pd.DataFrame]:
     warning line."""
     import io
 
-    from ..safe_files import FileSafetyError, read_regular
+    from fishing2sim.safe_files import FileSafetyError, read_regular
 
     tables = {}
     for p in sorted(folder.glob("*.csv")):
@@ -276,7 +276,7 @@ def _parse_csv(buf, path: Path) -> pd.DataFrame:
 
 def _config_text(path: Path, warn) -> str:
     """config.yaml's text; "" if there is none; if it cannot be read, a warning and ""."""
-    from ..safe_files import FileSafetyError, read_regular
+    from fishing2sim.safe_files import FileSafetyError, read_regular
 
     if not os.path.lexists(path):
         return ""

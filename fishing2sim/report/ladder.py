@@ -1,6 +1,6 @@
 """The ladder section: one rating per bot (Bradley-Terry, Elo scale, the anchor at 0) with
 95% CIs, every pair's win share, the search budget, the games and the time it took
-(fishing2sim/ladder.py)."""
+(fishing2sim/analysis/ladder.py)."""
 
 from __future__ import annotations
 
@@ -10,8 +10,8 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
-from ..ladder import ELO, budget_text
-from .common import TITLES, Context, int_, isnan, wrap
+from fishing2sim.analysis.ladder import ELO, budget_text
+from fishing2sim.report.common import TITLES, Context, int_, isnan, wrap
 
 Z_95 = 1.959963984540054
 UPPER_BOUND = "sees every hand: an upper bound, not a fair player"

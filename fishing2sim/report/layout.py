@@ -38,7 +38,7 @@ def fit_titles(fig) -> None:
     """Re-wrap the figure's title and each axes title so that every line fits: the figure
     title within the figure's width, an axes title within its axes' width. matplotlib
     clips a title that is wider than the figure."""
-    from .common import wrap
+    from fishing2sim.report.common import wrap
 
     renderer = fig.canvas.get_renderer()
     texts = []

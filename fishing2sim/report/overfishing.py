@@ -7,9 +7,9 @@ import pandas as pd
 from matplotlib.patches import Patch
 from matplotlib.ticker import MaxNLocator
 
-from .common import (TITLES, Context, ci, colour, finish, int_, panel_title, pp_width_note,
+from fishing2sim.report.common import (TITLES, Context, ci, colour, finish, int_, panel_title, pp_width_note,
                      rows_of, scale_to, sentence, wrap, yerr)
-from .layout import legend_outside
+from fishing2sim.report.layout import legend_outside
 
 
 def plot(ctx: Context, df: pd.DataFrame):

@@ -9,8 +9,8 @@ import numpy as np
 import pandas as pd
 import yaml
 
-from . import contrasts as _contrasts
-from .common import (Context, Doc, effect, first, fmt, int_, lineup_names, package_version,
+from fishing2sim.report import contrasts as _contrasts
+from fishing2sim.report.common import (Context, Doc, effect, first, fmt, int_, lineup_names, package_version,
                      rows_of)
 
 
@@ -111,7 +111,7 @@ def lead(ctx: Context, doc: Doc) -> None:
                 for r in o.itertuples()))
     lad = ctx.tables.get("ladder")
     if lad is not None and len(lad):
-        from .ladder import lead_text
+        from fishing2sim.report.ladder import lead_text
 
         text = lead_text(ctx, lad)
         if text:
@@ -203,7 +203,7 @@ def _v_labels(cond) -> str:
     labels = dict(getattr(cond, "labels", None) or {})
     if not labels:
         return "–"
-    from .common import v_
+    from fishing2sim.report.common import v_
 
     return ", ".join(f"{k}={v_(v)}" for k, v in labels.items())
 
@@ -258,7 +258,7 @@ def adaptive(ctx: Context, doc: Doc) -> None:
               "win share)/2 per game (or rotation block): not the ladder's rating scale. "
               "After the test stopped, its estimate and 95% CI account for the stop: the "
               "median-unbiased estimate and the CI of the stage-wise ordering over the looks "
-              "the run made (Jennison & Turnbull 2000, section 8.4; fishing2sim/sprt.py); the "
+              "the run made (Jennison & Turnbull 2000, section 8.4; fishing2sim/analysis/sprt.py); the "
               "fixed-sample figure shown beside it ignores the stop, which biases it toward "
               "the boundary the test crossed.")
 

@@ -10,8 +10,8 @@ import numpy as np
 import pandas as pd
 from matplotlib.lines import Line2D
 
-from .common import Context, colour, finish, panel_title, strategy_order, wrap
-from .layout import legend_outside
+from fishing2sim.report.common import Context, colour, finish, panel_title, strategy_order, wrap
+from fishing2sim.report.layout import legend_outside
 
 STYLES = ("-", "--", ":", "-.")
 BINS = 40  # at most this many bins over the range of final points

@@ -7,7 +7,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
-from .common import (TITLES, Context, ci, colour, effect, finish, identities, int_, pp_ci,
+from fishing2sim.report.common import (TITLES, Context, ci, colour, effect, finish, identities, int_, pp_ci,
                      pp_width_note, panel_title, rows_of, scale_to, sentence, strategy_order,
                      wrap, yerr)
 

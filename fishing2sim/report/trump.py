@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 from matplotlib.ticker import MaxNLocator
 
-from .common import (TITLES, Context, ci, colour, effect, finish, fmt, hw_text, int_, max_hw, pp_ci,
+from fishing2sim.report.common import (TITLES, Context, ci, colour, effect, finish, fmt, hw_text, int_, max_hw, pp_ci,
                      rows_of, scale_to, sentence, strategy_order, wrap, yerr)
 
 

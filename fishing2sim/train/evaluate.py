@@ -31,7 +31,7 @@ def rotated_share(bot, opponents, deals: int, players: int = 4, seed: int = 1,
                   ruleset: str = "fishing2"):
     """Win share of one ``bot`` seat against ``opponents`` (clockwise from it), over
     ``deals`` deals played from every seat: (share, games, lo, hi)."""
-    from ..api import run_games
+    from fishing2sim.api import run_games
 
     total = 0.0
     for seat in range(players):
@@ -48,7 +48,7 @@ def rotated_share(bot, opponents, deals: int, players: int = 4, seed: int = 1,
 def pair_share(a_bot, b_bot, deals: int, seed: int = 1, ruleset: str = "fishing2"):
     """[A, A, B, B] seat-rotated (4 players): the share of games A's two seats win (a win
     shared between an A and a B seat counts by its share): (share, games, lo, hi)."""
-    from ..api import run_games
+    from fishing2sim.api import run_games
 
     total = 0.0
     for r in range(4):

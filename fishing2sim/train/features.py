@@ -15,7 +15,7 @@ records FEATURES_VERSION and the feature names: a file of another layout is refu
 import numpy as np
 from numba import njit
 
-from ..engine.constants import (
+from fishing2sim.engine.constants import (
     C_BLUE, C_BOTH, C_DARK, C_GREEN, C_LIGHT, C_NONE, C_PURPLE, C_RED, C_YELLOW,
     E_MINUS_3, K_BLOWFISH, K_BUOY, K_GREEN, MAX_CARDS, MAX_HAND, MAX_PLAYERS,
     N_DECISIONS, O_CARD_KIND, O_CARD_VALUE, O_HAND, O_HAND_N, O_KIND, O_LED, O_N_OPTIONS,
@@ -24,7 +24,7 @@ from ..engine.constants import (
     OPT_FACE_DOWN, OPT_LIGHT, OPT_SUIT, OPT_END, MAX_TRICK, RS_FISHING, SUIT_NONE,
     SUIT_TRUMP, D_PLAY, D_TRUMP_CHOICE, D_DETERMINE_TRUMP, D_DETERMINE_COLOUR,
 )
-from ..strategy_kit import (
+from fishing2sim.strategy.kit import (
     colour, effect, future_power, keep_value, kind, leader_gap, power, suit, suit_under,
     value, weakest_now, wins_now,
 )

@@ -19,17 +19,17 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ..engine.constants import (
+from fishing2sim.engine.constants import (
     END_PAUSED, END_RUNNING, STOP_NEVER, EV_FIELDS, F_TIER, MAX_CARDS, MAX_HAND, MAX_PLAYERS, N_DECISIONS, O_HAND, O_N_CARDS,
     O_N_PLAYED, O_OPTIONS, O_PLAYED, O_PLAYED_BY,
 )
-from ..engine.core import present, run_game, setup_game
-from ..engine.batch import new_buffers
-from ..engine.rng import game_seed, mix64
-from ..engine.search import (
+from fishing2sim.engine.core import present, run_game, setup_game
+from fishing2sim.engine.batch import new_buffers
+from fishing2sim.engine.rng import game_seed, mix64
+from fishing2sim.search.kernels import (
     EVENT_ROWS, new_search_work, new_view, search_decide, seed_search,
 )
-from ..engine.state import (
+from fishing2sim.engine.state import (
     A_HAND_N, S_ASK_KIND, S_ASK_SEAT, S_END,
     RNG_SIZE, S_ERR_CODE, S_EVN, S_FORCED, S_N_OPTIONS, S_SEARCH_MASK, STATE_SIZE,
 )

@@ -13,14 +13,14 @@ from pathlib import Path
 
 import numpy as np
 
-from ..engine.constants import MAX_HAND, OBS_SIZE, RULESETS
-from .label import N_META, OBS_KEEP
+from fishing2sim.engine.constants import MAX_HAND, OBS_SIZE, RULESETS
+from fishing2sim.train.label import N_META, OBS_KEEP
 
 ROWS_PER_GAME = 500  # more than the decisions of any game (a bound for the buffers)
 
 
 def _deck(ruleset: str):
-    from .. import api
+    from fishing2sim import api
 
     return api.resolve_deck(ruleset, None)
 
@@ -28,7 +28,7 @@ def _deck(ruleset: str):
 def teacher_args(teacher: str, budget, players: int):
     """(sp, rollout lineups, their tables, observe masks) of the teacher search in every
     seat; ``budget``: its [worlds, rollouts, horizon, objective] (None: its defaults)."""
-    from ..strategies import StrategyError, load_strategy, search_args
+    from fishing2sim.strategy.loading import StrategyError, load_strategy, search_args
 
     t = load_strategy(teacher)
     if not t.search:
@@ -42,8 +42,8 @@ def teacher_args(teacher: str, budget, players: int):
 def label_chunk(ruleset: str, players: int, seed: int, start: int, n: int, behaviour: str,
                 teacher: str, budget, rate: float):
     """The labelled positions of games start .. start+n-1 (see label.label_batch)."""
-    from ..strategies import StrategyError, build_lineup, observe_mask
-    from .label import label_batch
+    from fishing2sim.strategy.loading import StrategyError, build_lineup, observe_mask
+    from fishing2sim.train.label import label_batch
 
     deck = _deck(ruleset)
     funcs, table, strats = build_lineup(behaviour, players)
@@ -122,11 +122,11 @@ def restore_obs(obs_keep: np.ndarray, tail: np.ndarray) -> np.ndarray:
 def features_of(data: dict) -> np.ndarray:
     """The features [n, most options, N_FEATURES] (float32) of stored positions and their
     weight blocks [n] (features.block_of)."""
-    from .features import N_FEATURES, features_batch
-    from .label import M_PLAYERS, M_RULESET
+    from fishing2sim.train.features import N_FEATURES, features_batch
+    from fishing2sim.train.label import M_PLAYERS, M_RULESET
 
     obs, meta = data["obs"], data["meta"]
-    from .label import M_N_OPT
+    from fishing2sim.train.label import M_N_OPT
 
     m = int(meta[:, M_N_OPT].max()) if len(meta) else 1
     X = np.zeros((obs.shape[0], m, N_FEATURES), np.float32)

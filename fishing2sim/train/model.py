@@ -19,7 +19,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .features import FEATURE_NAMES, FEATURES_VERSION, N_WEIGHTS
+from fishing2sim.train.features import FEATURE_NAMES, FEATURES_VERSION, N_WEIGHTS
 
 DATA_DIR = Path(__file__).resolve().parent.parent / "data"
 
@@ -110,7 +110,7 @@ def load_params(spec: str, sha256: str | None, strategy_file: str | None = None)
     """The weight vector of the model ``spec`` (see model_path), as a strategy's PARAMS;
     the file must have the sha256 the strategy file pins. A StrategyError (one line) if
     it cannot be the student's."""
-    from ..strategies import StrategyError
+    from fishing2sim.strategy.loading import StrategyError
 
     path = model_path(spec, strategy_file)
     try:

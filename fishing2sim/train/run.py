@@ -35,8 +35,8 @@ from pathlib import Path
 import numpy as np
 import yaml
 
-from ..engine.constants import N_DECISIONS, RULESETS
-from ..contract import DECISION_FUNCTIONS
+from fishing2sim.engine.constants import N_DECISIONS, RULESETS
+from fishing2sim.strategy.contract import DECISION_FUNCTIONS
 
 KEYS = {"name", "seed", "iterations", "teacher", "budget", "rollout", "behaviour", "rate",
         "conditions", "decisions", "temperature", "l2", "evaluation", "workers", "chunk",
@@ -92,7 +92,7 @@ def read_config(path) -> dict:
     _need(isinstance(b, list) and len(b) == 4 and all(isinstance(x, (int, float))
                                                       and not isinstance(x, bool) for x in b),
           f"{where}: budget must be [worlds, rollouts, horizon, objective], got {b!r}")
-    from ..strategies import search_params_problem
+    from fishing2sim.strategy.loading import search_params_problem
 
     problem = search_params_problem([float(x) for x in b])
     _need(not problem, f"{where}: budget: {problem}")
@@ -129,7 +129,7 @@ def read_config(path) -> dict:
     _need(isinstance(ev, dict) and set(ev) <= {"deals"} and isinstance(ev.get("deals", 500), int)
           and ev.get("deals", 500) >= 0, f"{where}: evaluation is {{deals: N}} (N >= 0)")
     # the teacher must be a search bot, the behaviour an ordinary one
-    from ..strategies import StrategyError, load_strategy
+    from fishing2sim.strategy.loading import StrategyError, load_strategy
 
     try:
         t = load_strategy(c["teacher"])
@@ -156,7 +156,7 @@ def config_hash(c: dict) -> str:
     same in a run of any length, so a longer run resumes a shorter one)."""
     keep = {k: v for k, v in c.items() if k not in EXECUTION and k not in (
         "path", "teacher_file", "iterations")}
-    from .features import FEATURES_VERSION
+    from fishing2sim.train.features import FEATURES_VERSION
 
     keep["features_version"] = FEATURES_VERSION
     return hashlib.sha256(json.dumps(keep, sort_keys=True, default=str).encode()).hexdigest()
@@ -189,7 +189,7 @@ def _tag(out: Path) -> str:
 
 
 def _student(out: Path, i: int, model: Path) -> Path:
-    from .model import write_student
+    from fishing2sim.train.model import write_student
 
     name = f"student_{_tag(out)}_{i}"
     return write_student(out / f"{name}.py", model, name)
@@ -197,11 +197,11 @@ def _student(out: Path, i: int, model: Path) -> Path:
 
 def train(path, workers=None, output=None, fresh=False, progress=print) -> Path:
     """Run (or resume) the training file; returns its output folder."""
-    from .evaluate import rotated_share
-    from .fit import agreement, fit, prior_weights
-    from .label import M_GAME, M_KIND, M_N_OPT, M_RULESET
-    from .labels import features_of, join, label_games, load_positions, save_positions
-    from .model import save_model
+    from fishing2sim.train.evaluate import rotated_share
+    from fishing2sim.train.fit import agreement, fit, prior_weights
+    from fishing2sim.train.label import M_GAME, M_KIND, M_N_OPT, M_RULESET
+    from fishing2sim.train.labels import features_of, join, label_games, load_positions, save_positions
+    from fishing2sim.train.model import save_model
 
     c = read_config(path)
     h = config_hash(c)
@@ -225,7 +225,7 @@ def train(path, workers=None, output=None, fresh=False, progress=print) -> Path:
     prev_model = None
     if state["done"]:
         prev_model = out / f"model_{state['done']}.npz"
-        from .model import read_model
+        from fishing2sim.train.model import read_model
 
         w = read_model(prev_model)["weights"].copy()
         progress(f"resuming after iteration {state['done']} ({out})")
@@ -241,7 +241,7 @@ def train(path, workers=None, output=None, fresh=False, progress=print) -> Path:
             behaviour = str(_student(out, i - 1, prev_model))
         teacher = c["teacher"]
         if c["rollout"] == "student" and i > 1:
-            from ..strategies import load_strategy
+            from fishing2sim.strategy.loading import load_strategy
 
             search = load_strategy(c["teacher"]).search
             tf = out / f"teacher_{_tag(out)}_{i}.py"

@@ -6,8 +6,8 @@ the strategy's parameter vector (N_WEIGHTS: rulesets x decision kinds x features
 It reads only the observation and draws nothing from its random stream, so its choices
 are a function of what its seat has seen.
 """
-from ..contract import decision
-from .features import best_option
+from fishing2sim.strategy.contract import decision
+from fishing2sim.train.features import best_option
 
 
 choose = best_option

@@ -8,7 +8,7 @@ the whole hand. trump choice and determine-trump: LIGHT and DARK. determine-colo
 suits. catch-1-other, exchange-take, zero-catch: the other cards still in the trick (a
 face-down one as its option), at least one.
 """
-from fishing2sim.strategy_kit import (
+from fishing2sim.strategy.kit import (
     D_CATCH_1_CARD, D_DETERMINE_COLOUR, D_DETERMINE_TRUMP, D_EXCHANGE_GIVE, D_PASS_1_LEFT,
     D_PLAY, D_TRUMP_CHOICE, DARK, K_BLOWFISH, K_BUOY, LIGHT, O_KIND, O_LED, O_SUBJECT,
     O_TRICK_IN, SUIT_NONE, decision, hand_card, hand_size, helper, kind, n_options,

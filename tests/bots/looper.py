@@ -1,6 +1,6 @@
 """looper: a test bot whose play decision never returns (a bug in a user's bot: a loop
 that never ends, inside a compiled decision that Ctrl-C cannot interrupt from inside)."""
-from fishing2sim.strategy_kit import decision, option
+from fishing2sim.strategy.kit import decision, option
 
 NAME = "looper"
 

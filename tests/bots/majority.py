@@ -1,5 +1,5 @@
 """majority: chooses the trump shade it holds more of (ties: light); plays like random."""
-from fishing2sim.strategy_kit import (
+from fishing2sim.strategy.kit import (
     C_DARK, C_LIGHT, DARK, LIGHT, colour, decision, hand_card, hand_size,
 )
 

@@ -4,7 +4,7 @@ A seat played by it stops the game with an error the moment the engine asks it a
 so a game that runs on shows that the seat was never asked (project ruling: a decision
 with a single option is not asked of the strategy).
 """
-from fishing2sim.strategy_kit import decision
+from fishing2sim.strategy.kit import decision
 
 NAME = "refuser"
 OBSERVES = False

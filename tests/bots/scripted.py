@@ -5,7 +5,7 @@ options (options are action ids of one space: cards by id, a shade as LIGHT / DA
 OPT_SHADE + its code, a suit named by the original Fishing's determine-colour as
 OPT_SUIT + its code), else the first option.
 """
-from fishing2sim.strategy_kit import O_N_OPTIONS, O_OPTIONS, decision, helper
+from fishing2sim.strategy.kit import O_N_OPTIONS, O_OPTIONS, decision, helper
 
 NAME = "scripted"
 OBSERVES = False

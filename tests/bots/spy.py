@@ -4,7 +4,7 @@ know shows anywhere in the hand or options sections of its observation, also pas
 the zero's catch, pass-1-left (which asks every seat in turn for a hand card) and
 determine-colour."""
 from fishing2sim.engine.constants import D_DETERMINE_COLOUR, MAX_HAND, O_KIND, O_N_CARDS
-from fishing2sim.strategy_kit import (
+from fishing2sim.strategy.kit import (
     O_HAND, O_OPTIONS, decision, helper, in_hand, random_option, was_played,
 )
 

@@ -1,6 +1,6 @@
 """Experiment files: one YAML file describes a whole study (``fishing2sim run x.yaml``).
 
-    from fishing2sim.experiment import load_experiment
+    from fishing2sim.config.experiment import load_experiment
     exp = load_experiment("experiments/trump.yaml", overrides={"workers": 2})
     for c in exp.conditions:
         c.players, c.deck, c.lineup, c.params, c.games, c.seed
@@ -27,10 +27,10 @@ from pathlib import Path
 
 import yaml
 
-from .cards import SUPPORTED_PLAYERS, Deck, DeckError, edit_deck, load_deck
-from .engine.constants import MAX_ROUNDS, RULESETS
-from .identity import StrategyIdentity, distinct_names, identify, named
-from .strategies import (
+from fishing2sim.config.deck import SUPPORTED_PLAYERS, Deck, DeckError, edit_deck, load_deck
+from fishing2sim.engine.constants import MAX_ROUNDS, RULESETS
+from fishing2sim.strategy.identity import StrategyIdentity, distinct_names, identify, named
+from fishing2sim.strategy.loading import (
     StrategyError, load_strategy, resolve_path, search_params_problem,
 )
 
@@ -125,7 +125,7 @@ class Condition:
     is_baseline: bool = False
     paired: bool = False  # shares its deals with another condition (paired: true)
     max_games: int = 0  # precision / SPRT runs: the most games it may play (0: games)
-    # one StrategyIdentity per seat (fishing2sim/identity.py): the bot's NAME after import,
+    # one StrategyIdentity per seat (fishing2sim/strategy/identity.py): the bot's NAME after import,
     # its file, digest and kind, resolved once at load; what every table, report and
     # check reads
     identities: tuple = ()
@@ -161,7 +161,7 @@ class Experiment:
     precision: tuple = ()  # ((figure, target half-width in the figure's unit, as written), ...)
     sprt: dict | None = None  # {better, than, elo0, elo1, alpha, beta}
     paired: bool = False
-    # a ladder (fishing2sim/ladder.py): {bots: their NAMEs in the file's order, kinds:
+    # a ladder (fishing2sim/analysis/ladder.py): {bots: their NAMEs in the file's order, kinds:
     # heuristic, search or cheater each (their identities'), budgets: per bot None or a
     # search bot's {params: {name: value}, rollout: its rollout strategy's NAME}, anchor:
     # the NAME rated 0, games / search_games: games per pair}; None otherwise
@@ -182,7 +182,7 @@ def condition_seed(seed: int, index: int) -> int:
 
     Game ``g`` of the condition is then game_seed(condition seed, g), as in play_games.
     """
-    from .engine.rng import game_seed
+    from fishing2sim.engine.rng import game_seed
 
     return int(game_seed(int(seed), CONDITION_SEED_OFFSET + int(index))) & MAX_SEED
 
@@ -295,7 +295,7 @@ def _load_yaml(text: str):
 def shipped_experiments_dir() -> Path | None:
     """The shipped experiment files: fishing2sim/experiments/ in an installed package, the
     repository's experiments/ in a source checkout."""
-    pkg = Path(__file__).resolve().parent
+    pkg = Path(__file__).resolve().parent.parent
     for d in (pkg / "experiments", pkg.parent / "experiments"):
         if d.is_dir() and any(d.glob("*.yaml")):
             return d
@@ -748,7 +748,7 @@ class _Loader:
     def ladder(self, cfg: dict, games: int, games_overridden: bool, analyses: list) -> dict:
         """Check the ladder: key and write its conditions into ``cfg``: one explicit
         condition per pair of bots (A, B), the lineup [A, A, B, B], seat-rotated, 4 players
-        (fishing2sim/ladder.py). Returns the ladder's description (Experiment.ladder)."""
+        (fishing2sim/analysis/ladder.py). Returns the ladder's description (Experiment.ladder)."""
         spec = cfg[LADDER]
         if not isinstance(spec, dict):
             self.fail(LADDER, "expected a mapping such as {bots: [random, greedy, weights], "
@@ -1333,7 +1333,7 @@ class _Loader:
                             spec.strip())
 
     def identify(self, key, path: Path, entry: str) -> StrategyIdentity:
-        """The identity of a lineup entry's bot, imported once (fishing2sim/identity.py).
+        """The identity of a lineup entry's bot, imported once (fishing2sim/strategy/identity.py).
         A NAME is one bot: a second file with the NAME of another is an error naming both."""
         if entry in self.identities:
             return self.identities[entry]

@@ -22,12 +22,12 @@ import matplotlib.pyplot as plt  # noqa: E402
 import pandas as pd  # noqa: E402
 import yaml  # noqa: E402
 
-from . import __version__  # noqa: E402
-from .experiment import _parse_key_path, set_key_path  # noqa: E402
-from .report import html as _html  # noqa: E402
-from .report import write_folder_atomically  # noqa: E402
-from .report.document import Doc  # noqa: E402
-from .tune import Estimate, figure_names, show_estimate, value_text  # noqa: E402
+from fishing2sim import __version__  # noqa: E402
+from fishing2sim.config.experiment import _parse_key_path, set_key_path  # noqa: E402
+from fishing2sim.report import html as _html  # noqa: E402
+from fishing2sim.report import write_folder_atomically  # noqa: E402
+from fishing2sim.report.document import Doc  # noqa: E402
+from fishing2sim.tune.tuner import Estimate, figure_names, show_estimate, value_text  # noqa: E402
 
 DPI = 110
 

@@ -5,9 +5,9 @@ strategy as a plugin; any decision another strategy leaves undefined is made by 
 It reads its observation directly (the same draw as strategy_kit.random_option: the count
 clamped to 0 .. MAX_HAND), so loading it does not load the strategy kit.
 """
-from .contract import decision
-from .engine.constants import MAX_HAND, O_N_OPTIONS, O_OPTIONS
-from .engine.rng import rand_below
+from fishing2sim.strategy.contract import decision
+from fishing2sim.engine.constants import MAX_HAND, O_N_OPTIONS, O_OPTIONS
+from fishing2sim.engine.rng import rand_below
 
 
 @decision

@@ -31,10 +31,10 @@ from pathlib import Path
 
 import numpy as np
 
-from .engine.constants import MAX_PLAYERS
-from .contract import DECISION_FUNCTIONS, ContractError
+from fishing2sim.engine.constants import MAX_PLAYERS
+from fishing2sim.strategy.contract import DECISION_FUNCTIONS, ContractError
 
-REPO_ROOT = Path(__file__).resolve().parent.parent
+REPO_ROOT = Path(__file__).resolve().parent.parent.parent
 
 
 def _bots_package() -> tuple[Path, str]:
@@ -252,7 +252,7 @@ def _rollout_path(path: Path, spec: str) -> Path:
 
 
 def _cache_stamp(path: Path) -> str:
-    from .engine import kernel_stamp
+    from fishing2sim.engine import kernel_stamp
 
     return f"{kernel_stamp()} {strategy_digest(path)}"
 
@@ -342,7 +342,7 @@ def _fallback(path: Path, module) -> dict:
         raise StrategyError(
             f"strategy file {path}: FALLBACK must map decision names "
             f"({', '.join(DECISION_FUNCTIONS)}) to @decision functions, e.g. "
-            f"FALLBACK = SHARED_DECISIONS (from fishing2sim.strategy_kit); got {fallback!r}")
+            f"FALLBACK = SHARED_DECISIONS (from fishing2sim.strategy.kit); got {fallback!r}")
     return fallback
 
 
@@ -355,7 +355,7 @@ def _check_function(path: Path, fname: str, fn):
     if not hasattr(fn, "nopython_signatures"):
         raise StrategyError(
             f"strategy file {path}: {fname} is not a decision function: decorate it with "
-            "@decision (from fishing2sim.strategy_kit)")
+            "@decision (from fishing2sim.strategy.kit)")
     sigs = fn.nopython_signatures
     args = (types.Array(types.int64, 1, "C"), types.Array(types.float64, 1, "C"),
             types.Array(types.uint64, 1, "C"))
@@ -462,7 +462,7 @@ def load_strategy(spec, strict: bool = False) -> Strategy:
 
 
 def _load(path: Path, strict: bool) -> Strategy:
-    from . import first_run
+    from fishing2sim import first_run
 
     first_run.before_compile()  # importing a strategy compiles it (and the kit)
     try:
@@ -478,7 +478,7 @@ def _load(path: Path, strict: bool) -> Strategy:
     _check_names(path, module)
     if getattr(module, "SEARCH", None) is not None:
         return _search_bot(path, module, name, strict)
-    from .reference import choose_uniformly  # imported here: it compiles on import
+    from fishing2sim.strategy.reference import choose_uniformly  # imported here: it compiles on import
 
     fallback = _fallback(path, module)
     funcs, defined = [], []
@@ -614,7 +614,7 @@ def search_args(strats, params, players: int):
     seats = [p for p, s in enumerate(strats) if s.search]
     if not seats:
         return None
-    from .engine.search import N_SP  # (the search kernels are loaded only when a seat searches)
+    from fishing2sim.search.kernels import N_SP  # (the search kernels are loaded only when a seat searches)
 
     mask = 0
     sp = np.zeros((MAX_PLAYERS, N_SP), np.float64)
@@ -656,7 +656,7 @@ def _strict_functions(path: Path, module, funcs: list) -> list:
     from numba.core import config
     from numba.core.dispatcher import Dispatcher
 
-    from .contract import DECISION_SIGNATURE
+    from fishing2sim.strategy.contract import DECISION_SIGNATURE
 
     if config.DISABLE_JIT:  # plain Python: every index is checked anyway
         return funcs
@@ -769,7 +769,7 @@ def _typed_lineup(funcs: tuple):
     if not _lineup_type_registered:
         from numba.core.typing.typeof import typeof_impl
 
-        from .engine.sigs import STRATS
+        from fishing2sim.engine.sigs import STRATS
 
         typeof_impl.register(Lineup)(lambda val, c: STRATS)
         _lineup_type_registered = True
@@ -788,7 +788,7 @@ def _remember_address(fn) -> None:
         return
     from numba.experimental.function_type import _get_wrapper_address
 
-    from .engine.sigs import DECISION
+    from fishing2sim.engine.sigs import DECISION
 
     sig = DECISION.signature
     addr = _get_wrapper_address(fn, sig)
@@ -808,7 +808,7 @@ def observe_mask(strats) -> int:
     the observation (the engine builds it). Bit MAX_PLAYERS * (1 + k) + p: seat p's
     decision k is the reference random strategy, which the engine draws itself (the same
     draw from the seat's stream, without the call)."""
-    from .reference import choose_uniformly
+    from fishing2sim.strategy.reference import choose_uniformly
 
     mask = sum(1 << p for p, s in enumerate(strats) if s.observes)
     for p, s in enumerate(strats):

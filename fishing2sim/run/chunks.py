@@ -1,7 +1,7 @@
 """Chunks: the plan of a run (which games each chunk plays) and playing one chunk.
 
 A chunk (condition, chunk index) plays a fixed range of game indexes of its condition and
-reduces them to totals (fishing2sim.totals). The local runner and the Dask backend both
+reduces them to totals (fishing2sim.run.totals). The local runner and the Dask backend both
 call :func:`run_chunk`; neither imports the other.
 """
 from __future__ import annotations
@@ -11,8 +11,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .engine import constants as K
-from .totals import R, accumulate, add_blocks, empty_totals
+from fishing2sim.engine import constants as K
+from fishing2sim.run.totals import R, accumulate, add_blocks, empty_totals
 
 class RunError(ValueError):
     """A run that cannot start (e.g. --resume with a changed experiment file)."""
@@ -90,7 +90,7 @@ def strategy_names(cond) -> list[str]:
     """The distinct strategies of a condition's lineup, in lineup order: the NAMEs of its
     seats' identities (resolved at load, one file per NAME), the rows of the tables and
     the strategy slots of the totals."""
-    from .identity import distinct_names
+    from fishing2sim.strategy.identity import distinct_names
 
     return distinct_names(cond.identities)
 
@@ -103,7 +103,7 @@ def _prepare(exp, cond):
     key = (exp.config_hash, cond.index, exp.strict)
     if key in _prepared:
         return _prepared[key]
-    from .strategies import build_lineup, observe_mask, search_args
+    from fishing2sim.strategy.loading import build_lineup, observe_mask, search_args
 
     P = cond.players
     rotations = range(P) if cond.rotate else range(1)
@@ -126,9 +126,9 @@ def _prepare(exp, cond):
 
 def run_chunk(exp, task: Task) -> dict:
     """Play one chunk and reduce it to totals (a dict of int64 arrays; with the per-unit
-    vectors of fishing2sim.totals for a condition that shares its deals)."""
-    from .api import EVENT_CAPACITY, call_kernel, kernel_failure, new_outputs, new_work
-    from .engine.batch import N_T, G_ERR_CODE, play_batch, trump_batch
+    vectors of fishing2sim.run.totals for a condition that shares its deals)."""
+    from fishing2sim.api import EVENT_CAPACITY, call_kernel, kernel_failure, new_outputs, new_work
+    from fishing2sim.engine.batch import N_T, G_ERR_CODE, play_batch, trump_batch
 
     cond = exp.conditions[task.condition]
     lineups, names, arrays, hands = _prepare(exp, cond)
@@ -144,7 +144,7 @@ def run_chunk(exp, task: Task) -> dict:
                 cond.first_leader, np.uint64(cond.seed), task.start, n, funcs, table, 0, mask,
                 work)
         if search is not None:  # (the search kernels are loaded only when a seat searches)
-            from .engine.search import play_batch_search, trump_batch_search
+            from fishing2sim.search.kernels import play_batch_search, trump_batch_search
         if search is not None and trump:  # search seats (engine/search.py): searching
             pairs = np.zeros((n, R, N_T), np.int64)  # only trump choices (experiment.py)
             done = call_kernel(trump_batch_search, (

@@ -59,7 +59,7 @@ def decide(spec: dict, n: int, mean: float, var: float) -> dict:
     """The SPRT after ``n`` units of mean score ``mean`` and variance ``var`` (over the units):
     the LLR, the bounds, the decision (H1, H0 or None) and the fixed-sample SPRT Elo with its
     normal 95% CI (``elo``, ``elo_low``, ``elo_high``: not corrected for the stop)."""
-    from .stats import Z
+    from fishing2sim.analysis.stats import Z
 
     s0, s1 = elo_to_score(spec["elo0"]), elo_to_score(spec["elo1"])
     llr = n * (s1 - s0) * (2 * mean - s0 - s1) / (2 * var) if n and var > 0 else 0.0

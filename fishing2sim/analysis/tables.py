@@ -13,11 +13,11 @@ import math
 import numpy as np
 import pandas as pd
 
-from .chunks import strategy_names
-from .contrasts import contrast_table, label_keys_of, pooled_trump
-from .stats import (WIN_UNIT, Z, equal_means_test, mean_ci, mean_vs_value_p,  # noqa: F401
+from fishing2sim.run.chunks import strategy_names
+from fishing2sim.analysis.contrasts import contrast_table, label_keys_of, pooled_trump
+from fishing2sim.analysis.stats import (WIN_UNIT, Z, equal_means_test, mean_ci, mean_vs_value_p,  # noqa: F401
                     wilson)  # (Z: re-exported)
-from .totals import (SQ, SUM, TRUMP_CROSS_SQ, TRUMP_CROSS_SUM, TRUMP_G_SQ, TRUMP_G_SUM,
+from fishing2sim.run.totals import (SQ, SUM, TRUMP_CROSS_SQ, TRUMP_CROSS_SUM, TRUMP_G_SQ, TRUMP_G_SUM,
                      TRUMP_PROD_SQ, TRUMP_PROD_SUM)
 
 # ci_unit: what the 95% CI takes as its independent unit (a game, a rotation block, a
@@ -203,7 +203,7 @@ def tables_from_totals(exp, totals: list, units: list | None = None) -> dict[str
     if any(c.baseline is not None for c in exp.conditions):
         tables["contrasts"] = contrast_table(exp, totals, units)
     if "ladder" in exp.analyses and getattr(exp, "ladder", None):
-        from .ladder import ladder_tables
+        from fishing2sim.analysis.ladder import ladder_tables
 
         tables.update(ladder_tables(exp, totals))
     return tables

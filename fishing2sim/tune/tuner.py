@@ -11,7 +11,7 @@ continues it and optuna-dashboard opens it. At the end the best few trials are r
 a fresh seed and more games (racing) next to the untuned file (the baseline), and the
 report is written atomically (a temporary folder, then renamed).
 
-    from fishing2sim.tune import load_tune, tune
+    from fishing2sim.tune.tuner import load_tune, tune
     spec = load_tune("experiments/tune_deck.yaml")
     result = tune(spec, workers=2)
 
@@ -37,7 +37,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from .experiment import (
+from fishing2sim.config.experiment import (
     MAX_GAMES,
     MAX_GAMES_HARD,
     MAX_SEED,
@@ -128,7 +128,7 @@ def _short(v) -> str:
 
 def derive_seed(seed: int, index: int) -> int:
     """game_seed(seed, index) kept to 63 bits (the runner's condition seeds do the same)."""
-    from .engine.rng import game_seed
+    from fishing2sim.engine.rng import game_seed
 
     return int(game_seed(int(seed), int(index))) & MAX_SEED
 
@@ -430,7 +430,7 @@ class TuneSpec:
 
 def _get_path(cfg, key):
     """The value at a key path in the file's mapping, or None."""
-    from .experiment import _parse_key_path
+    from fishing2sim.config.experiment import _parse_key_path
 
     node = cfg
     for part in _parse_key_path(key):
@@ -754,7 +754,7 @@ def _cond_matches(cond, where: dict) -> bool:
 
 
 def _check_figures(spec: TuneSpec, exp) -> None:
-    from .runner import strategy_names
+    from fishing2sim.run.runner import strategy_names
 
     figs = [(f"tune.objective.{spec.mode}", spec.figure)] if spec.figure else [
         (f"tune.objective.targets[{i}]", t.figure) for i, t in enumerate(spec.targets)]
@@ -808,7 +808,7 @@ def _check_figures(spec: TuneSpec, exp) -> None:
 
 def _name_params(spec: TuneSpec, exp) -> None:
     """Label the entries of a seat's parameter vector with the strategy's PARAM_NAMES."""
-    from .strategies import StrategyError, load_strategy
+    from fishing2sim.strategy.loading import StrategyError, load_strategy
 
     for d in spec.dims:
         m = re.fullmatch(r"seats\[(\d+)\]\.params(?:\[(\d+)\])?", d.key)
@@ -898,7 +898,7 @@ def show(name: str | None, x, hw=math.nan, diff: bool = False) -> str:
     """A figure's value as the run reports write it: a share in percent (a difference of
     shares in pp), the leader edge in pp, other figures as numbers, each with the decimals
     its 95% CI half-width ``hw`` warrants. ``name`` None: the targets' loss, unitless."""
-    from .report.common import number
+    from fishing2sim.report.common import number
 
     if x is None or (isinstance(x, float) and math.isnan(x)):
         return "–"
@@ -997,7 +997,7 @@ def _run_trial(exp, workers: int, pool=None):
     (``in_process=False``), so Ctrl-C stops it at once, inside a chunk too (a compiled
     kernel cannot be interrupted from inside: the runner kills its workers). ``pool`` (a
     runner.WorkerPool) keeps the workers from one trial to the next."""
-    from .runner import run
+    from fishing2sim.run.runner import run
 
     return run(exp, write=False, workers=workers, progress=False, in_process=False,
                pool=pool)
@@ -1005,7 +1005,7 @@ def _run_trial(exp, workers: int, pool=None):
 
 def evaluate(spec: TuneSpec, values: dict, seed: int, games: int, workers: int,
              tag: str, pool=None) -> Evaluation:
-    from .runner import checkpoint_dir
+    from fishing2sim.run.runner import checkpoint_dir
 
     t0 = time.perf_counter()
     exp = build_experiment(spec, values, seed, games, tag)
@@ -1121,7 +1121,7 @@ def open_study(spec: TuneSpec, resume: bool):
     import optuna
     from optuna.trial import TrialState
 
-    from .safe_files import FileSafetyError, real_folder
+    from fishing2sim.safe_files import FileSafetyError, real_folder
 
     optuna.logging.set_verbosity(optuna.logging.WARNING)
     try:
@@ -1186,8 +1186,8 @@ def _prepare_output(spec: TuneSpec) -> None:
     """The study's folder: refused if it is a folder of the user's own, a link or a file;
     made and marked as this program's otherwise (the report later replaces it). The scratch
     folder of the trials' checkpoints may not be a link either."""
-    from . import __version__
-    from .safe_files import MARKER, FileSafetyError, check_replaceable, real_folder, write_marker
+    from fishing2sim import __version__
+    from fishing2sim.safe_files import MARKER, FileSafetyError, check_replaceable, real_folder, write_marker
 
     try:
         check_replaceable(spec.output_dir)
@@ -1206,7 +1206,7 @@ def tune(spec: TuneSpec, workers: int | None = None, resume: bool = False,
     """Run the study (or continue it), race the best trials, write the report. The report
     folder is locked meanwhile (runner.OutputLock, as ``run`` locks it): a second tune or a
     run on the same folder is refused (a RunError naming the PID)."""
-    from .runner import OutputLock, WorkerPool
+    from fishing2sim.run.runner import OutputLock, WorkerPool
 
     with OutputLock(spec.output_dir.parent, spec.name), WorkerPool() as pool:
         return _tune(spec, workers, resume, progress, write, pool)
@@ -1216,7 +1216,7 @@ def _tune(spec: TuneSpec, workers, resume: bool, progress: bool, write: bool,
           pool) -> TuneResult:
     from optuna.trial import TrialState
 
-    from .runner import default_workers
+    from fishing2sim.run.runner import default_workers
 
     workers = workers or spec.raw.get("workers") or default_workers()
     t0 = time.perf_counter()
@@ -1259,7 +1259,7 @@ def _tune(spec: TuneSpec, workers, resume: bool, progress: bool, write: bool,
     result = TuneResult(spec, study, trials_df, race_df, winner, base_ev, verdict, None,
                         elapsed)
     if write:
-        from .tune_report import write_tune_report
+        from fishing2sim.tune.report import write_tune_report
 
         result.report_dir = write_tune_report(result)
     shutil.rmtree(spec.scratch, ignore_errors=True)
@@ -1382,7 +1382,7 @@ def race(spec: TuneSpec, study, workers: int, progress: bool, pool=None):
 
 
 def _evaluate_baseline(spec, seed, games, workers, pool=None) -> Evaluation:
-    from .runner import checkpoint_dir
+    from fishing2sim.run.runner import checkpoint_dir
 
     t0 = time.perf_counter()
     data = copy.deepcopy(spec.raw)

@@ -49,7 +49,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from .stats import WIN_UNIT, Z, chi2_sf
+from fishing2sim.analysis.stats import WIN_UNIT, Z, chi2_sf
 
 ELO = 400.0 / math.log(10.0)  # Elo points per unit of Bradley-Terry strength
 LADDER_SEATS = (0, 0, 1, 1)  # the lineup of a pair (A, B): [A, A, B, B]

@@ -1,6 +1,6 @@
 """Run an experiment: chunks of games on local processes, totals merged as they stream in.
 
-    from fishing2sim.runner import run
+    from fishing2sim.run.runner import run
     results = run("experiments/trump.yaml")       # Results: .tables (DataFrames), .meta
 
 Every chunk (condition, chunk index) plays a fixed range of game indexes; game g of a
@@ -34,15 +34,15 @@ from pathlib import Path
 import multiprocessing as mp
 import numpy as np
 
-from . import __version__, first_run
-from .first_run import cache_places, cold_cache  # noqa: F401  (the runner's names, as before)
-from .safe_files import (FileSafetyError, check_replaceable, read_regular, real_folder,
+from fishing2sim import __version__, first_run
+from fishing2sim.first_run import cache_places, cold_cache  # noqa: F401  (the runner's names, as before)
+from fishing2sim.safe_files import (FileSafetyError, check_replaceable, read_regular, real_folder,
                          remove_ours, write_atomic)
-from .chunks import (  # noqa: F401  (the runner's public names, as before)
+from fishing2sim.run.chunks import (  # noqa: F401  (the runner's public names, as before)
     RunError, Task, _prepare, _units, games_of, iter_plan, n_chunks, plan, run_chunk,
     strategy_names, task_of,
 )
-from .totals import (  # noqa: F401
+from fishing2sim.run.totals import (  # noqa: F401
     BLOCK_KEYS as _BLOCK_KEYS, MAX_POINTS, R, UNIT_PREFIX, accumulate, add_blocks,
     empty_totals, merge, split_units, summed_keys, unit_keys, win_shares,
 )
@@ -282,7 +282,7 @@ class OutputLock:
         return False
 
     def acquire(self) -> "OutputLock":
-        from .safe_files import FileSafetyError, open_lock
+        from fishing2sim.safe_files import FileSafetyError, open_lock
 
         parent = self.path.parent
         self.created = not parent.exists()  # removed again if the run leaves it empty
@@ -435,7 +435,7 @@ def run(experiment, workers: int | None = None, resume: bool = False, progress: 
 
 def _run(experiment, workers, resume, progress, write, overrides, scheduler, dask_local,
          in_process, yes, ignore_after_stop, pool) -> Results:
-    from .experiment import Experiment, load_experiment
+    from fishing2sim.config.experiment import Experiment, load_experiment
 
     exp = experiment if isinstance(experiment, Experiment) \
         else load_experiment(experiment, overrides, yes=yes)
@@ -459,7 +459,7 @@ def _run(experiment, workers, resume, progress, write, overrides, scheduler, das
                 _check_output(exp)
             backend = None
             if scheduler or dask_local:
-                from .dask_backend import DaskBackend
+                from fishing2sim.run.dask import DaskBackend
 
                 backend = DaskBackend(exp, scheduler=scheduler, n_local=dask_local)  # fails early
             try:
@@ -474,7 +474,7 @@ def _run(experiment, workers, resume, progress, write, overrides, scheduler, das
             if backend is not None:
                 backend.close()
             if write:
-                from .report import write_report
+                from fishing2sim.report import write_report
 
                 try:
                     write_report(results.exp or exp, results)
@@ -545,9 +545,9 @@ def _next_games(exp, cond, t, games: int, contrast_hw: dict | None = None,
     same games), and what was decided. ``contrast_hw``: the half-widths of the contrasts
     with a precision target that this condition takes part in (as condition or baseline).
     ``looks``: the games at every decision so far, this one included (default: this one
-    only); a stopped SPRT reports the estimate that accounts for them (fishing2sim/sprt.py)."""
-    from .contrasts import half_widths, sprt_state
-    from .sprt import next_games, stopped_estimate
+    only); a stopped SPRT reports the estimate that accounts for them (fishing2sim/analysis/sprt.py)."""
+    from fishing2sim.analysis.contrasts import half_widths, sprt_state
+    from fishing2sim.analysis.sprt import next_games, stopped_estimate
 
     step = _step(exp, cond)
     cap = max(cond.max_games, games)
@@ -587,7 +587,7 @@ def _contrast_widths(exp, totals, units) -> dict:
     targets = [f for f, _, _ in exp.precision if f.startswith(CONTRAST_PREFIX)]
     if not targets:
         return {}
-    from .contrasts import contrast_table
+    from fishing2sim.analysis.contrasts import contrast_table
 
     con = contrast_table(exp, totals, units)
     out: dict = {}
@@ -740,7 +740,7 @@ def _play(exp, folder, done, state, total_games, total_chunks, workers, in_proce
     if exp.adaptive:
         meta["stages"] = stages
         meta["adaptive"] = {i: d for i, d in sorted(decisions.items())}
-    from .analysis import tables_from_totals
+    from fishing2sim.analysis.tables import tables_from_totals
 
     return Results(tables_from_totals(final, totals, units), meta, totals, units, final)
 

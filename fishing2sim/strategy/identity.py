@@ -47,7 +47,7 @@ def identity_of(strategy) -> StrategyIdentity:
     """The identity of a loaded strategies.Strategy. The digest is taken of the files as
     they are now (a process imports a file once: an edit since changes the config hash, as
     --resume must see, though not the NAME)."""
-    from .strategies import strategy_digest
+    from fishing2sim.strategy.loading import strategy_digest
 
     kind = "heuristic" if not strategy.search else \
         "cheater" if strategy.search == "cheater" else "search"
@@ -60,7 +60,7 @@ def identity_of(strategy) -> StrategyIdentity:
 def identify(spec) -> StrategyIdentity:
     """The identity of a strategy (a shipped bot's name, a .py path or a Strategy); raises
     strategies.StrategyError for a file that cannot be loaded."""
-    from .strategies import load_strategy
+    from fishing2sim.strategy.loading import load_strategy
 
     return identity_of(load_strategy(spec))
 

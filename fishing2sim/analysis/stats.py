@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 
-from .totals import WIN_UNIT as _WIN_UNIT
+from fishing2sim.run.totals import WIN_UNIT as _WIN_UNIT
 
 Z = 1.959963984540054  # the 97.5% normal quantile: 95% two-sided intervals
 WIN_UNIT = float(_WIN_UNIT)  # win shares are counted in 60ths of a win (ties share it)

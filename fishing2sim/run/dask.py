@@ -11,7 +11,7 @@ import logging
 import os
 import signal
 
-from .chunks import RunError, Task, run_chunk
+from fishing2sim.run.chunks import RunError, Task, run_chunk
 
 CONNECT_TIMEOUT = "5s"
 

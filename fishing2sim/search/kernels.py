@@ -29,7 +29,7 @@ with every zone's count as in the game.
 import numpy as np
 from numba import njit
 
-from .constants import (
+from fishing2sim.engine.constants import (
     C_DARK, C_GREEN, C_LIGHT, D_EXCHANGE_GIVE, D_PASS_1_LEFT, D_PLAY, D_TRUMP_CHOICE, END_ERROR, END_PAUSED, END_RUNNING,
     EV_BOAT, EV_CATCH_1_CARD, EV_CATCH_1_OTHER, EV_CATCH_ALL_OTHERS, EV_CAUGHT, EV_DEAL,
     EV_DRAW, EV_EXCHANGE, EV_OCEAN, EV_PASS_1_LEFT, EV_PLAY, EV_ROUND_SCORE, EV_ROUND_START,
@@ -39,14 +39,14 @@ from .constants import (
     STOP_NEVER,
     TS_COLOUR_SHIFT,
 )
-from .batch import T_CHOOSER, new_buffers, record_game, take_branch_error, trump_pairs
-from .core import (
+from fishing2sim.engine.batch import T_CHOOSER, new_buffers, record_game, take_branch_error, trump_pairs
+from fishing2sim.engine.core import (
     ERR_ILLEGAL_CHOICE, ERR_NO_WORLD, ERR_ROLLOUT_ILLEGAL, apply_trump_choice, ask_trump_choice,
     best_points, play_card, run_game, setup_game,
 )
-from .rng import game_seed, mix64, next_u64, rand_below, seed_streams
-from .sigs import DECK, EV, OBS, PARAMS, RNG, ST, STRATS, b1, i64, types, void
-from .state import (
+from fishing2sim.engine.rng import game_seed, mix64, next_u64, rand_below, seed_streams
+from fishing2sim.engine.sigs import DECK, EV, OBS, PARAMS, RNG, ST, STRATS, b1, i64, types, void
+from fishing2sim.engine.state import (
     A_BOAT, A_BOAT_HEAD, A_BOAT_N, A_FISHER, A_FISHER_N, A_HAND, A_HAND_N, A_KIND, A_OCEAN,
     A_SCRATCH, A_TRICK_PLAYER, S_FIN_K, S_FIN_ON, S_FIN_TAKEN,
     A_OPTIONS, A_POINTS, A_SUIT, A_TRICK_CARD, A_TRICK_FD, A_TRICK_IN, RNG_SIZE, S_ASK_KIND,

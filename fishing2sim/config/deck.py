@@ -55,7 +55,7 @@ __all__ = [
     "load_deck",
 ]
 
-DECKS_DIR = Path(__file__).resolve().parent / "data" / "decks"
+DECKS_DIR = Path(__file__).resolve().parent.parent / "data" / "decks"
 DECK_COLUMNS = ("id", "name", "kind", "colour", "value", "effect", "tier", "min_players")
 DEFAULT_DECKS = {"fishing2": DECKS_DIR / "fishing2.csv", "fishing": DECKS_DIR / "fishing.csv"}
 

@@ -35,10 +35,10 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from .stats import WIN_UNIT, Z, adjust_p, mean_ci, p_from_ci, ratio_ci, wilson
-from .chunks import strategy_names
-from .sprt import decide, elo_to_score, score_to_elo  # noqa: F401 (re-exported)
-from .totals import CL_SQ, CL_SUM, CL_XM, SUM, TRUMP_X
+from fishing2sim.analysis.stats import WIN_UNIT, Z, adjust_p, mean_ci, p_from_ci, ratio_ci, wilson
+from fishing2sim.run.chunks import strategy_names
+from fishing2sim.analysis.sprt import decide, elo_to_score, score_to_elo  # noqa: F401 (re-exported)
+from fishing2sim.run.totals import CL_SQ, CL_SUM, CL_XM, SUM, TRUMP_X
 
 FIGURES = ("overfishing", "ocean_empty", "ocean_left", "trump_value", "trump_stakes_half_low",
            "trump_stakes_half", "leader_edge", "win_share")
@@ -378,7 +378,7 @@ def sprt_state(exp, cond, t) -> dict:
     """The SPRT of ``exp.sprt`` in one condition. Per unit (a game, or a rotation block) the
     score of A against B is 1/2 + (A's win share − B's win share)/2, in 0..1; the log
     likelihood ratio of elo1 against elo0 is the normal (GSPRT) approximation used by
-    fishtest: LLR = n (s1 − s0) (2 x̄ − s0 − s1) / (2 σ²) (fishing2sim/sprt.py). Its Elo is
+    fishtest: LLR = n (s1 − s0) (2 x̄ − s0 − s1) / (2 σ²) (fishing2sim/analysis/sprt.py). Its Elo is
     the SPRT Elo, the logistic Elo of that score: not the ladder's rating scale."""
     spec = exp.sprt
     names = strategy_names(cond)

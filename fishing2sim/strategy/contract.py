@@ -1,7 +1,7 @@
 """The strategy contract's names and decorators: which decisions there are, and how a
 decision function (and a helper of one) is compiled. Kept apart from strategy_kit so that
 loading a strategy (or the reference random strategy) does not load every kit helper; a
-strategy file imports all of this from fishing2sim.strategy_kit.
+strategy file imports all of this from fishing2sim.strategy.kit.
 """
 
 DECISION_SIGNATURE = "int64(int64[::1], float64[::1], uint64[::1])"

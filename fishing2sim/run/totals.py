@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .engine import constants as K
+from fishing2sim.engine import constants as K
 
 R = K.MAX_ROUNDS + 1
 MAX_POINTS = 1024  # score histogram bins (the last one collects anything higher)
@@ -156,7 +156,7 @@ def accumulate(t: dict, P: int, slot, out_int, out_points, out_ocean, pairs,
                units: dict | None = None, last_round: int = 0):
     """Add one batch of kernel output (one rotation of a chunk) to the totals ``t``.
     ``units`` (paired conditions): a dict that collects this rotation's per-game vectors."""
-    from .engine.batch import (G_END, G_END_ROUND, G_FIRST_LEADER, G_MAX_TIER, G_ROUNDS,
+    from fishing2sim.engine.batch import (G_END, G_END_ROUND, G_FIRST_LEADER, G_MAX_TIER, G_ROUNDS,
                                T_CHOICE, T_CHOOSER, T_D1_POINTS, T_D1_WIN, T_D2_POINTS,
                                T_D2_WIN)
 
@@ -256,7 +256,7 @@ def accumulate(t: dict, P: int, slot, out_int, out_points, out_ocean, pairs,
 def trump_choice_values(pairs, ch, unit: int) -> dict:
     """Per game and round (rounds 1.., a choice where ``ch``, else 0): g, prod and cross
     (TRUMP_X) of the trump choices in points (``unit`` 0) or win share (1)."""
-    from .engine.batch import T_CHOICE, T_D1_POINTS, T_D1_WIN, T_D2_POINTS, T_D2_WIN
+    from fishing2sim.engine.batch import T_CHOICE, T_D1_POINTS, T_D1_WIN, T_D2_POINTS, T_D2_WIN
 
     a, b = ((T_D1_POINTS, T_D2_POINTS), (T_D1_WIN, T_D2_WIN))[unit]
     sign = np.where(pairs[:, 1:, T_CHOICE] == K.C_LIGHT, 1, -1)
@@ -270,7 +270,7 @@ def trump_choice_values(pairs, ch, unit: int) -> dict:
 def _accumulate_trump_games(t: dict, pairs, ch, slot, units: dict | None) -> None:
     """A row per game of its trump choices' sums (_block_trump: folded into the clustered
     sums by unit in add_blocks) and, for paired conditions, the unit vectors (points)."""
-    from .engine.batch import T_CHOOSER
+    from fishing2sim.engine.batch import T_CHOOSER
 
     c = ch[:, 1:]
     n = c.shape[0]

@@ -1,0 +1,674 @@
+"""What a strategy file imports: the decision decorator and helpers to read an observation.
+
+A strategy is one Python file with ``NAME`` and one function per decision it makes
+(docs/rules.md C), each decorated with ``@decision`` so it takes ``(obs, params, rng)`` and
+returns one of the options:
+
+    play              which card to play (options: the legal cards)
+    trump_choice      the leader's shade at the start of rounds 2.. (options: LIGHT, DARK)
+    determine_trump   the shade for the next trick (options: LIGHT, DARK)
+    catch_1_other     the card to catch from the trick (options: other cards still in it)
+    exchange_take     the trick card to take into hand (options: as catch_1_other)
+    exchange_give     the hand card to put face down (options: the hand, taken card included)
+    catch_1_card      the hand card to move to the fisher (options: the hand)
+    zero_catch        original Fishing: the card a zero catches (options: other cards still
+                      in the trick)
+    pass_1_left       original Fishing: the hand card passed to the left (options: the hand)
+    determine_colour  original Fishing: the next trick's suit (options: BLUE, YELLOW,
+                      PURPLE, RED, GREEN)
+
+A decision the file does not define is made by the reference random strategy (a uniform
+choice among the options). ``obs`` is the observation (the O_* layout in
+engine/constants.py): read it through the helpers below. ``params`` is the seat's parameter
+vector from the experiment file (the file's ``PARAMS`` gives the defaults and the length).
+``rng`` is the seat's own random stream: use ``rand_below(rng, n)``.
+
+Options are action ids of one space, so an option never means two things: a card option is
+the card's id (0 .. MAX_CARDS-1); a face-down trick card is OPT_FACE_DOWN + its trick
+position (in the trick it shows as FACE_DOWN); the shades are LIGHT and DARK (OPT_LIGHT,
+OPT_DARK); the suits BLUE, YELLOW, PURPLE, RED, GREEN (OPT_*). These are not the codes the
+observation uses for a trump or a colour (C_LIGHT, C_BLUE, ... in O_TRUMP, a card's colour):
+``option_card``, ``option_shade``, ``option_suit``, ``option_trick_index`` read an option,
+``shade_option`` / ``suit_option`` make one. Functions of the strategy's own that its
+decisions call are decorated with ``@helper``.
+
+Every accessor here is bounds-safe: a card id, index or count out of range reads nothing
+and gives -1 (or 0 / False), so a strategy that reads through the kit cannot read past its
+observation.
+"""
+from fishing2sim.engine.constants import (  # noqa: F401  (re-exported for strategy files)
+    C_BLUE, C_BOTH, C_DARK, C_GREEN, C_LIGHT, C_NONE, C_PURPLE, C_RED, C_YELLOW,
+    D_CATCH_1_CARD, D_CATCH_1_OTHER, D_DETERMINE_COLOUR, D_DETERMINE_TRUMP, D_EXCHANGE_GIVE,
+    D_EXCHANGE_TAKE, D_PASS_1_LEFT, D_PLAY, D_TRUMP_CHOICE, D_ZERO_CATCH, E_CATCH_1_CARD,
+    E_CATCH_1_OTHER, E_DETERMINE_TRUMP, E_DRAW_1_CARD, E_EXCHANGE_1_CARD, E_NONE, E_PLUS_3,
+    FACE_DOWN, FACE_DOWN_OPTION, K_BLOWFISH, K_BUOY, K_COLOUR, K_GREEN, MAX_CARDS,
+    O_BOAT_N, O_CARD_COLOUR, O_CARD_EFFECT, O_CARD_KIND, O_CARD_SUIT, O_CARD_VALUE,
+    O_FISHER_N, O_HAND, O_HAND_N, O_KIND, O_LEADER, O_LED, O_LOWEST_WINS, O_N_OPTIONS,
+    O_N_PLAYED, O_N_ROUNDS, O_OCEAN_N, O_OPTIONS, O_PLAYED, O_PLAYED_BY, O_PLAYERS, O_POINTS,
+    O_ROUND, O_RULESET, O_SEAT, O_SUBJECT, O_TRICK_CARD, O_TRICK_IN, O_TRICK_N, O_TRICK_NO,
+    O_TRICK_PLAYER, O_TRUMP, OPT_BLUE, OPT_DARK, OPT_END, OPT_FACE_DOWN, OPT_GREEN,
+    OPT_LIGHT, OPT_PURPLE, OPT_RED, OPT_SHADE, OPT_SUIT, OPT_YELLOW, RS_FISHING, RS_FISHING2,
+    SUIT_NONE, SUIT_TRUMP, MAX_HAND, MAX_PLAYERS, MAX_TRICK,
+)
+from fishing2sim.engine.judge import highest_index, weakest_index, would_win
+from fishing2sim.engine.rng import rand_below as _rand_below
+from fishing2sim.strategy.contract import (  # noqa: F401  (re-exported for strategy files)
+    DECISION_ARGS, DECISION_FUNCTIONS, DECISION_SIGNATURE, ContractError, decision, helper,
+)
+
+# the options of trump_choice / determine_trump and of determine_colour
+LIGHT = OPT_LIGHT
+DARK = OPT_DARK
+BLUE = OPT_BLUE
+YELLOW = OPT_YELLOW
+PURPLE = OPT_PURPLE
+RED = OPT_RED
+GREEN = OPT_GREEN
+
+
+@helper
+def rand_below(rng, n):
+    """A uniform integer in [0, n) from the seat's own stream."""
+    return _rand_below(rng, 0, n)
+
+
+# ---- bounds-safe primitives: every read of the observation below goes through these ----
+
+@helper("int64(int64[::1], int64, int64)")
+def _count(obs, at, cap):
+    """The count at obs[at], clamped to 0 .. cap (a buffer a strategy wrote over cannot
+    make a loop read past its region)."""
+    n = obs[at]
+    if n < 0:
+        return 0
+    return n if n < cap else cap
+
+
+@helper("int64(int64[::1], int64, int64)")
+def _card_field(obs, base, card):
+    """obs[base + card] for a card id 0 .. MAX_CARDS-1, else -1."""
+    if 0 <= card < MAX_CARDS:
+        return obs[base + card]
+    return -1
+
+
+@helper("int64(int64[::1], int64, int64, int64)")
+def _slot(obs, base, i, cap):
+    """obs[base + i] for 0 <= i < cap, else -1."""
+    if 0 <= i < cap:
+        return obs[base + i]
+    return -1
+
+
+@helper
+def n_options(obs):
+    return _count(obs, O_N_OPTIONS, MAX_HAND)
+
+
+@helper("int64(int64[::1], int64)")
+def option(obs, i):
+    """Option i (0 <= i < n_options), else -1."""
+    return _slot(obs, O_OPTIONS, i, MAX_HAND)
+
+
+@helper
+def random_option(obs, rng):
+    return obs[O_OPTIONS + _rand_below(rng, 0, n_options(obs))]
+
+
+# ---- options: one action-id space (see the module doc) ----------------------------------
+
+@helper
+def option_card(o):
+    """The card id an option stands for (a card in hand or face up in the trick), else -1."""
+    return o if 0 <= o < MAX_CARDS else -1
+
+
+@helper
+def option_trick_index(o):
+    """The trick position of a face-down card option (OPT_FACE_DOWN + i), else -1."""
+    return o - OPT_FACE_DOWN if OPT_FACE_DOWN <= o < OPT_FACE_DOWN + MAX_TRICK else -1
+
+
+@helper
+def option_shade(o):
+    """C_LIGHT / C_DARK for the option LIGHT / DARK, else -1."""
+    return o - OPT_SHADE if o == OPT_LIGHT or o == OPT_DARK else -1
+
+
+@helper
+def option_suit(o):
+    """The colour code (C_BLUE, ...) of a determine-colour option (BLUE, ...), else -1."""
+    return o - OPT_SUIT if OPT_SUIT <= o < OPT_END else -1
+
+
+@helper
+def shade_option(shade):
+    """The option (LIGHT / DARK) for a shade code C_LIGHT / C_DARK."""
+    return OPT_SHADE + shade
+
+
+@helper
+def suit_option(c):
+    """The determine-colour option for a colour code (C_BLUE -> BLUE, ...)."""
+    return OPT_SUIT + c
+
+
+@helper
+def _shade_code(shade):
+    """A shade given as a code (C_LIGHT) or as an option (LIGHT): its code."""
+    return shade - OPT_SHADE if shade >= OPT_SHADE else shade
+
+
+# ---- cards and the table ---------------------------------------------------------------
+
+@helper
+def value(obs, card):
+    """A card's printed value (-1 for buoys, face-down cards and ids that are no card)."""
+    return _card_field(obs, O_CARD_VALUE, card)
+
+
+@helper
+def kind(obs, card):
+    return _card_field(obs, O_CARD_KIND, card)
+
+
+@helper
+def effect(obs, card):
+    return _card_field(obs, O_CARD_EFFECT, card)
+
+
+@helper
+def colour(obs, card):
+    return _card_field(obs, O_CARD_COLOUR, card)
+
+
+@helper("int64(int64[::1], int64)")
+def _suit_base(obs, trump):
+    """Where the suit column under the active shade ``trump`` starts."""
+    trump = _shade_code(trump)
+    if trump == C_LIGHT:
+        return O_CARD_SUIT + MAX_CARDS
+    if trump == C_DARK:
+        return O_CARD_SUIT + 2 * MAX_CARDS
+    return O_CARD_SUIT
+
+
+@helper("int64(int64[::1], int64, int64)")
+def suit_under(obs, card, trump):
+    """The card's suit in a trick when ``trump`` is the active shade (SUIT_TRUMP for trump;
+    SUIT_NONE for buoys, blowfish and ids that are no card)."""
+    if 0 <= card < MAX_CARDS:
+        return obs[_suit_base(obs, trump) + card]
+    return SUIT_NONE
+
+
+@helper
+def suit(obs, card):
+    """The card's suit in the current trick (SUIT_TRUMP, a colour code, or SUIT_NONE)."""
+    return suit_under(obs, card, obs[O_TRUMP])
+
+
+@helper
+def is_trump(obs, card):
+    return suit(obs, card) == SUIT_TRUMP
+
+
+@helper
+def hand_size(obs):
+    return _count(obs, O_HAND_N, MAX_HAND)
+
+
+@helper("int64(int64[::1], int64)")
+def hand_card(obs, i):
+    return _slot(obs, O_HAND, i, MAX_HAND)
+
+
+@helper
+def seat(obs):
+    return obs[O_SEAT]
+
+
+@helper
+def players(obs):
+    return _count(obs, O_PLAYERS, MAX_PLAYERS)
+
+
+@helper("int64(int64[::1], int64)")
+def points(obs, p):
+    return _slot(obs, O_POINTS, p, MAX_PLAYERS)
+
+
+# ---- helpers for heuristic bots: reading the trick, judging cards -----------------------
+# Everything below reads only the observation. "Power" is a generic card strength for
+# trick-taking: blowfish > trump > the rest by value; buoys have none (they never win).
+
+from fishing2sim.engine.constants import (  # noqa: E402
+    E_CATCH_ALL_OTHERS, E_MINUS_3, E_ZERO, O_N_CARDS,
+)
+
+
+@helper
+def trick_n(obs):
+    """Cards in the current trick (a face-down exchanged card included)."""
+    return _count(obs, O_TRICK_N, MAX_TRICK)
+
+
+@helper("int64(int64[::1], int64)")
+def trick_card(obs, i):
+    """The card at trick position i (FACE_DOWN for a face-down card)."""
+    return _slot(obs, O_TRICK_CARD, i, MAX_TRICK)
+
+
+@helper("int64(int64[::1], int64)")
+def trick_player(obs, i):
+    return _slot(obs, O_TRICK_PLAYER, i, MAX_TRICK)
+
+
+@helper
+def to_play(obs):
+    """While choosing a card to play: how many players play after the deciding seat."""
+    return players(obs) - trick_n(obs) - 1
+
+
+@helper
+def n_cards(obs):
+    return _count(obs, O_N_CARDS, MAX_CARDS)
+
+
+@helper
+def is_card(obs, card):
+    """True for a real card id (not FACE_DOWN, not a face-down option, not a shade)."""
+    return 0 <= card < n_cards(obs)
+
+
+@helper
+def is_buoy(obs, card):
+    return kind(obs, card) == K_BUOY
+
+
+@helper
+def is_blowfish(obs, card):
+    return kind(obs, card) == K_BLOWFISH
+
+
+@helper
+def is_green(obs, card):
+    return kind(obs, card) == K_GREEN
+
+
+@helper("boolean(int64[::1], int64, int64)")
+def has_effect(obs, card, eff):
+    return is_card(obs, card) and effect(obs, card) == eff
+
+
+@helper("int64(int64[::1], int64)")
+def led_with(obs, card):
+    """The led suit once ``card`` is played (card < 0: the trick as it is)."""
+    led = obs[O_LED]
+    if led == SUIT_NONE and card >= 0:
+        led = suit(obs, card)
+    return led
+
+
+@helper("int64(int64[::1], int64)")
+def highest_with(obs, card):
+    """A6: trick index of the highest card if ``card`` were played now (it would sit at
+    index O_TRICK_N); card < 0: of the trick as it is. -1 for an empty trick.
+    Original Fishing (B4): the lowest under lowest-wins; -1 when nobody has played the suit
+    named by determine-colour or a trump (its namer would catch). The engine's own judge
+    (engine/judge.py) decides."""
+    return highest_index(obs, O_TRICK_CARD, trick_n(obs), card if card < MAX_CARDS else -1,
+                         O_CARD_KIND, O_CARD_VALUE, _suit_base(obs, obs[O_TRUMP]),
+                         led_with(obs, card), obs[O_LOWEST_WINS],
+                         1 if obs[O_RULESET] != RS_FISHING else 0)
+
+
+@helper("int64(int64[::1], int64)")
+def weakest_with(obs, card):
+    """A7: trick index of the weakest card if ``card`` were played now (-1: none); the
+    engine's own judge (engine/judge.py) decides."""
+    return weakest_index(obs, O_TRICK_CARD, trick_n(obs), card if card < MAX_CARDS else -1,
+                         O_CARD_KIND, O_CARD_VALUE, _suit_base(obs, obs[O_TRUMP]),
+                         led_with(obs, card))
+
+
+@helper("boolean(int64[::1], int64)")
+def wins_now(obs, card):
+    """Playing ``card`` now makes it the trick's highest card (so far): the same answer
+    as ``highest_with(obs, card) == trick_n(obs)``, from the engine's judge in one pass
+    that stops at the first card that beats it."""
+    return would_win(obs, O_TRICK_CARD, trick_n(obs), card if card < MAX_CARDS else -1,
+                     O_CARD_KIND, O_CARD_VALUE, _suit_base(obs, obs[O_TRUMP]),
+                     led_with(obs, card), obs[O_LOWEST_WINS],
+                     1 if obs[O_RULESET] != RS_FISHING else 0)
+
+
+@helper("boolean(int64[::1], int64)")
+def weakest_now(obs, card):
+    """Playing ``card`` now makes it the trick's weakest card (so far)."""
+    return 0 <= card < MAX_CARDS and weakest_with(obs, card) == trick_n(obs)
+
+
+@helper
+def blowfish_in_trick(obs):
+    """Blowfish still in the current trick."""
+    k = 0
+    for i in range(trick_n(obs)):
+        c = obs[O_TRICK_CARD + i]
+        if obs[O_TRICK_IN + i] != 0 and kind(obs, c) == K_BLOWFISH:
+            k += 1
+    return k
+
+
+@helper
+def power(obs, card):
+    """Trick-taking strength under the active trump: blowfish 41..47, the two 16s 40,
+    other trump 25..39 (round 1, with no trump: every green), colour and inactive green
+    cards their value (0..26), buoys and face-down cards 0."""
+    if not is_card(obs, card):
+        return 0
+    k = obs[O_CARD_KIND + card]
+    v = obs[O_CARD_VALUE + card]
+    if k == K_BUOY:
+        return 0
+    if k == K_BLOWFISH:
+        return 20 + v
+    if k == K_GREEN:
+        col = obs[O_CARD_COLOUR + card]
+        if col == C_BOTH:
+            return 40
+        if col == C_GREEN or obs[O_TRUMP] == C_NONE or suit(obs, card) == SUIT_TRUMP:
+            return 24 + v  # (the original Fishing's green is always trump)
+    return v
+
+
+@helper
+def future_power(obs, card):
+    """Strength of a card for later rounds, where the trump shade is not known yet:
+    greens count half their trump bonus (the original Fishing's green all of it),
+    blowfish and the 26s high, buoys and face-down cards 0."""
+    if not is_card(obs, card):
+        return 0
+    k = obs[O_CARD_KIND + card]
+    v = obs[O_CARD_VALUE + card]
+    if k == K_BUOY:
+        return 0
+    if k == K_BLOWFISH:
+        return 20 + v
+    if k == K_GREEN:
+        col = obs[O_CARD_COLOUR + card]
+        if col == C_BOTH:
+            return 40
+        return (24 if col == C_GREEN else 12) + v
+    return v
+
+
+@helper("int64(int64[::1], int64, boolean)")
+def _shade_total(obs, shade, values):
+    """Over the hand cards that are trump when ``shade`` is active (the two 16s count for
+    both): their number, or (values) the sum of their values."""
+    shade = _shade_code(shade)
+    t = 0
+    for i in range(hand_size(obs)):
+        c = obs[O_HAND + i]
+        if kind(obs, c) == K_GREEN:
+            col = obs[O_CARD_COLOUR + c]
+            if col == shade or col == C_BOTH:
+                t += obs[O_CARD_VALUE + c] if values else 1
+    return t
+
+
+@helper("int64(int64[::1], int64)")
+def shade_cards(obs, shade):
+    """Hand cards that are trump when ``shade`` (C_LIGHT / C_DARK, or the option LIGHT /
+    DARK) is active (the two 16s count for both)."""
+    return _shade_total(obs, shade, False)
+
+
+@helper("int64(int64[::1], int64)")
+def shade_value(obs, shade):
+    """Sum of the values of the hand cards that are trump when ``shade`` is active."""
+    return _shade_total(obs, shade, True)
+
+
+@helper
+def in_hand(obs, card):
+    for i in range(hand_size(obs)):
+        if obs[O_HAND + i] == card:
+            return True
+    return False
+
+
+@helper
+def was_played(obs, card):
+    """``card`` was played this round (the O_PLAYED list)."""
+    for i in range(_count(obs, O_N_PLAYED, MAX_CARDS)):
+        if obs[O_PLAYED + i] == card:
+            return True
+    return False
+
+
+@helper("int64(int64[::1], int64, int64)")
+def _unseen_above(obs, card, limit):
+    """unseen_above, counting no further than ``limit``."""
+    s = suit(obs, card)
+    if s == SUIT_NONE:
+        return 0
+    v = obs[O_CARD_VALUE + card]
+    base = _suit_base(obs, obs[O_TRUMP])
+    k = 0
+    for c in range(n_cards(obs)):
+        if c != card and obs[O_CARD_KIND + c] != K_BLOWFISH and obs[O_CARD_VALUE + c] >= v:
+            if obs[base + c] == s and not in_hand(obs, c) and not was_played(obs, c):
+                k += 1
+                if k >= limit:
+                    return k
+    return k
+
+
+@helper
+def unseen_above(obs, card):
+    """Cards of ``card``'s suit (under the active trump) that could beat it and are
+    neither in the hand nor played this round (so may be in another hand). Blowfish are
+    not counted. For a 16 the other 16 counts (a later 16 beats an earlier one)."""
+    return _unseen_above(obs, card, 1 << 30)
+
+
+@helper
+def is_boss(obs, card):
+    """``card`` has a suit and no card of that suit that could beat it is unseen (see
+    unseen_above); blowfish and buoys are never bosses."""
+    return suit(obs, card) != SUIT_NONE and _unseen_above(obs, card, 1) == 0
+
+
+@helper
+def unseen_blowfish(obs):
+    """Blowfish neither in the hand nor played this round."""
+    k = 0
+    for c in range(n_cards(obs)):
+        if obs[O_CARD_KIND + c] == K_BLOWFISH and not in_hand(obs, c) and not was_played(obs, c):
+            k += 1
+    return k
+
+
+@helper
+def leader_gap(obs):
+    """The best other player's points minus the deciding seat's (>0: behind)."""
+    me = obs[O_SEAT]
+    best = -(1 << 40)
+    for p in range(players(obs)):
+        if p != me and obs[O_POINTS + p] > best:
+            best = obs[O_POINTS + p]
+    return best - points(obs, me)
+
+
+# ---- ready-made bodies for the simple decisions ------------------------------------------
+
+
+@helper("int64(int64[::1], boolean)")
+def strongest_option(obs, future):
+    """The option with the highest ``power`` (future: ``future_power``, for a card that
+    goes to the fisher and so to the next rounds); never a minus-3 buoy (original Fishing)
+    while there is another option. Ties: the first."""
+    best, best_p = obs[O_OPTIONS], -(1 << 30)
+    for i in range(n_options(obs)):
+        c = obs[O_OPTIONS + i]
+        p = future_power(obs, c) if future else power(obs, c)
+        if has_effect(obs, c, E_MINUS_3):
+            p = -1000
+        if p > best_p:
+            best, best_p = c, p
+    return best
+
+
+@helper
+def weakest_option(obs):
+    """The option with the lowest ``power``, keeping the +3-points buoy (3 points when
+    played) while there is another option. Ties: the first."""
+    best, best_p = obs[O_OPTIONS], 1 << 30
+    for i in range(n_options(obs)):
+        c = obs[O_OPTIONS + i]
+        p = 1000 if has_effect(obs, c, E_PLUS_3) else power(obs, c)
+        if p < best_p:
+            best, best_p = c, p
+    return best
+
+
+@helper("int64(int64[::1], int64)")
+def richer_shade(obs, per_card):
+    """The option LIGHT or DARK: the shade whose trump cards in hand score more, scoring
+    ``per_card`` per card plus the sum of their values (ties: LIGHT)."""
+    light = per_card * shade_cards(obs, C_LIGHT) + shade_value(obs, C_LIGHT)
+    dark = per_card * shade_cards(obs, C_DARK) + shade_value(obs, C_DARK)
+    return LIGHT if light >= dark else DARK
+
+
+@helper
+def keep_value(obs, card):
+    """Original Fishing: what a card is worth to its holder, in hand now or on the boat for
+    the next rounds. Colour cards their value (1..18); green (always trump) 24 + value;
+    a zero catches a card when played: a colour zero 18, the green zero 30; catch-all-others
+    catches the whole trick: 40; play-first, determine-colour, lowest-wins and pass-1-left
+    steer a trick: 15; a minus-3 buoy is only worth giving away in a trick someone else
+    catches: 8. Face-down cards and ids that are no card: 0."""
+    if not is_card(obs, card):
+        return 0
+    k = obs[O_CARD_KIND + card]
+    e = obs[O_CARD_EFFECT + card]
+    v = obs[O_CARD_VALUE + card]
+    if k == K_BUOY:
+        if e == E_CATCH_ALL_OTHERS:
+            return 40
+        if e == E_MINUS_3:
+            return 8
+        return 15
+    green = k == K_GREEN
+    if e == E_ZERO:
+        return 30 if green else 18
+    return 24 + v if green else v
+
+
+@helper
+def best_catch_option(obs):
+    """zero-catch (original Fishing): the option most worth keeping (keep_value), never a
+    minus-3 buoy (it costs 3 points at once) while there is another option. Ties: the first."""
+    best, best_v = obs[O_OPTIONS], -(1 << 30)
+    for i in range(n_options(obs)):
+        c = obs[O_OPTIONS + i]
+        v = -1000 if has_effect(obs, c, E_MINUS_3) else keep_value(obs, c)
+        if v > best_v:
+            best, best_v = c, v
+    return best
+
+
+@helper
+def least_kept_option(obs):
+    """pass-1-left (original Fishing): the hand card least worth keeping (keep_value): a
+    low plain card rather than a zero, a buoy or a trump. Ties: the first."""
+    best, best_v = obs[O_OPTIONS], 1 << 30
+    for i in range(n_options(obs)):
+        c = obs[O_OPTIONS + i]
+        v = keep_value(obs, c)
+        if v < best_v:
+            best, best_v = c, v
+    return best
+
+
+@helper("int64(int64[::1], int64)")
+def richest_suit(obs, high):
+    """determine-colour (original Fishing): the option suit of which the hand holds the
+    most cards of value >= ``high``, then the largest sum of values (ties: the first)."""
+    best, best_s = obs[O_OPTIONS], -1
+    for i in range(n_options(obs)):
+        o = obs[O_OPTIONS + i]
+        s = option_suit(o)
+        score = 0
+        for j in range(hand_size(obs)):
+            c = obs[O_HAND + j]
+            if kind(obs, c) != K_BUOY and colour(obs, c) == s:
+                v = obs[O_CARD_VALUE + c]
+                score += v + (1000 if v >= high else 0)
+        if score > best_s:
+            best, best_s = o, score
+    return best
+
+
+# ---- ready-made decisions the bots share (assign them: ``catch_1_card = give_weakest``) --
+
+@decision
+def shade_held_more(obs, params, rng):
+    """trump_choice / determine_trump: the shade held in more cards (then higher values)."""
+    return richer_shade(obs, 100)
+
+
+@decision
+def take_strongest(obs, params, rng):
+    """catch_1_other: the strongest other card in the trick, for later rounds."""
+    return strongest_option(obs, True)
+
+
+@decision
+def take_strongest_now(obs, params, rng):
+    """exchange_take: the strongest other card in the trick, to play this round."""
+    return strongest_option(obs, False)
+
+
+@decision
+def give_weakest(obs, params, rng):
+    """exchange_give / catch_1_card: the weakest card."""
+    return weakest_option(obs)
+
+
+@decision
+def catch_most_valuable(obs, params, rng):
+    """zero_catch (Fishing): the card most worth keeping, a minus-3 only if nothing else."""
+    return best_catch_option(obs)
+
+
+@decision
+def pass_least_kept(obs, params, rng):
+    """pass_1_left (Fishing): the card least worth keeping."""
+    return least_kept_option(obs)
+
+
+@decision
+def name_richest_suit(obs, params, rng):
+    """determine_colour (Fishing): the suit held with the most high cards."""
+    return richest_suit(obs, 10)
+
+
+# The decisions the heuristic bots share, by decision name: a strategy file that says
+# ``FALLBACK = SHARED_DECISIONS`` makes with these every decision it does not define itself
+# (a file without FALLBACK leaves them to the reference random strategy).
+SHARED_DECISIONS = {
+    "trump_choice": shade_held_more,
+    "determine_trump": shade_held_more,
+    "catch_1_other": take_strongest,
+    "exchange_take": take_strongest_now,
+    "exchange_give": give_weakest,
+    "catch_1_card": give_weakest,
+    "zero_catch": catch_most_valuable,
+    "pass_1_left": pass_least_kept,
+    "determine_colour": name_richest_suit,
+}
