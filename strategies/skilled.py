@@ -7,7 +7,7 @@ linear score ``w . features(option)`` (fishing2sim/train/features.py: the card's
 now and later, its worth on the boat, trump, blowfish, buoy effects, how it stands in the
 trick, the boss of its suit, the shade's trump cards in hand, ...). The weights (one block
 per ruleset and decision kind) were fitted on the option values a pimc search computed in
-self-play positions (expert iteration; ``fishing2sim train experiments/skilled_policy.yaml``)
+self-play positions (expert iteration; ``fishing2sim train experiments/train/skilled_policy.yaml``)
 and are the parameter vector, read from the model file MODEL (fishing2sim/data) whose
 sha256 this file pins: a different or damaged model file is refused with one line. It
 reads only the observation and draws nothing from its random stream.

@@ -20,7 +20,8 @@ import numpy as np
 from numba import njit
 
 from fishing2sim.engine.constants import (
-    END_PAUSED, END_RUNNING, STOP_NEVER, EV_FIELDS, F_TIER, MAX_CARDS, MAX_HAND, MAX_PLAYERS, N_DECISIONS, O_HAND, O_N_CARDS,
+    END_PAUSED, END_RUNNING, STOP_NEVER, EV_FIELDS, F_TIER, MAX_CARDS, MAX_HAND, MAX_PLAYERS,
+    N_DECISIONS, O_HAND, O_N_CARDS,
     O_N_PLAYED, O_OPTIONS, O_PLAYED, O_PLAYED_BY,
 )
 from fishing2sim.engine.core import present, run_game, setup_game

@@ -85,9 +85,10 @@ def label_games(ruleset, players, seed, games, behaviour, teacher, budget, rate,
                 parts[i] = f.result()
                 if progress:
                     progress(i + 1, len(chunks))
+    empty = (np.zeros((0, OBS_KEEP), np.int16), np.zeros((0, MAX_HAND), np.float32))
     return {
-        "obs": np.concatenate([p[0] for p in parts]) if parts else np.zeros((0, OBS_KEEP), np.int16),
-        "values": np.concatenate([p[1] for p in parts]) if parts else np.zeros((0, MAX_HAND), np.float32),
+        "obs": np.concatenate([p[0] for p in parts]) if parts else empty[0],
+        "values": np.concatenate([p[1] for p in parts]) if parts else empty[1],
         "meta": np.concatenate([p[2] for p in parts]) if parts else np.zeros((0, N_META), np.int64),
         "stats": np.sum([p[3] for p in parts], axis=0) if parts else np.zeros(4, np.int64),
         "tail_keys": np.array([[RULESETS[ruleset], players]], np.int64),

@@ -123,7 +123,9 @@ def load_params(spec: str, sha256: str | None, strategy_file: str | None = None)
     return tuple(float(x) for x in d["weights"])
 
 
-STUDENT_TEMPLATE = '''"""{name}: the student policy of a training run (fishing2sim/train), model {model}."""
+STUDENT_TEMPLATE = '''"""{name}: the student policy of a training run (fishing2sim/train).
+
+Its model: {model}"""
 from fishing2sim.train.student import (  # noqa: F401  (the decisions of skilled)
     catch_1_card, catch_1_other, determine_colour, determine_trump, exchange_give,
     exchange_take, pass_1_left, play, trump_choice, zero_catch,

@@ -1,6 +1,6 @@
 """``fishing2sim train FILE``: expert iteration for the student policy ``skilled``.
 
-The training file (experiments/skilled_policy.yaml) names the teacher search and its
+The training file (experiments/train/skilled_policy.yaml) names the teacher search and its
 budget, where positions come from (rulesets, player counts, games per iteration), the
 number of iterations and the fit's settings. Iteration i:
 
@@ -17,9 +17,10 @@ number of iterations and the fit's settings. Iteration i:
    (a search bot file teacher_<i+1>.py with ROLLOUT = the student's file).
 
 state.json records the finished iterations, written last and atomically: an iteration
-stopped by Ctrl-C or a kill counts as not done, and its files are written again; a second run of the same file resumes after the
-last finished iteration; a run of a changed file refuses the folder unless --fresh. The
-run is deterministic given the file's seed: the positions do not depend on the workers.
+stopped by Ctrl-C or a kill counts as not done, and its files are written again; a second
+run of the same file resumes after the last finished iteration (a longer run of the same
+settings resumes a shorter one); a run of changed settings refuses the folder unless
+--fresh. The run is deterministic given the file's seed: the positions do not depend on the workers.
 The report is iterations.csv, agreement.csv, learning_curve.png and summary.md; the last
 model is model.npz (copy it to fishing2sim/data/skilled.npz to ship it).
 """
@@ -169,7 +170,7 @@ def _kind_mask(c) -> np.ndarray:
     return m
 
 
-TEACHER_TEMPLATE = '''"""The teacher of iteration {i}: {search} rolling out with the student of iteration {j}."""
+TEACHER_TEMPLATE = '''"""The teacher of iteration {i}: {search}, rolling out with student {j}."""
 NAME = "teacher_{tag}_{i}"
 SEARCH = "{search}"
 ROLLOUT = "student_{tag}_{j}.py"
@@ -200,7 +201,9 @@ def train(path, workers=None, output=None, fresh=False, progress=print) -> Path:
     from fishing2sim.train.evaluate import rotated_share
     from fishing2sim.train.fit import agreement, fit, prior_weights
     from fishing2sim.train.label import M_GAME, M_KIND, M_N_OPT, M_RULESET
-    from fishing2sim.train.labels import features_of, join, label_games, load_positions, save_positions
+    from fishing2sim.train.labels import (
+        features_of, join, label_games, load_positions, save_positions,
+    )
     from fishing2sim.train.model import save_model
 
     c = read_config(path)
@@ -361,7 +364,8 @@ def write_report(out: Path, c: dict, state: dict) -> None:
              f"Teacher: {c['teacher']} {c['budget']}, rollouts: {c['rollout']}; "
              f"{c['iterations']} iterations; seed {c['seed']}; config hash "
              f"{state['config_hash'][:12]}.", "",
-             "| iteration | positions | in all | label s | fit s | eval s | win share vs three weights [95% CI] |",
+             "| iteration | positions | in all | label s | fit s | eval s | "
+             "win share vs three weights [95% CI] |",
              "|---|---|---|---|---|---|---|"]
     for r in rows:
         lines.append(f"| {r['iteration']} | {r['positions']} | {r['positions_total']} | "
