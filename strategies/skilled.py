@@ -21,5 +21,5 @@ from fishing2sim.train.student import (  # noqa: F401  (the student's decisions)
 NAME = "skilled"
 OBSERVES = True
 MODEL = "skilled.npz"
-MODEL_SHA256 = "d7ec82d1209ac7f4e2d6b58e7d901cf1d05238bb7ef3fe5e4696ee9c94eb5fd6"
+MODEL_SHA256 = "3897a58e527ce1291f389c50ae08d18ca0fddea65b252f370ef2d26d455c4513"
 PARAMS = load_params(MODEL, MODEL_SHA256, __file__)
