@@ -430,5 +430,29 @@ def tune(experiment, workers, resume, trials, time_limit, output, no_progress, y
     click.echo(line + f" -> {result.report_dir}")
 
 
+@main.command()
+@click.argument("training_file", type=click.Path(dir_okay=False))
+@click.option("--workers", "-w", type=int, default=None,
+              help="Local processes for the labelling (default: the file's workers).")
+@click.option("--output", type=click.Path(file_okay=False), default=None,
+              help="Folder that receives <name>/ (default: the file's output, else reports).")
+@click.option("--fresh", is_flag=True, help="Start over in a folder of another configuration.")
+def train(training_file, workers, output, fresh):
+    """Train the student policy skilled by expert iteration (fishing2sim/train/run.py).
+
+    Ctrl-C stops it; the finished iterations are kept and a second run resumes."""
+    from fishing2sim.train.run import train as run_training
+
+    if workers is not None and workers < 1:
+        raise UserError(f"--workers must be >= 1, got {workers}")
+    try:
+        out = run_training(training_file, workers, output, fresh,
+                           progress=lambda m: click.echo(m, err=True))
+    except KeyboardInterrupt:
+        click.echo("stopped: the finished iterations are kept; run again to resume", err=True)
+        sys.exit(130)
+    click.echo(f"wrote {out}/summary.md (model: {out}/model.npz)")
+
+
 if __name__ == "__main__":  # pragma: no cover
     main()

@@ -334,10 +334,12 @@ def tiny(tmp_path_factory):
 def test_the_ladder_plays_every_pair_as_a_a_b_b_rotated():
     exp = load_experiment(REPO / "experiments" / "ladder.yaml")
     bots = exp.ladder["bots"]
-    # every shipped bot
+    # every shipped bot, but the student policy and its search bot: they join the ladder
+    # with the next ladder run (docs/strategies.md, "The student policy")
+    not_yet = {"skilled", "pimc_skilled"}
     assert sorted(bots) == sorted(p.stem for p in (REPO / "strategies").glob("*.py")
-                                  if not p.stem.startswith("_"))
-    searching = {"pimc", "ismcts", "cheater", "pimc_trump"}
+                                  if not p.stem.startswith("_") and p.stem not in not_yet)
+    searching = {"pimc", "ismcts", "cheater", "pimc_trump", "pimc_skilled"}
     assert len(exp.conditions) == len(bots) * (len(bots) - 1) // 2
     seen = set()
     for c in exp.conditions:

@@ -621,7 +621,7 @@ def test_reports_label_a_users_cheater_file_too(tmp_path):
     assert "greedy (sees every hand)" not in md
 
 
-SEARCH_BOTS = ["pimc", "ismcts", "cheater", "pimc_trump"]
+SEARCH_BOTS = ["pimc", "ismcts", "cheater", "pimc_trump", "pimc_skilled"]
 
 
 @pytest.mark.parametrize("bot", SEARCH_BOTS)

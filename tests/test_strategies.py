@@ -529,7 +529,8 @@ def _fishing_obs(hand, options, trick=()):
     return obs, deck
 
 
-@pytest.mark.parametrize("bot", BOTS)
+# skilled's Fishing decisions are fitted to a search's values (fishing2sim/train), not these rules
+@pytest.mark.parametrize("bot", [b for b in BOTS if b != "skilled"])
 def test_original_fishing_decisions(bot):
     s = load_strategy(bot)
     fn = dict(zip(DECISION_FUNCTIONS, s.functions))

@@ -26,7 +26,7 @@ LAYERS = [
     ["analysis"],
     ["report"],
     ["study"],
-    ["tune", "compare"],
+    ["tune", "compare", "train"],
     ["cli"],
 ]
 RANK = {u: i for i, layer in enumerate(LAYERS) for u in layer}

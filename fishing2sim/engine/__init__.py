@@ -20,6 +20,8 @@ def _sources():
     yield _PKG / "strategy" / "heuristics.py"
     yield _PKG / "strategy" / "contract.py"
     yield _PKG / "strategy" / "reference.py"
+    # the student's features and decisions (strategies/skilled.py) and the labelling kernel
+    yield from (_PKG / "train" / f for f in ("features.py", "label.py", "student.py"))
 
 
 def _cache_dirs():
@@ -27,7 +29,7 @@ def _cache_dirs():
     if root:
         return [p for p in Path(root).rglob("*") if p.is_dir() and "fishing2sim" in str(p)]
     return [p / "__pycache__" for p in (_PKG, _PKG / "engine", _PKG / "search",
-                                        _PKG / "strategy", _PKG / "bots",
+                                        _PKG / "strategy", _PKG / "train", _PKG / "bots",
                                         _PKG.parent / "strategies")]
 
 

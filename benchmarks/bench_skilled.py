@@ -1,0 +1,186 @@
+"""The student policy `skilled` (issue 20): speed side by side with `weights` and `pimc`,
+and strength against the targets' fields, with 95% CIs.
+
+    python benchmarks/bench_skilled.py                        # speed + every strength row
+    python benchmarks/bench_skilled.py --only speed
+    python benchmarks/bench_skilled.py --deals 1000 --pimc-deals 200 --workers 1
+
+Speed: one process, one numba thread; games/s of 4 players (Fishing 2) with the bot in every
+seat for `skilled` and `weights` (median of --repeats runs of --games games), and of one
+`pimc` seat against three `weights` (a game with four pimc seats would cost four times as
+much), all in this one run.
+
+Strength (4 players, Fishing 2, the same deals for every row; a deal's rotations are one
+observation of the CI, as benchmarks/bench_search.py counts them):
+  * `bot` in one seat, rotated through the 4 seats, against three `weights`;
+  * against a mixed field: three seats from greedy, counter, buoy_savvy and weights_tuned
+    (deal d leaves out the field bot d mod 4, the other three clockwise);
+  * [A, A, B, B] seat-rotated (each deal in the 4 rotations of the pairs): A's share of the
+    games, against `weights_tuned` and `pimc` (--pimc-deals deals: pimc is slow);
+  * `pimc_skilled` against `pimc`, [A, A, B, B], with the ms per searched decision.
+
+Overfishing: the share of 5-player games that end by overfishing with the bot in every
+seat (and `weights_tuned`, the earlier skilled seat), Wilson 95% CIs.
+"""
+from __future__ import annotations
+
+import argparse
+import math
+import os
+import statistics
+import time
+from concurrent.futures import ProcessPoolExecutor
+
+import numpy as np
+
+FIELD = ["greedy", "counter", "buoy_savvy", "weights_tuned"]
+
+
+def _lineups(kind: str, a: str, b: str, deal: int):
+    """(lineup, seats of a) for every rotation of deal ``deal``."""
+    out = []
+    for r in range(4):
+        if kind == "one":
+            opp = [b] * 3 if b != "field" else [x for i, x in enumerate(FIELD) if i != deal % 4]
+            lineup = [None] * 4
+            lineup[r] = a
+            for k in range(1, 4):
+                lineup[(r + k) % 4] = opp[k - 1]
+            out.append((lineup, [r]))
+        else:  # pairs
+            lineup = [a if (i - r) % 4 < 2 else b for i in range(4)]
+            out.append((lineup, [i for i in range(4) if (i - r) % 4 < 2]))
+    return out
+
+
+def play_block(kind: str, a: str, b: str, seed: int, start: int, n: int) -> dict:
+    os.environ.setdefault("NUMBA_NUM_THREADS", "1")
+    from fishing2sim.api import run_games
+    from fishing2sim.engine.batch import G_WINNERS
+
+    shares = np.zeros(n)
+    stats = np.zeros(3, np.int64)
+    t = time.process_time()
+    if kind == "one" and b == "field":  # the lineup changes with the deal: one game a call
+        for d in range(start, start + n):
+            for lineup, seats in _lineups(kind, a, b, d):
+                res = run_games(1, 4, seed=seed, start=d, strategies=lineup)
+                _credit(res, seats, shares, d - start, G_WINNERS)
+                stats += res["search"]
+    else:
+        for lineup, seats in _lineups(kind, a, b, start):
+            res = run_games(n, 4, seed=seed, start=start, strategies=lineup)
+            for j in range(n):
+                _credit(res, seats, shares, j, G_WINNERS, j)
+            stats += res["search"]
+    return {"shares": shares / 4, "cpu": time.process_time() - t, "stats": stats}
+
+
+def _credit(res, seats, shares, i, col, j=0):
+    m = int(res["int"][j, col])
+    k = bin(m).count("1")
+    shares[i] += sum(((m >> s) & 1) / k for s in seats)
+
+
+def strength(kind, a, b, deals, workers, seed) -> dict:
+    blocks = max(workers, math.ceil(deals / 100))
+    sizes = [deals // blocks + (1 if i < deals % blocks else 0) for i in range(blocks)]
+    starts = [int(x) for x in np.cumsum([0] + sizes[:-1])]
+    t = time.perf_counter()
+    if workers <= 1:
+        parts = [play_block(kind, a, b, seed, s, n) for s, n in zip(starts, sizes)]
+    else:
+        with ProcessPoolExecutor(workers) as pool:
+            parts = list(pool.map(play_block, [kind] * blocks, [a] * blocks, [b] * blocks,
+                                  [seed] * blocks, starts, sizes))
+    shares = np.concatenate([p["shares"] for p in parts])
+    stats = sum(p["stats"] for p in parts)
+    cpu = sum(p["cpu"] for p in parts)
+    mean = float(shares.mean())
+    half = 1.96 * float(shares.std(ddof=1)) / math.sqrt(len(shares))
+    out = {"row": f"`{a}` vs {'three ' if kind == 'one' else '[A,A,B,B] '}`{b}`"
+           if b != "field" else f"`{a}` vs the mixed field", "deals": deals, "share": mean,
+           "lo": mean - half, "hi": mean + half, "wall": time.perf_counter() - t,
+           "ms_game": 1000 * cpu / (4 * deals)}
+    if stats[0]:
+        out["ms_decision"] = 1000 * cpu / stats[0]
+    return out
+
+
+def speed(games: int, repeats: int, pimc_games: int) -> list:
+    os.environ.setdefault("NUMBA_NUM_THREADS", "1")
+    from fishing2sim.api import run_games
+
+    rows = []
+    for name, lineup, n in (("skilled", ["skilled"] * 4, games),
+                            ("weights", ["weights"] * 4, games),
+                            ("pimc (one seat, three weights)", ["pimc"] + ["weights"] * 3,
+                             pimc_games)):
+        run_games(2, 4, seed=1, strategies=lineup)  # compile or load
+        rates = []
+        for r in range(repeats if n == games else 1):
+            t = time.perf_counter()
+            run_games(n, 4, seed=100 + r, strategies=lineup)
+            rates.append(n / (time.perf_counter() - t))
+        rows.append((name, statistics.median(rates), n))
+    return rows
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--only", choices=["speed", "strength", "overfishing", "all"],
+                    default="all")
+    ap.add_argument("--overfishing-games", type=int, default=20000)
+    ap.add_argument("--deals", type=int, default=1000)
+    ap.add_argument("--pimc-deals", type=int, default=200)
+    ap.add_argument("--games", type=int, default=20000)
+    ap.add_argument("--repeats", type=int, default=5)
+    ap.add_argument("--workers", type=int, default=1)
+    ap.add_argument("--seed", type=int, default=20261201)
+    ap.add_argument("--bot", default="skilled")
+    ap.add_argument("--skip-search", action="store_true", help="no row with a search bot")
+    a = ap.parse_args()
+    if a.only in ("speed", "all"):
+        rows = speed(a.games, a.repeats, max(20, a.games // 500))
+        print("Speed, 4 players, Fishing 2, one core (median games/s):\n")
+        print("| lineup | games/s | games |")
+        print("|---|---|---|")
+        for name, rate, n in rows:
+            print(f"| {name} | {rate:,.0f} | {n} |")
+        base = dict((n, r) for n, r, _ in rows)
+        print(f"\nskilled / pimc: {base['skilled'] / base['pimc (one seat, three weights)']:.0f}x;"
+              f" skilled / weights: {base['skilled'] / base['weights']:.2f}x\n", flush=True)
+    if a.only in ("overfishing", "all"):
+        from fishing2sim.api import play_games
+        from fishing2sim.train.evaluate import wilson
+
+        print("Games that end by overfishing, 5 players, Fishing 2, every seat the bot:\n")
+        print("| seats | games | overfished [95% CI] |")
+        print("|---|---|---|")
+        for bot in (a.bot, "weights_tuned"):
+            df = play_games(a.overfishing_games, 5, seed=a.seed, strategies=bot)
+            p = float((df.end_reason == "overfished").mean())
+            lo, hi = wilson(p, len(df))
+            print(f"| `{bot}` | {len(df):,} | {100 * p:.1f}% [{100 * lo:.1f}, {100 * hi:.1f}] |",
+                  flush=True)
+        print()
+    if a.only in ("strength", "all"):
+        jobs = [("one", a.bot, "weights", a.deals), ("one", a.bot, "field", a.deals),
+                ("pair", a.bot, "weights_tuned", a.deals)]
+        if not a.skip_search:
+            jobs += [("pair", a.bot, "pimc", a.pimc_deals),
+                     ("one", "pimc", a.bot, a.pimc_deals),
+                     ("pair", "pimc_skilled", "pimc", a.pimc_deals)]
+        print(f"Strength, 4 players, Fishing 2, seed {a.seed}, {a.workers} workers:\n")
+        print("| row | deals x 4 rotations | share [95% CI] | ms per game | ms per searched "
+              "decision | wall |")
+        print("|---|---|---|---|---|---|")
+        for kind, x, y, d in jobs:
+            r = strength(kind, x, y, d, a.workers, a.seed)
+            dec = f"{r['ms_decision']:.2f}" if "ms_decision" in r else "–"
+            print(f"| {r['row']} | {d} | {r['share']:.3f} [{r['lo']:.3f}, {r['hi']:.3f}] | "
+                  f"{r['ms_game']:.2f} | {dec} | {r['wall']:.0f} s |", flush=True)
+
+
+if __name__ == "__main__":
+    main()

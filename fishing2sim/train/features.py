@@ -1,0 +1,432 @@
+"""The student's features: what ``skilled`` (strategies/skilled.py) reads of an option.
+
+Every option of every decision kind is described by the same N_FEATURES numbers, computed
+from the observation only (the deciding seat's view, docs/rules.md C): the card's own
+properties (strength now and for later rounds, its worth on the boat, trump, blowfish,
+buoy and which effect), for a card play how it stands in the trick (would it be the
+trick's highest card so far, how many players still follow, the boss of its suit, ...),
+for a shade its trump cards in hand, for a suit (original Fishing's determine-colour) the
+hand's cards of that colour. Features that do not apply to a kind are 0.
+
+The student scores an option by ``w[ruleset, kind] . features`` and takes the best; the
+weights are fitted on a search's option values (fishing2sim/train/fit.py). A model file
+records FEATURES_VERSION and the feature names: a file of another layout is refused.
+"""
+import numpy as np
+from numba import njit
+
+from fishing2sim.engine.constants import (
+    C_BLUE, C_BOTH, C_DARK, C_GREEN, C_LIGHT, C_NONE, C_PURPLE, C_RED, C_YELLOW,
+    E_MINUS_3, K_BLOWFISH, K_BUOY, K_GREEN, MAX_CARDS, MAX_HAND, MAX_PLAYERS,
+    N_DECISIONS, O_CARD_KIND, O_CARD_VALUE, O_HAND, O_HAND_N, O_KIND, O_LED, O_N_OPTIONS,
+    O_N_CARDS, O_N_PLAYED, O_N_ROUNDS, O_OCEAN_N, O_OPTIONS, O_PLAYED, O_PLAYERS, O_ROUND,
+    O_RULESET, O_TRICK_CARD, O_TRICK_IN, O_TRICK_N, O_TRICK_NO, O_TRUMP, OPT_DARK,
+    OPT_FACE_DOWN, OPT_LIGHT, OPT_SUIT, OPT_END, MAX_TRICK, RS_FISHING, SUIT_NONE,
+    SUIT_TRUMP, D_PLAY, D_TRUMP_CHOICE, D_DETERMINE_TRUMP, D_DETERMINE_COLOUR,
+)
+from fishing2sim.strategy.kit import (
+    colour, effect, future_power, keep_value, kind, leader_gap, power, suit, suit_under,
+    value, weakest_now, wins_now,
+)
+
+FEATURES_VERSION = 2
+N_RULESETS = 2
+# A card play's weights depend on where the card goes in the trick (leading, following,
+# last) and on the half of the round: six blocks of weights per ruleset for card plays
+# (the first is the D_PLAY block), one for every other decision kind.
+N_PLAY_BLOCKS = 6
+BLOCKS_PER_RULESET = N_DECISIONS + N_PLAY_BLOCKS - 1
+
+FEATURE_NAMES = (
+    "power",          # card strength now / 47 (strategy_kit.power)
+    "future_power",   # strength for later rounds / 47
+    "keep_value",     # worth on the boat / 40 (strategy_kit.keep_value)
+    "value",          # printed value / 26 (0 for buoys)
+    "trump",          # trump in the current trick
+    "blowfish",
+    "buoy",
+    "green",
+    "both_shades",    # one of the two 16s
+    "e_catch_1_other", "e_plus_3", "e_determine_trump", "e_draw_1_card", "e_catch_1_card",
+    "e_exchange_1_card", "e_zero", "e_pass_1_left", "e_minus_3", "e_catch_all_others",
+    "e_play_first", "e_determine_colour", "e_lowest_wins",
+    "face_down",      # a face-down trick card (its identity unseen)
+    # card play: the card in the trick
+    "win",            # would be the trick's highest card so far
+    "win_exposed",    # win * share of the other players still to play
+    "win_power",      # win * strength
+    "lose_power",     # (1 - win) * strength
+    "lead_power",     # leading: strength
+    "lead_trump",     # leading a trump
+    "unseen_above",   # cards of its suit that could beat it, not seen this round / 10
+    "boss",           # no unseen card of its suit beats it
+    "weakest_fish",   # would be the weakest card, times the blowfish in the trick
+    "win_progress",   # win * progress through the round
+    "win_behind",     # win * points behind the best other player / 20
+    "win_ocean",      # win * ocean cards left / 60
+    "ruff",           # a trump on a trick led in another suit
+    "next_trumps",    # share of the rest of the hand that is trump in the next trick
+    "suit_share",     # share of the hand in the card's suit (any card option)
+    "win_last",       # win as the trick's last card
+    "win_trick_value",  # win * values of the face-up cards in the trick / 50
+    "win_buoys",      # win * buoys in the trick
+    "win_blowfish",   # win * blowfish in the trick
+    "win_minus_3",    # win * minus-3 buoys in the trick
+    "win_fish_risk",  # win * unseen blowfish / 4 * share still to play
+    "lead_suit_share",  # leading: share of the hand in the card's suit
+    "round_power",    # round progress through the game * strength
+    # trump choice / determine-trump: the shade
+    "shade_cards",    # hand cards that are trump under the shade / hand size
+    "shade_value",    # their values / (26 * hand size)
+    "shade_light",    # the shade is LIGHT
+    # determine-colour (original Fishing): the suit
+    "colour_cards", "colour_value", "colour_high",
+    "suit_blue", "suit_yellow", "suit_purple", "suit_red", "suit_green",
+    # card play: interactions
+    "win_boss",       # win and no unseen card of its suit beats it
+    "win_unseen_exposed",  # win * unseen_above * share still to play
+    "lose_trump",     # a trump that is not the highest card so far
+    "follows",        # a card of the led suit
+    "shed",           # a colour card of another suit than the led one (not trump)
+    "win_hand_trumps",  # win * share of the hand that is trump now
+    "lead_boss",      # leading a card no unseen card of its suit beats
+    "last_lose_power",  # last to play and not the highest: strength given away
+)
+N_FEATURES = len(FEATURE_NAMES)
+F_EFFECT0 = FEATURE_NAMES.index("e_catch_1_other")  # effect codes 1 .. 13
+F_FACE_DOWN = FEATURE_NAMES.index("face_down")
+F_WIN = FEATURE_NAMES.index("win")
+F_SHADE = FEATURE_NAMES.index("shade_cards")
+F_COLOUR = FEATURE_NAMES.index("colour_cards")
+F_INTER = FEATURE_NAMES.index("win_boss")
+N_BLOCKS = N_RULESETS * BLOCKS_PER_RULESET
+N_WEIGHTS = N_BLOCKS * N_FEATURES
+
+
+@njit(inline="always", _nrt=False)
+def _is_seen(lo, hi, c):
+    if c < 64:
+        return (lo >> np.uint64(c)) & np.uint64(1) != 0
+    return (hi >> np.uint64(c - 64)) & np.uint64(1) != 0
+
+
+@njit(cache=True, _nrt=False)
+def _seen(obs):
+    """The cards the seat knows the place of this round, as two 64-bit masks: its hand
+    and the cards played (the rest may be in another hand)."""
+    lo = np.uint64(0)
+    hi = np.uint64(0)
+    n = min(max(obs[O_HAND_N], 0), MAX_HAND)
+    for i in range(n + min(max(obs[O_N_PLAYED], 0), MAX_CARDS)):
+        c = obs[O_HAND + i] if i < n else obs[O_PLAYED + i - n]
+        if 0 <= c < 64:
+            lo |= np.uint64(1) << np.uint64(c)
+        elif 64 <= c < MAX_CARDS:
+            hi |= np.uint64(1) << np.uint64(c - 64)
+    return lo, hi
+
+
+@njit(cache=True, _nrt=False)
+def _unseen_above(obs, card, lo, hi, n_cards):
+    """Cards of ``card``'s suit (under the active trump) that could beat it and that the
+    seat has not seen this round (strategy_kit.unseen_above, from the seen masks)."""
+    s = suit(obs, card)
+    if s == SUIT_NONE:
+        return 0
+    v = obs[O_CARD_VALUE + card]
+    k = 0
+    for c in range(n_cards):
+        if c != card and obs[O_CARD_KIND + c] != K_BLOWFISH and obs[O_CARD_VALUE + c] >= v \
+                and not _is_seen(lo, hi, c) and suit(obs, c) == s:
+            k += 1
+    return k
+
+
+@njit(inline="always", _nrt=False)
+def _put(out, w, base, j, x, store):
+    """Feature j of an option is x: written to out[j] (``store``), and its share of the
+    score returned."""
+    if store:
+        out[j] = x
+    return w[base + j] * x
+
+
+@njit(cache=True, _nrt=False)
+def _shade_of(o):
+    if o == OPT_LIGHT:
+        return C_LIGHT
+    if o == OPT_DARK:
+        return C_DARK
+    return C_NONE
+
+
+@njit(cache=True, _nrt=False)
+def _suit_slot(c):
+    if c == C_BLUE:
+        return 0
+    if c == C_YELLOW:
+        return 1
+    if c == C_PURPLE:
+        return 2
+    if c == C_RED:
+        return 3
+    if c == C_GREEN:
+        return 4
+    return -1
+
+
+@njit(cache=True, _nrt=False)
+def _context(obs):
+    """What every option of a card play shares: the trick, the round, the score."""
+    n = min(max(obs[O_HAND_N], 0), MAX_HAND)
+    players = max(obs[O_PLAYERS], 2)
+    tn = min(max(obs[O_TRICK_N], 0), MAX_TRICK)
+    n_cards = min(max(obs[O_N_CARDS], 0), MAX_CARDS)
+    lo, hi = _seen(obs)
+    exposed = (players - tn - 1) / (players - 1)
+    tricks = obs[O_TRICK_NO] + n - 1
+    progress = (obs[O_TRICK_NO] - 1) / tricks if tricks > 1 else 1.0
+    gap = leader_gap(obs)
+    fish = 0
+    buoys = 0
+    minus3 = 0
+    tvalue = 0
+    green_in_trick = False
+    for i in range(tn):
+        c = obs[O_TRICK_CARD + i]
+        if obs[O_TRICK_IN + i] != 0 and 0 <= c < MAX_CARDS:
+            k = obs[O_CARD_KIND + c]
+            if k == K_BLOWFISH:
+                fish += 1
+            elif k == K_BUOY:
+                buoys += 1
+                if effect(obs, c) == E_MINUS_3:
+                    minus3 += 1
+            else:
+                tvalue += max(obs[O_CARD_VALUE + c], 0)
+            if k == K_GREEN:
+                green_in_trick = True
+    unseen_fish = 0
+    for c in range(n_cards):
+        if obs[O_CARD_KIND + c] == K_BLOWFISH and not _is_seen(lo, hi, c):
+            unseen_fish += 1
+    t_now = 0
+    t_flip = 0
+    nxt_flip = C_NONE
+    if obs[O_TRUMP] != C_NONE:
+        nxt_flip = C_DARK if obs[O_TRUMP] == C_LIGHT else C_LIGHT
+        for i in range(n):
+            c = obs[O_HAND + i]
+            if suit_under(obs, c, obs[O_TRUMP]) == SUIT_TRUMP:
+                t_now += 1
+            if suit_under(obs, c, nxt_flip) == SUIT_TRUMP:
+                t_flip += 1
+    return (lo, hi, n_cards, exposed, progress, gap, fish, buoys, minus3, tvalue,
+            green_in_trick, unseen_fish, t_now, t_flip, nxt_flip)
+
+
+@njit(cache=True, _nrt=False)
+def option_score(obs, o, ctx, w, base, out, store):
+    """The score w[base:] . features of option ``o`` (``store``: the features also go
+    to out[0:N_FEATURES], which the caller has zeroed)."""
+    (lo, hi, n_cards, exposed, progress, gap, fish, buoys, minus3, tvalue, green_in_trick,
+     unseen_fish, t_now, t_flip, nxt_flip) = ctx
+    n = min(max(obs[O_HAND_N], 0), MAX_HAND)
+    players = max(obs[O_PLAYERS], 2)
+    tn = min(max(obs[O_TRICK_N], 0), MAX_TRICK)
+    play = obs[O_KIND] == D_PLAY
+    sc = 0.0
+    if 0 <= o < MAX_CARDS:
+        k = kind(obs, o)
+        p = power(obs, o) / 47.0
+        sc += _put(out, w, base, 0, p, store)
+        sc += _put(out, w, base, 1, future_power(obs, o) / 47.0, store)
+        sc += _put(out, w, base, 2, keep_value(obs, o) / 40.0, store)
+        sc += _put(out, w, base, 3, max(value(obs, o), 0) / 26.0, store)
+        s = suit(obs, o)
+        trump = s == SUIT_TRUMP
+        if trump:
+            sc += _put(out, w, base, 4, 1.0, store)
+        if k == K_BLOWFISH:
+            sc += _put(out, w, base, 5, 1.0, store)
+        if k == K_BUOY:
+            sc += _put(out, w, base, 6, 1.0, store)
+        if k == K_GREEN:
+            sc += _put(out, w, base, 7, 1.0, store)
+        if colour(obs, o) == C_BOTH:
+            sc += _put(out, w, base, 8, 1.0, store)
+        e = effect(obs, o)
+        if 1 <= e <= 13:
+            sc += _put(out, w, base, F_EFFECT0 + e - 1, 1.0, store)
+        same = 0
+        if s != SUIT_NONE:
+            for j in range(n):
+                if suit(obs, obs[O_HAND + j]) == s:
+                    same += 1
+        share = same / n if n > 0 else 0.0
+        sc += _put(out, w, base, 37, share, store)
+        n_rounds = max(obs[O_N_ROUNDS], 1)
+        sc += _put(out, w, base, 45, (obs[O_ROUND] - 1) / n_rounds * p, store)
+        if play:
+            win = 1.0 if (k != K_BUOY and wins_now(obs, o)) else 0.0
+            sc += _put(out, w, base, 23, win, store)
+            sc += _put(out, w, base, 24, win * exposed, store)
+            sc += _put(out, w, base, 25, win * p, store)
+            sc += _put(out, w, base, 26, (1.0 - win) * p, store)
+            if tn == 0:
+                sc += _put(out, w, base, 27, p, store)
+                sc += _put(out, w, base, 28, 1.0 if trump else 0.0, store)
+                sc += _put(out, w, base, 44, share, store)
+            if s != SUIT_NONE:
+                ua = _unseen_above(obs, o, lo, hi, n_cards)
+                sc += _put(out, w, base, 29, min(ua, 10) / 10.0, store)
+                if ua == 0:
+                    sc += _put(out, w, base, 30, 1.0, store)
+                    if win > 0.0:
+                        sc += _put(out, w, base, F_INTER, 1.0, store)
+                    if tn == 0:
+                        sc += _put(out, w, base, F_INTER + 6, 1.0, store)
+                elif win > 0.0:
+                    sc += _put(out, w, base, F_INTER + 1, min(ua, 10) / 10.0 * exposed, store)
+            if trump and win == 0.0:
+                sc += _put(out, w, base, F_INTER + 2, 1.0, store)
+            led = obs[O_LED]
+            if tn > 0 and led != SUIT_NONE and s != SUIT_NONE:
+                if s == led:
+                    sc += _put(out, w, base, F_INTER + 3, 1.0, store)
+                elif not trump:
+                    sc += _put(out, w, base, F_INTER + 4, 1.0, store)
+            if win > 0.0 and n > 0:
+                sc += _put(out, w, base, F_INTER + 5, t_now / n, store)
+            if win == 0.0 and tn == players - 1:
+                sc += _put(out, w, base, F_INTER + 7, p, store)
+            if fish > 0 and weakest_now(obs, o):
+                sc += _put(out, w, base, 31, float(fish), store)
+            if win > 0.0:
+                sc += _put(out, w, base, 32, progress, store)
+                sc += _put(out, w, base, 33, gap / 20.0, store)
+                sc += _put(out, w, base, 34, max(obs[O_OCEAN_N], 0) / 60.0, store)
+                if tn == players - 1:
+                    sc += _put(out, w, base, 38, 1.0, store)
+                sc += _put(out, w, base, 39, tvalue / 50.0, store)
+                sc += _put(out, w, base, 40, float(buoys), store)
+                sc += _put(out, w, base, 41, float(fish), store)
+                sc += _put(out, w, base, 42, float(minus3), store)
+                sc += _put(out, w, base, 43, unseen_fish / 4.0 * exposed, store)
+            if trump and obs[O_LED] != SUIT_NONE and obs[O_LED] != SUIT_TRUMP:
+                sc += _put(out, w, base, 35, 1.0, store)
+            if n > 1 and obs[O_TRUMP] != C_NONE:
+                # the rest of the hand that is trump in the next trick: a green in the
+                # trick flips the shade (a determine-trump buoy is ignored)
+                if green_in_trick or k == K_GREEN:
+                    nxt = nxt_flip
+                    kk = t_flip
+                else:
+                    nxt = obs[O_TRUMP]
+                    kk = t_now
+                if suit_under(obs, o, nxt) == SUIT_TRUMP:
+                    kk -= 1
+                sc += _put(out, w, base, 36, kk / (n - 1), store)
+    elif OPT_FACE_DOWN <= o < OPT_FACE_DOWN + MAX_TRICK:
+        sc += _put(out, w, base, F_FACE_DOWN, 1.0, store)
+    elif o == OPT_LIGHT or o == OPT_DARK:
+        sh = _shade_of(o)
+        cnt = 0
+        val = 0
+        for j in range(n):
+            c = obs[O_HAND + j]
+            if kind(obs, c) == K_GREEN:
+                col = colour(obs, c)
+                if col == sh or col == C_BOTH:
+                    cnt += 1
+                    val += max(value(obs, c), 0)
+        if n > 0:
+            sc += _put(out, w, base, F_SHADE, cnt / n, store)
+            sc += _put(out, w, base, F_SHADE + 1, val / (26.0 * n), store)
+        if o == OPT_LIGHT:
+            sc += _put(out, w, base, F_SHADE + 2, 1.0, store)
+    elif OPT_SUIT <= o < OPT_END:
+        col = o - OPT_SUIT
+        cnt = 0
+        val = 0
+        high = 0
+        for j in range(n):
+            c = obs[O_HAND + j]
+            if kind(obs, c) != K_BUOY and colour(obs, c) == col:
+                cnt += 1
+                v = max(value(obs, c), 0)
+                val += v
+                if v >= 10:
+                    high += 1
+        if n > 0:
+            sc += _put(out, w, base, F_COLOUR, cnt / n, store)
+            sc += _put(out, w, base, F_COLOUR + 1, val / (18.0 * n), store)
+            sc += _put(out, w, base, F_COLOUR + 2, high / n, store)
+        slot = _suit_slot(col)
+        if slot >= 0:
+            sc += _put(out, w, base, F_COLOUR + 3 + slot, 1.0, store)
+    return sc
+
+
+@njit(cache=True, _nrt=False)
+def play_block(obs):
+    """0 .. N_PLAY_BLOCKS-1: leading / following / last in the trick, times the first or
+    second half of the round."""
+    tn = min(max(obs[O_TRICK_N], 0), MAX_TRICK)
+    players = max(obs[O_PLAYERS], 2)
+    at = 0 if tn == 0 else (2 if tn >= players - 1 else 1)
+    tricks = obs[O_TRICK_NO] + obs[O_HAND_N] - 1
+    late = 1 if tricks > 1 and 2 * (obs[O_TRICK_NO] - 1) >= tricks else 0
+    return at + 3 * late
+
+
+@njit(cache=True, _nrt=False)
+def block_of(obs):
+    """The weight block of the decision in ``obs`` (0 .. N_BLOCKS-1)."""
+    rs = 1 if obs[O_RULESET] == RS_FISHING else 0
+    dk = obs[O_KIND]
+    if dk < 0 or dk >= N_DECISIONS:
+        dk = 0
+    b = dk
+    if dk == D_PLAY:
+        pb = play_block(obs)
+        if pb > 0:
+            b = N_DECISIONS + pb - 1
+    return rs * BLOCKS_PER_RULESET + b
+
+
+@njit(cache=True, _nrt=False)
+def weights_at(obs):
+    """Where the weights of the decision in ``obs`` start in the parameter vector."""
+    return block_of(obs) * N_FEATURES
+
+
+@njit(cache=True, _nrt=False)
+def best_option(obs, w):
+    """The option with the highest score w . features (ties: the first); w: the weight
+    vector (N_WEIGHTS)."""
+    n_opt = min(max(obs[O_N_OPTIONS], 0), MAX_HAND)
+    ctx = _context(obs)
+    base = weights_at(obs)
+    if w.shape[0] < base + N_FEATURES:
+        return obs[O_OPTIONS]
+    best = 0
+    best_s = -1e300
+    for i in range(n_opt):
+        s = option_score(obs, obs[O_OPTIONS + i], ctx, w, base, w, False)
+        if s > best_s:
+            best, best_s = i, s
+    return obs[O_OPTIONS + best]
+
+
+@njit(cache=True)
+def features_batch(obs_rows, X, blocks):
+    """X[r, i, :] = the features of option i of every stored position r (obs_rows[r]: a
+    whole observation; X zeroed by the caller), blocks[r] its weight block."""
+    w = np.zeros(N_WEIGHTS, np.float64)
+    for r in range(obs_rows.shape[0]):
+        obs = obs_rows[r]
+        blocks[r] = block_of(obs)
+        ctx = _context(obs)
+        for i in range(min(max(obs[O_N_OPTIONS], 0), MAX_HAND)):
+            option_score(obs, obs[O_OPTIONS + i], ctx, w, 0, X[r, i], True)

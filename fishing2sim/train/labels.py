@@ -1,0 +1,174 @@
+"""Generating labelled positions (label.label_batch) from Python: the behaviour lineup,
+the teacher search and its budget, chunks of games on one or more worker processes, and
+the npz file the positions are stored in (stamped with the training file's config hash).
+
+The positions of games start .. start+n-1 are the same whatever the chunk size and the
+number of workers: each game's seed, label draws and search streams depend only on the
+run's seed and the game's number, and the chunks are joined in game order.
+"""
+from __future__ import annotations
+
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+
+import numpy as np
+
+from fishing2sim.safe_files import write_atomic
+
+from fishing2sim.engine.constants import MAX_HAND, OBS_SIZE, RULESETS
+from fishing2sim.train.label import N_META, OBS_KEEP
+
+ROWS_PER_GAME = 500  # more than the decisions of any game (a bound for the buffers)
+
+
+def _deck(ruleset: str):
+    from fishing2sim import api
+
+    return api.resolve_deck(ruleset, None)
+
+
+def teacher_args(teacher: str, budget, players: int):
+    """(sp, rollout lineups, their tables, observe masks) of the teacher search in every
+    seat; ``budget``: its [worlds, rollouts, horizon, objective] (None: its defaults)."""
+    from fishing2sim.strategy.loading import StrategyError, load_strategy, search_args
+
+    t = load_strategy(teacher)
+    if not t.search:
+        raise StrategyError(f"teacher '{t.name}' ({t.source}) is not a search bot (pimc, "
+                            "ismcts or a file with SEARCH = ...)")
+    vec = None if budget is None else [float(x) for x in budget]
+    _, sp, rf, rt, ro = search_args([t] * players, [vec] * players, players)
+    return sp, rf, rt, ro
+
+
+def label_chunk(ruleset: str, players: int, seed: int, start: int, n: int, behaviour: str,
+                teacher: str, budget, rate: float):
+    """The labelled positions of games start .. start+n-1 (see label.label_batch)."""
+    from fishing2sim.strategy.loading import StrategyError, build_lineup, observe_mask
+    from fishing2sim.train.label import label_batch
+
+    deck = _deck(ruleset)
+    funcs, table, strats = build_lineup(behaviour, players)
+    sp, rf, rt, ro = teacher_args(teacher, budget, players)
+    cap = max(1, int(n * ROWS_PER_GAME * min(1.0, rate * 1.2 + 0.01)))
+    out_obs = np.zeros((cap, OBS_KEEP), np.int16)
+    out_vals = np.zeros((cap, MAX_HAND), np.float32)
+    out_meta = np.zeros((cap, N_META), np.int64)
+    stats = np.zeros(5, np.int64)
+    tail = np.zeros(OBS_SIZE - OBS_KEEP, np.int64)
+    rows = label_batch(np.ascontiguousarray(deck.arrays), players, RULESETS[ruleset],
+                       np.ascontiguousarray(deck.hand_sizes[players]), deck.n_rounds,
+                       np.uint64(seed), start, n, funcs, table, observe_mask(strats), sp, rf,
+                       rt, ro, float(rate), out_obs, out_vals, out_meta, tail, stats)
+    if stats[4] != 0:
+        raise StrategyError(f"labelling stopped: a strategy broke the contract (code "
+                            f"{int(stats[4])}) in games {start}..{start + n - 1}")
+    if rows >= cap:
+        raise RuntimeError("label buffer full (raise ROWS_PER_GAME)")
+    return out_obs[:rows].copy(), out_vals[:rows].copy(), out_meta[:rows].copy(), stats[:4], tail
+
+
+def label_games(ruleset, players, seed, games, behaviour, teacher, budget, rate, workers=1,
+                chunk=8, start=0, progress=None):
+    """label_chunk over chunks of ``chunk`` games on ``workers`` processes, joined in game
+    order: {"obs", "values", "meta", "stats"}. ``progress(done, total)`` after each chunk."""
+    chunks = [(s, min(chunk, start + games - s)) for s in range(start, start + games, chunk)]
+    parts = [None] * len(chunks)
+    args = [(ruleset, players, seed, s, n, behaviour, teacher, budget, rate) for s, n in chunks]
+    if workers <= 1:
+        for i, a in enumerate(args):
+            parts[i] = label_chunk(*a)
+            if progress:
+                progress(i + 1, len(chunks))
+    else:
+        with ProcessPoolExecutor(workers) as ex:
+            futs = [ex.submit(label_chunk, *a) for a in args]
+            for i, f in enumerate(futs):
+                parts[i] = f.result()
+                if progress:
+                    progress(i + 1, len(chunks))
+    empty = (np.zeros((0, OBS_KEEP), np.int16), np.zeros((0, MAX_HAND), np.float32))
+    return {
+        "obs": np.concatenate([p[0] for p in parts]) if parts else empty[0],
+        "values": np.concatenate([p[1] for p in parts]) if parts else empty[1],
+        "meta": np.concatenate([p[2] for p in parts]) if parts else np.zeros((0, N_META), np.int64),
+        "stats": np.sum([p[3] for p in parts], axis=0) if parts else np.zeros(4, np.int64),
+        "tail_keys": np.array([[RULESETS[ruleset], players]], np.int64),
+        "tails": np.array([next((p[4] for p in parts if len(p[0])), parts[0][4])
+                           if parts else np.zeros(OBS_SIZE - OBS_KEEP, np.int64)]),
+    }
+
+
+def join(datas: list) -> dict:
+    """Positions of several label_games calls, one after another."""
+    out = {k: np.concatenate([d[k] for d in datas]) for k in ("obs", "values", "meta")}
+    out["stats"] = np.sum([d["stats"] for d in datas], axis=0)
+    keys, tails = [], []
+    for d in datas:
+        for k, t in zip(d["tail_keys"], d["tails"]):
+            if not any((k == x).all() for x in keys):
+                keys.append(k)
+                tails.append(t)
+    out["tail_keys"] = np.array(keys, np.int64).reshape(-1, 2)
+    out["tails"] = np.array(tails, np.int64).reshape(len(keys), OBS_SIZE - OBS_KEEP)
+    return out
+
+
+def restore_obs(obs_keep: np.ndarray, tail: np.ndarray) -> np.ndarray:
+    """Whole observations (rows) from stored ones and the deck part."""
+    out = np.empty((obs_keep.shape[0], OBS_SIZE), np.int64)
+    out[:, :OBS_KEEP] = obs_keep
+    out[:, OBS_KEEP:] = tail[None, :]
+    return out
+
+
+def features_of(data: dict) -> np.ndarray:
+    """The features [n, most options, N_FEATURES] (float32) of stored positions and their
+    weight blocks [n] (features.block_of)."""
+    from fishing2sim.train.features import N_FEATURES, features_batch
+    from fishing2sim.train.label import M_PLAYERS, M_RULESET
+
+    obs, meta = data["obs"], data["meta"]
+    from fishing2sim.train.label import M_N_OPT
+
+    m = int(meta[:, M_N_OPT].max()) if len(meta) else 1
+    X = np.zeros((obs.shape[0], m, N_FEATURES), np.float32)
+    blocks = np.zeros(obs.shape[0], np.int64)
+    for (rs, players), tail in zip(data["tail_keys"], data["tails"]):
+        sel = np.flatnonzero((meta[:, M_RULESET] == rs) & (meta[:, M_PLAYERS] == players))
+        if not len(sel):
+            continue
+        for a in range(0, len(sel), 20000):
+            part = sel[a:a + 20000]
+            Xp = np.zeros((len(part), MAX_HAND, N_FEATURES), np.float64)
+            bp = np.zeros(len(part), np.int64)
+            features_batch(restore_obs(obs[part], tail), Xp, bp)
+            X[part] = Xp[:, :m]
+            blocks[part] = bp
+    return X, blocks
+
+
+def save_positions(path, data: dict, config_hash: str, meta: dict | None = None) -> None:
+    import json
+    import zipfile
+    import io
+
+    arrays = dict(obs=data["obs"], values=data["values"], meta=data["meta"],
+                  stats=np.asarray(data["stats"], np.int64), tail_keys=data["tail_keys"],
+                  tails=data["tails"],
+                  config_hash=np.array(config_hash),
+                  info=np.array(json.dumps(meta or {}, sort_keys=True)))
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as z:
+        for name, a in arrays.items():
+            b = io.BytesIO()
+            np.lib.format.write_array(b, np.ascontiguousarray(a), allow_pickle=False)
+            z.writestr(zipfile.ZipInfo(f"{name}.npy", date_time=(1980, 1, 1, 0, 0, 0)),
+                       b.getvalue(), compress_type=zipfile.ZIP_DEFLATED)
+    write_atomic(Path(path), buf.getvalue())
+
+
+def load_positions(path) -> dict:
+    with np.load(path, allow_pickle=False) as z:
+        return {k: z[k] for k in z.files}
+

@@ -1,0 +1,146 @@
+"""The student's model file: an npz holding the weight vector of ``skilled`` with the
+feature layout it was fitted for.
+
+Arrays: ``weights`` (float64, N_WEIGHTS = rulesets x decision kinds x features),
+``version`` (FEATURES_VERSION), ``features`` (the feature names, in order), ``config_hash``
+(of the training file that made it; "" if none) and ``meta`` (a JSON text: iteration,
+positions, teacher). A file of another layout, version or size, a truncated file or one
+that is no npz is refused with one line (StrategyError). The strategy file pins the
+model by its sha256 (``MODEL_SHA256``), so the strategy's digest, and so every config hash
+of an experiment that seats it, changes with the model.
+"""
+from __future__ import annotations
+
+import hashlib
+import io
+import json
+import zipfile
+from pathlib import Path
+
+import numpy as np
+
+from fishing2sim.errors import Fishing2simError
+from fishing2sim.safe_files import write_atomic
+
+from fishing2sim.train.features import FEATURE_NAMES, FEATURES_VERSION, N_WEIGHTS
+
+DATA_DIR = Path(__file__).resolve().parent.parent / "data"
+
+
+class ModelError(Fishing2simError, ValueError):
+    """A model file that cannot be the student's (one line)."""
+
+
+def file_sha256(path) -> str:
+    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+
+
+def model_path(spec: str, strategy_file: str | None = None) -> Path:
+    """A model named in a strategy file: a bare file name is fishing2sim/data's, another
+    relative path is relative to the strategy file."""
+    p = Path(spec).expanduser()
+    if p.is_absolute():
+        return p
+    if len(p.parts) == 1 and (DATA_DIR / p).is_file():
+        return DATA_DIR / p
+    if strategy_file is not None:
+        return Path(strategy_file).resolve().parent / p
+    return DATA_DIR / p
+
+
+def save_model(path, weights, config_hash: str = "", meta: dict | None = None) -> str:
+    """Write the model (byte-identical for identical inputs: the npz's zip entries carry a
+    fixed time stamp); returns its sha256."""
+    w = np.ascontiguousarray(weights, np.float64)
+    if w.shape != (N_WEIGHTS,):
+        raise ModelError(f"a model has {N_WEIGHTS} weights, got {w.shape}")
+    arrays = {
+        "weights": w,
+        "version": np.array(FEATURES_VERSION, np.int64),
+        "features": np.array(FEATURE_NAMES),
+        "config_hash": np.array(str(config_hash)),
+        "meta": np.array(json.dumps(meta or {}, sort_keys=True)),
+    }
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w", zipfile.ZIP_STORED) as z:
+        for name, a in arrays.items():
+            info = zipfile.ZipInfo(f"{name}.npy", date_time=(1980, 1, 1, 0, 0, 0))
+            b = io.BytesIO()
+            np.lib.format.write_array(b, a, allow_pickle=False)
+            z.writestr(info, b.getvalue())
+    data = buf.getvalue()
+    write_atomic(Path(path), data)
+    return hashlib.sha256(data).hexdigest()
+
+
+def read_model(path) -> dict:
+    """The model's arrays, checked; ModelError (one line) if it is not a model of this
+    feature layout."""
+    path = Path(path)
+    if not path.is_file():
+        raise ModelError(f"model file {path} does not exist")
+    try:
+        with np.load(path, allow_pickle=False) as z:
+            d = {k: z[k] for k in z.files}
+    except Exception as exc:  # truncated, not a zip, a pickled object ...
+        raise ModelError(f"model file {path} cannot be read as an npz model "
+                         f"({type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''})"
+                         ) from None
+    for k in ("weights", "version", "features"):
+        if k not in d:
+            raise ModelError(f"model file {path} is not a skilled model (no '{k}' array)")
+    version = int(d["version"]) if d["version"].shape == () else -1
+    if version != FEATURES_VERSION:
+        raise ModelError(f"model file {path} has feature version {version}; this fishing2sim "
+                         f"reads version {FEATURES_VERSION} (train the model again)")
+    names = tuple(str(x) for x in d["features"].ravel())
+    if names != FEATURE_NAMES:
+        raise ModelError(f"model file {path} was fitted for another feature layout "
+                         f"({len(names)} features, this one has {len(FEATURE_NAMES)}); train "
+                         "the model again")
+    w = d["weights"]
+    if w.dtype != np.float64 or w.shape != (N_WEIGHTS,) or not np.isfinite(w).all():
+        raise ModelError(f"model file {path}: weights of shape {w.shape} ({w.dtype}), "
+                         f"expected {N_WEIGHTS} finite float64")
+    return d
+
+
+def load_params(spec: str, sha256: str | None, strategy_file: str | None = None) -> tuple:
+    """The weight vector of the model ``spec`` (see model_path), as a strategy's PARAMS;
+    the file must have the sha256 the strategy file pins. A StrategyError (one line) if
+    it cannot be the student's."""
+    from fishing2sim.strategy.loading import StrategyError
+
+    path = model_path(spec, strategy_file)
+    try:
+        d = read_model(path)
+    except ModelError as exc:
+        raise StrategyError(str(exc)) from None
+    if sha256 and file_sha256(path) != sha256:
+        raise StrategyError(f"model file {path} is not the model this strategy file pins "
+                            f"(sha256 {file_sha256(path)[:12]}…, expected {sha256[:12]}…)")
+    return tuple(float(x) for x in d["weights"])
+
+
+STUDENT_TEMPLATE = '''"""{name}: the student policy of a training run (fishing2sim/train).
+
+Its model: {model}"""
+from fishing2sim.train.student import (  # noqa: F401  (the decisions of skilled)
+    catch_1_card, catch_1_other, determine_colour, determine_trump, exchange_give,
+    exchange_take, pass_1_left, play, trump_choice, zero_catch,
+)
+from fishing2sim.train.model import load_params
+
+NAME = "{name}"
+MODEL = {model!r}
+MODEL_SHA256 = "{sha}"
+PARAMS = load_params(MODEL, MODEL_SHA256, __file__)
+'''
+
+
+def write_student(path, model, name: str) -> Path:
+    """A strategy file that plays the model ``model`` (an absolute path)."""
+    path = Path(path)
+    write_atomic(path, STUDENT_TEMPLATE.format(name=name, model=str(Path(model).resolve()),
+                                            sha=file_sha256(model)))
+    return path

@@ -1,0 +1,448 @@
+"""``fishing2sim train FILE``: expert iteration for the student policy ``skilled``.
+
+The training file (experiments/train/skilled_policy.yaml) names the teacher search and its
+budget, where positions come from (rulesets, player counts, games per iteration), the
+number of iterations and the fit's settings. Iteration i:
+
+1. plays self-play games with the current student in every seat (iteration 1: the
+   ``behaviour`` bot, by default the prior student, i.e. ``weights`` in the student's
+   features) and has the teacher label a share of every decision with its option values
+   (train/label.py), on ``workers`` processes; stored as positions_<i>.npz;
+2. fits the student on every position so far (the games numbered 0 mod 10 held out),
+   starting from the last weights (train/fit.py); stored as model_<i>.npz and a strategy
+   file student_<i>.py that plays it;
+3. measures the student: top-1 agreement and regret against the teacher on the held-out
+   positions by decision kind, and its seat-rotated win share against three ``weights``;
+4. with ``rollout: student`` the next iteration's teacher rolls out with this student
+   (a search bot file teacher_<i+1>.py with ROLLOUT = the student's file).
+
+state.json records the finished iterations, written last and atomically: an iteration
+stopped by Ctrl-C or a kill counts as not done, and its files are written again; a second
+run of the same file resumes after the last finished iteration (a longer run of the same
+settings resumes a shorter one); a run of changed settings refuses the folder unless
+--fresh. The run is deterministic given the file's seed: the positions do not depend on the workers.
+The report is iterations.csv, agreement.csv, learning_curve.png and summary.md; the last
+model is model.npz (copy it to fishing2sim/data/skilled.npz to ship it).
+"""
+from __future__ import annotations
+
+import csv
+import hashlib
+import json
+import io
+import time
+from pathlib import Path
+
+import numpy as np
+import yaml
+
+from fishing2sim import __version__
+from fishing2sim.engine.constants import N_DECISIONS, RULESETS
+from fishing2sim.errors import Fishing2simError
+from fishing2sim.safe_files import (FileSafetyError, check_replaceable, read_regular,
+                                    real_folder, remove_ours, write_atomic, write_marker)
+from fishing2sim.strategy.contract import DECISION_FUNCTIONS, StrategyError
+from fishing2sim.strategy.loading import load_strategy
+from fishing2sim.strategy.search_bots import search_params_problem
+
+KEYS = {"name", "seed", "iterations", "teacher", "budget", "rollout", "behaviour", "rate",
+        "conditions", "decisions", "temperature", "l2", "evaluation", "workers", "chunk",
+        "output"}
+EXECUTION = ("workers", "output", "chunk")
+
+
+class TrainError(Fishing2simError, ValueError):
+    """A mistake in a training file (one line)."""
+
+
+def _need(cond, msg):
+    if not cond:
+        raise TrainError(msg)
+
+
+def _number(v, whole: bool = False) -> bool:
+    return isinstance(v, int if whole else (int, float)) and not isinstance(v, bool)
+
+
+def read_config(path) -> dict:
+    """The training file, checked: every mistake is one TrainError line."""
+    path = Path(path)
+    where = f"training file {path}"
+    raw = _read_yaml(path, where)
+    c = {
+        "name": raw.get("name", path.stem), "seed": raw.get("seed", 0),
+        "iterations": raw.get("iterations", 3), "teacher": raw.get("teacher", "pimc"),
+        "budget": raw.get("budget", [48, 1, 0, 0]), "rollout": raw.get("rollout", "teacher"),
+        "behaviour": raw.get("behaviour", "prior"), "rate": raw.get("rate", 0.5),
+        "conditions": raw.get("conditions", [{"ruleset": "fishing2", "players": 4,
+                                              "games": 100}]),
+        "decisions": raw.get("decisions", list(DECISION_FUNCTIONS)),
+        "temperature": raw.get("temperature", 2.0), "l2": raw.get("l2", 1e-4),
+        "evaluation": raw.get("evaluation", {"deals": 500}),
+        "workers": raw.get("workers", 1), "chunk": raw.get("chunk", 10),
+        "output": raw.get("output", "reports"),
+    }
+    _check_settings(c, where)
+    _check_conditions(c, where)
+    _check_bots(c, where)
+    c["path"] = str(path.resolve())
+    return c
+
+
+def _read_yaml(path: Path, where: str) -> dict:
+    _need(path.is_file(), f"training file {path} does not exist")
+    try:
+        raw = yaml.safe_load(read_regular(path, 1 << 20, what="training file").decode("utf-8"))
+    except (yaml.YAMLError, UnicodeDecodeError) as exc:
+        raise TrainError(f"{where}: not valid YAML ({str(exc).splitlines()[0]})") from None
+    _need(isinstance(raw, dict), f"{where}: expected a mapping of settings")
+    unknown = sorted(set(raw) - KEYS)
+    if unknown:
+        raise TrainError(f"{where}: unknown key {unknown[0]!r} (known: {', '.join(sorted(KEYS))})")
+    return raw
+
+
+def _check_settings(c: dict, where: str) -> None:
+    _need(isinstance(c["name"], str) and c["name"].strip() and "/" not in c["name"]
+          and not c["name"].startswith("."),
+          f"{where}: name must be a non-empty name without '/' (not starting with '.')")
+    for k in ("seed", "iterations", "workers", "chunk"):
+        v = c[k]
+        _need(_number(v, whole=True) and v >= (0 if k == "seed" else 1),
+              f"{where}: {k} must be a whole number {'>= 0' if k == 'seed' else '>= 1'}, "
+              f"got {v!r}")
+    b = c["budget"]
+    _need(isinstance(b, list) and len(b) == 4 and all(_number(x) for x in b),
+          f"{where}: budget must be [worlds, rollouts, horizon, objective], got {b!r}")
+    problem = search_params_problem([float(x) for x in b])
+    _need(not problem, f"{where}: budget: {problem}")
+    _need(c["rollout"] in ("teacher", "student"),
+          f"{where}: rollout must be 'teacher' (the teacher file's ROLLOUT) or 'student' "
+          f"(the last iteration's student), got {c['rollout']!r}")
+    r = c["rate"]
+    _need(_number(r) and 0 < r <= 1,
+          f"{where}: rate (the share of decisions labelled) must be in (0, 1], got {r!r}")
+    for k in ("temperature", "l2"):
+        v = c[k]
+        _need(_number(v) and (v > 0 if k == "temperature" else v >= 0),
+              f"{where}: {k} must be a number {'> 0' if k == 'temperature' else '>= 0'}, "
+              f"got {v!r}")
+    d = c["decisions"]
+    _need(isinstance(d, list) and d, f"{where}: decisions must be a list of decision kinds")
+    for x in d:
+        _need(x in DECISION_FUNCTIONS, f"{where}: unknown decision kind {x!r} "
+                                       f"(known: {', '.join(DECISION_FUNCTIONS)})")
+    ev = c["evaluation"]
+    _need(isinstance(ev, dict) and set(ev) <= {"deals"} and isinstance(ev.get("deals", 500), int)
+          and ev.get("deals", 500) >= 0, f"{where}: evaluation is {{deals: N}} (N >= 0)")
+
+
+def _check_conditions(c: dict, where: str) -> None:
+    conds = c["conditions"]
+    _need(isinstance(conds, list) and conds,
+          f"{where}: conditions must be a list of {{ruleset, players, games}}")
+    for cond in conds:
+        _need(isinstance(cond, dict) and set(cond) <= {"ruleset", "players", "games"},
+              f"{where}: a condition is {{ruleset, players, games}}, got {cond!r}")
+        _need(cond.get("ruleset", "fishing2") in RULESETS,
+              f"{where}: unknown ruleset {cond.get('ruleset')!r} (fishing2 or fishing)")
+        _need(cond.get("players", 4) in (3, 4, 5), f"{where}: players must be 3, 4 or 5")
+        g = cond.get("games", 100)
+        _need(_number(g, whole=True) and g >= 1,
+              f"{where}: games must be a whole number >= 1, got {g!r}")
+
+
+def _check_bots(c: dict, where: str) -> None:
+    """The teacher must be a search bot, the behaviour an ordinary one."""
+    try:
+        t = load_strategy(c["teacher"])
+    except StrategyError as exc:
+        raise TrainError(f"{where}: teacher: {exc}") from None
+    _need(t.search, f"{where}: teacher '{t.name}' is not a search bot (pimc, ismcts, or a "
+                    "file with SEARCH = ...)")
+    c["teacher_file"] = t.source
+    c["teacher_digest"] = t.digest
+    if c["behaviour"] != "prior":
+        try:
+            bh = load_strategy(c["behaviour"])
+        except StrategyError as exc:
+            raise TrainError(f"{where}: behaviour: {exc}") from None
+        _need(not bh.search, f"{where}: behaviour must be an ordinary bot, not a search bot")
+        c["behaviour_digest"] = bh.digest
+
+
+def config_hash(c: dict) -> str:
+    """Of everything that decides an iteration's positions and model: not the workers,
+    the output folder or the chunk size, nor the number of iterations (iteration i is the
+    same in a run of any length, so a longer run resumes a shorter one)."""
+    keep = {k: v for k, v in c.items() if k not in EXECUTION and k not in (
+        "path", "teacher_file", "iterations")}
+    from fishing2sim.train.features import FEATURES_VERSION
+
+    keep["features_version"] = FEATURES_VERSION
+    return hashlib.sha256(json.dumps(keep, sort_keys=True, default=str).encode()).hexdigest()
+
+
+def _kind_mask(c) -> np.ndarray:
+    m = np.zeros(N_DECISIONS, bool)
+    for x in c["decisions"]:
+        m[DECISION_FUNCTIONS.index(x)] = True
+    return m
+
+
+TEACHER_TEMPLATE = '''"""The teacher of iteration {i}: {search}, rolling out with student {j}."""
+NAME = "teacher_{tag}_{i}"
+SEARCH = "{search}"
+ROLLOUT = "student_{tag}_{j}.py"
+PARAM_NAMES = ["worlds", "rollouts", "horizon", "objective"]
+PARAMS = {budget}
+'''
+
+
+def _iteration_seed(seed: int, i: int) -> int:
+    return (int(seed) * 1_000_003 + i * 7919) % (2 ** 63)
+
+
+def _tag(out: Path) -> str:
+    """Module names of a run's files are unique to its folder (a process may load the
+    students of two runs)."""
+    return hashlib.sha256(str(out.resolve()).encode()).hexdigest()[:8]
+
+
+def _student(out: Path, i: int, model: Path) -> Path:
+    from fishing2sim.train.model import write_student
+
+    name = f"student_{_tag(out)}_{i}"
+    return write_student(out / f"{name}.py", model, name)
+
+
+def _open_output(out: Path, h: str, fresh: bool) -> dict:
+    """The run's folder and its state: a folder of this program only (its marker), resumed
+    when it holds this configuration's run, replaced with ``fresh`` when another's; a
+    folder of the user's own, a link or a file is refused (one line, nothing touched)."""
+    try:
+        check_replaceable(out, "training folder")
+        state_file = out / "state.json"
+        if out.is_dir() and state_file.is_file():
+            state = json.loads(read_regular(state_file, 1 << 26, what="training state"))
+            if state.get("config_hash") == h:
+                return state
+            if not fresh:
+                raise TrainError(f"{out} holds a training run of another configuration "
+                                 f"(config hash {str(state.get('config_hash', '?'))[:12]}…, "
+                                 f"this file's {h[:12]}…); use --fresh to start over")
+            remove_ours(out)
+        real_folder(out, "training folder")
+        write_marker(out, "training", out.name, __version__)
+    except FileSafetyError as exc:
+        raise TrainError(str(exc)) from None
+    except ValueError as exc:  # a state.json that is not JSON
+        raise TrainError(f"{out}/state.json: not a training state ({exc})") from None
+    return {"config_hash": h, "done": 0, "rows": []}
+
+
+def train(path, workers=None, output=None, fresh=False, progress=print) -> Path:
+    """Run (or resume) the training file; returns its output folder."""
+    from fishing2sim.train.fit import prior_weights
+    from fishing2sim.train.model import read_model, save_model
+
+    c = read_config(path)
+    h = config_hash(c)
+    workers = int(workers or c["workers"])
+    out = Path(output or c["output"]) / c["name"]
+    state = _open_output(out, h, fresh)
+    w = prior_weights()
+    if state["done"]:
+        prev_model = out / f"model_{state['done']}.npz"
+        w = read_model(prev_model)["weights"].copy()
+        progress(f"resuming after iteration {state['done']} ({out})")
+    else:
+        prev_model = out / "model_0.npz"
+        save_model(prev_model, w, h, {"iteration": 0, "prior": True})
+    for i in range(state["done"] + 1, c["iterations"] + 1):
+        prev_model, w = _iteration(c, h, out, i, state, w, prev_model, workers, progress)
+    write_atomic(out / "model.npz", read_regular(prev_model, 1 << 28, what="model file"))
+    write_report(out, c, state)
+    return out
+
+
+def _behaviour_and_teacher(c: dict, out: Path, i: int, prev_model: Path) -> tuple[str, str]:
+    """Iteration ``i``'s self-play lineup (the last student, or the file's behaviour first)
+    and its teacher (with ``rollout: student``, a search rolling out with the last student)."""
+    if i == 1 and c["behaviour"] != "prior":
+        behaviour = c["behaviour"]
+    else:
+        behaviour = str(_student(out, i - 1, prev_model))
+    teacher = c["teacher"]
+    if c["rollout"] == "student" and i > 1:
+        search = load_strategy(c["teacher"]).search
+        tf = out / f"teacher_{_tag(out)}_{i}.py"
+        write_atomic(tf, TEACHER_TEMPLATE.format(i=i, j=i - 1, search=search, tag=_tag(out),
+                                                 budget=[int(x) for x in c["budget"]]))
+        teacher = str(tf)
+    return behaviour, teacher
+
+
+def _label(c: dict, i: int, behaviour: str, teacher: str, workers: int, progress) -> dict:
+    """Iteration ``i``'s self-play positions of every condition, labelled by the teacher."""
+    from fishing2sim.train.label import M_KIND
+    from fishing2sim.train.labels import join, label_games
+
+    kinds = _kind_mask(c)
+    parts = []
+    seed = _iteration_seed(c["seed"], i)
+    for ci, cond in enumerate(c["conditions"]):
+        rs, players = cond.get("ruleset", "fishing2"), cond.get("players", 4)
+        games = cond.get("games", 100)
+        t1 = time.perf_counter()
+        d = label_games(rs, players, seed + ci, games, behaviour, teacher, c["budget"],
+                        c["rate"], workers=workers, chunk=c["chunk"])
+        keep = kinds[d["meta"][:, M_KIND]]
+        for k in ("obs", "values", "meta"):
+            d[k] = d[k][keep]
+        parts.append(d)
+        progress(f"iteration {i}: {rs} {players} players: {games} games, "
+                 f"{len(d['obs'])} positions labelled in {time.perf_counter() - t1:.0f} s")
+    return join(parts)
+
+
+def _fit(c: dict, out: Path, i: int, data: dict, w):
+    """The student fitted on every position so far (the games numbered 0 mod 10 held out)
+    and its agreement with the teacher on this iteration's held-out positions."""
+    from fishing2sim.train.fit import agreement, fit
+    from fishing2sim.train.label import M_GAME, M_KIND, M_N_OPT, M_RULESET
+    from fishing2sim.train.labels import features_of, join, load_positions
+
+    alldata = join([load_positions(out / f"positions_{j}.npz") for j in range(1, i)] + [data])
+    X, blocks = features_of(alldata)
+    m = alldata["meta"]
+    held = m[:, M_GAME] % 10 == 0
+    fit_rows = ~held
+    w = fit(X[fit_rows], alldata["values"][fit_rows], blocks[fit_rows], m[fit_rows, M_N_OPT],
+            c["temperature"], c["l2"], w0=w)
+    cur = np.zeros(len(m), bool)
+    cur[len(m) - len(data["meta"]):] = True
+    sel = held & cur
+    agree = {}
+    for rs in (0, 1):
+        s2 = sel & (m[:, M_RULESET] == rs)
+        if s2.any():
+            agree[rs] = agreement(X[s2], alldata["values"][s2], m[s2, M_KIND], blocks[s2],
+                                  m[s2, M_N_OPT], w)
+    return w, agree, int(len(m))
+
+
+def _iteration(c, h, out, i, state, w, prev_model, workers, progress):
+    """One iteration: label, fit, save the model, evaluate, and record it in state.json
+    (which says which iterations are finished: the files of an unfinished one are written
+    again when the run resumes)."""
+    from fishing2sim.train.evaluate import rotated_share
+    from fishing2sim.train.labels import save_positions
+    from fishing2sim.train.model import save_model
+
+    t0 = time.perf_counter()
+    behaviour, teacher = _behaviour_and_teacher(c, out, i, prev_model)
+    data = _label(c, i, behaviour, teacher, workers, progress)
+    save_positions(out / f"positions_{i}.npz", data, h, {"iteration": i})
+    t_label = time.perf_counter() - t0
+    t1 = time.perf_counter()
+    w, agree, total = _fit(c, out, i, data, w)
+    t_fit = time.perf_counter() - t1
+    model_i = out / f"model_{i}.npz"
+    save_model(model_i, w, h, {"iteration": i, "positions": total})
+    t1 = time.perf_counter()
+    share = (float("nan"),) * 4
+    if c["evaluation"].get("deals", 500) > 0:  # the new student against three weights
+        share = rotated_share(str(_student(out, i, model_i)), ["weights"],
+                              c["evaluation"]["deals"],
+                              seed=_iteration_seed(c["seed"], 1000 + i))
+    t_eval = time.perf_counter() - t1
+    state["rows"].append({
+        "iteration": i, "positions": int(len(data["meta"])), "positions_total": total,
+        "label_s": round(t_label, 1), "fit_s": round(t_fit, 1), "eval_s": round(t_eval, 1),
+        "win_share_vs_weights": share[0], "ci_lo": share[2], "ci_hi": share[3],
+        "eval_games": share[1]})
+    for rs, ag in agree.items():
+        for k, (n, top1, regret) in ag.items():
+            state.setdefault("agreement", []).append(
+                {"iteration": i, "ruleset": "fishing" if rs else "fishing2",
+                 "decision": DECISION_FUNCTIONS[k], "positions": n,
+                 "top1": round(top1, 4), "regret_points": round(regret, 4)})
+    state["done"] = i
+    write_atomic(out / "state.json", json.dumps(state, indent=1))
+    progress(f"iteration {i}: {total} positions, fit {t_fit:.0f} s, win share vs three "
+             f"weights {share[0]:.3f} [{share[2]:.3f}, {share[3]:.3f}] "
+             f"({time.perf_counter() - t0:.0f} s)")
+    return model_i, w
+
+
+def _csv(rows: list) -> str:
+    f = io.StringIO()
+    wr = csv.DictWriter(f, fieldnames=list(rows[0]), lineterminator="\n")
+    wr.writeheader()
+    wr.writerows(rows)
+    return f.getvalue()
+
+
+def write_report(out: Path, c: dict, state: dict) -> None:
+    """iterations.csv, agreement.csv, learning_curve.png and summary.md, each written
+    atomically into the run's folder."""
+    rows = state["rows"]
+    if rows:
+        write_atomic(out / "iterations.csv", _csv(rows))
+    ag = state.get("agreement", [])
+    if ag:
+        write_atomic(out / "agreement.csv", _csv(ag))
+    _plot(out, c, rows)
+    write_atomic(out / "summary.md", _summary(c, state, rows, ag))
+
+
+def _plot(out: Path, c: dict, rows: list) -> None:
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+
+        fig, ax = plt.subplots(figsize=(6, 3.5))
+        x = [r["positions_total"] for r in rows]
+        y = [r["win_share_vs_weights"] for r in rows]
+        lo = [r["win_share_vs_weights"] - r["ci_lo"] for r in rows]
+        hi = [r["ci_hi"] - r["win_share_vs_weights"] for r in rows]
+        ax.errorbar(x, y, yerr=[lo, hi], marker="o", capsize=3)
+        ax.axhline(0.25, color="grey", lw=0.8, ls="--")
+        ax.set_xlabel("positions trained")
+        ax.set_ylabel("win share vs three weights")
+        ax.set_title(f"{c['name']}: learning curve")
+        fig.tight_layout()
+        buf = io.BytesIO()
+        fig.savefig(buf, format="png", dpi=100)
+        plt.close(fig)
+        write_atomic(out / "learning_curve.png", buf.getvalue())
+    except Exception:  # a report without its plot is still a report
+        pass
+
+
+def _summary(c: dict, state: dict, rows: list, ag: list) -> str:
+    lines = [f"# Training run {c['name']}", "",
+             f"Teacher: {c['teacher']} {c['budget']}, rollouts: {c['rollout']}; "
+             f"{c['iterations']} iterations; seed {c['seed']}; config hash "
+             f"{state['config_hash'][:12]}.", "",
+             "| iteration | positions | in all | label s | fit s | eval s | "
+             "win share vs three weights [95% CI] |",
+             "|---|---|---|---|---|---|---|"]
+    for r in rows:
+        lines.append(f"| {r['iteration']} | {r['positions']} | {r['positions_total']} | "
+                     f"{r['label_s']} | {r['fit_s']} | {r['eval_s']} | "
+                     f"{r['win_share_vs_weights']:.3f} [{r['ci_lo']:.3f}, {r['ci_hi']:.3f}] |")
+    if ag:
+        last = max(a["iteration"] for a in ag)
+        lines += ["", f"Agreement with the teacher on held-out positions (iteration {last}):",
+                  "", "| ruleset | decision | positions | top-1 | regret (points) |",
+                  "|---|---|---|---|---|"]
+        for a in ag:
+            if a["iteration"] == last:
+                lines.append(f"| {a['ruleset']} | {a['decision']} | {a['positions']} | "
+                             f"{a['top1']:.3f} | {a['regret_points']:.3f} |")
+    lines += ["", "![learning curve](learning_curve.png)", ""]
+    return "\n".join(lines)

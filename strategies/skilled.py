@@ -1,0 +1,25 @@
+"""skilled: a fast policy distilled from search (issue 20, fishing2sim/train).
+
+Every decision of both rulesets -- card plays, the trump choice, determine-trump, the
+buoys' catch-1-other and catch-1-card, exchange-1-card's take and give, and the original
+Fishing's zero-catch, pass-1-left and determine-colour -- takes the option with the highest
+linear score ``w . features(option)`` (fishing2sim/train/features.py: the card's strength
+now and later, its worth on the boat, trump, blowfish, buoy effects, how it stands in the
+trick, the boss of its suit, the shade's trump cards in hand, ...). The weights (one block
+per ruleset and decision kind) were fitted on the option values a pimc search computed in
+self-play positions (expert iteration; ``fishing2sim train experiments/train/skilled_policy.yaml``)
+and are the parameter vector, read from the model file MODEL (fishing2sim/data) whose
+sha256 this file pins: a different or damaged model file is refused with one line. It
+reads only the observation and draws nothing from its random stream.
+"""
+from fishing2sim.train.model import load_params
+from fishing2sim.train.student import (  # noqa: F401  (the student's decisions)
+    catch_1_card, catch_1_other, determine_colour, determine_trump, exchange_give,
+    exchange_take, pass_1_left, play, trump_choice, zero_catch,
+)
+
+NAME = "skilled"
+OBSERVES = True
+MODEL = "skilled.npz"
+MODEL_SHA256 = "3897a58e527ce1291f389c50ae08d18ca0fddea65b252f370ef2d26d455c4513"
+PARAMS = load_params(MODEL, MODEL_SHA256, __file__)

@@ -1,0 +1,246 @@
+"""The student policy ``skilled`` and its training (issue 20; fishing2sim/train): it decides
+every decision kind of both rulesets, deterministically, from the observation only; its
+model file is checked; a tiny training run beats random and repeats byte for byte."""
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from fishing2sim.api import run_games
+from fishing2sim.strategy.contract import DECISION_FUNCTIONS
+from fishing2sim.engine import constants as K
+from fishing2sim.engine.state import A_HAND
+from fishing2sim.strategy.loading import StrategyError, load_strategy
+from fishing2sim.train.evaluate import rotated_share
+from fishing2sim.train.features import FEATURE_NAMES, FEATURES_VERSION, N_WEIGHTS
+from fishing2sim.train.label import M_KIND, M_N_OPT, M_RULESET
+from fishing2sim.train.labels import features_of, label_games, restore_obs
+from fishing2sim.train.model import load_params, read_model, save_model, write_student
+from fishing2sim.train.run import TrainError, read_config, train
+from fishing2sim.train.student import choose
+
+REPO = Path(__file__).resolve().parent.parent
+SKILLED = REPO / "strategies" / "skilled.py"
+
+
+def test_skilled_makes_every_decision_itself():
+    s = load_strategy("skilled")
+    assert s.defined == DECISION_FUNCTIONS  # no decision left to a fallback or to random
+    assert s.n_params == N_WEIGHTS == 2 * (K.N_DECISIONS + 5) * len(FEATURE_NAMES)
+    assert s.observes and not s.search
+
+
+@pytest.mark.parametrize("ruleset,kinds", [
+    ("fishing2", {K.D_PLAY, K.D_TRUMP_CHOICE, K.D_DETERMINE_TRUMP, K.D_CATCH_1_OTHER,
+                  K.D_EXCHANGE_TAKE, K.D_EXCHANGE_GIVE, K.D_CATCH_1_CARD}),
+    ("fishing", {K.D_PLAY, K.D_ZERO_CATCH, K.D_PASS_1_LEFT,
+                 K.D_DETERMINE_COLOUR}),
+])
+def test_the_student_decides_every_decision_kind_deterministically(ruleset, kinds):
+    """Every decision of skilled self-play games (each paused and stored, as the labels
+    are): every kind of the ruleset occurs, the student's choice is one of the options
+    and is the same on a second call and on a copy of the observation."""
+    d = label_games(ruleset, 4, 5, 30, "skilled", "pimc", [1, 1, 0, 0], 1.0, chunk=30)
+    meta = d["meta"]
+    assert kinds <= set(meta[:, M_KIND].tolist())
+    obs = restore_obs(d["obs"], d["tails"][0])
+    params = np.asarray(load_strategy("skilled").defaults)
+    for r in range(len(obs)):
+        n = int(meta[r, M_N_OPT])
+        options = obs[r, K.O_OPTIONS:K.O_OPTIONS + n].tolist()
+        c = choose(obs[r], params)
+        assert c in options
+        assert choose(obs[r].copy(), params) == c
+    # whole games: the same seed, the same games
+    a = run_games(60, 4, seed=3, ruleset=ruleset, strategies="skilled")
+    b = run_games(60, 4, seed=3, ruleset=ruleset, strategies="skilled")
+    c = run_games(60, 4, seed=4, ruleset=ruleset, strategies="skilled")
+    assert np.array_equal(a["points"], b["points"]) and np.array_equal(a["int"], b["int"])
+    assert not np.array_equal(a["points"], c["points"])
+
+
+def test_the_student_sees_only_what_its_seat_may_know():
+    """docs/rules.md C: cards the seat cannot see swapped (other hands, the ocean, the
+    boats, the fishers): the observation and so the student's card play are the same; a
+    card swapped into its own hand changes what it sees."""
+    from test_strategies import _hide_what_seat_0_cannot_know, _mid_round_state, _observe
+
+    params = np.asarray(load_strategy("skilled").defaults)
+    gen = np.random.default_rng(5)
+    checked = changed = 0
+    for seed in range(40):
+        got = _mid_round_state(seed)
+        if got is None:
+            continue
+        st, _ = got
+        hidden = _hide_what_seat_0_cannot_know(st, gen)
+        assert not np.array_equal(hidden, st)
+        before = _observe(st)
+        assert choose(before, params) == choose(_observe(hidden), params)
+        own = hidden.copy()  # seat 0 and seat 1 swap a hand card: seat 0 sees it
+        own[A_HAND], own[A_HAND + K.MAX_HAND] = own[A_HAND + K.MAX_HAND], own[A_HAND]
+        changed += not np.array_equal(before, _observe(own))
+        checked += 1
+    assert checked >= 10 and changed == checked
+
+
+# ---- the model file ------------------------------------------------------------------------
+
+def test_a_foreign_or_damaged_model_file_is_refused_with_one_line(tmp_path):
+    good = tmp_path / "good.npz"
+    sha = save_model(good, np.zeros(N_WEIGHTS))
+    assert load_params(str(good), sha) == (0.0,) * N_WEIGHTS
+    truncated = tmp_path / "truncated.npz"
+    truncated.write_bytes(good.read_bytes()[:300])
+    foreign = tmp_path / "foreign.npz"
+    np.savez(foreign, weights=np.zeros(N_WEIGHTS), version=np.array(99),
+             features=np.array(FEATURE_NAMES))
+    layout = tmp_path / "layout.npz"
+    np.savez(layout, weights=np.zeros(N_WEIGHTS), version=np.array(FEATURES_VERSION),
+             features=np.array(FEATURE_NAMES[:-1] + ("something_else",)))
+    other = tmp_path / "other.npz"
+    np.savez(other, x=np.zeros(3))
+    cases = {truncated: "cannot be read", foreign: "feature version 99",
+             layout: "another feature layout", other: "not a skilled model",
+             tmp_path / "missing.npz": "does not exist"}
+    for path, words in cases.items():
+        with pytest.raises(StrategyError) as e:
+            load_params(str(path), None)
+        assert words in str(e.value) and "\n" not in str(e.value)
+    with pytest.raises(StrategyError, match="not the model this strategy file pins"):
+        load_params(str(good), "0" * 64)
+
+
+def test_the_command_line_refuses_a_truncated_model_with_exit_2(tmp_path):
+    bad = tmp_path / "bad.npz"
+    bad.write_bytes(b"PK\x03\x04 not really")
+    bot = tmp_path / "skilled_copy.py"
+    bot.write_text(SKILLED.read_text().replace('MODEL = "skilled.npz"', f'MODEL = "{bad}"')
+                   .replace('NAME = "skilled"', 'NAME = "skilled_copy"'))
+    r = subprocess.run([sys.executable, "-m", "fishing2sim.cli", "play", "--strategy",
+                        str(bot)], capture_output=True, text=True, cwd=tmp_path)
+    assert r.returncode == 2
+    lines = [ln for ln in r.stderr.splitlines() if "Warning" not in ln and ln.strip()
+             and not ln.startswith(" ")]
+    assert len(lines) == 1 and "bad.npz cannot be read as an npz model" in lines[0]
+
+
+# ---- training ----------------------------------------------------------------------------
+
+TINY = """name: tiny
+seed: 7
+iterations: 2
+teacher: pimc
+budget: [4, 1, 0, 0]
+rollout: student
+rate: 0.3
+conditions:
+  - {ruleset: fishing2, players: 4, games: 8}
+  - {ruleset: fishing, players: 4, games: 4}
+evaluation: {deals: 0}
+chunk: 3
+"""
+
+
+def test_labels_do_not_depend_on_chunks_or_workers():
+    a = label_games("fishing2", 4, 2, 6, "weights", "pimc", [2, 1, 0, 0], 0.4, chunk=6)
+    b = label_games("fishing2", 4, 2, 6, "weights", "pimc", [2, 1, 0, 0], 0.4, chunk=2,
+                    workers=2)
+    for k in ("obs", "values", "meta", "stats", "tails"):
+        assert np.array_equal(a[k], b[k]), k
+    assert len(a["obs"]) > 100
+
+
+def test_a_tiny_training_beats_random_and_repeats_byte_for_byte(tmp_path):
+    f = tmp_path / "tiny.yaml"
+    f.write_text(TINY)
+    out1 = train(f, output=tmp_path / "one", progress=lambda m: None)
+    out2 = train(f, output=tmp_path / "two", progress=lambda m: None)
+    for name in ("model.npz", "model_1.npz", "positions_1.npz", "positions_2.npz"):
+        assert (out1 / name).read_bytes() == (out2 / name).read_bytes(), name
+    d = read_model(out1 / "model.npz")
+    assert d["weights"].shape == (N_WEIGHTS,)
+    assert len((out1 / "iterations.csv").read_text().splitlines()) == 3
+    assert "top-1" in (out1 / "summary.md").read_text()
+    bot = write_student(tmp_path / "tiny_student.py", out1 / "model.npz", "tiny_student")
+    share, n, lo, hi = rotated_share(str(bot), ["random"], 150, seed=3)
+    assert n == 600 and lo > 0.25, (share, lo, hi)
+    # a second run of the same file resumes: nothing to do, the same model
+    before = (out1 / "model.npz").read_bytes()
+    msgs = []
+    train(f, output=tmp_path / "one", progress=msgs.append)
+    assert msgs and "resuming after iteration 2" in msgs[0]
+    assert (out1 / "model.npz").read_bytes() == before
+
+
+def test_a_training_run_resumes_after_its_last_finished_iteration(tmp_path):
+    """A run of 1 iteration, then the same file with 2: iteration 1 is kept (not labelled
+    again) and the result is the 2-iteration run's, byte for byte. A changed setting is
+    refused without --fresh, and nothing is changed."""
+    f = tmp_path / "tiny.yaml"
+    f.write_text(TINY.replace("iterations: 2", "iterations: 1"))
+    out = train(f, output=tmp_path / "a", progress=lambda m: None)
+    one = (out / "positions_1.npz").stat().st_mtime_ns
+    f.write_text(TINY)
+    msgs = []
+    train(f, output=tmp_path / "a", progress=msgs.append)
+    assert "resuming after iteration 1" in msgs[0]
+    assert any(m.startswith("iteration 2:") for m in msgs)
+    assert not any(m.startswith("iteration 1:") for m in msgs)
+    assert (out / "positions_1.npz").stat().st_mtime_ns == one
+    ref = train(f, output=tmp_path / "b", progress=lambda m: None)
+    assert (ref / "model.npz").read_bytes() == (out / "model.npz").read_bytes()
+    f.write_text(TINY.replace("rate: 0.3", "rate: 0.4"))
+    before = (out / "state.json").read_text()
+    with pytest.raises(TrainError, match="another configuration"):
+        train(f, output=tmp_path / "a", progress=lambda m: None)
+    assert (out / "state.json").read_text() == before
+
+
+@pytest.mark.parametrize("change,words", [
+    ("teacher: weights", "is not a search bot"),
+    ("budget: [0, 1, 0, 0]", "worlds must be a whole number"),
+    ("budget: [-4, 1, 0, 0]", "worlds must be a whole number"),
+    ("decisions: [play, trump_chioce]", "unknown decision kind 'trump_chioce'"),
+    ("teacher: no_such_bot", "unknown strategy"),
+    ("colour: blue", "unknown key 'colour'"),
+])
+def test_a_bad_training_file_is_one_line_and_exit_2_and_nothing_written(tmp_path, change,
+                                                                       words):
+    key = change.split(":")[0]
+    text = "\n".join(ln for ln in TINY.splitlines() if not ln.startswith(key + ":"))
+    f = tmp_path / "bad.yaml"
+    f.write_text(text + "\n" + change + "\n")
+    with pytest.raises(TrainError) as e:
+        read_config(f)
+    assert words in str(e.value) and "\n" not in str(e.value)
+    out = tmp_path / "out"
+    r = subprocess.run([sys.executable, "-m", "fishing2sim.cli", "train", str(f), "--output",
+                        str(out)], capture_output=True, text=True)
+    assert r.returncode == 2
+    lines = [ln for ln in r.stderr.splitlines() if ln.strip() and "Warning" not in ln
+             and not ln.startswith(" ")]
+    assert len(lines) == 1 and words in lines[0]
+    assert not out.exists()
+
+
+def test_a_missing_training_file_is_one_line(tmp_path):
+    with pytest.raises(TrainError, match="does not exist"):
+        read_config(tmp_path / "nope.yaml")
+
+
+def test_pimc_skilled_rolls_out_with_the_student():
+    s = load_strategy("pimc_skilled")
+    assert s.search == "pimc" and s.rollout.name == "skilled"
+    assert s.digest != load_strategy("pimc").digest  # its rollout strategy is in its digest
+    lineup = ["pimc_skilled", "weights", "weights", "weights"]
+    params = [[2, 1, 0, 0], None, None, None]
+    a = run_games(3, 4, seed=8, strategies=lineup, params=params)
+    b = run_games(3, 4, seed=8, strategies=lineup, params=params)
+    c = run_games(3, 4, seed=8, strategies=["pimc"] + lineup[1:], params=params)
+    assert np.array_equal(a["points"], b["points"]) and a["search"][0] > 0
+    assert not np.array_equal(a["points"], c["points"])  # other rollouts, other games
