@@ -14,7 +14,8 @@ from fishing2sim.api import run_games
 from fishing2sim.strategy.contract import DECISION_FUNCTIONS
 from fishing2sim.engine import constants as K
 from fishing2sim.engine.state import A_HAND
-from fishing2sim.strategy.loading import StrategyError, load_strategy
+from fishing2sim.strategy.contract import StrategyError
+from fishing2sim.strategy.loading import load_strategy
 from fishing2sim.train.evaluate import rotated_share
 from fishing2sim.train.features import FEATURE_NAMES, FEATURES_VERSION, N_WEIGHTS
 from fishing2sim.train.label import M_KIND, M_N_OPT, M_RULESET
@@ -244,3 +245,34 @@ def test_pimc_skilled_rolls_out_with_the_student():
     c = run_games(3, 4, seed=8, strategies=["pimc"] + lineup[1:], params=params)
     assert np.array_equal(a["points"], b["points"]) and a["search"][0] > 0
     assert not np.array_equal(a["points"], c["points"])  # other rollouts, other games
+
+
+def test_a_training_run_never_replaces_a_folder_of_the_users_own(tmp_path):
+    """The training folder is written like a report folder: one with this program's marker
+    is resumed or (--fresh) replaced; a folder of the user's own, even with a state.json
+    in it, a link or a file is refused with one line and left as it is."""
+    import json
+
+    from fishing2sim.safe_files import MARKER
+    from fishing2sim.train.run import TrainError, _open_output
+
+    mine = tmp_path / "mine"
+    mine.mkdir()
+    (mine / "thesis.tex").write_text("mine")
+    (mine / "state.json").write_text(json.dumps({"config_hash": "other", "done": 2}))
+    for fresh in (False, True):
+        with pytest.raises(TrainError, match="not made by fishing2sim"):
+            _open_output(mine, "abc", fresh)
+    assert sorted(p.name for p in mine.iterdir()) == ["state.json", "thesis.tex"]
+    link = tmp_path / "link"
+    link.symlink_to(mine)
+    with pytest.raises(TrainError, match="symbolic link"):
+        _open_output(link, "abc", True)
+    ours = tmp_path / "ours"
+    assert _open_output(ours, "abc", False)["done"] == 0 and (ours / MARKER).is_file()
+    (ours / "state.json").write_text(json.dumps({"config_hash": "abc", "done": 3, "rows": []}))
+    assert _open_output(ours, "abc", False)["done"] == 3  # resumed
+    with pytest.raises(TrainError, match="another configuration"):
+        _open_output(ours, "xyz", False)
+    assert _open_output(ours, "xyz", True)["done"] == 0  # --fresh: replaced
+    assert not (ours / "state.json").exists() and (ours / MARKER).is_file()

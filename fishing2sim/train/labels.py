@@ -30,7 +30,9 @@ def _deck(ruleset: str):
 def teacher_args(teacher: str, budget, players: int):
     """(sp, rollout lineups, their tables, observe masks) of the teacher search in every
     seat; ``budget``: its [worlds, rollouts, horizon, objective] (None: its defaults)."""
-    from fishing2sim.strategy.loading import StrategyError, load_strategy, search_args
+    from fishing2sim.strategy.contract import StrategyError
+    from fishing2sim.strategy.loading import load_strategy
+    from fishing2sim.strategy.lineup import search_args
 
     t = load_strategy(teacher)
     if not t.search:
@@ -44,7 +46,8 @@ def teacher_args(teacher: str, budget, players: int):
 def label_chunk(ruleset: str, players: int, seed: int, start: int, n: int, behaviour: str,
                 teacher: str, budget, rate: float):
     """The labelled positions of games start .. start+n-1 (see label.label_batch)."""
-    from fishing2sim.strategy.loading import StrategyError, build_lineup, observe_mask
+    from fishing2sim.strategy.contract import StrategyError
+    from fishing2sim.strategy.lineup import build_lineup, observe_mask
     from fishing2sim.train.label import label_batch
 
     deck = _deck(ruleset)

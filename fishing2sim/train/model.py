@@ -109,7 +109,7 @@ def load_params(spec: str, sha256: str | None, strategy_file: str | None = None)
     """The weight vector of the model ``spec`` (see model_path), as a strategy's PARAMS;
     the file must have the sha256 the strategy file pins. A StrategyError (one line) if
     it cannot be the student's."""
-    from fishing2sim.strategy.loading import StrategyError
+    from fishing2sim.strategy.contract import StrategyError
 
     path = model_path(spec, strategy_file)
     try:
