@@ -4,7 +4,6 @@ and the bad input."""
 from __future__ import annotations
 
 from fractions import Fraction as F
-from pathlib import Path
 from types import SimpleNamespace
 
 import numpy as np

@@ -5,12 +5,22 @@ arc"; the table: analysis/arc.py."""
 
 from __future__ import annotations
 
+import matplotlib.pyplot as plt
 import pandas as pd
 from matplotlib.ticker import MaxNLocator
-import matplotlib.pyplot as plt
 
-from fishing2sim.report.common import (TITLES, Context, ci, colour, finish, int_, rows_of,
-                                       scale_to, wrap, yerr)
+from fishing2sim.report.common import (
+    TITLES,
+    Context,
+    ci,
+    colour,
+    finish,
+    int_,
+    rows_of,
+    scale_to,
+    wrap,
+    yerr,
+)
 
 # (metric, panel, line style, legend text)
 LINES = (("leader_win_share", 0, "-", "leader after round r wins"),
