@@ -1,6 +1,8 @@
 """The cost of the game-arc figures (analyses: [arc], issue 24): the same experiment with and
 without arc, the median wall time of 3 runs each (alternating, so a busy machine slows both
-alike), one worker in this process.
+alike), one worker in this process (the run, its tables and its report written: what a
+user waits for). Also the median CPU time of this process, which other load on a shared
+machine disturbs less than the wall time.
 
     python benchmarks/bench_arc.py                    # 4 players, random seats, 100,000 games
     python benchmarks/bench_arc.py --games 20000 --seats weights_tuned
@@ -45,20 +47,24 @@ def main() -> None:
 
     base = ["depletion", "overfishing", "strategies"]
     times: dict[str, list[float]] = {"without": [], "with": []}
+    cpu: dict[str, list[float]] = {"without": [], "with": []}
     with tempfile.TemporaryDirectory() as d:
         paths = {"without": experiment(Path(d), args.games, args.seats, base),
                  "with": experiment(Path(d), args.games, args.seats, base + ["arc"])}
-        run(paths["with"], workers=1, progress=False, write=False)  # compile, warm caches
+        run(paths["with"], workers=1, progress=False)  # compile, warm the caches
         for _ in range(args.repeats):
             for key in ("without", "with"):
-                t = time.perf_counter()
-                run(paths[key], workers=1, progress=False, write=True)
+                t, c = time.perf_counter(), time.process_time()
+                run(paths[key], workers=1, progress=False)
                 times[key].append(time.perf_counter() - t)
+                cpu[key].append(time.process_time() - c)
     med = {k: statistics.median(v) for k, v in times.items()}
-    print(json.dumps({"games": args.games, "seats": args.seats, "seconds": times,
+    mcpu = {k: statistics.median(v) for k, v in cpu.items()}
+    print(json.dumps({"games": args.games, "seats": args.seats, "seconds": times, "cpu": cpu,
                       "median_without": round(med["without"], 3),
                       "median_with": round(med["with"], 3),
-                      "extra_pct": round(100 * (med["with"] / med["without"] - 1), 1)}))
+                      "extra_pct": round(100 * (med["with"] / med["without"] - 1), 1),
+                      "cpu_extra_pct": round(100 * (mcpu["with"] / mcpu["without"] - 1), 1)}))
 
 
 if __name__ == "__main__":

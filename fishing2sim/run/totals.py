@@ -16,6 +16,10 @@ left, the strategies' win shares and, with the trump analysis, each unit's trump
 sums (``unit_trump_n`` choices analysed, ``unit_trump_g`` the sum of g, ``unit_trump_prod``
 the sum of d1 * d2, in points), from which the paired contrasts of the trump figures (ratios
 of sums over a unit's choices) are linearised unit by unit.
+
+The game-arc totals (``arc_*``, :data:`ARC_FIELDS`) exist only in the totals of an
+experiment with ``analyses: [arc]`` (``empty_totals(..., arc=True)``, :func:`add_arc` from the
+kernels' points after every round); without it the totals and checkpoints are unchanged.
 """
 from __future__ import annotations
 
