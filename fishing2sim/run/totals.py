@@ -227,29 +227,31 @@ def add_arc(t, ws, pts, rp, scored, started) -> None:
     1..n [game, round - 1, seat], ``scored`` the rounds scored and ``started`` the rounds
     started of each game (a game overfished at a draw-1-card started a round it never
     scored)."""
-    n, nr = rp.shape[0], rp.shape[1]
+    n, nr, P = rp.shape
+    x = np.ascontiguousarray(rp.transpose(2, 0, 1), dtype=np.int16)  # [seat, game, round]
     r = np.arange(1, nr + 1)
     have = scored[:, None] >= r[None, :]  # the standing after round r exists
-    hi = rp.max(axis=2, keepdims=True)
-    lo = rp.min(axis=2, keepdims=True)
-    top, bottom = rp == hi, rp == lo
-    w = ws[:, None, :]
+    hi, lo = x.max(axis=0), x.min(axis=0)
+    top, bottom = x == hi, x == lo
+    w = ws.T.astype(np.int32)[:, :, None]  # [seat, game, 1]
+    k_top = top.sum(axis=0, dtype=np.int32)
     # the leader's / the last player's win share, k tied players each counting 1/k
-    lead = (top * w).sum(axis=2) * WIN_UNIT // top.sum(axis=2)
-    last = (bottom * w).sum(axis=2) * WIN_UNIT // bottom.sum(axis=2)
-    come = (bottom & (w > 0)).any(axis=2) & (lo[:, :, 0] < hi[:, :, 0]) & have
+    lead = np.where(have, (top * w).sum(axis=0, dtype=np.int64) * WIN_UNIT // k_top, 0)
+    last = (bottom * w).sum(axis=0, dtype=np.int64) * WIN_UNIT // bottom.sum(axis=0)
+    come = (bottom & (w > 0)).any(axis=0) & (lo < hi) & have
     nxt = have & (started[:, None] >= r[None, :] + 1)
+    last = np.where(nxt, last, 0)
     t["arc_scored"][1:nr + 1] += have.sum(axis=0)
-    t["arc_leader_win"][1:nr + 1, 0] += np.where(have, lead, 0).sum(axis=0)
-    t["arc_leader_win"][1:nr + 1, 1] += np.where(have, lead * lead, 0).sum(axis=0)
+    t["arc_leader_win"][1:nr + 1, 0] += lead.sum(axis=0)
+    t["arc_leader_win"][1:nr + 1, 1] += (lead * lead).sum(axis=0)
     t["arc_comeback"][1:nr + 1] += come.sum(axis=0)
     t["arc_next"][1:nr + 1] += nxt.sum(axis=0)
-    t["arc_last_win"][1:nr + 1, 0] += np.where(nxt, last, 0).sum(axis=0)
-    t["arc_last_win"][1:nr + 1, 1] += np.where(nxt, last * last, 0).sum(axis=0)
+    t["arc_last_win"][1:nr + 1, 0] += last.sum(axis=0)
+    t["arc_last_win"][1:nr + 1, 1] += (last * last).sum(axis=0)
     # lead changes: the sole leader after round r differs from the last sole leader before
     # it (a round ending with a tie for the most points keeps the last sole leader)
-    sole = (top.sum(axis=2) == 1) & have
-    who = top.argmax(axis=2)
+    sole = (k_top == 1) & have
+    who = top.argmax(axis=0)
     cur = np.full(n, -1)
     changes = np.zeros(n, np.int64)
     for i in range(nr):
