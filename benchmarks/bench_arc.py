@@ -6,6 +6,8 @@ machine disturbs less than the wall time.
 
     python benchmarks/bench_arc.py                    # 4 players, random seats, 100,000 games
     python benchmarks/bench_arc.py --games 20000 --seats weights_tuned
+    python benchmarks/bench_arc.py --no-write         # without the report (the arc.png plot
+                                                      # and tables are a fixed cost per run)
 
 Random seats are the fastest games, so the arc's share of the time is largest there (the
 figure asked for: at most 15% more when requested). Prints one JSON line.
@@ -42,6 +44,8 @@ def main() -> None:
     ap.add_argument("--games", type=int, default=100_000)
     ap.add_argument("--seats", default="random")
     ap.add_argument("--repeats", type=int, default=3)
+    ap.add_argument("--no-write", action="store_true",
+                    help="the run and its tables only, no report folder (the per-game cost)")
     args = ap.parse_args()
     from fishing2sim.study import run
 
@@ -55,12 +59,13 @@ def main() -> None:
         for _ in range(args.repeats):
             for key in ("without", "with"):
                 t, c = time.perf_counter(), time.process_time()
-                run(paths[key], workers=1, progress=False)
+                run(paths[key], workers=1, progress=False, write=not args.no_write)
                 times[key].append(time.perf_counter() - t)
                 cpu[key].append(time.process_time() - c)
     med = {k: statistics.median(v) for k, v in times.items()}
     mcpu = {k: statistics.median(v) for k, v in cpu.items()}
-    print(json.dumps({"games": args.games, "seats": args.seats, "seconds": times, "cpu": cpu,
+    print(json.dumps({"games": args.games, "seats": args.seats, "write": not args.no_write,
+                      "seconds": times, "cpu": cpu,
                       "median_without": round(med["without"], 3),
                       "median_with": round(med["with"], 3),
                       "extra_pct": round(100 * (med["with"] / med["without"] - 1), 1),
