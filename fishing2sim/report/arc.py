@@ -22,11 +22,11 @@ from fishing2sim.report.common import (
     yerr,
 )
 
-# (metric, panel, line style, legend text)
-LINES = (("leader_win_share", 0, "-", "leader after round r wins"),
+# (metric, panel, line style, legend text without a sweep)
+LINES = (("leader_win_share", 0, "-", "the leader after round r wins"),
          ("comeback_share", 1, "-", "a player last after round r wins (comeback)"),
-         ("fewest_points_win_share", 1, ":", "fewest points after round r (leads round r+1) "
-          "wins; observational"))
+         ("fewest_points_win_share", 1, ":",
+          "the fewest points after round r (leads round r+1) wins; observational"))
 
 
 def _by_round(df, metric, c):
@@ -34,19 +34,23 @@ def _by_round(df, metric, c):
 
 
 def plot(ctx: Context, df: pd.DataFrame):
-    fig, axes = plt.subplots(1, 2, figsize=(12, 4.8), sharey=True)
+    """Left: the leader's win share by round; right: the comeback share (solid) and the
+    fewest-points player's win share (dotted); a colour per condition, the fair shares
+    dashed."""
+    fig, axes = plt.subplots(1, 2, figsize=(12, 5.0), sharey=True)
     highs = [0.0]
     for j, c in enumerate(ctx.indices):
-        name = ctx.label(c) if ctx.sweep else ""
         for metric, panel, style, text in LINES:
             rows = _by_round(df, metric, c)
             if not len(rows):
                 continue
             x = rows["round"].astype(int).to_numpy()
             y = rows["estimate"].astype(float).to_numpy() * 100
-            label = f"{text}{', ' + name if name else ''}"
+            # a sweep: one legend entry per condition (its solid line), the styles in the titles
+            label = wrap(ctx.label(c), 30) if ctx.sweep and style == "-" and panel == 0 \
+                else (None if ctx.sweep else wrap(text, 34))
             axes[panel].errorbar(x, y, yerr=yerr(rows, 100), fmt="o" + style, capsize=3,
-                                 color=colour(j), label=wrap(label, 40), markersize=4)
+                                 color=colour(j), label=label, markersize=4)
             highs += list(rows["ci_high"].astype(float) * 100)
     fair = sorted({ctx.players(c) for c in ctx.indices if ctx.players(c)})
     for ax in axes:
@@ -57,9 +61,10 @@ def plot(ctx: Context, df: pd.DataFrame):
         ax.set_xlabel("after round r")
     axes[0].set_ylabel("games won (%)")
     axes[0].set_title(wrap("the leader after round r (the most points; k tied count 1/k "
-                           "each): win share, 95% CI", 60))
-    axes[1].set_title(wrap("comeback share and the fewest-points player's win share "
-                           "(observational), 95% CI", 60))
+                           "each) wins; 95% CI", 60))
+    axes[1].set_title(wrap("solid: a player last after round r wins (comeback); dotted: the "
+                           "fewest points after round r (leads round r+1) wins, "
+                           "observational; 95% CI", 60))
     fig.suptitle(wrap(f"{ctx.exp.name}: the game's arc; {ctx.games_text(df)}", 100),
                  fontsize=11)
     scale_to(axes[0], [0], highs, top=100)
