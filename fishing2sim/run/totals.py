@@ -227,7 +227,7 @@ def add_arc(t, ws, pts, rp, scored, started) -> None:
     1..n [game, round - 1, seat], ``scored`` the rounds scored and ``started`` the rounds
     started of each game (a game overfished at a draw-1-card started a round it never
     scored)."""
-    n, nr, P = rp.shape
+    n, nr = rp.shape[:2]
     x = np.ascontiguousarray(rp.transpose(2, 0, 1), dtype=np.int16)  # [seat, game, round]
     r = np.arange(1, nr + 1)
     have = scored[:, None] >= r[None, :]  # the standing after round r exists
