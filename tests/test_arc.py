@@ -184,3 +184,21 @@ def test_analyses_arc_misspelt_is_one_line_and_exit_2(tmp_path):
     assert "unknown analysis 'acr' (did you mean 'arc'?)" in res.output
     assert "Traceback" not in res.output
     assert len(res.output.strip().splitlines()) == 1
+
+
+def test_an_arc_chunk_checkpoint_is_read_back_and_a_plain_one_is_refused(tmp_path):
+    from fishing2sim.run.checkpoints import read_chunk, save_chunk
+    from fishing2sim.run.chunks import plan, run_chunk
+
+    path = tmp_path / "ck.yaml"
+    path.write_text("name: ck\nplayers: 3\ngames: 60\nchunk: 30\nseed: 4\n"
+                    "analyses: [arc]\n")
+    exp = load_experiment(path)
+    task = plan(exp)[0]
+    totals = run_chunk(exp, task)
+    assert int(totals["arc_changes"].sum()) == 30 and int(totals["arc_margin"].sum()) == 30
+    back, why = read_chunk(exp, save_chunk(tmp_path, exp, task, totals))
+    assert why == "" and all(np.array_equal(back[k], v) for k, v in totals.items())
+    plain = {k: v for k, v in totals.items() if not k.startswith("arc_")}
+    back, why = read_chunk(exp, save_chunk(tmp_path, exp, task, plain))
+    assert back is None and why.startswith("wrong arrays (missing arc_")
