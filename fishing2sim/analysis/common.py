@@ -57,7 +57,7 @@ def frame(rows, exp, key_cols) -> pd.DataFrame:
     seat as nullable integers), then TABLE_COLUMNS."""
     df = pd.DataFrame(rows, columns=base_columns(exp) + key_cols + TABLE_COLUMNS)
     for c in key_cols:
-        if c in ("round", "tier", "seat"):
+        if c in ("round", "tier", "seat", "value"):
             df[c] = df[c].astype("Int64")
     return df
 

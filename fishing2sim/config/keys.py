@@ -6,7 +6,7 @@ from __future__ import annotations
 
 ANALYSES = ("depletion", "overfishing", "trump_value", "strategies")  # the default set
 LADDER = "ladder"  # the ladder analysis (and key): only in a file with a ladder: key
-KNOWN_ANALYSES = ANALYSES + (LADDER,)
+KNOWN_ANALYSES = ANALYSES + (LADDER, "arc")  # arc: the game-arc figures, asked for by name
 TOP_KEYS = ("name", "ruleset", "players", "games", "seed", "chunk", "first_leader", "seats",
             "rotate", "deck", "sweep", "analyses", "trump_value", "workers", "scheduler",
             "output", "strict", "tune", "paired", "precision", "max_games", "sprt",

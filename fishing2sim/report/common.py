@@ -32,6 +32,7 @@ TABLE_KEYS: dict[str, tuple[str, ...]] = {
     "scores": ("strategy", "points"),
     "ladder": ("rank", "bot", "kind", "budget"),
     "ladder_pairs": ("bot", "opponent"),
+    "arc": ("round", "value"),
 }
 #: Order in which tables are written and sections appear when ``exp.analyses`` says nothing.
 ANALYSES = ("depletion", "overfishing", "trump_value", "strategies")
@@ -49,6 +50,7 @@ TITLES = {
     "trump_value": "Trump-choice value",
     "strategies": "Strategies",
     "ladder": "Strength ladder",
+    "arc": "Game arc",
 }
 
 # --------------------------------------------------------------------------------------------

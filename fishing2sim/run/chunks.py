@@ -144,7 +144,8 @@ def run_chunk(exp, task: Task) -> dict:
     P = cond.players
     n = task.count
     trump = "trump_value" in exp.analyses
-    totals = empty_totals(P, len(names))
+    arc = "arc" in exp.analyses
+    totals = empty_totals(P, len(names), arc)
     units = {} if getattr(cond, "paired", False) else None
     for funcs, table, mask, slot, strats, search in lineups:
         out_int, out_points, out_ocean, out_trump, out_round_points = new_outputs(n)
@@ -180,7 +181,7 @@ def run_chunk(exp, task: Task) -> dict:
         if done and out_int[done - 1, G_ERR_CODE] != 0:
             raise kernel_failure(work[0], strats, cond.deck)
         accumulate(totals, P, slot, out_int, out_points, out_ocean, pairs, units,
-                   cond.deck.n_rounds)
+                   cond.deck.n_rounds, out_round_points if arc else None)
     add_blocks(totals, len(lineups), n, units)
     return totals
 

@@ -16,6 +16,10 @@ left, the strategies' win shares and, with the trump analysis, each unit's trump
 sums (``unit_trump_n`` choices analysed, ``unit_trump_g`` the sum of g, ``unit_trump_prod``
 the sum of d1 * d2, in points), from which the paired contrasts of the trump figures (ratios
 of sums over a unit's choices) are linearised unit by unit.
+
+The game-arc totals (``arc_*``, :data:`ARC_FIELDS`) exist only in the totals of an
+experiment with ``analyses: [arc]`` (``empty_totals(..., arc=True)``, :func:`add_arc` from the
+kernels' points after every round); without it the totals and checkpoints are unchanged.
 """
 from __future__ import annotations
 
@@ -92,12 +96,30 @@ FIELDS = {
                         "sum of g over its own choices x, x^2 and x * m",
     "strat_trump_game_m": "per strategy: sums over games of m and m^2 (m: its own choices)",
 }
+# the game-arc totals (docs/rules.md E, "Game arc"), kept only with analyses: [arc]
+ARC_UNIT = WIN_UNIT * WIN_UNIT  # a win share split among k tied players, in 3600ths (exact)
+ARC_MARGIN_BINS = 256  # final margin histogram (the last bin collects anything higher)
+ARC_FIELDS = {
+    "arc_scored": "games whose round r was scored (the standing after round r exists)",
+    "arc_leader_win": "per round r: the win share of the player with the most points after "
+                      "round r (k tied: each 1/k), sum and sum of squares in ARC_UNIT",
+    "arc_comeback": "per round r: games won (alone or shared) by a player with the fewest "
+                    "points after round r, fewer than the most",
+    "arc_next": "games that started round r + 1 (the leader rule chose its leader)",
+    "arc_last_win": "per round r: the win share of the player with the fewest points after "
+                    "round r (k tied: each 1/k), of the games that started round r + 1; sum, "
+                    "sum of squares in ARC_UNIT",
+    "arc_changes": "histogram of the lead changes per game",
+    "arc_margin": "histogram of the final margin (the most points minus the next most)",
+}
+FIELDS.update(ARC_FIELDS)
 
 
-def empty_totals(players: int, n_strategies: int) -> dict:
+def empty_totals(players: int, n_strategies: int, arc: bool = False) -> dict:
+    """The totals of no games (with ``arc``: the game-arc totals too)."""
     S = n_strategies
     z = np.zeros
-    return {
+    t = {
         "games": z(1, np.int64),
         "completed": z(1, np.int64),
         "overfished": z(1, np.int64),
@@ -136,11 +158,17 @@ def empty_totals(players: int, n_strategies: int) -> dict:
         "_block_points": z((0, S), np.int64),
         "_block_trump": z((0, _TRUMP_COLS + 3 * S), np.int64),
     }
+    if arc:
+        t.update({"arc_scored": z(R, np.int64), "arc_leader_win": z((R, 2), np.int64),
+                  "arc_comeback": z(R, np.int64), "arc_next": z(R, np.int64),
+                  "arc_last_win": z((R, 2), np.int64), "arc_changes": z(R, np.int64),
+                  "arc_margin": z(ARC_MARGIN_BINS, np.int64)})
+    return t
 
 
-def summed_keys() -> list[str]:
+def summed_keys(arc: bool = False) -> list[str]:
     """The keys a checkpoint holds and the merge sums (not the block accumulators)."""
-    return [k for k in empty_totals(1, 1) if k not in BLOCK_KEYS]
+    return [k for k in empty_totals(1, 1, arc) if k not in BLOCK_KEYS]
 
 
 def win_shares(out_points, players):
@@ -153,9 +181,10 @@ def win_shares(out_points, players):
 
 
 def accumulate(t: dict, P: int, slot, out_int, out_points, out_ocean, pairs,
-               units: dict | None = None, last_round: int = 0):
+               units: dict | None = None, last_round: int = 0, round_points=None):
     """Add one batch of kernel output (one rotation of a chunk) to the totals ``t``.
-    ``units`` (paired conditions): a dict that collects this rotation's per-game vectors."""
+    ``units`` (paired conditions): a dict that collects this rotation's per-game vectors.
+    ``round_points`` (analyses: [arc]): the points after each round, [game, round, seat]."""
     # the engine's record layout, imported here: loading the totals loads no kernel
     from fishing2sim.engine.batch import G_END, G_END_ROUND, G_FIRST_LEADER, G_ROUNDS, T_CHOOSER
 
@@ -171,6 +200,9 @@ def accumulate(t: dict, P: int, slot, out_int, out_points, out_ocean, pairs,
     fl = ws[np.arange(n), out_int[:, G_FIRST_LEADER]]
     _add_seats(t, ws, pts, fl, P)
     _add_strategies(t, slot, ws, pts, P)
+    if round_points is not None:
+        add_arc(t, ws, pts, round_points[:, 1:last_round + 1, :P], rounds - (
+            over & (end_round == rounds)), rounds)
     if units is not None:
         lr = min(last_round, R - 1)
         ocean_last = np.where(rounds >= lr, out_ocean[:, lr], 0)
@@ -187,6 +219,48 @@ def accumulate(t: dict, P: int, slot, out_int, out_points, out_ocean, pairs,
         slot = np.asarray(slot)
         _accumulate_trump_games(t, pairs, ch, slot, units)
         _add_trump_rounds(t, pairs, ch, slot)
+
+
+def add_arc(t, ws, pts, rp, scored, started) -> None:
+    """The game-arc totals (docs/rules.md E, "Game arc") of a batch: ``ws`` the win shares
+    (60ths) and ``pts`` the final points [game, seat], ``rp`` the points after rounds
+    1..n [game, round - 1, seat], ``scored`` the rounds scored and ``started`` the rounds
+    started of each game (a game overfished at a draw-1-card started a round it never
+    scored)."""
+    n, nr = rp.shape[:2]
+    x = np.ascontiguousarray(rp.transpose(2, 0, 1), dtype=np.int16)  # [seat, game, round]
+    r = np.arange(1, nr + 1)
+    have = scored[:, None] >= r[None, :]  # the standing after round r exists
+    hi, lo = x.max(axis=0), x.min(axis=0)
+    top, bottom = x == hi, x == lo
+    w = ws.T.astype(np.int32)[:, :, None]  # [seat, game, 1]
+    k_top = top.sum(axis=0, dtype=np.int32)
+    # the leader's / the last player's win share, k tied players each counting 1/k
+    lead = np.where(have, (top * w).sum(axis=0, dtype=np.int64) * WIN_UNIT // k_top, 0)
+    last = (bottom * w).sum(axis=0, dtype=np.int64) * WIN_UNIT // bottom.sum(axis=0)
+    come = (bottom & (w > 0)).any(axis=0) & (lo < hi) & have
+    nxt = have & (started[:, None] >= r[None, :] + 1)
+    last = np.where(nxt, last, 0)
+    t["arc_scored"][1:nr + 1] += have.sum(axis=0)
+    t["arc_leader_win"][1:nr + 1, 0] += lead.sum(axis=0)
+    t["arc_leader_win"][1:nr + 1, 1] += (lead * lead).sum(axis=0)
+    t["arc_comeback"][1:nr + 1] += come.sum(axis=0)
+    t["arc_next"][1:nr + 1] += nxt.sum(axis=0)
+    t["arc_last_win"][1:nr + 1, 0] += last.sum(axis=0)
+    t["arc_last_win"][1:nr + 1, 1] += (last * last).sum(axis=0)
+    # lead changes: the sole leader after round r differs from the last sole leader before
+    # it (a round ending with a tie for the most points keeps the last sole leader)
+    sole = (k_top == 1) & have
+    who = top.argmax(axis=0)
+    cur = np.full(n, -1)
+    changes = np.zeros(n, np.int64)
+    for i in range(nr):
+        changes += sole[:, i] & (cur >= 0) & (who[:, i] != cur)
+        cur = np.where(sole[:, i], who[:, i], cur)
+    t["arc_changes"] += np.bincount(changes, minlength=R)[:R]
+    top2 = np.sort(pts, axis=1)[:, -2:]
+    margin = np.minimum(top2[:, 1] - top2[:, 0], ARC_MARGIN_BINS - 1)
+    t["arc_margin"] += np.bincount(margin, minlength=ARC_MARGIN_BINS)
 
 
 def _add_ends(t, out_int, out_ocean, end, over, rounds, end_round) -> None:
