@@ -227,8 +227,10 @@ def _context(obs):
 
 @njit(cache=True, _nrt=False)
 def option_score(obs, o, ctx, w, base, out, store):
-    """The score w[base:] . features of option ``o`` (``store``: the features also go
-    to out[0:N_FEATURES], which the caller has zeroed)."""
+    """The score w[base:] . features of option ``o`` (``store`` 1: the features also go
+    to out[0:N_FEATURES], which the caller has zeroed). ``store`` is an int64 passed as
+    np.int64(...), never a constant True / False: numba would compile a version per
+    constant (tests/test_compile.py)."""
     (lo, hi, n_cards, exposed, progress, gap, fish, buoys, minus3, tvalue, green_in_trick,
      unseen_fish, t_now, t_flip, nxt_flip) = ctx
     n = min(max(obs[O_HAND_N], 0), MAX_HAND)
@@ -413,7 +415,7 @@ def best_option(obs, w):
     best = 0
     best_s = -1e300
     for i in range(n_opt):
-        s = option_score(obs, obs[O_OPTIONS + i], ctx, w, base, w, False)
+        s = option_score(obs, obs[O_OPTIONS + i], ctx, w, base, w, np.int64(0))
         if s > best_s:
             best, best_s = i, s
     return obs[O_OPTIONS + best]
@@ -429,4 +431,4 @@ def features_batch(obs_rows, X, blocks):
         blocks[r] = block_of(obs)
         ctx = _context(obs)
         for i in range(min(max(obs[O_N_OPTIONS], 0), MAX_HAND)):
-            option_score(obs, obs[O_OPTIONS + i], ctx, w, 0, X[r, i], True)
+            option_score(obs, obs[O_OPTIONS + i], ctx, w, np.int64(0), X[r, i], np.int64(1))
