@@ -11,6 +11,7 @@ import os
 from pathlib import Path
 
 
+from fishing2sim.safe_files import write_atomic
 from fishing2sim.strategy.contract import StrategyError
 
 REPO_ROOT = Path(__file__).resolve().parent.parent.parent
@@ -47,13 +48,12 @@ def keep_bots_cache_current() -> None:
     try:
         if stamp.is_file() and stamp.read_text() == BOTS_PACKAGE:
             return
-        for d in {folder, *_cache_dirs(STRATEGIES_DIR / "random.py")}:
+        # numba's cache folders of a file in the bots' folder (any file: they are per folder)
+        for d in {folder, *_cache_dirs(STRATEGIES_DIR / "__init__.py")}:
             for f in list(d.glob("*.nbi")) + list(d.glob("*.nbc")):
                 f.unlink(missing_ok=True)
         folder.mkdir(exist_ok=True)
-        tmp = stamp.with_suffix(f".{os.getpid()}.tmp")
-        tmp.write_text(BOTS_PACKAGE)
-        os.replace(tmp, stamp)
+        write_atomic(stamp, BOTS_PACKAGE)
     except OSError:  # a read-only install: its cache was written by this install
         pass
 
