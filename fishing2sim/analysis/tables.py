@@ -30,6 +30,10 @@ def tables_from_totals(exp, totals: list, units: list | None = None) -> dict[str
             out.update(section.tables(exp, totals))
     if any(c.baseline is not None for c in exp.conditions):
         out["contrasts"] = contrast_table(exp, totals, units)
+    if getattr(exp, "panel", None) is not None:
+        from fishing2sim.analysis import panel
+
+        out.update(panel.tables(exp, totals, units, out.get("contrasts")))
     if "ladder" in exp.analyses and exp.ladder:
         from fishing2sim.analysis.ladder import ladder_tables
 

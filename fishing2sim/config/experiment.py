@@ -32,11 +32,12 @@ from pydantic_core import PydanticCustomError
 from fishing2sim.config.adaptive import AdaptiveMixin
 from fishing2sim.config.deck import Deck, DeckError, edit_deck, load_deck
 from fishing2sim.config.grid import GridMixin, condition_seed
+from fishing2sim.config.levels import LevelsMixin, Panel
 from fishing2sim.config.keypaths import parse_key_path as _parse_key_path  # noqa: F401
 from fishing2sim.config.keys import (  # noqa: F401 (the names other modules import from here)
     ANALYSES, CONDITIONS, CONTRAST_ANALYSIS, DECK_KEYS, DEFAULT_CHUNK, DEFAULT_GAMES,
     ENTRY_KEYS, EXECUTION_KEYS, KNOWN_ANALYSES, LABELLED_KEYS, LADDER, LADDER_EXCLUDES,
-    LOAD_PROGRESS_CONDITIONS, MAX_CONDITIONS, MAX_CONDITIONS_HARD, MAX_GAMES, MAX_GAMES_HARD,
+    LEVEL, LOAD_PROGRESS_CONDITIONS, MAX_CONDITIONS, MAX_CONDITIONS_HARD, MAX_GAMES, MAX_GAMES_HARD,
     MAX_SEED, MAX_YAML_DEPTH, MAX_YAML_VALUES, MULTIPLICITY, OVERRIDE_KEYS, PRECISION_FIGURES,
     SWEEPABLE, TOP_KEYS,
 )
@@ -86,6 +87,7 @@ class Condition:
     # its file, digest and kind, resolved once at load; what every table, report and
     # check reads
     identities: tuple = ()
+    level: str = ""  # a skill panel's condition: its level of play (config/levels.py)
 
     @property
     def label(self) -> str:
@@ -123,6 +125,9 @@ class Experiment:
     # search bot's {params: {name: value}, rollout: its rollout strategy's NAME}, anchor:
     # the NAME rated 0, games / search_games: games per pair}; None otherwise
     ladder: dict | None = None
+    # the skill panel (play_levels:, fishing2sim/config/levels.py): its levels, the verdicts'
+    # reference level, the skill trace's tolerances; None without one
+    panel: Panel | None = None
 
     @property
     def adaptive(self) -> bool:
@@ -140,7 +145,7 @@ def _whole(v) -> bool:
 
 
 # ---- loading ------------------------------------------------------------------------------
-class _Loader(GridMixin, SeatsMixin, AdaptiveMixin):
+class _Loader(GridMixin, SeatsMixin, AdaptiveMixin, LevelsMixin):
     origin: dict = {}  # sweep key -> the key path its values came from (load_experiment_data)
     grid_phrase = "in the sweep condition"
 
@@ -249,17 +254,24 @@ class _Loader(GridMixin, SeatsMixin, AdaptiveMixin):
         cfg, top, over_keys = self.top_level()
         ladder = self.ladder(cfg, top.games, "games" in over_keys, top.analyses) \
             if top.ladder is not None else None
+        panel = self.panel(cfg, top)
         sweep_keys, sweep_values, entries = self.axes(cfg, top)
+        if panel is not None:
+            sweep_keys, sweep_values = self.level_axis(panel, sweep_keys, sweep_values)
         n_conditions = math.prod(len(v) for v in sweep_values)
         self.size_check(n_conditions, None)  # before expanding anything
-        if "games" not in sweep_keys:
+        if "games" not in sweep_keys and panel is None:
             self.size_check(n_conditions, n_conditions * top.games)
-        conditions = self.build(cfg, top, sweep_keys, sweep_values, n_conditions)
+        conditions = self.build(cfg, top, sweep_keys, sweep_values, n_conditions,
+                                panel is not None)
         precision, sprt, max_games = self.adaptive(cfg, top.analyses, conditions)
         if precision or sprt:
+            caps = self.level_caps(panel, cfg, max_games, conditions)
+            if panel is not None and precision:
+                self.level_precision(panel, precision, caps)
             conditions = [dataclasses.replace(
                 c, games=-(-c.games // self.step(c, top.chunk)) * self.step(c, top.chunk),
-                max_games=max(max_games,
+                max_games=max(caps.get(c.level, max_games),
                               -(-c.games // self.step(c, top.chunk)) * self.step(c, top.chunk)))
                 for c in conditions]
         self.size_check(len(conditions), sum(c.games for c in conditions))
@@ -274,7 +286,8 @@ class _Loader(GridMixin, SeatsMixin, AdaptiveMixin):
         output_dir = Path(os.path.abspath(Path(top.output).expanduser() / top.name))
         self.probe("output (from the command line)" if "output" in over_keys else "output",
                    output_dir)
-        config = resolved(cfg, top, entries, max_round, ladder, precision, sprt, max_games)
+        config = resolved(cfg, top, entries, max_round, ladder, precision, sprt, max_games,
+                          panel)
         return Experiment(
             name=top.name, path=self.path.resolve(), ruleset=top.ruleset, games=top.games,
             seed=top.seed, chunk=top.chunk, analyses=tuple(top.analyses),
@@ -282,7 +295,7 @@ class _Loader(GridMixin, SeatsMixin, AdaptiveMixin):
             output_dir=output_dir, conditions=tuple(conditions), resolved=config,
             config_hash=config_hash(config, conditions), strict=top.strict,
             precision=precision, sprt=sprt, paired=top.paired, ladder=ladder,
-            multiplicity=top.multiplicity)
+            multiplicity=top.multiplicity, panel=panel)
 
     # ---- the grid -------------------------------------------------------------------------
     def axes(self, cfg, top) -> tuple[list, list, list | None]:
@@ -335,6 +348,12 @@ class _Loader(GridMixin, SeatsMixin, AdaptiveMixin):
                         self.set_path(c, k, v, at=f"{CONDITIONS}[{i}].{k}")
                         labels[k] = v
                     continue
+                if key == LEVEL:  # a level of the panel: its seats and games
+                    c["seats"] = copy.deepcopy(value.seats)
+                    if value.games:
+                        c["games"] = value.games
+                    labels[key] = value.name
+                    continue
                 if key == "players" and isinstance(c["players"], list):
                     c["players"] = value
                 else:
@@ -343,7 +362,8 @@ class _Loader(GridMixin, SeatsMixin, AdaptiveMixin):
             grid.append((c, labels, entry))
         return grid
 
-    def build(self, cfg, top, sweep_keys, sweep_values, n_conditions) -> list:
+    def build(self, cfg, top, sweep_keys, sweep_values, n_conditions,
+              panel: bool = False) -> list:
         """The conditions of the grid, named, linked to their baselines and paired."""
         bar = None
         if self.progress and n_conditions >= LOAD_PROGRESS_CONDITIONS:
@@ -374,6 +394,8 @@ class _Loader(GridMixin, SeatsMixin, AdaptiveMixin):
             bar.close()
         self.labels = {}
         conditions = self.link_baselines(conditions, sweep_keys, combos)
+        if panel:  # the levels of a condition play the same deals, whatever their games
+            return self.pair(conditions, top.seed, by_games=False)
         return self.pair(conditions, top.seed) if top.paired else conditions
 
     # ---- one condition --------------------------------------------------------------------
@@ -396,7 +418,8 @@ class _Loader(GridMixin, SeatsMixin, AdaptiveMixin):
                          lineup=tuple(lineup), params=tuple(params), rotate=rotate,
                          first_leader=s.first_leader, games=games,
                          seed=condition_seed(seed, index), deck_sha256=deck.sha256,
-                         identities=tuple(self.identities[e] for e in lineup))
+                         identities=tuple(self.identities[e] for e in lineup),
+                         level=labels.get(LEVEL, ""))
 
     # ---- deck -----------------------------------------------------------------------------
     def deck(self, spec) -> Deck:

@@ -273,18 +273,24 @@ class GridMixin:
                 out.append(dataclasses.replace(cond, baseline=where[base]))
         return out
 
-    def pair(self, conditions, seed) -> list:
+    def pair(self, conditions, seed, by_games: bool = True) -> list:
         """paired: true: conditions with the same players, deck, first leader, rotation and
-        games play the same deals (the seed of the first of them)."""
+        games play the same deals (the seed of the first of them). A skill panel's
+        (``by_games`` False): whatever their games, game g of each is the same deal."""
         first: dict = {}
         count: dict = {}
+
+        def key_of(c):
+            return (c.players, c.deck_sha256, c.first_leader, c.rotate) + (
+                (c.games,) if by_games else ())
+
         for c in conditions:
-            key = (c.players, c.deck_sha256, c.first_leader, c.rotate, c.games)
+            key = key_of(c)
             first.setdefault(key, c.index)
             count[key] = count.get(key, 0) + 1
         out = []
         for c in conditions:
-            key = (c.players, c.deck_sha256, c.first_leader, c.rotate, c.games)
+            key = key_of(c)
             out.append(dataclasses.replace(c, seed=condition_seed(seed, first[key]),
                                            paired=count[key] > 1))
         return out

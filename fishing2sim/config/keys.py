@@ -10,13 +10,17 @@ KNOWN_ANALYSES = ANALYSES + (LADDER, "arc")  # arc: the game-arc figures, asked 
 TOP_KEYS = ("name", "ruleset", "players", "games", "seed", "chunk", "first_leader", "seats",
             "rotate", "deck", "sweep", "analyses", "trump_value", "workers", "scheduler",
             "output", "strict", "tune", "paired", "precision", "max_games", "sprt",
-            "conditions", "ladder", "multiplicity")  # tune: read by `fishing2sim tune` only
+            "conditions", "ladder", "multiplicity",
+            "play_levels")  # tune: read by `fishing2sim tune` only
 # keys a ladder file cannot have: the ladder makes its own conditions
-LADDER_EXCLUDES = ("seats", "sweep", "conditions", "paired", "precision", "sprt", "max_games")
+LADDER_EXCLUDES = ("seats", "sweep", "conditions", "paired", "precision", "sprt", "max_games",
+                   "play_levels")
 DECK_KEYS = ("file", "remove", "remove_from_tier", "add", "move", "hand_sizes", "rounds")
 LABELLED_KEYS = ("value", "label", "baseline")  # a sweep value written {value:, label:, baseline:}
 ENTRY_KEYS = ("label", "baseline")  # an entry of conditions: key paths, and these
 CONDITIONS = "conditions"  # the explicit conditions, one more dimension of the grid
+PLAY_LEVELS = "play_levels"  # the skill panel (config/levels.py): the grid's last dimension
+LEVEL = "level"  # a panel condition's label key: its level's name
 # precision: figure -> (its unit as written, the unit's scale to the figure's own unit)
 PRECISION_FIGURES = {
     "overfishing": ("pp", 0.01),  # the overfished share, in percentage points

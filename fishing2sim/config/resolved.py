@@ -11,7 +11,8 @@ from fishing2sim.config.keys import CONDITIONS, EXECUTION_KEYS, LADDER
 __all__ = ["config_hash", "resolved", "resolved_deck", "resolved_seats"]
 
 
-def resolved(cfg, top, entries, max_round, ladder, precision, sprt, max_games) -> dict:
+def resolved(cfg, top, entries, max_round, ladder, precision, sprt, max_games,
+             panel=None) -> dict:
     """The whole config, every default filled (what the report shows and the hash
     covers)."""
     config = {
@@ -41,6 +42,12 @@ def resolved(cfg, top, entries, max_round, ladder, precision, sprt, max_games) -
         config.pop(CONDITIONS, None)
         config.pop("seats", None)
         config[LADDER] = ladder.pop("resolved")
+    if panel is not None:  # each level sets the seats (and games) of its conditions
+        config.pop("seats", None)
+        config["play_levels"] = {
+            "levels": [lv.as_dict() for lv in panel.levels],
+            "relative_to": panel.relative_to,
+            "converged_within": dict(panel.converged_within)}
     if precision or sprt:
         config["max_games"] = max_games
     if precision:

@@ -269,6 +269,7 @@ class ExperimentFile(FileSchema):
     conditions: Any = None
     precision: Any = None
     max_games: Any = None
+    play_levels: Any = None  # the skill panel: checked by the loader (config/levels.py)
     tune: Any = None  # read by `fishing2sim tune` only (fishing2sim/tune/schema.py)
 
     @model_validator(mode="after")

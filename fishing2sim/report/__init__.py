@@ -28,6 +28,7 @@ from fishing2sim.report import depletion as _depletion
 from fishing2sim.report import html as _html
 from fishing2sim.report import ladder as _ladder
 from fishing2sim.report import overfishing as _overfishing
+from fishing2sim.report import panel as _panel
 from fishing2sim.report import scores as _scores
 from fishing2sim.report import strategies as _strategies
 from fishing2sim.report import trump as _trump
@@ -117,6 +118,8 @@ PLOTS = (
     ("scores", "_plot_scores", "scores.png"),
     ("ladder", "_plot_ladder", "ladder.png"),
     ("arc", "_plot_arc", "arc.png"),
+    ("verdicts", "_plot_panel", "panel.png"),
+    ("skill_trace", "_plot_skill_trace", "skill_trace.png"),
 )
 _plot_contrasts = _contrasts.plot
 _plot_depletion = _depletion.plot
@@ -127,6 +130,8 @@ _plot_win_shares = _strategies.plot
 _plot_ladder = _ladder.plot
 _plot_scores = _scores.plot
 _plot_arc = _arc.plot
+_plot_panel = _panel.plot_effects
+_plot_skill_trace = _panel.plot_trace
 
 
 def _write_all(folder: Path, exp: Any, results: Any) -> None:
@@ -187,6 +192,8 @@ def _document(ctx: Context, plots: dict[str, str]) -> Doc:
     con = ctx.tables.get("contrasts")
     if con is not None and len(con):
         _contrasts.section(ctx, con, plots.get("contrasts"), doc)
+    if getattr(exp, "panel", None) is not None:
+        _panel.section(ctx, doc, plots)
     names = list(exp.analyses or ()) or [a for a in ANALYSES if a in ctx.tables]
     for a in names:
         df = ctx.tables.get(a)

@@ -51,6 +51,7 @@ TITLES = {
     "strategies": "Strategies",
     "ladder": "Strength ladder",
     "arc": "Game arc",
+    "panel": "Levels of play",
 }
 
 # --------------------------------------------------------------------------------------------
@@ -65,6 +66,8 @@ def sort_table(name: str, df: pd.DataFrame) -> pd.DataFrame:
     The contrasts table keeps its own columns, rows by condition, figure and strategy.
     """
     df = df.copy()
+    if name in ("panel", "verdicts", "skill_trace", "convergence"):  # their own columns
+        return df.reset_index(drop=True)
     if name == "contrasts":
         if len(df):
             from fishing2sim.analysis.contrasts import FIGURES

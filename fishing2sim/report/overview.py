@@ -19,6 +19,10 @@ NUMBERS = {2: "two", 3: "three", 4: "four", 5: "five"}
 
 def who_played(ctx: Context) -> str:
     """The opening sentence of every summary: who sat at the table."""
+    if getattr(ctx.exp, "panel", None) is not None:
+        from fishing2sim.report.panel import who_played as panel_who
+
+        return panel_who(ctx.exp)
     lineups = [lineup_names(c) for c in ctx.conditions]
     if not lineups or not any(lineups):
         return ""
@@ -87,6 +91,23 @@ def lead(ctx: Context, doc: Doc) -> None:
         doc.p(who)
     answers = trump_answers(ctx)
     con = ctx.tables.get("contrasts")
+    if getattr(ctx.exp, "panel", None) is not None:
+        from fishing2sim.report.panel import trace_lines, verdict_lines
+
+        lines = verdict_lines(ctx)
+        if lines:
+            doc.p("How each condition's effect (condition − baseline) depends on the level "
+                  "of play, relative to "
+                  f"{ctx.exp.panel.relative_to} players (95% CIs; the effects at each level "
+                  "are in the contrasts below):")
+            doc.ul(lines)
+        trace = trace_lines(ctx)
+        if trace:
+            doc.p("Do the figures settle as play gets stronger (the skill trace)?")
+            doc.ul(trace + answers)
+        elif answers:
+            doc.ul(answers)
+        return
     if con is not None and len(con):
         lines = _contrasts.plain_lines(ctx, con)
         n = len(_contrasts.shown(con))

@@ -1,0 +1,272 @@
+"""The skill panel (play_levels:): levels share deals, the interaction CIs agree with an
+independent computation from play_games, the verdict words follow the signs, the skill
+trace's convergence, byte identity for 1 and 2 workers and on Dask, --resume across levels,
+and one line with exit 2 for each kind of bad input."""
+from __future__ import annotations
+
+import math
+import shutil
+import textwrap
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+from click.testing import CliRunner
+
+from fishing2sim.analysis.panel import converged, level_ratings, sign_of, verdict
+from fishing2sim.analysis.stats import Z
+from fishing2sim.api import play_games
+from fishing2sim.cli import main
+from fishing2sim.config.experiment import load_experiment
+from fishing2sim.study import run
+
+PANEL = """
+    players: 4
+    games: 1200
+    chunk: 300
+    seed: 5
+    play_levels:
+      levels:
+        - random
+        - {level: greedy, games: 600}
+    sweep:
+      deck:
+        - {value: {}, label: standard deck, baseline: true}
+        - {value: {remove: [blue 26, yellow 26]}, label: without blue 26 and yellow 26}
+    analyses: [overfishing, depletion, strategies]
+"""
+TABLES = ["panel.csv", "verdicts.csv", "skill_trace.csv", "convergence.csv", "contrasts.csv",
+          "overfishing.csv", "depletion.csv", "strategies.csv"]
+
+
+def write(folder: Path, name: str, body: str) -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / f"{name}.yaml"
+    path.write_text(f"name: {name}\noutput: {folder / 'reports'}\n" + textwrap.dedent(body))
+    return path
+
+
+@pytest.fixture(scope="module")
+def panel_run(tmp_path_factory):
+    root = tmp_path_factory.mktemp("panel")
+    path = write(root, "panel", PANEL)
+    res = run(path, workers=2, progress=False)
+    return path, root / "reports" / "panel", res
+
+
+def _figures(df: pd.DataFrame, rounds: int = 8):
+    over = (df.end_reason == "overfished").to_numpy(float)
+    ocean = df[f"ocean_r{rounds}"].fillna(0).to_numpy(float)
+    return {"overfishing": over, "ocean_left": ocean}
+
+
+def _var_of_difference(x1, x2):
+    """Var(mean(x1) − mean(x2)) for two samples whose first min(n1, n2) entries are pairs
+    of the same deal: s1²/n1 + s2²/n2 − 2 cov n12 / (n1 n2)."""
+    n1, n2 = x1.size, x2.size
+    k = min(n1, n2)
+    cov = np.cov(x1[:k], x2[:k], ddof=1)[0, 1]
+    return x1.var(ddof=1) / n1 + x2.var(ddof=1) / n2 - 2 * cov * k / (n1 * n2)
+
+
+def test_the_levels_of_a_condition_share_its_deals(panel_run):
+    path, _, _ = panel_run
+    exp = load_experiment(path)
+    by = {(c.deck_sha256, c.level): c for c in exp.conditions}
+    assert [c.level for c in exp.conditions] == ["random", "greedy"] * 2
+    for deck in {c.deck_sha256 for c in exp.conditions}:
+        r, g = by[(deck, "random")], by[(deck, "greedy")]
+        assert r.seed == g.seed and r.paired and g.paired
+        assert (r.games, g.games) == (1200, 600)
+        a = play_games(200, 4, seed=r.seed, strategies=["random"] * 4, deck=r.deck)
+        b = play_games(200, 4, seed=g.seed, strategies=["greedy"] * 4, deck=g.deck)
+        assert (a.first_leader == b.first_leader).all()  # the same deals
+    seeds = {c.seed for c in exp.conditions}
+    assert len(seeds) == 2  # one per deck
+
+
+def test_interaction_cis_match_an_independent_computation(panel_run):
+    path, out, _ = panel_run
+    exp = load_experiment(path)
+    panel = pd.read_csv(out / "panel.csv")
+    by = {(c.deck_sha256, c.level): c for c in exp.conditions}
+    base_deck = exp.conditions[0].deck_sha256
+    other = next(c.deck_sha256 for c in exp.conditions if c.deck_sha256 != base_deck)
+    x = {}
+    for deck in (base_deck, other):
+        for lv, bot in (("random", "random"), ("greedy", "greedy")):
+            c = by[(deck, lv)]
+            x[(deck, lv)] = _figures(play_games(c.games, 4, seed=c.seed, strategies=[bot] * 4,
+                                                deck=c.deck))
+    for fig in ("overfishing", "ocean_left"):
+        def mean(deck, lv):
+            return x[(deck, lv)][fig].mean()
+
+        effect_g = mean(other, "greedy") - mean(base_deck, "greedy")
+        effect_r = mean(other, "random") - mean(base_deck, "random")
+        d = effect_g - effect_r
+        var = (_var_of_difference(x[(other, "greedy")][fig], x[(other, "random")][fig])
+               + _var_of_difference(x[(base_deck, "greedy")][fig], x[(base_deck, "random")][fig]))
+        r = panel[(panel.figure == fig) & (panel.level == "greedy")].iloc[0]
+        assert r.relative_to == "random"
+        assert r.effect == pytest.approx(effect_g, rel=1e-8, abs=1e-10)
+        assert r.reference_effect == pytest.approx(effect_r, rel=1e-8, abs=1e-10)
+        assert r.difference == pytest.approx(d, rel=1e-8, abs=1e-10)
+        half = Z * math.sqrt(var)
+        assert (r.diff_ci_high - r.diff_ci_low) / 2 == pytest.approx(half, rel=0.01)
+        # pairing matters: the independent CI (no covariance) is wider
+        var_ind = sum(x[k][fig].var(ddof=1) / x[k][fig].size for k in x)
+        assert half < Z * math.sqrt(var_ind)
+
+
+@pytest.mark.parametrize("signs, kind, words", [
+    ({"random": 1, "greedy": 1, "skilled": 1}, "holds", "holds at every level of play"),
+    ({"random": -1, "greedy": -1, "skilled": -1}, "holds", "holds at every level of play"),
+    ({"random": 1, "greedy": 0, "skilled": 0}, "only", "appears only with random players"),
+    ({"random": 0, "greedy": 1, "skilled": 1}, "only",
+     "appears only with greedy and skilled players"),
+    ({"random": 1, "greedy": -1, "skilled": -1}, "reverses",
+     "reverses with greedy and skilled players"),
+    ({"random": 0, "greedy": 1, "skilled": -1}, "reverses", "reverses with skilled players"),
+    ({"random": 0, "greedy": 0, "skilled": 0}, "none", "is not measurable at any level of play"),
+])
+def test_verdict_words(signs, kind, words):
+    assert verdict(signs, "random") == (kind, words)
+
+
+def test_signs_from_constructed_intervals():
+    assert sign_of(0.01, 0.03, 0.001) == 1  # same sign, clear of 0
+    assert sign_of(-0.03, -0.01, 0.001) == -1  # the opposite sign
+    assert sign_of(-0.01, 0.02, 0.001) == 0  # the CI includes 0
+    assert sign_of(0.01, 0.03, 0.2) == 0  # clear of 0 alone, not after the adjustment
+    assert sign_of(math.nan, math.nan, 0.0) == 0
+
+
+def test_verdicts_table_follows_the_contrasts(panel_run):
+    _, out, _ = panel_run
+    ver = pd.read_csv(out / "verdicts.csv", keep_default_na=False)
+    con = pd.read_csv(out / "contrasts.csv")
+    for r in ver.itertuples():
+        signs = {}
+        for lv in ("random", "greedy"):
+            c = con[(con.figure == r.figure) & (con.level == lv) & con.strategy.isna()].iloc[0]
+            signs[lv] = sign_of(c.diff_ci_low, c.diff_ci_high, c.p_adjusted)
+        assert (r.verdict, r.text) == verdict(signs, "random")
+
+
+def test_convergence_words():
+    assert converged(-0.01, 0.015, 0.02) == "yes"
+    assert converged(0.03, 0.05, 0.02) == "no"
+    assert converged(-0.05, -0.03, 0.02) == "no"
+    assert converged(0.01, 0.03, 0.02) == "undecided"
+    assert converged(math.nan, math.nan, 0.02) == "undecided"
+
+
+def test_skill_trace_uses_the_ladder_ratings(panel_run):
+    path, out, _ = panel_run
+    exp = load_experiment(path)
+    ladder = pd.read_csv(Path(__file__).parents[1] / "docs" / "ladder-report" / "ladder.csv")
+    rating = ladder[ladder.metric == "rating"].set_index("bot")["estimate"]
+    got = level_ratings(exp)
+    assert got["random"] == (0.0, "ladder")
+    assert got["greedy"][0] == pytest.approx(rating["greedy"], abs=0.05)
+    trace = pd.read_csv(out / "skill_trace.csv")
+    assert set(trace.level) == {"random", "greedy"}
+    conv = pd.read_csv(out / "convergence.csv")
+    assert set(conv.strongest) == {"greedy"} and set(conv.second) == {"random"}
+    # each figure at each level is the level's own headline figure
+    ovf = pd.read_csv(out / "overfishing.csv")
+    for r in trace[trace.figure == "overfishing"].itertuples():
+        c = next(c for c in exp.conditions if c.level == r.level
+                 and r.group.endswith(c.name.split(", ")[-2]))
+        o = ovf[(ovf.condition == c.index) & (ovf.metric == "overfished_share")
+                & ovf["round"].isna()].iloc[0]
+        assert r.estimate == pytest.approx(o.estimate)
+
+
+def test_the_report_says_who_played_first_and_shows_the_grid(panel_run):
+    _, out, _ = panel_run
+    md = (out / "summary.md").read_text()
+    first = md.split("## In short", 1)[1].strip().splitlines()[0]
+    assert first.startswith("Who played: every condition at two levels of play — random "
+                            "(four `random` players, 1,200 games per condition); greedy "
+                            "(four `greedy` players, 600 games per condition)")
+    assert "## Levels of play" in md
+    assert "| contrast | random | greedy | verdict |" in md
+    html = (out / "report.html").read_text()
+    assert "Levels of play" in html and "<th>greedy</th>" in html
+    assert (out / "panel.png").stat().st_size > 1000
+    assert (out / "skill_trace.png").stat().st_size > 1000
+
+
+def test_one_and_two_workers_and_dask_give_the_same_bytes(tmp_path, panel_run):
+    _, out, _ = panel_run
+    one = write(tmp_path / "one", "panel", PANEL)
+    run(one, workers=1, progress=False)
+    dask = write(tmp_path / "dask", "panel", PANEL)
+    run(dask, dask_local=2, progress=False)
+    for name in TABLES:
+        ref = (out / name).read_bytes()
+        assert (tmp_path / "one" / "reports" / "panel" / name).read_bytes() == ref, name
+        assert (tmp_path / "dask" / "reports" / "panel" / name).read_bytes() == ref, name
+
+
+def test_resume_across_levels(tmp_path, panel_run):
+    _, out, _ = panel_run
+    path = write(tmp_path, "panel", PANEL)
+    run(path, workers=2, progress=False, write=False)  # keeps every checkpoint
+    ckpt = tmp_path / "reports" / ".checkpoints" / "panel"
+    exp = load_experiment(path)
+    greedy = [c.index for c in exp.conditions if c.level == "greedy"]
+    removed = [p for p in ckpt.glob("c*-k*.npz") if int(p.name[1:5]) in greedy]
+    assert len(removed) == 4  # 600 games in chunks of 300, two decks
+    for p in removed[1:]:  # as if the run had stopped in the greedy level
+        p.unlink()
+    res = run(path, workers=2, progress=False, resume=True)
+    assert res.meta["games_played_now"] == 900
+    for name in TABLES:
+        assert (tmp_path / "reports" / "panel" / name).read_bytes() == \
+            (out / name).read_bytes(), name
+
+
+BAD = {
+    "an unknown bot": (
+        "play_levels: [random, {level: smart, seats: gredy}]",
+        "play_levels[1].seats: unknown strategy 'gredy'"),
+    "a level below the chunk": (
+        "play_levels: [random, {level: search, seats: pimc, games: 100}]",
+        "play_levels[1].games: level 'search' plays 100 games, below the chunk size "
+        "(300)"),
+    "no reference level": (
+        "play_levels: {levels: [greedy, skilled], relative_to: random}",
+        "play_levels.relative_to: 'random' is not a level of the panel"),
+    "unreachable precision": (
+        "play_levels: [{level: random, max_games: 50000},\n"
+        "              {level: greedy, games: 600, max_games: 1200}]\n"
+        "precision: {overfishing: 0.5pp}",
+        "play_levels[1].max_games: level 'greedy' cannot reach precision.overfishing 0.5pp "
+        "within its 1,200 games"),
+    "seats as well": (
+        "seats: greedy\nplay_levels: [random, greedy]",
+        "seats: play_levels sets the seats of every condition"),
+    "one level": ("play_levels: [random]", "play_levels: a panel compares levels of play"),
+    "a level twice": ("play_levels: [random, random]",
+                      "play_levels[1].level: level 'random' given twice"),
+    "a bad tolerance": (
+        "play_levels: {levels: [random, greedy], converged_within: {overfishing: 2 cards}}",
+        "play_levels.converged_within.overfishing: expected a tolerance in pp"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(BAD))
+def test_bad_panels_are_one_line_and_exit_2(tmp_path, case):
+    body, expected = BAD[case]
+    path = write(tmp_path, "bad", f"players: 4\ngames: 1200\nchunk: 300\n{body}\n")
+    res = CliRunner().invoke(main, ["run", str(path), "--no-progress"])
+    assert res.exit_code == 2, res.output
+    lines = [ln for ln in res.output.splitlines() if ln.strip()]
+    assert len(lines) == 1, res.output
+    assert "Traceback" not in res.output
+    assert expected in lines[0], lines[0]
+    assert not (tmp_path / "reports").exists() or not any((tmp_path / "reports").iterdir())
