@@ -305,6 +305,7 @@ def _trace(exp, totals, cells, vecs, figures):
         name = group_name(first)
         for fig in figures:
             unit = FIGURE_INFO[fig][2]
+            have = []  # the levels with this figure (a searching level has no trump figures)
             for lv in order:
                 i = by_level.get(lv)
                 if i is None:
@@ -312,12 +313,13 @@ def _trace(exp, totals, cells, vecs, figures):
                 f = headline(exp, exp.conditions[i], totals[i]).get(fig)
                 if f is None:
                     continue
+                have.append(lv)
                 r, src = ratings[lv]
                 rows.append({"group": name, "players": first.players, "figure": fig,
                              "unit": unit, "level": lv, "rating": r, "rating_source": src,
                              "strength_rank": order.index(lv) + 1, "n": f.n,
                              "estimate": f.estimate, "ci_low": f.ci_low, "ci_high": f.ci_high})
-            top = [lv for lv in order if lv in by_level][-2:]
+            top = have[-2:]
             if len(top) < 2:
                 continue
             second, strongest = top

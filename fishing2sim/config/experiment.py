@@ -385,7 +385,7 @@ class _Loader(GridMixin, SeatsMixin, AdaptiveMixin, LevelsMixin):
             if CONDITIONS in labels:
                 labels[CONDITIONS] = self.entry_name(entry, cond)
             cond = dataclasses.replace(cond, name=self.condition_name(sweep_keys, combo, cond))
-            if "trump_value" in top.analyses:
+            if "trump_value" in top.analyses and not (panel and LEVEL in labels):
                 self.no_search_seats(cond, "analyses: trump_value")
             conditions.append(cond)
             if bar is not None:

@@ -36,7 +36,8 @@ from fishing2sim.config.messages import got as _got
 from fishing2sim.config.messages import problem
 from fishing2sim.config.schema import FileSchema
 
-__all__ = ["LEVEL_SEATS", "Level", "LevelsMixin", "Panel", "TRACE_TOLERANCE"]
+__all__ = ["LEVEL_SEATS", "Level", "LevelsMixin", "Panel", "TRACE_TOLERANCE",
+           "searches_card_plays", "trump_replayed"]
 
 #: a level written by its name alone: its seats (every seat the same bot)
 LEVEL_SEATS = {"random": "random", "greedy": "greedy", "skilled": "skilled", "search": "pimc"}
@@ -84,6 +85,22 @@ class Panel:
 
     def level(self, name: str) -> Level:
         return self.levels[self.names.index(name)]
+
+
+def searches_card_plays(cond) -> bool:
+    """A seat of the condition searches its card plays (not only its trump choice)."""
+    return any(i.kind != "heuristic" and list(i.searches) != ["trump_choice"]
+               for i in cond.identities)
+
+
+def trump_replayed(exp, cond) -> bool:
+    """Does the run replay this condition's trump choices (analyses: trump_value)? Not for
+    a panel's level whose seats search their card plays: four replays of every choice to
+    the game's end with searched card plays are beyond any budget, so that level has no
+    trump figures (outside a panel such a lineup is refused)."""
+    if "trump_value" not in exp.analyses:
+        return False
+    return getattr(exp, "panel", None) is None or not searches_card_plays(cond)
 
 
 def _level_name(v):

@@ -24,6 +24,7 @@ import numpy as np
 from fishing2sim.safe_files import (FileSafetyError, read_regular, real_folder, remove_ours,
                                     write_atomic)
 from fishing2sim.run.chunks import RunError, Task, games_of, task_of
+from fishing2sim.config.levels import trump_replayed
 from fishing2sim.run.totals import (UNIT_PREFIX, empty_totals, merge, split_units, summed_keys,
                                     unit_keys)
 
@@ -95,7 +96,8 @@ def read_chunk(exp, path: Path) -> tuple[dict | None, str]:
     held = [k for k in arrays if k.startswith(UNIT_PREFIX)]
     missing = [k for k in expected if k not in arrays]
     if getattr(cond, "paired", False):  # a paired condition's chunk holds its unit vectors
-        missing += [k for k in unit_keys("trump_value" in exp.analyses) if k not in arrays]
+        missing += [k for k in unit_keys(trump_replayed(exp, cond))
+                    if k not in arrays]
     extra = [k for k in arrays if k not in expected
              and not (getattr(cond, "paired", False) and k in held)]
     for k in held:

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from fishing2sim.engine import constants as K
+from fishing2sim.config.levels import trump_replayed
 from fishing2sim.run.totals import R, accumulate, add_blocks, empty_totals
 
 class RunError(Fishing2simError, ValueError):
@@ -143,7 +144,7 @@ def run_chunk(exp, task: Task) -> dict:
     lineups, names, arrays, hands = _prepare(exp, cond)
     P = cond.players
     n = task.count
-    trump = "trump_value" in exp.analyses
+    trump = trump_replayed(exp, cond)
     arc = "arc" in exp.analyses
     totals = empty_totals(P, len(names), arc)
     units = {} if getattr(cond, "paired", False) else None

@@ -100,6 +100,12 @@ def race(spec: TuneSpec, study, workers: int, progress: bool, pool=None):
     if base_ev is not None:
         pt, lo, hi = _diff_ci(spec, w, base_ev, confirm_seed + 1)
         winner["vs_baseline"] = (pt, lo, hi, hi < 0 or lo > 0)
+    if spec.race_levels:
+        from fishing2sim.tune.levels_race import race_levels
+
+        cands = [(f"trial {n}", n, ev.values) for n, ev in evs]
+        cands.append(("baseline", None, None))
+        winner["levels"] = race_levels(spec, cands, confirm_seed, workers, progress, pool)
     if spec.mode == "targets":
         terms = targets_met(spec, w.figures)
         winner["targets"] = terms

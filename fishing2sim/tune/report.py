@@ -27,6 +27,7 @@ from fishing2sim.config.experiment import _parse_key_path, set_key_path  # noqa:
 from fishing2sim.report import html as _html  # noqa: E402
 from fishing2sim.report import write_folder_atomically  # noqa: E402
 from fishing2sim.report.document import Doc  # noqa: E402
+from fishing2sim.tune.levels_race import levels_section  # noqa: E402
 from fishing2sim.tune.objective import Estimate, figure_names, show_estimate, value_text  # noqa: E402
 
 DPI = 110
@@ -126,6 +127,10 @@ def _write_all(folder: Path, result) -> None:
     if len(result.race):
         result.race.to_csv(folder / "racing.csv", index=False, float_format="%.10g",
                            lineterminator="\n")
+    levels = (result.winner or {}).get("levels")
+    if levels is not None and len(levels):
+        levels.to_csv(folder / "racing_levels.csv", index=False, float_format="%.10g",
+                      lineterminator="\n")
     plots = {}
     if _plot_trace(spec, result.trials, folder / "trace.png"):
         plots["trace"] = "trace.png"
@@ -265,6 +270,7 @@ def _document(result, plots: dict, note: str) -> Doc:
     _winner(doc, result, w)
     _against_baseline(doc, result, w)
     _racing(doc, result, w)
+    levels_section(doc, result)
     doc.h(2, "Search")
     if "trace" in plots:
         doc.img("optimisation trace", "trace.png")

@@ -417,6 +417,8 @@ class Budget(Schema):
 class Racing(Schema):
     top: Annotated[int, Field(ge=0)] = DEFAULT_RACE_TOP
     games: Annotated[int, Field(ge=1)] = None  # not given: 5 x the budget's games
+    # a skill panel the raced trials re-run on (tune/levels_race.py checks it)
+    play_levels: Any = None
 
 
 def _sampler(v):
@@ -437,7 +439,7 @@ class TuneSection(Schema):
         "budget": "a mapping with trials, games, time",
         "budget.trials": "a whole number >= 1",
         "budget.games": "a whole number >= 1",
-        "racing": "a mapping with top, games",
+        "racing": "a mapping with top, games, play_levels",
         "racing.top": "a whole number >= 0",
         "racing.games": "a whole number >= 1",
     }

@@ -64,6 +64,7 @@ class TuneSpec:
     players: dict = field(default_factory=dict)  # condition index -> players
     param_labels: dict = field(default_factory=dict)  # Optuna name -> "name (PARAM_NAMES)"
     yes: bool = False  # above the size limits of a run (--yes)
+    race_levels: tuple = ()  # tune.racing.play_levels: config.levels.Level each
 
     @property
     def direction(self) -> str:
@@ -149,6 +150,10 @@ def load_tune(path, overrides: dict | None = None, yes: bool = False) -> TuneSpe
                     sampler=sec.sampler, output_dir=base.output_dir,
                     baseline={d.key: _get_path(data, d.key) for d in sec.space},
                     config_hash=h, tune_raw=tune_raw, yes=bool(yes))
+    if sec.racing.play_levels is not None:
+        from fishing2sim.tune.levels_race import check_levels
+
+        spec.race_levels = check_levels(data, sec.racing.play_levels, path, given, yes)
     _check_budget(spec, _check_space(spec), overrides)
     return spec
 

@@ -1,0 +1,117 @@
+"""Racing on a skill panel (``tune.racing.play_levels``, docs/tune.md): the raced trials and
+the untuned file re-run at every level of play, so a designer sees whether the winner's deck
+meets its targets only with the seats it was tuned with or with stronger and weaker players
+too.
+
+Each level plays as its own run of the experiment with the level's seats (and its games, or
+the racing's games): the same seed, so the levels and the candidates of one deck play the
+same deals. ``racing_levels.csv``: one row per candidate and level with the objective's
+value, whether every target is met, and each figure with its 95% CI.
+"""
+from __future__ import annotations
+
+import copy
+import shutil
+
+import pandas as pd
+
+from fishing2sim.config.experiment import ExperimentError, load_experiment_data
+from fishing2sim.config.keys import PLAY_LEVELS
+from fishing2sim.tune.objective import (_run_trial, _say, deck_changes, figures_of,
+                                        objective_value, targets_met)
+from fishing2sim.tune.spec import TuneError, TuneSpec, trial_data
+
+KEY = "tune.racing.play_levels"
+
+
+def check_levels(spec_raw: dict, raw, path, given: str, yes: bool = False) -> tuple:
+    """The levels of ``tune.racing.play_levels`` (config.levels.Level each), checked as an
+    experiment's play_levels (its problems named at tune.racing.play_levels)."""
+    if raw is None:
+        return ()
+    data = copy.deepcopy(spec_raw)
+    data.pop("seats", None)
+    data[PLAY_LEVELS] = copy.deepcopy(raw)
+    try:
+        exp = load_experiment_data(data, path, yes=yes)
+    except ExperimentError as exc:
+        text = str(exc)
+        at = f"{given}: {PLAY_LEVELS}"
+        if text.startswith(at):
+            text = f"{given}: {KEY}" + text[len(at):]
+        raise TuneError(text) from None
+    return exp.panel.levels
+
+
+def race_levels(spec: TuneSpec, candidates: list, seed: int, workers: int, progress: bool,
+                pool=None) -> pd.DataFrame:
+    """``candidates``: [(label, trial number or None, values or None for the file
+    untuned)]; each re-run at every level of ``spec.race_levels``."""
+    rows = []
+    for lv in spec.race_levels:
+        games = lv.games or spec.race_games
+        for label, number, values in candidates:
+            _say(progress, f"{label} with {lv.name} players ({games:,} games)")
+            if values is None:
+                data = copy.deepcopy(spec.raw)
+                data.update(seed=int(seed), games=int(games), name=f"level-{lv.name}-base",
+                            output=str(spec.scratch))
+                changes = 0.0
+            else:
+                data = trial_data(spec, values, seed, games, f"level-{lv.name}-{number}")
+                changes = deck_changes(spec, values)
+            data["seats"] = copy.deepcopy(lv.seats)
+            try:
+                exp = load_experiment_data(data, spec.given, yes=spec.yes)
+            except ExperimentError as exc:
+                raise TuneError(str(exc)) from None
+            from fishing2sim.run.checkpoints import checkpoint_dir
+
+            try:
+                res = _run_trial(exp, workers, pool)
+            finally:
+                shutil.rmtree(checkpoint_dir(exp), ignore_errors=True)
+            figs = figures_of(spec, res.tables)
+            value = objective_value(spec, [f.estimate for f in figs], changes)
+            row = {"candidate": label, "trial": number, "level": lv.name, "games": games,
+                   "value": value, "deck_changes": changes}
+            if spec.mode == "targets":
+                row["targets"] = "met" if all(m for _, _, m, _ in targets_met(spec, figs)) \
+                    else "missed"
+            for f in figs:
+                row[f.label] = f.estimate
+                row[f"{f.label} ci_low"] = f.ci_low
+                row[f"{f.label} ci_high"] = f.ci_high
+            rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def levels_section(doc, result) -> None:
+    """The tune report's "At every level of play": each candidate's targets per level."""
+    df = (result.winner or {}).get("levels")
+    if df is None or not len(df):
+        return
+    spec = result.spec
+    from fishing2sim.tune.objective import Estimate, figure_names, show_estimate, value_text
+
+    doc.h(2, "At every level of play")
+    levels = list(dict.fromkeys(df["level"]))
+    doc.p("The raced trials and the file untuned, re-run with every seat played at each "
+          f"level of the panel ({', '.join(levels)}; tune.racing.play_levels), on one seed: "
+          "does the deck meet its targets only with the seats it was tuned with?")
+    names = figure_names(spec)
+    labels = [c for c in df.columns if c.endswith(" ci_low")]
+    labels = [c.removesuffix(" ci_low") for c in labels]
+    rows = []
+    for _, r in df.iterrows():
+        cells = [show_estimate(n, Estimate(lab, r[lab], r[lab + " ci_low"],
+                                           r[lab + " ci_high"], 0))
+                 for n, lab in zip(names, labels)]
+        rows.append([str(r["candidate"]), str(r["level"]), value_text(spec, r["value"]),
+                     str(r.get("targets", "–")), *cells])
+    doc.table(["candidate", "level", "value", "targets", *labels], rows)
+    if "targets" in df:
+        for cand, g in df.groupby("candidate", sort=False):
+            missed = list(g[g["targets"] == "missed"]["level"])
+            doc.p(f"{cand}: " + ("meets every target at every level of play." if not missed
+                                 else f"misses a target with {', '.join(missed)} players."))
