@@ -16,7 +16,7 @@ import shutil
 import pandas as pd
 
 from fishing2sim.config.experiment import ExperimentError, load_experiment_data
-from fishing2sim.config.keys import PLAY_LEVELS
+from fishing2sim.config.keys import DEFAULT_CHUNK, PLAY_LEVELS
 from fishing2sim.tune.objective import (_run_trial, _say, deck_changes, figures_of,
                                         objective_value, targets_met)
 from fishing2sim.tune.spec import TuneError, TuneSpec, trial_data
@@ -31,6 +31,7 @@ def check_levels(spec_raw: dict, raw, path, given: str, yes: bool = False) -> tu
         return ()
     data = copy.deepcopy(spec_raw)
     data.pop("seats", None)
+    data["chunk"] = 1  # each level is raced as a run of its own (race_levels): no chunk rule
     data[PLAY_LEVELS] = copy.deepcopy(raw)
     try:
         exp = load_experiment_data(data, path, yes=yes)
@@ -61,6 +62,7 @@ def race_levels(spec: TuneSpec, candidates: list, seed: int, workers: int, progr
                 data = trial_data(spec, values, seed, games, f"level-{lv.name}-{number}")
                 changes = deck_changes(spec, values)
             data["seats"] = copy.deepcopy(lv.seats)
+            data["chunk"] = min(int(data.get("chunk") or DEFAULT_CHUNK), games)
             try:
                 exp = load_experiment_data(data, spec.given, yes=spec.yes)
             except ExperimentError as exc:

@@ -1,0 +1,71 @@
+"""The skill panel's cost: one shipped panel experiment (default card_counts.yaml, four
+levels: random, greedy, skilled, search) run with 2 workers, its wall time, and the 95% CI
+half-widths it reached per level (each condition's overfishing share, and each deck
+contrast of overfishing).
+
+    python benchmarks/bench_panel.py                       # experiments/card_counts.yaml
+    python benchmarks/bench_panel.py experiments/deck_balance.yaml --workers 2
+
+The run writes its report into a temporary folder (removed afterwards unless --keep DIR).
+The machine's load average is printed beside the time: the figure is only comparable on a
+quiet machine.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import pandas as pd
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("experiment", nargs="?", default=str(ROOT / "experiments" / "card_counts.yaml"))
+    ap.add_argument("--workers", type=int, default=2)
+    ap.add_argument("--keep", default=None, help="keep the report in this folder")
+    args = ap.parse_args()
+    from fishing2sim.study import run
+
+    out = Path(args.keep) if args.keep else Path(tempfile.mkdtemp(prefix="bench-panel-"))
+    load0 = os.getloadavg()
+    t0 = time.perf_counter()
+    res = run(args.experiment, workers=args.workers, progress=False,
+              overrides={"output": str(out)})
+    wall = time.perf_counter() - t0
+    load1 = os.getloadavg()
+    exp = res.exp if hasattr(res, "exp") else None
+    tables = res.tables
+    ovf = tables["overfishing"]
+    ovf = ovf[(ovf["metric"] == "overfished_share") & ovf["round"].isna()]
+    con = tables.get("contrasts")
+    games = res.meta.get("games_played_now", res.meta.get("games"))
+    print(f"{Path(args.experiment).name}: {wall / 60:.1f} min wall, {args.workers} workers, "
+          f"{games:,} games; load average {load0[0]:.2f} before, {load1[0]:.2f} after")
+    print("| level | games per condition | overfishing CI half-width (pp, widest) | "
+          "overfishing contrast CI half-width (pp, widest) |")
+    print("|---|---:|---:|---:|")
+    for lv in dict.fromkeys(ovf["level"]):
+        o = ovf[ovf["level"] == lv]
+        hw = ((o["ci_high"] - o["ci_low"]) / 2).max() * 100
+        n = int(o["n"].max())
+        chw = float("nan")
+        if con is not None and len(con):
+            c = con[(con["figure"] == "overfishing") & (con["level"] == lv)]
+            if len(c):
+                chw = ((c["diff_ci_high"] - c["diff_ci_low"]) / 2).max() * 100
+        print(f"| {lv} | {n:,} | {hw:.2f} | {chw:.2f} |")
+    if not args.keep:
+        shutil.rmtree(out, ignore_errors=True)
+    del exp
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
