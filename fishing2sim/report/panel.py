@@ -112,7 +112,7 @@ def _grid(ctx: Context, doc, fig: str) -> None:
             row = _effect_row(ctx, r.contrast, fig, lv)
             cells.append("–" if row is None else cell(row["difference"], row["diff_ci_low"],
                                                      row["diff_ci_high"], unit))
-        rows.append([r.contrast, *cells, r.verdict])
+        rows.append([r.contrast, *cells, r.text])
     doc.p(f"{FIGURE_INFO[fig][3][:1].upper() + FIGURE_INFO[fig][3][1:]}: condition − its "
           f"baseline at each level ({unit}, 95% CI):")
     doc.table(["contrast", *levels, "verdict"], rows)
@@ -162,7 +162,8 @@ def section(ctx: Context, doc, plots: dict) -> None:
     rated = ""
     if ratings is not None and len(ratings):
         first = ratings.drop_duplicates("level")
-        rated = "; ".join(f"{r.level} {number(r.rating, 1) if not isnan(r.rating) else 'unrated'}"
+        rated = "; ".join(f"{r.level} {r.rating:.0f}" if not isnan(r.rating) else
+                          f"{r.level} unrated"
                           for r in first.itertuples())
         doc.p("Playing strength (the ladder's rating, Elo with random = 0, or the file's "
               f"rating): {rated}. The two strongest levels are "
