@@ -203,8 +203,8 @@ def plot_effects(ctx: Context, df: pd.DataFrame):
     ver = ctx.tables["verdicts"]
     figs = _figures(ver)
     levels = strength_order(ctx.exp)
-    fig, axes = plt.subplots(1, len(figs), figsize=(5.2 * len(figs), 4.6), squeeze=False)
-    for ax, f in zip(axes[0], figs):
+    fig, axes = _axes(len(figs))
+    for ax, f in zip(axes, figs):
         unit = FIGURE_INFO[f][2]
         s = _scale(unit)
         for j, name in enumerate(dict.fromkeys(ver[ver["figure"] == f]["contrast"])):
@@ -225,7 +225,7 @@ def plot_effects(ctx: Context, df: pd.DataFrame):
         ax.set_ylabel(f"effect ({unit})")
         ax.set_title(wrap(f"{FIGURE_INFO[f][3]}: condition − baseline; 95% CI", 50))
     fig.suptitle(wrap(f"{ctx.exp.name}: each effect at each level of play", 100), fontsize=11)
-    finish(list(axes[0]), legend=True)
+    _tidy(axes, len(figs))
     return fig
 
 
@@ -234,8 +234,8 @@ def plot_trace(ctx: Context, df: pd.DataFrame):
     rank when a level has none), a line per condition, 95% CIs."""
     figs = _figures(df)
     rated = df["rating"].notna().all()
-    fig, axes = plt.subplots(1, len(figs), figsize=(5.2 * len(figs), 4.6), squeeze=False)
-    for ax, f in zip(axes[0], figs):
+    fig, axes = _axes(len(figs))
+    for ax, f in zip(axes, figs):
         rows = df[df["figure"] == f]
         unit = FIGURE_INFO[f][2]
         s = _scale(unit)
@@ -247,14 +247,31 @@ def plot_trace(ctx: Context, df: pd.DataFrame):
                         fmt="o-", capsize=3, color=colour(j), label=wrap(name, 34),
                         markersize=4)
         first = rows.drop_duplicates("level").sort_values("strength_rank")
-        xs = first["rating"] if rated else first["strength_rank"]
-        for x, lv in zip(xs, first["level"]):
-            ax.annotate(lv, (x, 0), xycoords=("data", "axes fraction"), xytext=(0, 3),
-                        textcoords="offset points", ha="center", fontsize=8, color="grey")
+        if rated:
+            for x, lv in zip(first["rating"], first["level"]):
+                ax.annotate(lv, (x, 0), xycoords=("data", "axes fraction"), xytext=(0, 3),
+                            textcoords="offset points", ha="center", fontsize=8,
+                            color="grey")
+        else:
+            ax.set_xticks(list(first["strength_rank"]), list(first["level"]))
         ax.set_xlabel("playing strength (ladder rating, Elo)" if rated
                       else "level of play (weakest first)")
         ax.set_ylabel(f"{f} ({'%' if unit == 'pp' else unit})")
         ax.set_title(wrap(f"{FIGURE_INFO[f][3]} against playing strength; 95% CI", 50))
     fig.suptitle(wrap(f"{ctx.exp.name}: the skill trace", 100), fontsize=11)
-    finish(list(axes[0]), legend=True)
+    _tidy(axes, len(figs))
     return fig
+
+
+def _axes(n: int):
+    """Two panels a row."""
+    cols = min(2, n)
+    rows = -(-n // cols)
+    fig, axes = plt.subplots(rows, cols, figsize=(6.4 * cols, 4.4 * rows), squeeze=False)
+    return fig, list(axes.flat)
+
+
+def _tidy(axes, n: int) -> None:
+    for ax in axes[n:]:
+        ax.set_visible(False)
+    finish(axes[:n], legend=True)
