@@ -214,32 +214,37 @@ def _interactions(exp, totals, cells, vecs, contrasts, figures):
                              "levels_down": ", ".join(k for k, s in signs.items() if s < 0),
                              "levels_none": ", ".join(k for k, s in signs.items() if s == 0),
                              "text": words})
-            if ref not in effects:
-                continue
-            rr = effects[ref]
-            for lv, r in effects.items():
-                if lv == ref:
-                    continue
-                a, b = by_level[lv], by_level[ref]
-                ca, cb = exp.conditions[a], exp.conditions[b]
-                terms = [_term(exp, totals, vecs, a, fig, 1.0),
-                         _term(exp, totals, vecs, ca.baseline, fig, -1.0),
-                         _term(exp, totals, vecs, b, fig, -1.0),
-                         _term(exp, totals, vecs, cb.baseline, fig, 1.0)]
-                d, lo, hi = combine(terms) if None not in terms else (
-                    float(r["difference"]) - float(rr["difference"]), math.nan, math.nan)
-                rows.append({"contrast": name, "players": first.players, "figure": fig,
-                             "unit": unit, "level": lv, "relative_to": ref,
-                             "effect": float(r["difference"]),
-                             "effect_ci_low": float(r["diff_ci_low"]),
-                             "effect_ci_high": float(r["diff_ci_high"]),
-                             "reference_effect": float(rr["difference"]),
-                             "reference_ci_low": float(rr["diff_ci_low"]),
-                             "reference_ci_high": float(rr["diff_ci_high"]),
-                             "difference": d, "diff_ci_low": lo, "diff_ci_high": hi,
-                             "p_value": p_from_ci(d, lo, hi), "n": int(r["n"]),
-                             "n_reference": int(rr["n"])})
+            # every pair of levels: the reference's pairs first, then the others in the
+            # panel's order (the report's words use the reference's)
+            order = [ref] + [lv for lv in panel.names if lv != ref]
+            pairs = [(lv, other) for j, other in enumerate(order) for lv in order[j + 1:]
+                     if lv in effects and other in effects]
+            for lv, other in pairs:
+                rows.append(_interaction(exp, totals, vecs, by_level, effects, lv, other,
+                                         name, first.players, fig))
     return rows, verdicts
+
+
+def _interaction(exp, totals, vecs, by_level, effects, lv, ref, name, players, fig) -> dict:
+    """The effect at ``lv`` minus the effect at ``ref``, with its paired CI."""
+    r, rr = effects[lv], effects[ref]
+    a, b = by_level[lv], by_level[ref]
+    ca, cb = exp.conditions[a], exp.conditions[b]
+    terms = [_term(exp, totals, vecs, a, fig, 1.0),
+             _term(exp, totals, vecs, ca.baseline, fig, -1.0),
+             _term(exp, totals, vecs, b, fig, -1.0),
+             _term(exp, totals, vecs, cb.baseline, fig, 1.0)]
+    d, lo, hi = combine(terms) if None not in terms else (
+        float(r["difference"]) - float(rr["difference"]), math.nan, math.nan)
+    return {"contrast": name, "players": players, "figure": fig,
+            "unit": FIGURE_INFO[fig][2], "level": lv, "relative_to": ref,
+            "effect": float(r["difference"]), "effect_ci_low": float(r["diff_ci_low"]),
+            "effect_ci_high": float(r["diff_ci_high"]),
+            "reference_effect": float(rr["difference"]),
+            "reference_ci_low": float(rr["diff_ci_low"]),
+            "reference_ci_high": float(rr["diff_ci_high"]),
+            "difference": d, "diff_ci_low": lo, "diff_ci_high": hi,
+            "p_value": p_from_ci(d, lo, hi), "n": int(r["n"]), "n_reference": int(rr["n"])}
 
 
 # ---- the skill trace --------------------------------------------------------------------

@@ -123,7 +123,7 @@ def _interaction_lines(ctx: Context) -> list[str]:
     if df is None or not len(df):
         return []
     out = []
-    for r in df.itertuples():
+    for r in df[df["relative_to"] == ctx.exp.panel.relative_to].itertuples():
         what = FIGURE_INFO[r.figure][3]
         d = cell(r.difference, r.diff_ci_low, r.diff_ci_high, r.unit)
         clear = not (isnan(r.diff_ci_low) or r.diff_ci_low <= 0 <= r.diff_ci_high)
@@ -181,7 +181,7 @@ def section(ctx: Context, doc, plots: dict) -> None:
         lines = _interaction_lines(ctx)
         if lines:
             doc.p("How the effect differs between levels (paired: the levels play the same "
-                  "deals; 95% CI):")
+                  "deals; 95% CI; panel.csv holds every pair of levels):")
             doc.ul(lines)
     lines = trace_lines(ctx)
     if lines:
