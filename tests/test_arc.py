@@ -202,3 +202,34 @@ def test_an_arc_chunk_checkpoint_is_read_back_and_a_plain_one_is_refused(tmp_pat
     plain = {k: v for k, v in totals.items() if not k.startswith("arc_")}
     back, why = read_chunk(exp, save_chunk(tmp_path, exp, task, plain))
     assert back is None and why.startswith("wrong arrays (missing arc_")
+
+
+def test_arc_headline_contrasts_match_an_independent_computation(tmp_path):
+    """lead_changes and late_leader_win (the leader after the last but one round) enter
+    contrasts.csv with analyses: [arc]: condition − baseline, independent normal CIs, from
+    run_games' own per-game figures."""
+    path = tmp_path / "arcc.yaml"
+    path.write_text("name: arcc\nplayers: 4\ngames: 900\nchunk: 300\nseed: 8\n"
+                    "sweep:\n  deck:\n    - {value: {}, label: standard, baseline: true}\n"
+                    "    - {value: {remove: [blue 26, yellow 26]}, label: fewer}\n"
+                    "analyses: [arc]\n")
+    res = CliRunner().invoke(main, ["run", str(path), "--workers", "1", "--no-progress",
+                                    "--output", str(tmp_path / "out")])
+    assert res.exit_code == 0, res.output
+    con = pd.read_csv(tmp_path / "out" / "arcc" / "contrasts.csv")
+    exp = load_experiment(path)
+    base, cond = exp.conditions
+    figs = {}
+    for c in (base, cond):
+        ind = _independent(run_games(900, 4, seed=c.seed, deck=c.deck), 4)
+        late = np.array([float(v) for v in ind["lead"][c.deck.n_rounds - 1]])
+        figs[c.index] = {"lead_changes": np.array(ind["changes"], float),
+                         "late_leader_win": late}
+    for fig in ("lead_changes", "late_leader_win"):
+        r = con[con.figure == fig].iloc[0]
+        x, y = figs[cond.index][fig], figs[base.index][fig]
+        assert r.method == "independent" and r.n == x.size and r.n_baseline == y.size
+        assert r.difference == pytest.approx(x.mean() - y.mean(), rel=1e-8, abs=1e-10)
+        half = 1.959963984540054 * np.sqrt(x.var(ddof=1) / x.size + y.var(ddof=1) / y.size)
+        assert (r.diff_ci_high - r.diff_ci_low) / 2 == pytest.approx(half, rel=1e-6)
+    assert r.unit == "pp"

@@ -41,7 +41,7 @@ from fishing2sim.analysis.sprt import decide, elo_to_score, score_to_elo  # noqa
 from fishing2sim.run.totals import CL_SQ, CL_SUM, CL_XM, SUM, TRUMP_X
 
 FIGURES = ("overfishing", "ocean_empty", "ocean_left", "trump_value", "trump_stakes_half_low",
-           "trump_stakes_half", "leader_edge", "win_share")
+           "trump_stakes_half", "leader_edge", "win_share", "lead_changes", "late_leader_win")
 #: figure -> (analysis it belongs to, kind, unit of the estimate as reported, plain name)
 FIGURE_INFO = {
     "overfishing": ("overfishing", "rate", "pp", "overfishing"),
@@ -56,6 +56,10 @@ FIGURE_INFO = {
     "leader_edge": ("strategies", "mean", "pp", "the round-1 leader's edge (its win share "
                     "above the fair share)"),
     "win_share": ("strategies", "rate", "pp", "win share"),
+    # the game's arc (analyses: [arc]; docs/rules.md E, "Game arc")
+    "lead_changes": ("arc", "mean", "changes", "the lead changes per game"),
+    "late_leader_win": ("arc", "mean", "pp", "the win share of the leader before the last "
+                        "round"),
 }
 CONTRAST_COLUMNS = ["condition", "name", "baseline", "baseline_name", "players", "figure",
                     "strategy", "unit", "method", "n", "n_baseline", "estimate",
@@ -133,6 +137,25 @@ def headline(exp, cond, t) -> dict:
         f.k = s / (WIN_UNIT * per_unit)
         ws[name] = f
     out["win_share"] = ws
+    if "arc_changes" in t:  # the game's arc, asked for by name
+        out.update(arc_headline(cond, t, n))
+    return out
+
+
+def arc_headline(cond, t, n: int) -> dict:
+    """``lead_changes`` (the mean lead changes per game, over every game) and
+    ``late_leader_win`` (the win share of the leader after the last but one round, over
+    the games that scored it: the leader before the last round)."""
+    from fishing2sim.run.totals import ARC_UNIT
+
+    h = t["arc_changes"].astype(float)
+    k = np.arange(h.size)
+    out = {"lead_changes": _mean((h * k).sum(), (h * k * k).sum(), n)}
+    r = cond.deck.n_rounds - 1
+    m = int(t["arc_scored"][r]) if r >= 1 else 0
+    if m:
+        s, ss = t["arc_leader_win"][r].astype(float)
+        out["late_leader_win"] = _mean(s, ss, m, ARC_UNIT)
     return out
 
 
@@ -256,6 +279,8 @@ def _paired_contrast(cond, base_cond, ta, tb, va, vb, fig, strategy, kind):
                             scale, root)
     x = _unit_values(cond, ta, va, fig, strategy)
     y = _unit_values(base_cond, tb, vb, fig, strategy)
+    if x is None or y is None:  # no unit vectors for it (the arc's): compared as independent
+        return None
     return paired(x, y, rate=kind == "rate")
 
 

@@ -12,7 +12,7 @@ import pandas as pd
 from fishing2sim.analysis.contrasts import FIGURE_INFO, by_construction
 from fishing2sim.report.common import TITLES, Context, effect, finish, isnan, number, wrap
 
-UNIT_WORDS = {"pp": "pp", "cards": "cards", "points": "points"}
+UNIT_WORDS = {"pp": "pp", "cards": "cards", "points": "points", "changes": "changes"}
 
 
 def _scale(unit: str) -> float:

@@ -18,7 +18,7 @@ from fishing2sim.report.common import Context, colour, finish, int_, lineup_name
 from fishing2sim.report.words import isnan, number
 
 NUMBERS = {2: "two", 3: "three", 4: "four", 5: "five"}
-UNIT_WORDS = {"pp": "pp", "cards": "cards", "points": "points"}
+UNIT_WORDS = {"pp": "pp", "cards": "cards", "points": "points", "changes": "changes"}
 
 
 def _scale(unit: str) -> float:
