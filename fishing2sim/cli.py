@@ -437,7 +437,11 @@ def tune(experiment, workers, resume, trials, time_limit, output, no_progress, y
 @click.option("--output", type=click.Path(file_okay=False), default=None,
               help="Folder that receives <name>/ (default: the file's output, else reports).")
 @click.option("--fresh", is_flag=True, help="Start over in a folder of another configuration.")
-def train(training_file, workers, output, fresh):
+@click.option("--scheduler", default=None, metavar="ADDRESS",
+              help="Label on the Dask scheduler at ADDRESS (e.g. tcp://host:8786).")
+@click.option("--dask-local", type=int, default=None, metavar="N",
+              help="Label on a local Dask cluster of N worker processes.")
+def train(training_file, workers, output, fresh, scheduler, dask_local):
     """Train the student policy skilled by expert iteration (fishing2sim/train/run.py).
 
     Ctrl-C stops it; the finished iterations are kept and a second run resumes."""
@@ -445,9 +449,12 @@ def train(training_file, workers, output, fresh):
 
     if workers is not None and workers < 1:
         raise UserError(f"--workers must be >= 1, got {workers}")
+    if dask_local is not None and dask_local < 1:
+        raise UserError(f"--dask-local needs a number of workers >= 1, got {dask_local}")
     try:
         out = run_training(training_file, workers, output, fresh,
-                           progress=lambda m: click.echo(m, err=True))
+                           progress=lambda m: click.echo(m, err=True), scheduler=scheduler,
+                           dask_local=dask_local)
     except KeyboardInterrupt:
         click.echo("stopped: the finished iterations are kept; run again to resume", err=True)
         sys.exit(130)

@@ -22,6 +22,25 @@ def _dask_chunk(exp, task: Task):
     return task, run_chunk(exp, task)
 
 
+class dask_executor:
+    """``with dask_executor(scheduler, n_local) as ex:`` a concurrent.futures executor whose
+    tasks run on the Dask scheduler at ``scheduler`` (or on a local cluster of ``n_local``
+    worker processes, closed on exit): what the training's labelling submits its chunks
+    to."""
+
+    def __init__(self, scheduler: str | None = None, n_local: int | None = None):
+        self.scheduler, self.n_local = scheduler, n_local
+        self.backend = None
+
+    def __enter__(self):
+        self.backend = DaskBackend(None, self.scheduler, self.n_local)
+        return self.backend.client.get_executor(pure=False, retries=3)
+
+    def __exit__(self, kind, value, tb):
+        self.backend.close(fast=kind is not None)
+        return False
+
+
 class DaskBackend:
     def __init__(self, exp, scheduler: str | None = None, n_local: int | None = None):
         try:

@@ -8,6 +8,8 @@ run's seed and the game's number, and the chunks are joined in game order.
 """
 from __future__ import annotations
 
+import contextlib
+import contextvars
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
@@ -19,6 +21,20 @@ from fishing2sim.engine.constants import MAX_HAND, OBS_SIZE, RULESETS
 from fishing2sim.train.label import N_META, OBS_KEEP
 
 ROWS_PER_GAME = 500  # more than the decisions of any game (a bound for the buffers)
+# the executor label_games submits its chunks to when none is given (train --dask-local /
+# --scheduler: a Dask cluster's, set by using_executor for the whole training run)
+_EXECUTOR: contextvars.ContextVar = contextvars.ContextVar("label_executor", default=None)
+
+
+@contextlib.contextmanager
+def using_executor(executor):
+    """Within the block, label_games runs its chunks as tasks of ``executor`` (None: the
+    local processes)."""
+    token = _EXECUTOR.set(executor)
+    try:
+        yield
+    finally:
+        _EXECUTOR.reset(token)
 
 
 def _deck(ruleset: str):
@@ -72,13 +88,21 @@ def label_chunk(ruleset: str, players: int, seed: int, start: int, n: int, behav
 
 
 def label_games(ruleset, players, seed, games, behaviour, teacher, budget, rate, workers=1,
-                chunk=8, start=0, progress=None):
-    """label_chunk over chunks of ``chunk`` games on ``workers`` processes, joined in game
-    order: {"obs", "values", "meta", "stats"}. ``progress(done, total)`` after each chunk."""
+                chunk=8, start=0, progress=None, executor=None):
+    """label_chunk over chunks of ``chunk`` games on ``workers`` processes (or as tasks of
+    ``executor``, e.g. a Dask cluster's: run.dask.dask_executor), joined in game order:
+    {"obs", "values", "meta", "stats"}. ``progress(done, total)`` after each chunk."""
     chunks = [(s, min(chunk, start + games - s)) for s in range(start, start + games, chunk)]
     parts = [None] * len(chunks)
     args = [(ruleset, players, seed, s, n, behaviour, teacher, budget, rate) for s, n in chunks]
-    if workers <= 1:
+    executor = executor if executor is not None else _EXECUTOR.get()
+    if executor is not None:
+        futs = [executor.submit(label_chunk, *a) for a in args]
+        for i, f in enumerate(futs):
+            parts[i] = f.result()
+            if progress:
+                progress(i + 1, len(chunks))
+    elif workers <= 1:
         for i, a in enumerate(args):
             parts[i] = label_chunk(*a)
             if progress:

@@ -241,8 +241,18 @@ def _open_output(out: Path, h: str, fresh: bool) -> dict:
     return {"config_hash": h, "done": 0, "rows": []}
 
 
-def train(path, workers=None, output=None, fresh=False, progress=print) -> Path:
-    """Run (or resume) the training file; returns its output folder."""
+def train(path, workers=None, output=None, fresh=False, progress=print,
+          scheduler: str | None = None, dask_local: int | None = None) -> Path:
+    """Run (or resume) the training file; returns its output folder. With ``scheduler`` (a
+    Dask scheduler address) or ``dask_local`` (a local Dask cluster of that many workers)
+    the labelling's chunks run as Dask tasks: the same chunks, joined in game order, so the
+    same positions and models as locally."""
+    if scheduler or dask_local:
+        from fishing2sim.run.dask import dask_executor
+        from fishing2sim.train.labels import using_executor
+
+        with dask_executor(scheduler, dask_local) as ex, using_executor(ex):
+            return train(path, workers, output, fresh, progress)
     from fishing2sim.train.fit import prior_weights
     from fishing2sim.train.model import read_model, save_model
 
