@@ -243,7 +243,7 @@ def _front_section(doc, spec, front, plots) -> None:
         rows.append(["the file untuned", "–", "–",
                      *(_cell(a, o) for a, o in zip(front.axes, front.baseline_objectives)),
                      "–"])
-    doc.table(["point", "trial", "values", *(a.label for a in front.axes),
+    doc.table(["point", "trial", "changed from the file", *(a.label for a in front.axes),
                "on the front again"], rows)
     dominated = [p.point for p in front.points if not p.on_front_again]
     if front.remeasured:
@@ -260,4 +260,10 @@ def _front_section(doc, spec, front, plots) -> None:
 
 
 def _values_text(spec, values: dict) -> str:
-    return "; ".join(f"{d.key} = {_short(values[d.key])}" for d in spec.dims)
+    """The keys whose value differs from the file's own (trial 0's), as key = value."""
+    from fishing2sim.tune.spec import _default_values
+
+    own = _default_values(spec)
+    out = [f"{d.key} = {_short(values[d.key])}" for d in spec.dims
+           if _short(values[d.key]) != _short(own[d.key])]
+    return "; ".join(out) or "the file's own"
