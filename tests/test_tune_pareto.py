@@ -40,7 +40,7 @@ TOY = """\
     tune:
       space:
         deck.remove_from_tier.4: {{int: [0, 3]}}
-        deck.remove_from_tier.5: {{int: [0, 2]}}
+        deck.remove_from_tier.5: {{int: [0, 1]}}
       objective:
         pareto: [overfishing, deck_changes, {{maximize: "win_share[seat=0]"}}]
       budget: {{trials: {trials}, games: 100}}
@@ -83,7 +83,7 @@ def fake_runner(monkeypatch, stop_at=None):
     return calls
 
 
-def toy_file(tmp_path, name="toy", seed=11, trials=60, sampler="random"):
+def toy_file(tmp_path, name="toy", seed=11, trials=30, sampler="random"):
     return write(tmp_path, TOY.format(name=name, seed=seed, trials=trials, sampler=sampler),
                  f"{name}.yaml")
 
@@ -100,7 +100,7 @@ def test_toy_study_reports_the_known_front(tmp_path, monkeypatch):
     out = tmp_path / "reports" / "toy"
     trials = pd.read_csv(out / "trials.csv")
     ok = trials[trials["state"] == "COMPLETE"]
-    assert len(ok) == 60
+    assert len(ok) == 30
     keys = ["deck.remove_from_tier.4", "deck.remove_from_tier.5"]
     explored = {tuple(int(v) for v in r) for r in ok[keys].itertuples(index=False)}
     assert {(x, 0) for x in range(4)} <= explored  # every front point was tried
@@ -296,3 +296,24 @@ def test_deck_changes_without_a_deck_key_is_not_computed(tmp_path):
         f"Error: {p}: tune.objective.pareto[1]: 'deck_changes' is not computed: the space "
         "has no deck.* key path"), res.output
     assert not (tmp_path / "reports").exists()
+
+
+def test_without_racing_the_front_is_the_trials_own(tmp_path, monkeypatch):
+    calls = fake_runner(monkeypatch)
+    p = toy_file(tmp_path, name="norace", trials=12)
+    p.write_text(p.read_text().replace("racing: {top: 1, games: 200}", "racing: {top: 0}"))
+    res = T.tune(T.load_tune(p), workers=1)
+    assert len(calls) == 12  # the trials only: nothing played again, no baseline
+    front = pd.read_csv(res.report_dir / "front.csv")
+    assert "baseline" not in set(front["point"]) and (front["games"] == 100).all()
+    for _, r in front.iterrows():  # each point's figures are those of its first trial
+        t = res.trials[res.trials["trial"] == r["trial"]].iloc[0]
+        assert r["overfishing"] == pytest.approx(t["overfishing"], rel=1e-9) and t["front"]
+    assert "Without racing (`racing.top: 0`)" in (res.report_dir / "summary.md").read_text()
+
+
+def test_the_shipped_pareto_file():
+    repo = Path(__file__).resolve().parent.parent
+    spec = T.load_tune(repo / "experiments" / "tune_deck_pareto.yaml")
+    assert spec.pareto and spec.sampler == "tpe"
+    assert [a.sense for a in axes(spec)] == ["minimize", "maximize", "minimize", "minimize"]
