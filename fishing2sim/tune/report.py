@@ -6,7 +6,8 @@ ready-to-run experiment), ``trials.csv`` (every trial: values, figures with 95% 
 ``racing.csv`` (the re-run best trials and the baseline), ``trace.png`` (objective per
 trial and best so far), ``importance.png`` / ``importance.csv`` (Optuna's parameter
 importances, when they can be computed), ``tune.yaml`` (the resolved tune settings) and
-``study.db`` (the Optuna study: ``optuna-dashboard sqlite:///study.db``).
+``study.db`` (the Optuna study: ``optuna-dashboard sqlite:///study.db``). A Pareto study's
+files (front.csv, front.png, front-N.yaml) come from fishing2sim/tune/pareto_report.py.
 """
 from __future__ import annotations
 

@@ -9,7 +9,10 @@ number); Optuna proposes the values (TPE for integer / mixed spaces, CMA-ES for 
 vectors) and keeps the study in ``<output>/<name>/study.db`` (SQLite), so ``--resume``
 continues it and optuna-dashboard opens it. At the end the best few trials are re-run with
 a fresh seed and more games (racing) next to the untuned file (the baseline), and the
-report is written atomically (a temporary folder, then renamed).
+report is written atomically (a temporary folder, then renamed). With ``objective: {pareto:
+[...]}`` the study has one direction per objective, and instead of racing its front (every
+configuration no trial dominates) is played again on a fresh seed beside the untuned file
+(fishing2sim/tune/pareto.py; its report: fishing2sim/tune/pareto_report.py).
 
     from fishing2sim.tune.tuner import load_tune, tune
     spec = load_tune("experiments/tune_deck.yaml")
