@@ -427,6 +427,9 @@ def tune(experiment, workers, resume, trials, time_limit, output, no_progress, y
                  f"{value_text(result.spec, w['evaluation'].value)}")
         if result.verdict:
             line += f" ({result.verdict})"
+    if result.front is not None:
+        n = len(result.front.points)
+        line += f"; Pareto front: {n} point{'' if n == 1 else 's'}"
     click.echo(line + f" -> {result.report_dir}")
 
 

@@ -71,8 +71,7 @@ def figures_of(spec: TuneSpec, tables: dict) -> list:
     """Every figure the objective uses, per matching condition (a list of Estimate; with
     targets, in target order, each target once per condition)."""
     out = []
-    figs = [spec.figure] if spec.figure else [t.figure for t in spec.targets]
-    for fig in figs:
+    for fig in _figs(spec):
         for ci in spec.expansions[fig.text]:
             out.append(_select(spec, fig, tables, ci))
     return out
@@ -80,8 +79,14 @@ def figures_of(spec: TuneSpec, tables: dict) -> list:
 
 def figure_names(spec: TuneSpec) -> list:
     """The FIGURES name of each figures_of entry (in its order)."""
-    figs = [spec.figure] if spec.figure else [t.figure for t in spec.targets]
-    return [fig.name for fig in figs for _ in spec.expansions[fig.text]]
+    return [fig.name for fig in _figs(spec) for _ in spec.expansions[fig.text]]
+
+
+def _figs(spec: TuneSpec) -> list:
+    """The objective's figures (a Pareto study's deck_changes is none)."""
+    if spec.pareto:
+        return [g.figure for g in spec.goals if g.figure is not None]
+    return [spec.figure] if spec.figure else [t.figure for t in spec.targets]
 
 
 def show(name: str | None, x, hw=math.nan, diff: bool = False) -> str:
@@ -129,7 +134,12 @@ def _terms(spec: TuneSpec) -> list:
 
 
 def objective_value(spec: TuneSpec, xs, changes: float) -> float:
-    """The trial's value from its figures' estimates ``xs`` (in figures_of order)."""
+    """The trial's value from its figures' estimates ``xs`` (in figures_of order); a Pareto
+    study's values, one per objective (fishing2sim/tune/pareto.py)."""
+    if spec.pareto:
+        from fishing2sim.tune.pareto import objective_values
+
+        return objective_values(spec, xs, changes)
     if spec.mode == "targets":
         return sum((t.violation(xs[i]) / t.scale) ** 2 for t, i in _terms(spec)) \
             + spec.cost * changes

@@ -6,7 +6,8 @@ ready-to-run experiment), ``trials.csv`` (every trial: values, figures with 95% 
 ``racing.csv`` (the re-run best trials and the baseline), ``trace.png`` (objective per
 trial and best so far), ``importance.png`` / ``importance.csv`` (Optuna's parameter
 importances, when they can be computed), ``tune.yaml`` (the resolved tune settings) and
-``study.db`` (the Optuna study: ``optuna-dashboard sqlite:///study.db``).
+``study.db`` (the Optuna study: ``optuna-dashboard sqlite:///study.db``). A Pareto study's
+files (front.csv, front.png, front-N.yaml) come from fishing2sim/tune/pareto_report.py.
 """
 from __future__ import annotations
 
@@ -120,8 +121,25 @@ def _diff(spec, pt, lo, hi) -> str:
     return f"{value_text(spec, pt, hw, diff=True)} (95% CI {bare(lo)} to {bare(hi)})"
 
 
+def _settings(spec) -> dict:
+    """tune.yaml: the resolved settings and the study's hash."""
+    return {
+        "file": str(spec.path), "name": spec.name, "seed": spec.seed,
+        "sampler": spec.sampler, "trials": spec.trials, "games_per_trial": spec.games,
+        "time_limit_s": spec.time_limit, "racing": {"top": spec.race_top,
+                                                    "games": spec.race_games},
+        "tune": _plain(spec.tune_raw), "config_hash": spec.config_hash,
+        "package_version": __version__,
+    }
+
+
 def _write_all(folder: Path, result) -> None:
     spec = result.spec
+    if spec.pareto:  # no single winner: the front (fishing2sim/tune/pareto_report.py)
+        from fishing2sim.tune.pareto_report import write_pareto
+
+        write_pareto(folder, result, _settings(spec))
+        return
     result.trials.to_csv(folder / "trials.csv", index=False, float_format="%.10g",
                          lineterminator="\n")
     if len(result.race):
@@ -146,15 +164,7 @@ def _write_all(folder: Path, result) -> None:
             "best.yaml\n" + yaml.safe_dump(_plain(cfg), sort_keys=False,
                                            default_flow_style=None, width=100),
             encoding="utf-8")
-    settings = {
-        "file": str(spec.path), "name": spec.name, "seed": spec.seed,
-        "sampler": spec.sampler, "trials": spec.trials, "games_per_trial": spec.games,
-        "time_limit_s": spec.time_limit, "racing": {"top": spec.race_top,
-                                                    "games": spec.race_games},
-        "tune": _plain(spec.tune_raw), "config_hash": spec.config_hash,
-        "package_version": __version__,
-    }
-    (folder / "tune.yaml").write_text(yaml.safe_dump(settings, sort_keys=False),
+    (folder / "tune.yaml").write_text(yaml.safe_dump(_settings(spec), sort_keys=False),
                                       encoding="utf-8")
     doc = _document(result, plots, note)
     (folder / "summary.md").write_text(doc.markdown(), encoding="utf-8")

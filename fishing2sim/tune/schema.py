@@ -19,8 +19,8 @@ from pydantic_core import PydanticCustomError
 from fishing2sim.config.messages import did_you_mean, got, problem
 from fishing2sim.config.schema import Schema
 
-__all__ = ["FIGURES", "Dim", "Figure", "Target", "TuneSection", "parse_duration",
-           "parse_figure", "parse_target"]
+__all__ = ["FIGURES", "Dim", "Figure", "Goal", "Target", "TuneSection", "parse_duration",
+           "parse_figure", "parse_goal", "parse_target"]
 
 TUNE_KEYS = ("space", "objective", "budget", "racing", "sampler")
 SPACE_KINDS = ("int", "float", "floats", "choices")
@@ -309,6 +309,43 @@ def parse_target(text) -> Target:
                   float(val) if op == "<=" else None, text.strip())
 
 
+DECK_CHANGES = "deck_changes"
+
+
+@dataclass(frozen=True)
+class Goal:
+    """One objective of a Pareto study: a figure minimised or maximised, a target's
+    violation minimised (0 once met), or the deck changes minimised (``figure`` None)."""
+
+    text: str
+    sense: str  # "minimize" or "maximize"
+    figure: Figure | None  # None: deck_changes
+    target: Target | None = None
+
+
+def parse_goal(entry) -> Goal:
+    """A ``pareto:`` entry: ``FIGURE`` (minimised), ``{maximize: FIGURE}``, ``{minimize:
+    FIGURE}``, a target ``FIGURE <= X`` (its violation minimised) or ``deck_changes``
+    (raises problem)."""
+    sense = "minimize"
+    if isinstance(entry, dict):
+        if len(entry) != 1 or next(iter(entry)) not in ("maximize", "minimize"):
+            raise problem("expected a figure, a target, deck_changes, {maximize: FIGURE} or "
+                          f"{{minimize: FIGURE}}, {got(entry)}")
+        (sense, entry), = entry.items()
+    if not isinstance(entry, str):
+        raise problem(f"expected a figure such as overfishing[players=5], {got(entry)}")
+    text = entry.strip()
+    if text == DECK_CHANGES:
+        if sense == "maximize":
+            raise problem("deck_changes can only be minimised (fewer changes to the deck)")
+        return Goal(text, sense, None)
+    if sense == "minimize" and _TARGET_RE.fullmatch(text):
+        t = parse_target(text)
+        return Goal(text, "minimize", t.figure, t)
+    return Goal(text, sense, parse_figure(text))
+
+
 def parse_duration(v) -> float | None:
     """``90``, ``"90s"``, ``"25m"``, ``"1.5h"`` -> seconds (None: no limit)."""
     if v is None:
@@ -355,26 +392,31 @@ class Cost(Schema):
 
 
 class Objective(Schema):
-    """One of maximize, minimize (a figure) or targets (a list), and a cost."""
+    """One of maximize, minimize (a figure), targets (a list) or pareto (a list of
+    objectives kept apart), and a cost."""
 
     maximize: Any = None
     minimize: Any = None
     targets: Any = None
+    pareto: Any = None
     cost: Cost | None = None
     _mode: str = PrivateAttr("")
     _figure: Any = PrivateAttr(None)
     _targets: list = PrivateAttr(default_factory=list)
+    _goals: list = PrivateAttr(default_factory=list)
 
     @model_validator(mode="before")
     @classmethod
     def _not_empty(cls, data):
         if data == {}:
             raise problem(f"expected a mapping with maximize, minimize or targets (and "
-                          f"optionally cost), {got(data)}")
+                          f"optionally cost), or pareto, {got(data)}")
         return data
 
     @model_validator(mode="after")
     def _one(self):
+        if "pareto" in self.model_fields_set:
+            return self._pareto()
         modes = [k for k in ("maximize", "minimize", "targets") if k in self.model_fields_set]
         if len(modes) != 1:
             raise problem("give exactly one of maximize, minimize, targets (got "
@@ -390,6 +432,29 @@ class Objective(Schema):
                           f"0.15'], {got(tl)}", key="targets")
         self._figure = None
         self._targets = [_parsed(parse_target, x, "targets", i) for i, x in enumerate(tl)]
+        return self
+
+    def _pareto(self):
+        others = [k for k in ("maximize", "minimize", "targets", "cost")
+                  if k in self.model_fields_set]
+        if others:
+            raise problem(f"pareto keeps its objectives apart; it does not mix with "
+                          f"{' or '.join(others)} (the weighted form folds the targets and "
+                          "the cost into one loss): give pareto alone, with deck_changes as "
+                          "one of its objectives for the cost", key="pareto")
+        gl = self.pareto
+        if not isinstance(gl, list):
+            raise problem("expected a list of at least 2 objectives such as "
+                          f"[overfishing[players=5], leader_edge, deck_changes], {got(gl)}",
+                          key="pareto")
+        if len(gl) < 2:
+            raise problem(f"a Pareto study needs at least 2 objectives, got {len(gl)}: with "
+                          "one, use minimize or maximize", key="pareto")
+        self._mode = "pareto"
+        self._goals = [_parsed(parse_goal, x, "pareto", i) for i, x in enumerate(gl)]
+        for i, g in enumerate(self._goals):
+            if g.text in [h.text for h in self._goals[:i]]:
+                raise problem(f"{g.text!r} given twice", key="pareto", index=i)
         return self
 
     @property
@@ -434,7 +499,8 @@ class TuneSection(Schema):
 
     help: ClassVar[dict] = {
         "": f"a mapping with keys {', '.join(TUNE_KEYS)}",
-        "objective": "a mapping with maximize, minimize or targets (and optionally cost)",
+        "objective": "a mapping with maximize, minimize or targets (and optionally cost), "
+                     "or pareto",
         "objective.cost": "{deck_changes: WEIGHT}",
         "budget": "a mapping with trials, games, time",
         "budget.trials": "a whole number >= 1",
@@ -454,7 +520,7 @@ class TuneSection(Schema):
     def _checks(self):
         if self.objective is None:
             raise problem("expected a mapping with maximize, minimize or targets (and "
-                          "optionally cost), got None", key="objective")
+                          "optionally cost), or pareto, got None", key="objective")
         self.budget = self.budget or Budget()
         self.racing = self.racing or Racing()
         if self.racing.games is None:
@@ -463,7 +529,11 @@ class TuneSection(Schema):
         n_cont = sum(len(d.names) for d in dims if d.continuous)
         if self.sampler == "auto":
             self.sampler = "cmaes" if all(d.continuous for d in dims) and n_cont >= 2 \
+                and self.objective.mode != "pareto" \
                 else "tpe"
+        if self.sampler == "cmaes" and self.objective.mode == "pareto":
+            raise problem("cmaes optimises one objective; a Pareto study uses tpe or random",
+                          key="sampler")
         if self.sampler == "cmaes" and not all(d.kind in ("int", "float", "floats")
                                                for d in dims):
             raise problem("cmaes searches numeric ranges only; the space has choices: use "

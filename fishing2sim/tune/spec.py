@@ -45,7 +45,7 @@ class TuneSpec:
     raw: dict  # the file without its tune section
     seed: int
     dims: list
-    mode: str  # "maximize", "minimize" or "targets"
+    mode: str  # "maximize", "minimize", "targets" or "pareto"
     figure: Figure | None
     targets: list
     cost: float  # per deck change
@@ -65,10 +65,15 @@ class TuneSpec:
     param_labels: dict = field(default_factory=dict)  # Optuna name -> "name (PARAM_NAMES)"
     yes: bool = False  # above the size limits of a run (--yes)
     race_levels: tuple = ()  # tune.racing.play_levels: config.levels.Level each
+    goals: list = field(default_factory=list)  # pareto: the objectives (schema.Goal)
 
     @property
     def direction(self) -> str:
         return "maximize" if self.mode == "maximize" else "minimize"
+
+    @property
+    def pareto(self) -> bool:
+        return self.mode == "pareto"
 
     @property
     def scratch(self) -> Path:
@@ -149,7 +154,7 @@ def load_tune(path, overrides: dict | None = None, yes: bool = False) -> TuneSpe
                     race_top=sec.racing.top, race_games=sec.racing.games,
                     sampler=sec.sampler, output_dir=base.output_dir,
                     baseline={d.key: _get_path(data, d.key) for d in sec.space},
-                    config_hash=h, tune_raw=tune_raw, yes=bool(yes))
+                    config_hash=h, tune_raw=tune_raw, yes=bool(yes), goals=obj._goals)
     if sec.racing.play_levels is not None:
         from fishing2sim.tune.levels_race import check_levels
 
@@ -187,7 +192,10 @@ def _check_budget(spec: TuneSpec, exp, overrides: dict) -> None:
         if games * n > MAX_GAMES_HARD:
             raise TuneError(f"{spec.given}: {key}: {games * n:,} games in one run ({conds}) "
                             f"is above the limit of {MAX_GAMES_HARD:,}")
-    racing = (spec.race_top + 2) * spec.race_games  # the top trials, the winner again, the baseline
+    if spec.pareto:  # the front again (at most every trial) and the baseline
+        racing = (spec.trials + 1) * spec.race_games if spec.race_top else 0
+    else:  # the top trials, the winner again, the baseline
+        racing = (spec.race_top + 2) * spec.race_games
     total = (spec.trials * spec.games + racing) * n
     if total > MAX_GAMES and not spec.yes:
         raise TuneError(
@@ -330,6 +338,10 @@ def _check_figures(spec: TuneSpec, exp) -> None:
 
     figs = [(f"tune.objective.{spec.mode}", spec.figure)] if spec.figure else [
         (f"tune.objective.targets[{i}]", t.figure) for i, t in enumerate(spec.targets)]
+    if spec.pareto:
+        figs = [(f"tune.objective.pareto[{i}]", g.figure) for i, g in enumerate(spec.goals)
+                if g.figure is not None]
+        _check_deck_changes(spec)
     space = {d.key for d in spec.dims}
     label_keys = {"players"} | {k for c in exp.conditions for k in c.labels if k not in space}
     for at, fig in figs:
@@ -376,6 +388,15 @@ def _check_figures(spec: TuneSpec, exp) -> None:
         spec.labels[c.index] = _cond_label(c, spec)
         spec.players[c.index] = c.players
     _name_params(spec, exp)
+
+
+def _check_deck_changes(spec: TuneSpec) -> None:
+    """deck_changes as a Pareto objective needs a deck key in the space (else it is 0)."""
+    for i, g in enumerate(spec.goals):
+        if g.figure is None and not any(d.key.startswith("deck.") for d in spec.dims):
+            raise TuneError(f"{spec.given}: tune.objective.pareto[{i}]: 'deck_changes' is not "
+                            "computed: the space has no deck.* key path (every trial would "
+                            "have 0 changes)")
 
 
 def _name_params(spec: TuneSpec, exp) -> None:

@@ -9,7 +9,10 @@ number); Optuna proposes the values (TPE for integer / mixed spaces, CMA-ES for 
 vectors) and keeps the study in ``<output>/<name>/study.db`` (SQLite), so ``--resume``
 continues it and optuna-dashboard opens it. At the end the best few trials are re-run with
 a fresh seed and more games (racing) next to the untuned file (the baseline), and the
-report is written atomically (a temporary folder, then renamed).
+report is written atomically (a temporary folder, then renamed). With ``objective: {pareto:
+[...]}`` the study has one direction per objective, and instead of racing its front (every
+configuration no trial dominates) is played again on a fresh seed beside the untuned file
+(fishing2sim/tune/pareto.py; its report: fishing2sim/tune/pareto_report.py).
 
     from fishing2sim.tune.tuner import load_tune, tune
     spec = load_tune("experiments/tune_deck.yaml")
@@ -180,9 +183,14 @@ def open_study(spec: TuneSpec, resume: bool):
         n_done = len(study.get_trials(deepcopy=False))
         study.sampler = _make_sampler(spec, derive_seed(spec.seed, SAMPLER_SEED_OFFSET + n_done))
         return study, storage
+    if spec.pareto:  # one direction per objective (fishing2sim/tune/pareto.py)
+        from fishing2sim.tune.pareto import axes
+
+        sense = {"directions": [a.sense for a in axes(spec)]}
+    else:
+        sense = {"direction": spec.direction}
     study = optuna.create_study(storage=storage, study_name=spec.name,
-                                direction=spec.direction,
-                                sampler=_make_sampler(spec, spec.seed))
+                                sampler=_make_sampler(spec, spec.seed), **sense)
     study.set_user_attr("config_hash", spec.config_hash)
     study.set_user_attr("seed", spec.seed)
     study.set_user_attr("file", str(spec.path))
@@ -205,6 +213,7 @@ class TuneResult:
     report_dir: Path | None
     elapsed_s: float
     importance_note: str = ""
+    front: object = None  # a Pareto study's front (pareto.Front)
 
 
 def _prepare_output(spec: TuneSpec) -> None:
@@ -267,23 +276,21 @@ def _tune(spec: TuneSpec, workers, resume: bool, progress: bool, write: bool,
             study.tell(trial, state=TrialState.FAIL)
             _say(progress, f"trial {trial.number}: not playable: {exc}")
             continue
-        trial.set_user_attr("seed", seed)
-        trial.set_user_attr("games", spec.games)
-        trial.set_user_attr("deck_changes", ev.changes)
-        trial.set_user_attr("seconds", round(ev.seconds, 3))
-        trial.set_user_attr("figures", [[f.label, f.estimate, f.ci_low, f.ci_high, f.n]
-                                        for f in ev.figures])
-        study.tell(trial, ev.value)
-        best = study.best_value
-        hw = (ev.figures[0].ci_high - ev.figures[0].ci_low) / 2 if ev.figures else math.nan
+        _tell(spec, study, trial, seed, ev)
         _say(progress, f"trial {trial.number} ({len(done) + 1}/{spec.trials}): "
-             f"value {value_text(spec, ev.value, hw)} (best {value_text(spec, best, hw)}) "
-             f"in {ev.seconds:.1f} s")
+             f"{_progress_text(spec, study, ev)} in {ev.seconds:.1f} s")
     trials_df = trials_table(spec, study)
-    race_df, winner, base_ev, verdict = race(spec, study, workers, progress, pool)
+    front = None
+    if spec.pareto:  # no single winner: the front, played again
+        from fishing2sim.tune.pareto import measure_front
+
+        front = measure_front(spec, study, workers, progress, pool)
+        race_df, winner, base_ev, verdict = pd.DataFrame(), None, front.baseline, ""
+    else:
+        race_df, winner, base_ev, verdict = race(spec, study, workers, progress, pool)
     elapsed = time.perf_counter() - t0
     result = TuneResult(spec, study, trials_df, race_df, winner, base_ev, verdict, None,
-                        elapsed)
+                        elapsed, front=front)
     if write:
         from fishing2sim.tune.report import write_tune_report
 
@@ -292,11 +299,38 @@ def _tune(spec: TuneSpec, workers, resume: bool, progress: bool, write: bool,
     return result
 
 
+def _tell(spec: TuneSpec, study, trial, seed: int, ev) -> None:
+    """A finished trial's figures kept in the study, and its value (values) told."""
+    trial.set_user_attr("seed", seed)
+    trial.set_user_attr("games", spec.games)
+    trial.set_user_attr("deck_changes", ev.changes)
+    trial.set_user_attr("seconds", round(ev.seconds, 3))
+    trial.set_user_attr("figures", [[f.label, f.estimate, f.ci_low, f.ci_high, f.n]
+                                    for f in ev.figures])
+    study.tell(trial, ev.value)
+
+
+def _progress_text(spec: TuneSpec, study, ev) -> str:
+    """A trial's line: its value and the best so far, or a Pareto study's objectives and
+    the size of its front."""
+    if spec.pareto:
+        from fishing2sim.tune.pareto import trial_line
+
+        return f"{trial_line(spec, ev)} (front: {len(study.best_trials)} trials)"
+    best = study.best_value
+    hw = (ev.figures[0].ci_high - ev.figures[0].ci_low) / 2 if ev.figures else math.nan
+    return f"value {value_text(spec, ev.value, hw)} (best {value_text(spec, best, hw)})"
+
+
 def trials_table(spec: TuneSpec, study) -> pd.DataFrame:
     rows = []
+    on_front = {t.number for t in study.best_trials} if spec.pareto else set()
     for t in study.get_trials(deepcopy=False):
-        r = {"trial": t.number, "state": t.state.name,
-             "value": t.value if t.value is not None else math.nan}
+        r = {"trial": t.number, "state": t.state.name}
+        if spec.pareto:  # whether the trial is on the front (on its own games)
+            r["front"] = t.number in on_front
+        else:
+            r["value"] = t.value if t.value is not None else math.nan
         try:
             vals = {d.key: d.value_from_params(t.params) for d in spec.dims}
         except KeyError:
