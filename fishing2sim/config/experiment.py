@@ -30,6 +30,7 @@ from pathlib import Path
 from pydantic_core import PydanticCustomError
 
 from fishing2sim.config.adaptive import AdaptiveMixin
+from fishing2sim.config.cards import CardsMixin
 from fishing2sim.config.deck import Deck, DeckError, edit_deck, load_deck
 from fishing2sim.config.grid import GridMixin, condition_seed
 from fishing2sim.config.keypaths import parse_key_path as _parse_key_path  # noqa: F401
@@ -86,6 +87,7 @@ class Condition:
     # its file, digest and kind, resolved once at load; what every table, report and
     # check reads
     identities: tuple = ()
+    cards: tuple = ()  # analyses: [cards]: the ids of the ocean cards left out one at a time
 
     @property
     def label(self) -> str:
@@ -140,7 +142,7 @@ def _whole(v) -> bool:
 
 
 # ---- loading ------------------------------------------------------------------------------
-class _Loader(GridMixin, SeatsMixin, AdaptiveMixin):
+class _Loader(GridMixin, SeatsMixin, AdaptiveMixin, CardsMixin):
     origin: dict = {}  # sweep key -> the key path its values came from (load_experiment_data)
     grid_phrase = "in the sweep condition"
 
@@ -275,6 +277,12 @@ class _Loader(GridMixin, SeatsMixin, AdaptiveMixin):
         self.probe("output (from the command line)" if "output" in over_keys else "output",
                    output_dir)
         config = resolved(cfg, top, entries, max_round, ladder, precision, sprt, max_games)
+        if "cards" in top.analyses:  # (in the hash: which cards are left out)
+            only = top.cards.only if top.cards is not None else None
+            config["cards"] = {"only": list(only) if only is not None else "every ocean card"}
+        elif top.cards is not None:
+            self.fail("cards", "the cards analysis is not asked for: add cards to analyses "
+                      "(or leave the cards key out)")
         return Experiment(
             name=top.name, path=self.path.resolve(), ruleset=top.ruleset, games=top.games,
             seed=top.seed, chunk=top.chunk, analyses=tuple(top.analyses),
@@ -367,6 +375,8 @@ class _Loader(GridMixin, SeatsMixin, AdaptiveMixin):
             cond = dataclasses.replace(cond, name=self.condition_name(sweep_keys, combo, cond))
             if "trump_value" in top.analyses:
                 self.no_search_seats(cond, "analyses: trump_value")
+            if "cards" in top.analyses:
+                cond = self.card_list(cond, top.cards, self.base_deck(None).names)
             conditions.append(cond)
             if bar is not None:
                 bar.update(1)

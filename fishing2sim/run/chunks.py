@@ -129,6 +129,10 @@ def _prepare(exp, cond):
                         search_args(strats, params, P)))
     arrays = np.ascontiguousarray(cond.deck.arrays)
     hands = np.ascontiguousarray(cond.deck.hand_sizes[P])
+    if "cards" in exp.analyses:  # the decks without each listed card (run/cards.py)
+        from fishing2sim.run.cards import loo_decks
+
+        hands = (hands, loo_decks(arrays, cond.cards))
     _prepared[key] = (lineups, names, arrays, hands)
     return _prepared[key]
 
@@ -145,7 +149,10 @@ def run_chunk(exp, task: Task) -> dict:
     n = task.count
     trump = "trump_value" in exp.analyses
     arc = "arc" in exp.analyses
-    totals = empty_totals(P, len(names), arc)
+    loo = None
+    if "cards" in exp.analyses:
+        hands, loo = hands
+    totals = empty_totals(P, len(names), arc, loo is not None)
     units = {} if getattr(cond, "paired", False) else None
     for funcs, table, mask, slot, strats, search in lineups:
         out_int, out_points, out_ocean, out_trump, out_round_points = new_outputs(n)
@@ -176,12 +183,22 @@ def run_chunk(exp, task: Task) -> dict:
                 work, strats)
         else:
             pairs = None
+        if not trump and search is None and loo is None:
             done = call_kernel(play_batch, (*args, out_int, out_points, out_ocean, out_trump,
                                             out_round_points), work, strats)
+        if loo is not None:  # (with trump_value the standard games are played twice)
+            from fishing2sim.run.cards import play_cards
+
+            done, out_cards = play_cards(args, loo, out_int, out_points, out_ocean, out_trump,
+                                         out_round_points, strats)
         if done and out_int[done - 1, G_ERR_CODE] != 0:
             raise kernel_failure(work[0], strats, cond.deck)
         accumulate(totals, P, slot, out_int, out_points, out_ocean, pairs, units,
                    cond.deck.n_rounds, out_round_points if arc else None)
+        if loo is not None:
+            from fishing2sim.run.cards import add_cards
+
+            add_cards(totals, P, cond.cards, out_int, out_points, out_cards)
     add_blocks(totals, len(lineups), n, units)
     return totals
 
