@@ -59,8 +59,9 @@ def plot(ctx: Context, df: pd.DataFrame):
         ax.axvline(0, color="grey", lw=1)
         ax.set_title(wrap(title + "; 95% CI", 50))
     axes[0].set_yticks(list(y.values()), list(y.keys()), fontsize=7)
+    deals = ctx.games_text(df).replace("games", "deals")
     fig.suptitle(wrap(f"{ctx.exp.name}: each ocean card left out of the deck, on the same "
-                      f"deals; {ctx.games_text(df)}", 100), fontsize=11)
+                      f"deals; {deals}", 100), fontsize=11)
     finish(axes, legend=ctx.sweep)
     return fig
 
