@@ -207,3 +207,19 @@ def test_a_card_a_deck_edit_removed_is_refused(tmp_path):
 ])
 def test_bad_cards_input_is_one_line(tmp_path, body, text):
     assert text in _refused(tmp_path, "games: 10\n" + body)
+
+
+def test_the_other_analyses_are_those_of_the_run_without_cards(tmp_path):
+    # the standard-deck games are the games of the file without the cards analysis, also
+    # with trump_value (whose kernel then plays them) and with seat rotation
+    body = ("players: 4\ngames: 120\nchunk: 40\nseed: 5\nrotate: true\n"
+            "seats: [greedy, random, greedy, random]\n")
+    plain = run(_file(tmp_path, body + "analyses: [overfishing, trump_value, strategies]\n",
+                      "plain"), workers=1, progress=False, write=False)
+    both = run(_file(tmp_path, body + "analyses: [overfishing, trump_value, strategies, cards]"
+                     "\ncards: {only: [yellow 26, buoy catch-1-card]}\n"),
+               workers=1, progress=False, write=False)
+    for name in ("overfishing", "trump_value", "strategies"):
+        assert plain.tables[name].equals(both.tables[name]), name
+    over = both.tables["cards"]
+    assert set(over.loc[over["metric"] == "overfishing_effect", "n"]) == {120}

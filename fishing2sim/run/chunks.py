@@ -108,7 +108,8 @@ _prepared: dict = {}
 
 
 def _prepare(exp, cond):
-    """Per process: the lineups (one per rotation) of a condition, built once."""
+    """Per process: the lineups (one per rotation) of a condition, built once, and with
+    analyses: [cards] the decks without each of its cards (run/cards.py)."""
     key = (exp.config_hash, cond.index, exp.strict)
     if key in _prepared:
         return _prepared[key]
@@ -129,11 +130,12 @@ def _prepare(exp, cond):
                         search_args(strats, params, P)))
     arrays = np.ascontiguousarray(cond.deck.arrays)
     hands = np.ascontiguousarray(cond.deck.hand_sizes[P])
+    loo = None
     if "cards" in exp.analyses:  # the decks without each listed card (run/cards.py)
         from fishing2sim.run.cards import loo_decks
 
-        hands = (hands, loo_decks(arrays, cond.cards))
-    _prepared[key] = (lineups, names, arrays, hands)
+        loo = loo_decks(arrays, cond.cards)
+    _prepared[key] = (lineups, names, arrays, hands, loo)
     return _prepared[key]
 
 
@@ -144,14 +146,11 @@ def run_chunk(exp, task: Task) -> dict:
     from fishing2sim.engine.batch import N_T, G_ERR_CODE, play_batch, trump_batch
 
     cond = exp.conditions[task.condition]
-    lineups, names, arrays, hands = _prepare(exp, cond)
+    lineups, names, arrays, hands, loo = _prepare(exp, cond)
     P = cond.players
     n = task.count
     trump = "trump_value" in exp.analyses
     arc = "arc" in exp.analyses
-    loo = None
-    if "cards" in exp.analyses:
-        hands, loo = hands
     totals = empty_totals(P, len(names), arc, loo is not None)
     units = {} if getattr(cond, "paired", False) else None
     for funcs, table, mask, slot, strats, search in lineups:
