@@ -392,6 +392,10 @@ def half_widths(exp, cond, t) -> dict:
             continue
         if fig == "win_share":
             out[fig] = max((f.half_width for f in h["win_share"].values()), default=math.nan)
+        elif fig == "card_overfishing":  # analyses: [cards]: the widest of its cards'
+            from fishing2sim.analysis.cards import widest_half_width
+
+            out[fig] = widest_half_width(cond, t)
         elif fig in h:
             out[fig] = h[fig].half_width
         else:

@@ -44,7 +44,7 @@ class AdaptiveMixin:
         if not isinstance(raw, dict) or not raw:
             self.fail("precision", "expected a mapping figure -> wanted 95% CI half-width "
                       f"such as {{overfishing: 0.5pp}}, {_got(raw)}")
-        known = [*PRECISION_FIGURES, *(f"contrast.{f}" for f in PRECISION_FIGURES)]
+        known = [*PRECISION_FIGURES, *(f"contrast.{f}" for f in CONTRAST_ANALYSIS)]
         out = []
         for fig, want in raw.items():
             at = f"precision.{fig}"
@@ -65,6 +65,8 @@ class AdaptiveMixin:
                           f"{'0.5pp' if unit == 'pp' else '0.1 ' + unit}, {_got(want)}")
             if base_fig == "trump_value":
                 self.trump_target(at, analyses, conditions)
+            if base_fig == "card_overfishing" and "cards" not in analyses:
+                self.fail(at, "needs the cards analysis (add it to analyses)")
             out.append((fig, float(m.group(1)) * scale, f"{m.group(1)} {unit}"
                         if unit != "pp" else f"{m.group(1)}pp"))
         return tuple(out)

@@ -30,6 +30,7 @@ from pathlib import Path
 from pydantic_core import PydanticCustomError
 
 from fishing2sim.config.adaptive import AdaptiveMixin
+from fishing2sim.config.cards import CardsMixin
 from fishing2sim.config.deck import Deck, DeckError, edit_deck, load_deck
 from fishing2sim.config.grid import GridMixin, condition_seed
 from fishing2sim.config.levels import LevelsMixin, Panel
@@ -88,6 +89,7 @@ class Condition:
     # check reads
     identities: tuple = ()
     level: str = ""  # a skill panel's condition: its level of play (config/levels.py)
+    cards: tuple = ()  # analyses: [cards]: the ids of the ocean cards left out one at a time
 
     @property
     def label(self) -> str:
@@ -145,7 +147,7 @@ def _whole(v) -> bool:
 
 
 # ---- loading ------------------------------------------------------------------------------
-class _Loader(GridMixin, SeatsMixin, AdaptiveMixin, LevelsMixin):
+class _Loader(GridMixin, SeatsMixin, AdaptiveMixin, LevelsMixin, CardsMixin):
     origin: dict = {}  # sweep key -> the key path its values came from (load_experiment_data)
     grid_phrase = "in the sweep condition"
 
@@ -288,6 +290,12 @@ class _Loader(GridMixin, SeatsMixin, AdaptiveMixin, LevelsMixin):
                    output_dir)
         config = resolved(cfg, top, entries, max_round, ladder, precision, sprt, max_games,
                           panel)
+        if "cards" in top.analyses:  # (in the hash: which cards are left out)
+            only = top.cards.only if top.cards is not None else None
+            config["cards"] = {"only": list(only) if only is not None else "every ocean card"}
+        elif top.cards is not None:
+            self.fail("cards", "the cards analysis is not asked for: add cards to analyses "
+                      "(or leave the cards key out)")
         return Experiment(
             name=top.name, path=self.path.resolve(), ruleset=top.ruleset, games=top.games,
             seed=top.seed, chunk=top.chunk, analyses=tuple(top.analyses),
@@ -387,6 +395,8 @@ class _Loader(GridMixin, SeatsMixin, AdaptiveMixin, LevelsMixin):
             cond = dataclasses.replace(cond, name=self.condition_name(sweep_keys, combo, cond))
             if "trump_value" in top.analyses and not (panel and LEVEL in labels):
                 self.no_search_seats(cond, "analyses: trump_value")
+            if "cards" in top.analyses:
+                cond = self.card_list(cond, top.cards, self.base_deck(None).names)
             conditions.append(cond)
             if bar is not None:
                 bar.update(1)

@@ -6,11 +6,12 @@ from __future__ import annotations
 
 ANALYSES = ("depletion", "overfishing", "trump_value", "strategies")  # the default set
 LADDER = "ladder"  # the ladder analysis (and key): only in a file with a ladder: key
-KNOWN_ANALYSES = ANALYSES + (LADDER, "arc")  # arc: the game-arc figures, asked for by name
+KNOWN_ANALYSES = ANALYSES + (LADDER, "arc", "cards")  # arc: the game-arc figures, cards: the
+# per-card figures, each asked for by name
 TOP_KEYS = ("name", "ruleset", "players", "games", "seed", "chunk", "first_leader", "seats",
             "rotate", "deck", "sweep", "analyses", "trump_value", "workers", "scheduler",
             "output", "strict", "tune", "paired", "precision", "max_games", "sprt",
-            "conditions", "ladder", "multiplicity",
+            "conditions", "ladder", "multiplicity", "cards",
             "play_levels")  # tune: read by `fishing2sim tune` only
 # keys a ladder file cannot have: the ladder makes its own conditions
 LADDER_EXCLUDES = ("seats", "sweep", "conditions", "paired", "precision", "sprt", "max_games",
@@ -28,6 +29,7 @@ PRECISION_FIGURES = {
     "ocean_left": ("cards", 1.0),  # cards left after the last round's draws, over all games
     "trump_value": ("points", 1.0),  # the policy gain per trump choice, pooled over rounds
     "win_share": ("pp", 0.01),  # every strategy's win share
+    "card_overfishing": ("pp", 0.01),  # analyses: [cards]: every card's overfishing effect
 }
 MULTIPLICITY = ("holm", "bh", "none")  # stats.MULTIPLICITY
 # the analysis a contrast figure comes with (contrasts.FIGURE_INFO)

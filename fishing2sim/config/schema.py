@@ -43,6 +43,9 @@ EXPERIMENT_HELP = {
     "paired": "true or false",
     "trump_value": "a mapping such as {max_round: 8}",
     "trump_value.max_round": f"a round number 2..{MAX_ROUNDS}",
+    "cards": "a mapping such as {only: [blue 26, red 3]}",
+    "cards.only": "a list of ocean card names such as [blue 26, red 3]",
+    "cards.only[]": "a card name such as blue 26",
     "sprt": "a mapping {better: A, than: B, elo0: 0, elo1: 10}",
     "ladder": "a mapping such as {bots: [random, greedy, weights], search_games: 400, "
               "anchor: random}",
@@ -171,6 +174,12 @@ class TrumpValue(FileSchema):
     max_round: Annotated[int, Field(ge=2, le=MAX_ROUNDS)] | None = None
 
 
+class CardsSpec(FileSchema):
+    """``cards:`` (analyses: [cards]): the ocean cards to leave out one at a time (null:
+    every ocean card)."""
+    only: list[str] | None = None
+
+
 class Sprt(FileSchema):
     better: Any = None
     than: Any = None
@@ -256,6 +265,7 @@ class ExperimentFile(FileSchema):
     analyses: Annotated[Any, AfterValidator(_analyses)] = None
     ladder: LadderSpec = None  # given as null: "expected a mapping", as before
     trump_value: TrumpValue | None = None
+    cards: CardsSpec | None = None
     paired: bool = False
     sprt: Sprt | None = None
     # checked per condition (ConditionSettings, DeckSpec, the loader's seats) once the sweep

@@ -51,7 +51,7 @@ from fishing2sim.engine.sigs import (  # explicit signatures: see sigs.py
 )
 from fishing2sim.engine.state import (
     A_KIND, A_COLOUR, A_VALUE, A_EFFECT, A_SCRATCH, A_SUIT, S_SUIT_BASE, S_OBSERVE_MASK,
-    DECK_BLOCK_END, S_DECK_SET, A_OPT_AT,
+    DECK_BLOCK_END, S_DECK_SET, A_OPT_AT, A_DRAWN_BY, A_CAUGHT_BY,
     A_BOAT, A_BOAT_HEAD, A_BOAT_N, A_BONUS, A_FISHER, A_FISHER_N, A_HAND, A_HAND_N,
     A_HAND_SIZES, A_LAST_ORDER, A_OCEAN, A_PLAYED, A_PLAYED_BY, A_POINTS, A_SCORED,
     A_TRICK_CARD, A_TRICK_FD, A_TRICK_IN, A_TRICK_PLAYER, PH_OVER, PH_ROUND_START,
@@ -176,6 +176,8 @@ def hand_add(st, p, card):
 
 @njit(cache=True, _nrt=False)
 def fisher_add(st, p, card):
+    if st[A_CAUGHT_BY + card] == 0:
+        st[A_CAUGHT_BY + card] = p + 1
     n = st[A_FISHER_N + p]
     st[A_FISHER + p * MAX_CARDS + n] = card
     st[A_FISHER_N + p] = n + 1
@@ -203,9 +205,11 @@ def ocean_size(st):
 
 
 @njit(cache=True, _nrt=False)
-def ocean_pop(st):
+def ocean_pop(st, p):
+    """The ocean's top card, drawn by seat p."""
     card = st[A_OCEAN + st[S_OCEAN_TOP]]
     st[S_OCEAN_TOP] += 1
+    st[A_DRAWN_BY + card] = p + 1
     return card
 
 
@@ -757,7 +761,7 @@ def resolve_buoy(st, rng, ev, obs, strats, params, b):
                 if st[S_LOG] != 0:
                     log_event(st, ev, EV_DRAW, q, c, 0, 1, 0)
             else:
-                c = ocean_pop(st)
+                c = ocean_pop(st, q)
                 if st[S_LOG] != 0:
                     log_event(st, ev, EV_DRAW, q, c, 1, 1, 0)
             hand_add(st, q, c)
@@ -1154,7 +1158,7 @@ def begin_round(st, ev):
             break
         st[done + best] = 1
         for _j in range(st[short + best]):
-            c = ocean_pop(st)
+            c = ocean_pop(st, best)
             hand_add(st, best, c)
             if st[S_LOG] != 0:
                 log_event(st, ev, EV_DRAW, best, c, 1, 0, 0)

@@ -116,6 +116,10 @@ A_OBS_PLAYED = _field("obs_played", MAX_PLAYERS)  # how much of the played list 
 A_SCRATCH = _field("scratch", MAX_CARDS)  # work space of a kernel call (no allocation)
 S_DECK_SET = _field("deck_set")  # 1: the deck's block (A_KIND .. DECK_BLOCK_END) is filled
 DECK_BLOCK_END = A_SUIT + 3 * MAX_CARDS  # the deck's block, kept between games of a batch
+# per card, for the per-card figures (docs/rules.md E, "Per-card impact"): 1 + the seat that
+# drew it from the ocean, and 1 + the seat on whose fisher it first landed (0: none yet)
+A_DRAWN_BY = _field("drawn_by", MAX_CARDS)
+A_CAUGHT_BY = _field("caught_by", MAX_CARDS)
 
 STATE_SIZE = _STATE.size
 LAYOUT = dict(_STATE.fields)

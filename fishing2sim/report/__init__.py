@@ -3,7 +3,7 @@
 
 The one public function is :func:`write_report`. This package is the only part of
 fishing2sim that imports matplotlib (with the non-interactive Agg backend). One module per
-section (contrasts, depletion, overfishing, trump, strategies, arc); ``common`` holds what they
+section (contrasts, depletion, overfishing, trump, strategies, arc, cards); ``common`` holds what they
 share and ``html`` renders the page. summary.md and report.html are two renderings of the
 same document, so they always say the same thing.
 
@@ -23,6 +23,7 @@ from typing import Any
 import matplotlib.pyplot as plt
 
 from fishing2sim.report import arc as _arc
+from fishing2sim.report import cards as _cards
 from fishing2sim.report import contrasts as _contrasts
 from fishing2sim.report import depletion as _depletion
 from fishing2sim.report import html as _html
@@ -59,7 +60,8 @@ def write_report(exp: Any, results: Any) -> Path:
     ``results`` needs ``tables`` (name -> DataFrame) and ``meta`` (dict). Files written:
     ``<table>.csv`` for every table present, a plot per section with results
     (``contrasts.png``, ``depletion.png``, ``overfishing.png``, ``trump_value.png``,
-    ``trump_by_strategy.png``, ``win_shares.png``, ``scores.png``, ``arc.png``), ``summary.md``,
+    ``trump_by_strategy.png``, ``win_shares.png``, ``scores.png``, ``arc.png``,
+    ``cards.png``), ``summary.md``,
     ``report.html`` and ``config.yaml``.
     """
     return write_folder_atomically(Path(exp.output_dir),
@@ -120,6 +122,7 @@ PLOTS = (
     ("arc", "_plot_arc", "arc.png"),
     ("verdicts", "_plot_panel", "panel.png"),
     ("skill_trace", "_plot_skill_trace", "skill_trace.png"),
+    ("cards", "_plot_cards", "cards.png"),
 )
 _plot_contrasts = _contrasts.plot
 _plot_depletion = _depletion.plot
@@ -132,6 +135,7 @@ _plot_scores = _scores.plot
 _plot_arc = _arc.plot
 _plot_panel = _panel.plot_effects
 _plot_skill_trace = _panel.plot_trace
+_plot_cards = _cards.plot
 
 
 def _write_all(folder: Path, exp: Any, results: Any) -> None:
@@ -216,6 +220,8 @@ def _document(ctx: Context, plots: dict[str, str]) -> Doc:
             _ladder.section(ctx, df, plots.get(a), doc)
         elif a == "arc":
             _arc.section(ctx, df, plots.get(a), doc)
+        elif a == "cards":
+            _cards.section(ctx, df, plots.get(a), doc)
     doc.h(2, "Terms")
     doc.terms({**TERMS, **(_ladder.TERMS if "ladder" in ctx.tables else {})})
     return doc

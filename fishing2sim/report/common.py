@@ -33,11 +33,17 @@ TABLE_KEYS: dict[str, tuple[str, ...]] = {
     "ladder": ("rank", "bot", "kind", "budget"),
     "ladder_pairs": ("bot", "opponent"),
     "arc": ("round", "value"),
+    "cards": ("tier", "card"),
+    "cards_ranked": ("rank", "card", "tier"),
 }
 #: Order in which tables are written and sections appear when ``exp.analyses`` says nothing.
 ANALYSES = ("depletion", "overfishing", "trump_value", "strategies")
 #: Table-specific value columns written after the statistic columns (not sweep labels).
 TABLE_TAIL: dict[str, tuple[str, ...]] = {
+    "cards_ranked": tuple(f"{f}{s}" for f in ("overfishing_effect", "drawer_win_effect",
+                                               "game_length_effect", "leader_edge_effect",
+                                               "catcher_win_share")
+                          for s in ("", "_ci_low", "_ci_high")),
     "ladder_pairs": ("rating_diff", "rating_diff_ci_low", "rating_diff_ci_high",
                      "residual_z", "residual_elo"),
 }
@@ -52,6 +58,7 @@ TITLES = {
     "ladder": "Strength ladder",
     "arc": "Game arc",
     "panel": "Levels of play",
+    "cards": "Per-card impact",
 }
 
 # --------------------------------------------------------------------------------------------

@@ -91,7 +91,8 @@ def read_chunk(exp, path: Path) -> tuple[dict | None, str]:
     if meta.get("chunk") != task.key:
         return None, f"it holds chunk {meta.get('chunk')!r}, not {task.key}"
     arc = "arc" in exp.analyses  # the game-arc totals are kept only when asked for
-    expected = summed_keys(arc)
+    cards = "cards" in exp.analyses  # and so are the per-card totals
+    expected = summed_keys(arc, cards)
     cond = exp.conditions[task.condition]
     held = [k for k in arrays if k.startswith(UNIT_PREFIX)]
     missing = [k for k in expected if k not in arrays]
@@ -110,7 +111,7 @@ def read_chunk(exp, path: Path) -> tuple[dict | None, str]:
         return None, f"wrong arrays ({what})"
     strat = arrays["strat_seats"]
     ref = empty_totals(exp.conditions[task.condition].players,
-                       strat.shape[0] if strat.ndim == 1 else 0, arc)
+                       strat.shape[0] if strat.ndim == 1 else 0, arc, cards)
     for k in expected:
         if arrays[k].dtype != np.int64 or arrays[k].shape != ref[k].shape:
             return None, f"array {k} has the wrong shape or type"

@@ -109,7 +109,8 @@ _prepared: dict = {}
 
 
 def _prepare(exp, cond):
-    """Per process: the lineups (one per rotation) of a condition, built once."""
+    """Per process: the lineups (one per rotation) of a condition, built once, and with
+    analyses: [cards] the decks without each of its cards (run/cards.py)."""
     key = (exp.config_hash, cond.index, exp.strict)
     if key in _prepared:
         return _prepared[key]
@@ -130,7 +131,12 @@ def _prepare(exp, cond):
                         search_args(strats, params, P)))
     arrays = np.ascontiguousarray(cond.deck.arrays)
     hands = np.ascontiguousarray(cond.deck.hand_sizes[P])
-    _prepared[key] = (lineups, names, arrays, hands)
+    loo = None
+    if "cards" in exp.analyses:  # the decks without each listed card (run/cards.py)
+        from fishing2sim.run.cards import loo_decks
+
+        loo = loo_decks(arrays, cond.cards)
+    _prepared[key] = (lineups, names, arrays, hands, loo)
     return _prepared[key]
 
 
@@ -141,12 +147,12 @@ def run_chunk(exp, task: Task) -> dict:
     from fishing2sim.engine.batch import N_T, G_ERR_CODE, play_batch, trump_batch
 
     cond = exp.conditions[task.condition]
-    lineups, names, arrays, hands = _prepare(exp, cond)
+    lineups, names, arrays, hands, loo = _prepare(exp, cond)
     P = cond.players
     n = task.count
     trump = trump_replayed(exp, cond)
     arc = "arc" in exp.analyses
-    totals = empty_totals(P, len(names), arc)
+    totals = empty_totals(P, len(names), arc, loo is not None)
     units = {} if getattr(cond, "paired", False) else None
     for funcs, table, mask, slot, strats, search in lineups:
         out_int, out_points, out_ocean, out_trump, out_round_points = new_outputs(n)
@@ -177,12 +183,22 @@ def run_chunk(exp, task: Task) -> dict:
                 work, strats)
         else:
             pairs = None
+        if not trump and search is None and loo is None:
             done = call_kernel(play_batch, (*args, out_int, out_points, out_ocean, out_trump,
                                             out_round_points), work, strats)
+        if loo is not None:  # (with trump_value the standard games are played twice)
+            from fishing2sim.run.cards import play_cards
+
+            done, out_cards = play_cards(args, loo, out_int, out_points, out_ocean, out_trump,
+                                         out_round_points, strats)
         if done and out_int[done - 1, G_ERR_CODE] != 0:
             raise kernel_failure(work[0], strats, cond.deck)
         accumulate(totals, P, slot, out_int, out_points, out_ocean, pairs, units,
                    cond.deck.n_rounds, out_round_points if arc else None)
+        if loo is not None:
+            from fishing2sim.run.cards import add_cards
+
+            add_cards(totals, P, cond.cards, out_int, out_points, out_cards)
     add_blocks(totals, len(lineups), n, units)
     return totals
 

@@ -17,6 +17,9 @@ sums (``unit_trump_n`` choices analysed, ``unit_trump_g`` the sum of g, ``unit_t
 the sum of d1 * d2, in points), from which the paired contrasts of the trump figures (ratios
 of sums over a unit's choices) are linearised unit by unit.
 
+The per-card totals (``cards_*``, fishing2sim/run/cards.py) likewise exist only with
+``analyses: [cards]`` (``empty_totals(..., cards=True)``).
+
 The game-arc totals (``arc_*``, :data:`ARC_FIELDS`) exist only in the totals of an
 experiment with ``analyses: [arc]`` (``empty_totals(..., arc=True)``, :func:`add_arc` from the
 kernels' points after every round); without it the totals and checkpoints are unchanged.
@@ -26,6 +29,7 @@ from __future__ import annotations
 import numpy as np
 
 from fishing2sim.engine import constants as K
+from fishing2sim.run.cards import CARD_FIELDS, empty_card_totals
 
 R = K.MAX_ROUNDS + 1
 MAX_POINTS = 1024  # score histogram bins (the last one collects anything higher)
@@ -113,10 +117,13 @@ ARC_FIELDS = {
     "arc_margin": "histogram of the final margin (the most points minus the next most)",
 }
 FIELDS.update(ARC_FIELDS)
+FIELDS.update(CARD_FIELDS)  # the per-card totals (run/cards.py), kept only with analyses: [cards]
 
 
-def empty_totals(players: int, n_strategies: int, arc: bool = False) -> dict:
-    """The totals of no games (with ``arc``: the game-arc totals too)."""
+def empty_totals(players: int, n_strategies: int, arc: bool = False,
+                 cards: bool = False) -> dict:
+    """The totals of no games (with ``arc``: the game-arc totals too; with ``cards``: the
+    per-card totals, run/cards.py)."""
     S = n_strategies
     z = np.zeros
     t = {
@@ -163,12 +170,14 @@ def empty_totals(players: int, n_strategies: int, arc: bool = False) -> dict:
                   "arc_comeback": z(R, np.int64), "arc_next": z(R, np.int64),
                   "arc_last_win": z((R, 2), np.int64), "arc_changes": z(R, np.int64),
                   "arc_margin": z(ARC_MARGIN_BINS, np.int64)})
+    if cards:
+        t.update(empty_card_totals())
     return t
 
 
-def summed_keys(arc: bool = False) -> list[str]:
+def summed_keys(arc: bool = False, cards: bool = False) -> list[str]:
     """The keys a checkpoint holds and the merge sums (not the block accumulators)."""
-    return [k for k in empty_totals(1, 1, arc) if k not in BLOCK_KEYS]
+    return [k for k in empty_totals(1, 1, arc, cards) if k not in BLOCK_KEYS]
 
 
 def win_shares(out_points, players):
