@@ -30,6 +30,7 @@ from pathlib import Path
 from pydantic_core import PydanticCustomError
 
 from fishing2sim.config.adaptive import AdaptiveMixin
+from fishing2sim.config.decisions import decision_settings
 from fishing2sim.config.deck import Deck, DeckError, edit_deck, load_deck
 from fishing2sim.config.grid import GridMixin, condition_seed
 from fishing2sim.config.keypaths import parse_key_path as _parse_key_path  # noqa: F401
@@ -123,6 +124,9 @@ class Experiment:
     # search bot's {params: {name: value}, rollout: its rollout strategy's NAME}, anchor:
     # the NAME rated 0, games / search_games: games per pair}; None otherwise
     ladder: dict | None = None
+    # the decision stakes (analyses: [decisions], config/decisions.py): {kinds, rate,
+    # play_rate}; None otherwise
+    decisions: dict | None = None
 
     @property
     def adaptive(self) -> bool:
@@ -275,6 +279,9 @@ class _Loader(GridMixin, SeatsMixin, AdaptiveMixin):
         self.probe("output (from the command line)" if "output" in over_keys else "output",
                    output_dir)
         config = resolved(cfg, top, entries, max_round, ladder, precision, sprt, max_games)
+        decisions = decision_settings(self, top, conditions)
+        if decisions is not None:  # (only then: every other file's hash stays as it was)
+            config["decisions"] = dict(decisions)
         return Experiment(
             name=top.name, path=self.path.resolve(), ruleset=top.ruleset, games=top.games,
             seed=top.seed, chunk=top.chunk, analyses=tuple(top.analyses),
@@ -282,7 +289,7 @@ class _Loader(GridMixin, SeatsMixin, AdaptiveMixin):
             output_dir=output_dir, conditions=tuple(conditions), resolved=config,
             config_hash=config_hash(config, conditions), strict=top.strict,
             precision=precision, sprt=sprt, paired=top.paired, ladder=ladder,
-            multiplicity=top.multiplicity)
+            multiplicity=top.multiplicity, decisions=decisions)
 
     # ---- the grid -------------------------------------------------------------------------
     def axes(self, cfg, top) -> tuple[list, list, list | None]:

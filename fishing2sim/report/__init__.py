@@ -24,6 +24,7 @@ import matplotlib.pyplot as plt
 
 from fishing2sim.report import arc as _arc
 from fishing2sim.report import contrasts as _contrasts
+from fishing2sim.report import decisions as _decisions
 from fishing2sim.report import depletion as _depletion
 from fishing2sim.report import html as _html
 from fishing2sim.report import ladder as _ladder
@@ -58,7 +59,7 @@ def write_report(exp: Any, results: Any) -> Path:
     ``results`` needs ``tables`` (name -> DataFrame) and ``meta`` (dict). Files written:
     ``<table>.csv`` for every table present, a plot per section with results
     (``contrasts.png``, ``depletion.png``, ``overfishing.png``, ``trump_value.png``,
-    ``trump_by_strategy.png``, ``win_shares.png``, ``scores.png``, ``arc.png``), ``summary.md``,
+    ``trump_by_strategy.png``, ``win_shares.png``, ``scores.png``, ``arc.png``, ``decisions.png``), ``summary.md``,
     ``report.html`` and ``config.yaml``.
     """
     return write_folder_atomically(Path(exp.output_dir),
@@ -117,6 +118,7 @@ PLOTS = (
     ("scores", "_plot_scores", "scores.png"),
     ("ladder", "_plot_ladder", "ladder.png"),
     ("arc", "_plot_arc", "arc.png"),
+    ("decisions", "_plot_decisions", "decisions.png"),
 )
 _plot_contrasts = _contrasts.plot
 _plot_depletion = _depletion.plot
@@ -127,6 +129,7 @@ _plot_win_shares = _strategies.plot
 _plot_ladder = _ladder.plot
 _plot_scores = _scores.plot
 _plot_arc = _arc.plot
+_plot_decisions = _decisions.plot
 
 
 def _write_all(folder: Path, exp: Any, results: Any) -> None:
@@ -209,6 +212,8 @@ def _document(ctx: Context, plots: dict[str, str]) -> Doc:
             _ladder.section(ctx, df, plots.get(a), doc)
         elif a == "arc":
             _arc.section(ctx, df, plots.get(a), doc)
+        elif a == "decisions":
+            _decisions.section(ctx, df, plots.get(a), doc)
     doc.h(2, "Terms")
     doc.terms({**TERMS, **(_ladder.TERMS if "ladder" in ctx.tables else {})})
     return doc

@@ -33,6 +33,7 @@ TABLE_KEYS: dict[str, tuple[str, ...]] = {
     "ladder": ("rank", "bot", "kind", "budget"),
     "ladder_pairs": ("bot", "opponent"),
     "arc": ("round", "value"),
+    "decisions": ("kind", "strategy"),
 }
 #: Order in which tables are written and sections appear when ``exp.analyses`` says nothing.
 ANALYSES = ("depletion", "overfishing", "trump_value", "strategies")
@@ -51,6 +52,7 @@ TITLES = {
     "strategies": "Strategies",
     "ladder": "Strength ladder",
     "arc": "Game arc",
+    "decisions": "Decision stakes",
 }
 
 # --------------------------------------------------------------------------------------------
