@@ -19,8 +19,7 @@ import numpy as np
 from numba import njit
 
 from fishing2sim.engine.batch import (
-    G_ERR_CODE, N_G, new_buffers, record_game, take_branch_error, trump_pairs, win_share,
-    T_CHOOSER,
+    T_CHOOSER, new_buffers, record_game, take_branch_error, trump_pairs, win_share,
 )
 from fishing2sim.engine.constants import (
     EV_FIELDS, F_TIER, MAX_ROUNDS, STOP_AT_TRUMP, STOP_NEVER, END_PAUSED, END_RUNNING,
@@ -33,7 +32,7 @@ from fishing2sim.engine.rng import GOLDEN, game_seed, mix64, scaled_below, seed_
 from fishing2sim.engine.state import (
     A_DEC_RATE, A_OPTIONS, A_POINTS, PH_TRUMP, RNG_SIZE, S_ASK_KIND, S_ASK_SEAT, S_DEC_N,
     S_DEC_ON, S_DEC_SEED, S_DEC_SUBJECT, S_END, S_ERR_CODE, S_FORCED, S_LOG, S_N_OPTIONS,
-    S_PHASE, S_ROUND, S_SEARCH_MASK,
+    S_PHASE, S_PLAYERS, S_ROUND, S_SEARCH_MASK,
 )
 
 # columns of the per-decision output [game, i, X_*] (i < MAX_SAMPLED per game)
@@ -137,6 +136,71 @@ def finish_rows(st, out_dec, g, k, players):
 
 
 @njit(cache=True)
+def start_sampling(st, rates, gseed):
+    """The game in st samples its decisions from now on: ``rates`` per decision kind (a
+    share of 2**32), the draws from ``gseed``."""
+    st[S_DEC_ON] = 1
+    st[S_FORCED] = -1
+    st[S_DEC_SEED] = np.int64(gseed)
+    for i in range(rates.shape[0]):
+        st[A_DEC_RATE + i] = rates[i]
+        draw_gap(st, i)
+
+
+@njit(cache=True)
+def play_sampled(st, rng, br, br_rng, ev, deck, obs, strats, params, players, gseed, trump,
+                 max_round, out_pairs, out_dec, g):
+    """Play the sampling game in st to its end, replaying its sampled decisions into
+    out_dec[g] (with ``trump``: the trump-choice pairs of rounds up to max_round into
+    out_pairs[g], as trump_batch); returns the decisions sampled (-1: a strategy failed,
+    the game carries the error)."""
+    stop = STOP_AT_TRUMP if trump != 0 else STOP_NEVER
+    k = 0
+    while True:
+        run_game(st, rng, ev, deck, obs, strats, params, stop)
+        if st[S_END] == END_PAUSED:
+            k = replay_pause(st, rng, br, br_rng, ev, deck, obs, strats, params, players,
+                             gseed, out_dec, g, k)
+            if k < 0:
+                return -1
+            continue
+        if st[S_PHASE] != PH_TRUMP or st[S_END] != END_RUNNING:
+            break
+        # the trump choice of trump_batch, asked outside the sampling
+        r = st[S_ROUND]
+        st[S_FORCED] = 0
+        choice = ask_trump_choice(st, rng, obs, strats, params)
+        st[S_FORCED] = -1
+        if choice < 0:
+            return -1
+        if r <= max_round:
+            if not trump_pairs(st, rng, br, br_rng, ev, deck, obs, strats, params,
+                               players, gseed, r, choice, out_pairs, g):
+                return -1
+        apply_trump_choice(st, ev, choice)
+    if st[S_ERR_CODE] != 0:
+        return -1
+    finish_rows(st, out_dec, g, k, players)
+    return k
+
+
+@njit(cache=True)
+def replay_from(st, rng, ev, deck, strats, params, rates, gseed, out_dec):
+    """Play a game set up by hand (tests/scenario.py) from its state to the end, sampling
+    its decisions with ``rates`` and replaying them into out_dec[0]; returns the decisions
+    sampled (-1: a strategy failed)."""
+    br = np.zeros_like(st)
+    br_rng = np.zeros(RNG_SIZE, np.uint64)
+    obs = new_buffers()
+    pairs = np.zeros((1, MAX_ROUNDS + 1, 1), np.int64)
+    for i in range(out_dec.shape[1]):
+        out_dec[0, i, X_KIND] = -1
+    start_sampling(st, rates, gseed)
+    return play_sampled(st, rng, br, br_rng, ev, deck, obs, strats, params, st[S_PLAYERS],
+                        gseed, 0, 0, pairs, out_dec, 0)
+
+
+@njit(cache=True)
 def decision_batch(deck, players, ruleset, hand_sizes, n_rounds, first_leader, seed, start, n,
                    strats, params, check, observe_mask, work, rates, trump, max_round,
                    out_int, out_points, out_ocean, out_trump, out_round_points, out_pairs,
@@ -152,47 +216,18 @@ def decision_batch(deck, players, ruleset, hand_sizes, n_rounds, first_leader, s
     ev = np.zeros((1, EV_FIELDS), np.int64)
     obs = new_buffers()
     tier = deck[:, F_TIER].copy()
-    stop = STOP_AT_TRUMP if trump != 0 else STOP_NEVER
     for g in range(n):
         gseed = game_seed(seed, start + g)
         setup_game(st, rng, ev, deck, players, ruleset, hand_sizes, n_rounds, first_leader,
                    gseed, 0, check, observe_mask)
-        st[S_DEC_ON] = 1
-        st[S_FORCED] = -1
-        st[S_DEC_SEED] = np.int64(gseed)
-        for i in range(rates.shape[0]):
-            st[A_DEC_RATE + i] = rates[i]
-            draw_gap(st, i)
+        start_sampling(st, rates, gseed)
         for r in range(MAX_ROUNDS + 1):
             out_pairs[g, r, T_CHOOSER] = -1
         for i in range(out_dec.shape[1]):
             out_dec[g, i, X_KIND] = -1
-        k = 0
-        while True:
-            run_game(st, rng, ev, deck, obs, strats, params, stop)
-            if st[S_END] == END_PAUSED:
-                k = replay_pause(st, rng, br, br_rng, ev, deck, obs, strats, params, players,
-                                 gseed, out_dec, g, k)
-                if k < 0:
-                    break
-                continue
-            if st[S_PHASE] != PH_TRUMP or st[S_END] != END_RUNNING:
-                break
-            # the trump choice of trump_batch, asked outside the sampling
-            r = st[S_ROUND]
-            st[S_FORCED] = 0
-            choice = ask_trump_choice(st, rng, obs, strats, params)
-            st[S_FORCED] = -1
-            if choice < 0:
-                break
-            if r <= max_round:
-                if not trump_pairs(st, rng, br, br_rng, ev, deck, obs, strats, params,
-                                   players, gseed, r, choice, out_pairs, g):
-                    break
-            apply_trump_choice(st, ev, choice)
+        k = play_sampled(st, rng, br, br_rng, ev, deck, obs, strats, params, players, gseed,
+                         trump, max_round, out_pairs, out_dec, g)
         out_sampled[g] = max(k, 0)
-        if st[S_ERR_CODE] == 0:
-            finish_rows(st, out_dec, g, k, players)
         record_game(st, g, tier, out_int, out_points, out_ocean, out_trump, out_round_points,
                     players)
         if st[S_ERR_CODE] != 0:
