@@ -42,8 +42,8 @@ EXECUTION_KEYS = ("workers", "scheduler", "output", "strict", "multiplicity")
 
 # the decision stakes (analyses: [decisions], config/decisions.py): the share of the
 # decisions with a choice that are replayed, card plays and every other kind
-DECISION_RATE = 0.02
-DECISION_PLAY_RATE = 0.0001
+DECISION_RATE = 0.01
+DECISION_PLAY_RATE = 0.00005
 
 DEFAULT_GAMES = 100_000
 DEFAULT_CHUNK = 10_000

@@ -43,8 +43,8 @@ EXPERIMENT_HELP = {
     "paired": "true or false",
     "trump_value": "a mapping such as {max_round: 8}",
     "trump_value.max_round": f"a round number 2..{MAX_ROUNDS}",
-    "decisions": "a mapping such as {kinds: [catch-1-card, play], rate: 0.02, "
-                 "play_rate: 0.0001}",
+    "decisions": "a mapping such as {kinds: [catch-1-card, play], rate: 0.01, "
+                 "play_rate: 0.00005}",
     "sprt": "a mapping {better: A, than: B, elo0: 0, elo1: 10}",
     "ladder": "a mapping such as {bots: [random, greedy, weights], search_games: 400, "
               "anchor: random}",

@@ -469,7 +469,7 @@ def ask(st, rng, obs, decide, params, seat, kind, n_opt, subject):
         if st[S_FORCED] > 0:  # a paused decision resumed with the search's choice
             return take_forced(st, o, seat, kind, n_opt)
         # -1: the game samples its decisions for the stakes (engine/decisions.py)
-        if sample_pause(st, seat, kind, n_opt, subject):
+        if sampled_here(st, seat, kind, n_opt, subject):
             return -1
     mask = st[S_OBSERVE_MASK]
     if (mask >> (MAX_PLAYERS * (1 + kind) + seat)) & 1:
@@ -544,16 +544,25 @@ def draw_gap(st, kind):
     st[A_DEC_NEXT + kind] = np.int64(min(gap, 4.0e18))
 
 
+@njit(inline="always", _nrt=False)
+def sampled_here(st, seat, kind, n_opt, subject):
+    """A decision with a choice in a game that samples its decisions (engine/decisions.py):
+    True if it is its kind's next one sampled (the game then pauses: sample_pause), else
+    one fewer to pass (inlined: it runs at every card play of such a game)."""
+    nxt = st[A_DEC_NEXT + kind]
+    if nxt > 0:
+        st[A_DEC_NEXT + kind] = nxt - 1
+        return False
+    if nxt < 0:
+        return False
+    return sample_pause(st, seat, kind, n_opt, subject)
+
+
 @njit(b1(ST, i64, i64, i64, i64), cache=True, _nrt=False)
 def sample_pause(st, seat, kind, n_opt, subject):
-    """A decision with a choice in a game that samples its decisions (engine/decisions.py):
-    pause the game here (True: st[S_END] = END_PAUSED, the options at A_OPTIONS, the
-    subject at S_DEC_SUBJECT) if it is its kind's next one sampled (draw_gap)."""
-    nxt = st[A_DEC_NEXT + kind]
-    if nxt != 0:
-        if nxt > 0:
-            st[A_DEC_NEXT + kind] = nxt - 1
-        return False
+    """Pause the game at its kind's next sampled decision (sampled_here): st[S_END] =
+    END_PAUSED, the options at A_OPTIONS, the subject at S_DEC_SUBJECT; the gap to the
+    next one drawn."""
     draw_gap(st, kind)
     st[S_N_OPTIONS] = n_opt
     st[S_ASK_SEAT] = seat
@@ -1120,7 +1129,7 @@ def play_trick(st, rng, ev, obs, strats, params):
             if n == 1:
                 j = 0
             else:
-                if st[S_FORCED] < 0 and sample_pause(st, p, D_PLAY, n, -1):
+                if st[S_FORCED] < 0 and sampled_here(st, p, D_PLAY, n, -1):
                     return
                 j = rand_below(rng, 1 + p, n)
             play_card_at(st, ev, p, st[A_OPTIONS + j], st[A_OPT_AT + j])

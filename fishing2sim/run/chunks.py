@@ -188,9 +188,9 @@ def run_chunk(exp, task: Task) -> dict:
         accumulate(totals, P, slot, out_int, out_points, out_ocean, pairs, units,
                    cond.deck.n_rounds, out_round_points if arc else None)
     if dec is not None:
-        from fishing2sim.run.decision_totals import fold
+        from fishing2sim.run.decision_totals import block_rows, fold
 
-        fold(totals, dec["rows"])
+        fold(totals, block_rows(dec["rows"]))
     add_blocks(totals, len(lineups), n, units)
     return totals
 
@@ -205,7 +205,7 @@ def _decisions(exp, cond, totals, n_strategies):
     from fishing2sim.run.decision_totals import empty
 
     totals.update(empty(n_strategies))
-    return {"rates": thresholds(exp.decisions, cond.deck.ruleset), "rows": None,
+    return {"rates": thresholds(exp.decisions, cond.deck.ruleset), "rows": [],
             "totals": totals}
 
 
@@ -223,8 +223,7 @@ def _decision_chunk(exp, dec, args, trump, pairs, slot, work, strats, outputs) -
     done = call_kernel(decision_batch, (*args, dec["rates"], 1 if trump else 0,
                                         exp.trump_max_round, *outputs, pr, out_dec,
                                         sampled), work, strats)
-    rows = game_rows(dec["totals"], out_dec, sampled, slot)
-    dec["rows"] = rows if dec["rows"] is None else dec["rows"] + rows
+    dec["rows"].append(game_rows(dec["totals"], out_dec, sampled, slot))
     return done
 
 

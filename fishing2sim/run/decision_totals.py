@@ -41,53 +41,64 @@ def empty(n_strategies: int) -> dict:
             "dec_strat_game_m": z((S, D, 2), np.int64)}
 
 
-def values(out_dec) -> dict:
-    """Per game and replay row, each figure (0 where the row is empty)."""
+def values(rows) -> dict:
+    """Each figure of the replay rows ``rows`` [decision, X_*]."""
     from fishing2sim.engine.decisions import (X_D1_POINTS, X_D1_WIN, X_D2_POINTS, X_D2_WIN,
-                                              X_G_POINTS, X_G_WIN, X_KIND)
+                                              X_G_POINTS, X_G_WIN)
 
-    have = out_dec[:, :, X_KIND] >= 0
     out = {}
     for unit, (g, a, b) in (("points", (X_G_POINTS, X_D1_POINTS, X_D2_POINTS)),
                             ("win", (X_G_WIN, X_D1_WIN, X_D2_WIN))):
-        d1, d2 = out_dec[:, :, a], out_dec[:, :, b]
-        out[f"g_{unit}"] = np.where(have, out_dec[:, :, g], 0)
-        out[f"prod_{unit}"] = np.where(have, d1 * d2, 0)
-        out[f"cross_{unit}"] = np.where(have, np.sign(d1) * d2 + np.sign(d2) * d1, 0)
+        d1, d2 = rows[:, a], rows[:, b]
+        out[f"g_{unit}"] = rows[:, g]
+        out[f"prod_{unit}"] = d1 * d2
+        out[f"cross_{unit}"] = np.sign(d1) * d2 + np.sign(d2) * d1
     return out
 
 
-def game_rows(t: dict, out_dec, out_sampled, slot) -> np.ndarray:
-    """One rotation's games as rows (per kind: m, then each figure's x; then per strategy
-    and kind: m, g in points, g in win share), to be summed over the rotations of a block;
-    the counts that need no unit (sampled, left out, replayed, options) go into ``t``."""
+def game_rows(t: dict, out_dec, out_sampled, slot) -> tuple:
+    """(the games that replayed a decision, their rows) of one rotation: per game, per kind
+    m, then each figure's x; then per strategy and kind m, g in points, g in win share (to
+    be summed over the rotations of a block). The counts that need no unit (sampled, left
+    out, replayed, options) go into ``t``. Only the few replayed rows are read: most games
+    replay nothing."""
     from fishing2sim.engine.decisions import MAX_SAMPLED, X_KIND, X_N_OPT, X_SEAT
 
-    n = out_dec.shape[0]
     D = K.N_DECISIONS
     S = t["dec_strat_game_m"].shape[0]
-    kind = out_dec[:, :, X_KIND]
-    have = kind >= 0
     sampled = out_sampled.astype(np.int64)
     t["dec_sampled"] += [int(sampled.sum()), int(np.maximum(sampled - MAX_SAMPLED, 0).sum())]
-    t["dec_n"] += np.bincount(kind[have], minlength=D)[:D]
-    t["dec_options"] += np.bincount(kind[have], weights=out_dec[:, :, X_N_OPT][have],
+    game, i = np.nonzero(out_dec[:, :, X_KIND] >= 0)
+    rows = out_dec[game, i]
+    kind = rows[:, X_KIND]
+    t["dec_n"] += np.bincount(kind, minlength=D)[:D]
+    t["dec_options"] += np.bincount(kind, weights=rows[:, X_N_OPT],
                                     minlength=D)[:D].astype(np.int64)
-    who = np.where(have, np.asarray(slot)[np.where(have, out_dec[:, :, X_SEAT], 0)], -1)
-    vals = values(out_dec)
-    rows = np.zeros((n, D * (1 + NF) + S * D * 3), np.int64)
-    for d in range(D):
-        mine = kind == d
-        rows[:, d * (1 + NF)] = mine.sum(axis=1)
-        for f, name in enumerate(DEC_FIGURES):
-            rows[:, d * (1 + NF) + 1 + f] = np.where(mine, vals[name], 0).sum(axis=1)
-        for s in range(S):
-            at = D * (1 + NF) + (s * D + d) * 3
-            own = mine & (who == s)
-            rows[:, at] = own.sum(axis=1)
-            rows[:, at + 1] = np.where(own, vals["g_points"], 0).sum(axis=1)
-            rows[:, at + 2] = np.where(own, vals["g_win"], 0).sum(axis=1)
-    return rows
+    who = np.asarray(slot)[rows[:, X_SEAT]]
+    vals = values(rows)
+    games, game = np.unique(game, return_inverse=True)  # only the games that replayed
+    out = np.zeros((games.size, D * (1 + NF) + S * D * 3), np.int64)
+    base = kind * (1 + NF)
+    np.add.at(out, (game, base), 1)
+    for f, name in enumerate(DEC_FIGURES):
+        np.add.at(out, (game, base + 1 + f), vals[name])
+    at = D * (1 + NF) + (who * D + kind) * 3
+    np.add.at(out, (game, at), 1)
+    np.add.at(out, (game, at + 1), vals["g_points"])
+    np.add.at(out, (game, at + 2), vals["g_win"])
+    return games, out
+
+
+def block_rows(parts) -> np.ndarray:
+    """The rows of one chunk's units: game_rows' (games, rows) of every rotation, summed
+    by game index (a rotation block is the same deal in every rotation). A unit that
+    replayed nothing has no row: it adds 0 to every clustered sum."""
+    games = np.concatenate([g for g, _ in parts])
+    rows = np.concatenate([r for _, r in parts])
+    units, at = np.unique(games, return_inverse=True)
+    out = np.zeros((units.size, rows.shape[1]), np.int64)
+    np.add.at(out, at, rows)
+    return out
 
 
 def fold(t: dict, rows) -> None:
