@@ -71,12 +71,12 @@ def test_equivalent_options_have_zero_stakes_and_different_ones_do_not():
     assert rows[1][X_D1_POINTS] == 0 and rows[1][X_D2_POINTS] == 0
 
 
-def _lineup(names, players=4):
+def _lineup(names, players=4, ruleset="fishing2"):
     from fishing2sim.config.deck import load_deck
 
-    deck = load_deck()
+    deck = load_deck(ruleset=ruleset)
     funcs, table, strats = build_lineup(names, players)
-    head = (np.ascontiguousarray(deck.arrays), players, 0,
+    head = (np.ascontiguousarray(deck.arrays), players, K.RULESETS[ruleset],
             np.ascontiguousarray(deck.hand_sizes[players]), deck.n_rounds, -1,
             np.uint64(11), 0)
     return head, funcs, table, observe_mask(strats)
@@ -99,10 +99,12 @@ def _decision_run(head, funcs, table, mask, n, rates, trump):
     return out, pairs, dec, sampled
 
 
-@pytest.mark.parametrize("names", [["random"] * 4, ["greedy", "random", "counter", "greedy"]])
-def test_sampling_leaves_every_game_as_it_was(names):
+@pytest.mark.parametrize("names, ruleset", [
+    (["random"] * 4, "fishing2"), (["greedy", "random", "counter", "greedy"], "fishing2"),
+    (["random", "greedy", "random", "greedy"], "fishing")])
+def test_sampling_leaves_every_game_as_it_was(names, ruleset):
     n = 300
-    head, funcs, table, mask = _lineup(names)
+    head, funcs, table, mask = _lineup(names, ruleset=ruleset)
     plain = _outputs(n)
     play_batch(*head, n, funcs, table, 0, mask, np.zeros((2, STATE_SIZE), np.int64), *plain)
     rates = np.full(K.N_DECISIONS, int(0.3 * ALL), np.int64)
@@ -113,8 +115,13 @@ def test_sampling_leaves_every_game_as_it_was(names):
         assert np.array_equal(a, b)
     kinds = dec[:, :, X_KIND]
     assert sampled.sum() == (kinds >= 0).sum() > 50
-    assert (np.bincount(kinds[kinds >= 0], minlength=K.N_DECISIONS)[[
-        K.D_PLAY, K.D_CATCH_1_OTHER, K.D_CATCH_1_CARD]] > 0).all()
+    seen = np.bincount(kinds[kinds >= 0], minlength=K.N_DECISIONS)
+    if ruleset == "fishing":  # (the original Fishing has no trump choice to replay)
+        assert (seen[[K.D_PLAY, K.D_ZERO_CATCH, K.D_PASS_1_LEFT, K.D_DETERMINE_COLOUR]]
+                > 0).all()
+        return
+    assert (seen[[K.D_PLAY, K.D_CATCH_1_OTHER, K.D_CATCH_1_CARD, K.D_EXCHANGE_TAKE,
+                  K.D_EXCHANGE_GIVE, K.D_DETERMINE_TRUMP]] > 0).all()
     # with the trump-choice replays too: trump_batch's games and pairs, unchanged
     tout = _outputs(n)
     tpairs = np.zeros((n, R, N_T), np.int64)
