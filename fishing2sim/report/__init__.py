@@ -215,7 +215,8 @@ def _document(ctx: Context, plots: dict[str, str]) -> Doc:
         elif a == "decisions":
             _decisions.section(ctx, df, plots.get(a), doc)
     doc.h(2, "Terms")
-    doc.terms({**TERMS, **(_ladder.TERMS if "ladder" in ctx.tables else {})})
+    doc.terms({**TERMS, **(_ladder.TERMS if "ladder" in ctx.tables else {}),
+               **(_decisions.TERMS if "decisions" in ctx.tables else {})})
     return doc
 
 

@@ -26,6 +26,17 @@ CHOICE_WORDS = {
     "determine-colour": "the suit to name with determine-colour",
 }
 
+TERMS = {
+    "stakes (a decision)": "a share of the decisions is replayed: the game finished from a "
+                           "copy with each of two options drawn at random, twice (the game's "
+                           "own streams, fresh ones); the stakes are sqrt(mean of d1 × d2), "
+                           "the root mean square difference of the deciding seat's final "
+                           "points between two options (0 when the options are equivalent)",
+    "seats' gain (a decision)": "the game's own result for the deciding seat minus its result "
+                                "with a uniformly random option on the same streams: what its "
+                                "choices gain over a random choice (0 for the random strategy)",
+}
+
 
 def _pooled(df, metric, c):
     """The rows of ``metric`` pooled over the seats (no strategy), in DECISION_NAMES order."""
