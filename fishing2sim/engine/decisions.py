@@ -68,8 +68,8 @@ def option_branch(src, src_rng, br, br_rng, ev, deck, obs, strats, params, optio
     br[S_DEC_ON] = 0
     br[S_FORCED] = option + 1
     br[S_END] = END_RUNNING
-    if fresh != 0:
-        seed_streams(br_rng, np.uint64(fresh))
+    if fresh != np.uint64(0):
+        seed_streams(br_rng, fresh)
     run_game(br, br_rng, ev, deck, obs, strats, params, STOP_NEVER)
 
 
@@ -98,9 +98,10 @@ def replay_pause(st, rng, br, br_rng, ev, deck, obs, strats, params, players, gs
         b = st[A_OPTIONS + ib]
         fresh = mix64(gseed ^ FRESH_SALT ^ (np.uint64(st[S_DEC_N]) * GOLDEN))
         res = np.zeros(8, np.int64)
+        own = np.uint64(0)
         for j in range(4):
             option_branch(st, rng, br, br_rng, ev, deck, obs, strats, params,
-                          a if j % 2 == 0 else b, fresh if j >= 2 else 0)
+                          a if j % 2 == 0 else b, fresh if j >= 2 else own)
             if br[S_ERR_CODE] != 0:
                 take_branch_error(st, br)
                 return -1
