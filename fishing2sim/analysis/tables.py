@@ -14,11 +14,12 @@ from __future__ import annotations
 
 import pandas as pd
 
-from fishing2sim.analysis import arc, cards, depletion, overfishing, scores, strategies, trump
+from fishing2sim.analysis import (arc, cards, decisions, depletion, overfishing, scores,
+                                  strategies, trump)
 from fishing2sim.analysis.contrasts import contrast_table
 
 # in the order of the report's tables
-SECTIONS = (depletion, overfishing, trump, strategies, scores, arc, cards)
+SECTIONS = (depletion, overfishing, trump, strategies, scores, arc, cards, decisions)
 
 
 def tables_from_totals(exp, totals: list, units: list | None = None) -> dict[str, pd.DataFrame]:

@@ -31,6 +31,7 @@ from pydantic_core import PydanticCustomError
 
 from fishing2sim.config.adaptive import AdaptiveMixin
 from fishing2sim.config.cards import CardsMixin
+from fishing2sim.config.decisions import decision_settings
 from fishing2sim.config.deck import Deck, DeckError, edit_deck, load_deck
 from fishing2sim.config.grid import GridMixin, condition_seed
 from fishing2sim.config.levels import LevelsMixin, Panel
@@ -130,6 +131,9 @@ class Experiment:
     # the skill panel (play_levels:, fishing2sim/config/levels.py): its levels, the verdicts'
     # reference level, the skill trace's tolerances; None without one
     panel: Panel | None = None
+    # the decision stakes (analyses: [decisions], config/decisions.py): {kinds, rate,
+    # play_rate}; None otherwise
+    decisions: dict | None = None
 
     @property
     def adaptive(self) -> bool:
@@ -296,6 +300,9 @@ class _Loader(GridMixin, SeatsMixin, AdaptiveMixin, LevelsMixin, CardsMixin):
         elif top.cards is not None:
             self.fail("cards", "the cards analysis is not asked for: add cards to analyses "
                       "(or leave the cards key out)")
+        decisions = decision_settings(self, top, conditions)
+        if decisions is not None:  # (only then: every other file's hash stays as it was)
+            config["decisions"] = dict(decisions)
         return Experiment(
             name=top.name, path=self.path.resolve(), ruleset=top.ruleset, games=top.games,
             seed=top.seed, chunk=top.chunk, analyses=tuple(top.analyses),
@@ -303,7 +310,7 @@ class _Loader(GridMixin, SeatsMixin, AdaptiveMixin, LevelsMixin, CardsMixin):
             output_dir=output_dir, conditions=tuple(conditions), resolved=config,
             config_hash=config_hash(config, conditions), strict=top.strict,
             precision=precision, sprt=sprt, paired=top.paired, ladder=ladder,
-            multiplicity=top.multiplicity, panel=panel)
+            multiplicity=top.multiplicity, panel=panel, decisions=decisions)
 
     # ---- the grid -------------------------------------------------------------------------
     def axes(self, cfg, top) -> tuple[list, list, list | None]:

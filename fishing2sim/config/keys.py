@@ -6,12 +6,12 @@ from __future__ import annotations
 
 ANALYSES = ("depletion", "overfishing", "trump_value", "strategies")  # the default set
 LADDER = "ladder"  # the ladder analysis (and key): only in a file with a ladder: key
-KNOWN_ANALYSES = ANALYSES + (LADDER, "arc", "cards")  # arc: the game-arc figures, cards: the
-# per-card figures, each asked for by name
+KNOWN_ANALYSES = ANALYSES + (LADDER, "arc", "cards", "decisions")  # arc: the game-arc
+# figures, cards: the per-card figures, decisions: the decision stakes, each asked for by name
 TOP_KEYS = ("name", "ruleset", "players", "games", "seed", "chunk", "first_leader", "seats",
             "rotate", "deck", "sweep", "analyses", "trump_value", "workers", "scheduler",
             "output", "strict", "tune", "paired", "precision", "max_games", "sprt",
-            "conditions", "ladder", "multiplicity", "cards",
+            "conditions", "ladder", "multiplicity", "cards", "decisions",
             "play_levels")  # tune: read by `fishing2sim tune` only
 # keys a ladder file cannot have: the ladder makes its own conditions
 LADDER_EXCLUDES = ("seats", "sweep", "conditions", "paired", "precision", "sprt", "max_games",
@@ -45,6 +45,11 @@ OVERRIDE_KEYS = ("workers", "scheduler", "games", "output", "strict")
 # not hashed: they change how a run plays or reports, never its games (multiplicity: the
 # adjustment of the contrasts' verdict words)
 EXECUTION_KEYS = ("workers", "scheduler", "output", "strict", "multiplicity")
+
+# the decision stakes (analyses: [decisions], config/decisions.py): the share of the
+# decisions with a choice that are replayed, card plays and every other kind
+DECISION_RATE = 0.01
+DECISION_PLAY_RATE = 0.00005
 
 DEFAULT_GAMES = 100_000
 DEFAULT_CHUNK = 10_000

@@ -26,7 +26,7 @@ from fishing2sim.config.keys import (
     SUPPORTED_PLAYERS, TOP_KEYS,
 )
 from fishing2sim.config.messages import did_you_mean, first_error, got, problem
-from fishing2sim.engine.constants import MAX_HAND, MAX_ROUNDS, RULESETS
+from fishing2sim.engine.constants import DECISION_NAMES, MAX_HAND, MAX_ROUNDS, RULESETS
 
 __all__ = ["ADD_KEYS", "ConditionSettings", "DeckEdits", "DeckSpec", "ExperimentFile",
            "Schema", "SchemaError", "Seat", "check"]
@@ -46,6 +46,8 @@ EXPERIMENT_HELP = {
     "cards": "a mapping such as {only: [blue 26, red 3]}",
     "cards.only": "a list of ocean card names such as [blue 26, red 3]",
     "cards.only[]": "a card name such as blue 26",
+    "decisions": "a mapping such as {kinds: [catch-1-card, play], rate: 0.01, "
+                 "play_rate: 0.00005}",
     "sprt": "a mapping {better: A, than: B, elo0: 0, elo1: 10}",
     "ladder": "a mapping such as {bots: [random, greedy, weights], search_games: 400, "
               "anchor: random}",
@@ -178,6 +180,35 @@ class CardsSpec(FileSchema):
     """``cards:`` (analyses: [cards]): the ocean cards to leave out one at a time (null:
     every ocean card)."""
     only: list[str] | None = None
+def _rate(v):
+    if isinstance(v, bool) or not isinstance(v, (int, float)) or not 0 < v <= 1:
+        raise problem(f"expected a share of the decisions, a number > 0 and <= 1, {got(v)}")
+    return float(v)
+
+
+def _decision_kinds(v):
+    """Decision names (docs/rules.md C); whether the ruleset has them: config/decisions.py."""
+    known = [d for d in DECISION_NAMES if d != "trump-choice"]
+    if isinstance(v, str):
+        v = [v]
+    if not isinstance(v, list) or not v:
+        raise problem(f"expected a list of decision kinds ({', '.join(known)}), {got(v)}")
+    for i, d in enumerate(v):
+        if d == "trump-choice":
+            raise problem("the trump choice has its own replays of every choice: analyses: "
+                          "trump_value (docs/rules.md E)", index=i)
+        if d not in known:
+            raise problem(f"unknown decision kind {d!r}{did_you_mean(d, known)}; known: "
+                          f"{', '.join(known)}", index=i)
+        if d in v[:i]:
+            raise problem(f"decision kind {d!r} given twice", index=i)
+    return list(v)
+
+
+class DecisionsSpec(FileSchema):
+    kinds: Annotated[Any, AfterValidator(_decision_kinds)] = None
+    rate: Annotated[Any, AfterValidator(_rate)] = None
+    play_rate: Annotated[Any, AfterValidator(_rate)] = None
 
 
 class Sprt(FileSchema):
@@ -266,6 +297,7 @@ class ExperimentFile(FileSchema):
     ladder: LadderSpec = None  # given as null: "expected a mapping", as before
     trump_value: TrumpValue | None = None
     cards: CardsSpec | None = None
+    decisions: DecisionsSpec | None = None
     paired: bool = False
     sprt: Sprt | None = None
     # checked per condition (ConditionSettings, DeckSpec, the loader's seats) once the sweep

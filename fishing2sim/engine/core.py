@@ -63,6 +63,7 @@ from fishing2sim.engine.state import (
     S_N_TRICKS, A_OBS_PLAYED, A_OPTIONS, S_ASK_KIND, S_ASK_SEAT, S_N_OPTIONS, S_OCEAN_LEN,
     S_OCEAN_TOP, S_PHASE, S_PLAYED_N, S_PLAYERS,
     S_PLAYS_N, S_ROUND, S_RULESET, S_TRICK_N, S_TRICK_NO, S_TRUMP,
+    A_DEC_NEXT, A_DEC_RATE, S_DEC_N, S_DEC_ON, S_DEC_SEED, S_DEC_SUBJECT,
 )
 
 # error codes (st[S_ERR_CODE])
@@ -468,8 +469,12 @@ def ask(st, rng, obs, decide, params, seat, kind, n_opt, subject):
     if n_opt == 1:
         o[O_OPTIONS] = -1
         return st[A_OPTIONS]
-    if st[S_FORCED] != 0:  # a paused decision resumed with the search's choice
-        return take_forced(st, o, seat, kind, n_opt)
+    if st[S_FORCED] != 0:
+        if st[S_FORCED] > 0:  # a paused decision resumed with the search's choice
+            return take_forced(st, o, seat, kind, n_opt)
+        # -1: the game samples its decisions for the stakes (engine/decisions.py)
+        if sampled_here(st, seat, kind, n_opt, subject):
+            return -1
     mask = st[S_OBSERVE_MASK]
     if (mask >> (MAX_PLAYERS * (1 + kind) + seat)) & 1:
         # the seat's strategy for this decision is the reference random strategy: the same
@@ -519,10 +524,56 @@ def take_forced(st, o, seat, kind, n_opt):
     """The choice st[S_FORCED] - 1 that a search made for the decision a game paused at
     (checked against the options like any strategy's)."""
     forced = st[S_FORCED] - 1
-    st[S_FORCED] = 0
+    st[S_FORCED] = -st[S_DEC_ON]  # a game sampling its decisions samples on
     for i in range(n_opt):
         o[O_OPTIONS + i] = -1
     return checked_choice(st, seat, kind, n_opt, forced)
+
+
+@njit(void(ST, i64), cache=True, _nrt=False)
+def draw_gap(st, kind):
+    """The decisions of ``kind`` to pass before the next one sampled: geometric with the
+    kind's rate, drawn from the game's seed and the draw's number (the same sample for any
+    chunking, and no stream of the game draws for it)."""
+    rate = st[A_DEC_RATE + kind]
+    if rate <= 0:
+        st[A_DEC_NEXT + kind] = -1
+        return
+    d = st[S_DEC_N] + 1
+    st[S_DEC_N] = d
+    u = mix64(np.uint64(st[S_DEC_SEED]) ^ (np.uint64(d) * GOLDEN)) >> np.uint64(11)
+    x = (np.float64(u) + 1.0) / 9007199254740992.0  # in (0, 1]
+    q = rate / 4294967296.0
+    gap = 0.0 if q >= 1.0 else np.floor(np.log(x) / np.log1p(-q))
+    st[A_DEC_NEXT + kind] = np.int64(min(gap, 4.0e18))
+
+
+@njit(inline="always", _nrt=False)
+def sampled_here(st, seat, kind, n_opt, subject):
+    """A decision with a choice in a game that samples its decisions (engine/decisions.py):
+    True if it is its kind's next one sampled (the game then pauses: sample_pause), else
+    one fewer to pass (inlined: it runs at every card play of such a game)."""
+    nxt = st[A_DEC_NEXT + kind]
+    if nxt > 0:
+        st[A_DEC_NEXT + kind] = nxt - 1
+        return False
+    if nxt < 0:
+        return False
+    return sample_pause(st, seat, kind, n_opt, subject)
+
+
+@njit(b1(ST, i64, i64, i64, i64), cache=True, _nrt=False)
+def sample_pause(st, seat, kind, n_opt, subject):
+    """Pause the game at its kind's next sampled decision (sampled_here): st[S_END] =
+    END_PAUSED, the options at A_OPTIONS, the subject at S_DEC_SUBJECT; the gap to the
+    next one drawn."""
+    draw_gap(st, kind)
+    st[S_N_OPTIONS] = n_opt
+    st[S_ASK_SEAT] = seat
+    st[S_ASK_KIND] = kind
+    st[S_DEC_SUBJECT] = subject
+    st[S_END] = END_PAUSED
+    return True
 
 
 @njit(i64(ST, RNG, OBS, DECISION, PARAMS, i64, i64, i64, i64), cache=True, _nrt=False)
@@ -1074,11 +1125,17 @@ def play_trick(st, rng, ev, obs, strats, params):
             p -= players
         # a seat whose card plays are the reference random strategy's: the draw of ask's
         # random branch, without writing and clearing the seat's buffer
+        # (a game sampling its decisions, S_FORCED -1, samples these too)
         rnd = ((st[S_OBSERVE_MASK] >> (MAX_PLAYERS * (1 + D_PLAY) + p)) & 1) != 0 \
-            and st[S_FORCED] == 0
+            and st[S_FORCED] <= 0
         n = legal_options(st, p, obs, not rnd)
         if rnd:
-            j = 0 if n == 1 else rand_below(rng, 1 + p, n)
+            if n == 1:
+                j = 0
+            else:
+                if st[S_FORCED] < 0 and sampled_here(st, p, D_PLAY, n, -1):
+                    return
+                j = rand_below(rng, 1 + p, n)
             play_card_at(st, ev, p, st[A_OPTIONS + j], st[A_OPT_AT + j])
             continue
         card = ask(st, rng, obs, strats[D_PLAY][p], params, p, D_PLAY, n, -1)

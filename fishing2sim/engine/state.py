@@ -6,7 +6,8 @@ Offsets are module constants (engine/layout.py): numba freezes them into the ker
 """
 import numpy as np
 
-from fishing2sim.engine.constants import MAX_CARDS, MAX_HAND, MAX_PLAYERS, MAX_ROUNDS, MAX_TRICK, OBS_SIZE
+from fishing2sim.engine.constants import (MAX_CARDS, MAX_HAND, MAX_PLAYERS, MAX_ROUNDS, MAX_TRICK,
+                                         N_DECISIONS, OBS_SIZE)
 from fishing2sim.engine.layout import Layout
 
 _STATE = Layout("the game state")
@@ -115,6 +116,17 @@ A_OBS_PLAYED = _field("obs_played", MAX_PLAYERS)  # how much of the played list 
 # observation buffer holds
 A_SCRATCH = _field("scratch", MAX_CARDS)  # work space of a kernel call (no allocation)
 S_DECK_SET = _field("deck_set")  # 1: the deck's block (A_KIND .. DECK_BLOCK_END) is filled
+# the decision stakes' sampling (engine/decisions.py; 0 in every other game): S_DEC_ON 1
+# while the game samples its decisions (st[S_FORCED] is then -1 between decisions); the
+# draws made; the game's seed (its 64 bits); the sampled decision's subject (a buoy card,
+# or -1); per decision kind its sampling rate (a share of 2**32) and the decisions with a
+# choice of that kind still to pass before the next one sampled (-1: none is sampled)
+S_DEC_ON = _field("dec_on")
+S_DEC_N = _field("dec_n")
+S_DEC_SEED = _field("dec_seed")
+S_DEC_SUBJECT = _field("dec_subject")
+A_DEC_RATE = _field("dec_rate", N_DECISIONS)
+A_DEC_NEXT = _field("dec_next", N_DECISIONS)
 DECK_BLOCK_END = A_SUIT + 3 * MAX_CARDS  # the deck's block, kept between games of a batch
 # per card, for the per-card figures (docs/rules.md E, "Per-card impact"): 1 + the seat that
 # drew it from the ocean, and 1 + the seat on whose fisher it first landed (0: none yet)

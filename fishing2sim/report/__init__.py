@@ -25,6 +25,7 @@ import matplotlib.pyplot as plt
 from fishing2sim.report import arc as _arc
 from fishing2sim.report import cards as _cards
 from fishing2sim.report import contrasts as _contrasts
+from fishing2sim.report import decisions as _decisions
 from fishing2sim.report import depletion as _depletion
 from fishing2sim.report import html as _html
 from fishing2sim.report import ladder as _ladder
@@ -61,7 +62,7 @@ def write_report(exp: Any, results: Any) -> Path:
     ``<table>.csv`` for every table present, a plot per section with results
     (``contrasts.png``, ``depletion.png``, ``overfishing.png``, ``trump_value.png``,
     ``trump_by_strategy.png``, ``win_shares.png``, ``scores.png``, ``arc.png``,
-    ``cards.png``), ``summary.md``,
+    ``cards.png``, ``decisions.png``, ``panel.png``, ``skill_trace.png``), ``summary.md``,
     ``report.html`` and ``config.yaml``.
     """
     return write_folder_atomically(Path(exp.output_dir),
@@ -123,6 +124,7 @@ PLOTS = (
     ("verdicts", "_plot_panel", "panel.png"),
     ("skill_trace", "_plot_skill_trace", "skill_trace.png"),
     ("cards", "_plot_cards", "cards.png"),
+    ("decisions", "_plot_decisions", "decisions.png"),
 )
 _plot_contrasts = _contrasts.plot
 _plot_depletion = _depletion.plot
@@ -136,6 +138,7 @@ _plot_arc = _arc.plot
 _plot_panel = _panel.plot_effects
 _plot_skill_trace = _panel.plot_trace
 _plot_cards = _cards.plot
+_plot_decisions = _decisions.plot
 
 
 def _write_all(folder: Path, exp: Any, results: Any) -> None:
@@ -222,8 +225,11 @@ def _document(ctx: Context, plots: dict[str, str]) -> Doc:
             _arc.section(ctx, df, plots.get(a), doc)
         elif a == "cards":
             _cards.section(ctx, df, plots.get(a), doc)
+        elif a == "decisions":
+            _decisions.section(ctx, df, plots.get(a), doc)
     doc.h(2, "Terms")
-    doc.terms({**TERMS, **(_ladder.TERMS if "ladder" in ctx.tables else {})})
+    doc.terms({**TERMS, **(_ladder.TERMS if "ladder" in ctx.tables else {}),
+               **(_decisions.TERMS if "decisions" in ctx.tables else {})})
     return doc
 
 

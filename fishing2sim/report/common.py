@@ -35,6 +35,7 @@ TABLE_KEYS: dict[str, tuple[str, ...]] = {
     "arc": ("round", "value"),
     "cards": ("tier", "card"),
     "cards_ranked": ("rank", "card", "tier"),
+    "decisions": ("kind", "strategy"),
 }
 #: Order in which tables are written and sections appear when ``exp.analyses`` says nothing.
 ANALYSES = ("depletion", "overfishing", "trump_value", "strategies")
@@ -59,6 +60,7 @@ TITLES = {
     "arc": "Game arc",
     "panel": "Levels of play",
     "cards": "Per-card impact",
+    "decisions": "Decision stakes",
 }
 
 # --------------------------------------------------------------------------------------------

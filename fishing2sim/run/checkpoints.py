@@ -93,6 +93,10 @@ def read_chunk(exp, path: Path) -> tuple[dict | None, str]:
     arc = "arc" in exp.analyses  # the game-arc totals are kept only when asked for
     cards = "cards" in exp.analyses  # and so are the per-card totals
     expected = summed_keys(arc, cards)
+    if "decisions" in exp.analyses:  # the decision totals, kept only when asked for
+        from fishing2sim.run.decision_totals import DEC_FIELDS
+
+        expected += list(DEC_FIELDS)
     cond = exp.conditions[task.condition]
     held = [k for k in arrays if k.startswith(UNIT_PREFIX)]
     missing = [k for k in expected if k not in arrays]
@@ -112,6 +116,10 @@ def read_chunk(exp, path: Path) -> tuple[dict | None, str]:
     strat = arrays["strat_seats"]
     ref = empty_totals(exp.conditions[task.condition].players,
                        strat.shape[0] if strat.ndim == 1 else 0, arc, cards)
+    if "decisions" in exp.analyses:
+        from fishing2sim.run.decision_totals import empty
+
+        ref.update(empty(strat.shape[0] if strat.ndim == 1 else 0))
     for k in expected:
         if arrays[k].dtype != np.int64 or arrays[k].shape != ref[k].shape:
             return None, f"array {k} has the wrong shape or type"

@@ -153,6 +153,7 @@ def run_chunk(exp, task: Task) -> dict:
     trump = trump_replayed(exp, cond)
     arc = "arc" in exp.analyses
     totals = empty_totals(P, len(names), arc, loo is not None)
+    dec = _decisions(exp, cond, totals, len(names))
     units = {} if getattr(cond, "paired", False) else None
     for funcs, table, mask, slot, strats, search in lineups:
         out_int, out_points, out_ocean, out_trump, out_round_points = new_outputs(n)
@@ -174,6 +175,10 @@ def run_chunk(exp, task: Task) -> dict:
                                                    out_points, out_ocean, out_trump,
                                                    out_round_points, np.zeros(3, np.int64)),
                                work, strats)
+        elif dec is not None:  # analyses: [decisions] (engine/decisions.py)
+            pairs = np.zeros((n, R, N_T), np.int64) if trump else None
+            done = _decision_chunk(exp, dec, args, trump, pairs, slot, work, strats, (
+                out_int, out_points, out_ocean, out_trump, out_round_points))
         elif trump:
             pairs = np.zeros((n, R, N_T), np.int64)
             dummy = np.zeros((1, K.EV_FIELDS), np.int64)
@@ -183,10 +188,10 @@ def run_chunk(exp, task: Task) -> dict:
                 work, strats)
         else:
             pairs = None
-        if not trump and search is None and loo is None:
+        if not trump and search is None and loo is None and dec is None:
             done = call_kernel(play_batch, (*args, out_int, out_points, out_ocean, out_trump,
                                             out_round_points), work, strats)
-        if loo is not None:  # (with trump_value the standard games are played twice)
+        if loo is not None:  # (with trump_value or decisions the standard games play twice)
             from fishing2sim.run.cards import play_cards
 
             done, out_cards = play_cards(args, loo, out_int, out_points, out_ocean, out_trump,
@@ -199,7 +204,43 @@ def run_chunk(exp, task: Task) -> dict:
             from fishing2sim.run.cards import add_cards
 
             add_cards(totals, P, cond.cards, out_int, out_points, out_cards)
+    if dec is not None:
+        from fishing2sim.run.decision_totals import block_rows, fold
+
+        fold(totals, block_rows(dec["rows"]))
     add_blocks(totals, len(lineups), n, units)
     return totals
+
+
+def _decisions(exp, cond, totals, n_strategies):
+    """With analyses: [decisions]: the decision totals added to ``totals`` and the
+    chunk's kernel settings (the kinds' thresholds, the per-unit rows summed over the
+    rotations); else None (nothing else is added or played)."""
+    if "decisions" not in exp.analyses or not exp.decisions:
+        return None
+    from fishing2sim.config.decisions import thresholds
+    from fishing2sim.run.decision_totals import empty
+
+    totals.update(empty(n_strategies))
+    return {"rates": thresholds(exp.decisions, cond.deck.ruleset), "rows": [],
+            "totals": totals}
+
+
+def _decision_chunk(exp, dec, args, trump, pairs, slot, work, strats, outputs) -> int:
+    """One rotation of a chunk through decision_batch (the games of play_batch, or of
+    trump_batch with ``trump``), its replays added to dec's per-unit rows."""
+    from fishing2sim.api import call_kernel
+    from fishing2sim.engine.decisions import MAX_SAMPLED, N_X, decision_batch
+    from fishing2sim.run.decision_totals import game_rows
+
+    n = outputs[0].shape[0]
+    out_dec = np.zeros((n, MAX_SAMPLED, N_X), np.int64)
+    sampled = np.zeros(n, np.int64)
+    pr = pairs if pairs is not None else np.zeros((n, R, 1), np.int64)
+    done = call_kernel(decision_batch, (*args, dec["rates"], 1 if trump else 0,
+                                        exp.trump_max_round, *outputs, pr, out_dec,
+                                        sampled), work, strats)
+    dec["rows"].append(game_rows(dec["totals"], out_dec, sampled, slot))
+    return done
 
 
