@@ -3,12 +3,14 @@
 Every decision of both rulesets -- card plays, the trump choice, determine-trump, the
 buoys' catch-1-other and catch-1-card, exchange-1-card's take and give, and the original
 Fishing's zero-catch, pass-1-left and determine-colour -- takes the option with the highest
-linear score ``w . features(option)`` (fishing2sim/train/features.py: the card's strength
-now and later, its worth on the boat, trump, blowfish, buoy effects, how it stands in the
-trick, the boss of its suit, the shade's trump cards in hand, ...). The weights (one block
-per ruleset and decision kind) were fitted on the option values a pimc search computed in
-self-play positions (expert iteration; ``fishing2sim train experiments/train/skilled_policy.yaml``)
-and are the parameter vector, read from the model file MODEL (fishing2sim/data) whose
+score: a linear score ``w . features(option)`` (fishing2sim/train/features.py: the card's
+strength now and later, its worth on the boat, trump, blowfish, buoy effects, how it
+stands in the trick, the boss of its suit, the shade's trump cards in hand, ...) plus a
+hidden layer of 32 ReLU units over the same features (train/net.py). The weights (a linear
+block and an output row per ruleset and decision kind, the hidden layer shared) were
+fitted on the option values a pimc search computed in self-play positions (expert
+iteration; ``fishing2sim train experiments/train/skilled_policy.yaml``) and are the
+parameter vector, read from the model file MODEL (fishing2sim/data) whose
 sha256 this file pins: a different or damaged model file is refused with one line. It
 reads only the observation and draws nothing from its random stream.
 """
