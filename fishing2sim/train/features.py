@@ -18,7 +18,9 @@ network by fishing2sim/train/net.py). The parameter vector is the linear weights
 FEATURES_VERSION and the feature names: a file of another layout is refused.
 """
 import numpy as np
-from numba import njit
+from numba import njit, types
+from numba.core import cgutils
+from numba.extending import intrinsic
 
 from fishing2sim.engine.constants import (
     C_BLUE, C_BOTH, C_DARK, C_GREEN, C_LIGHT, C_NONE, C_PURPLE, C_RED, C_YELLOW,
@@ -106,6 +108,7 @@ F_INTER = FEATURE_NAMES.index("win_boss")
 N_BLOCKS = N_RULESETS * BLOCKS_PER_RULESET
 N_WEIGHTS = N_BLOCKS * N_FEATURES
 PER_HIDDEN = N_FEATURES + 2 * N_BLOCKS  # parameters per hidden unit (W1's column, c, u)
+MAX_HIDDEN = 256  # the student's scratch for the hidden layer lives on the stack
 
 
 def n_params(hidden: int) -> int:
@@ -118,7 +121,19 @@ def hidden_of(n):
     """The hidden units of a parameter vector of length n (-1: no valid length)."""
     if n < N_WEIGHTS or (n - N_WEIGHTS) % PER_HIDDEN != 0:
         return -1
-    return (n - N_WEIGHTS) // PER_HIDDEN
+    h = (n - N_WEIGHTS) // PER_HIDDEN
+    return h if h <= MAX_HIDDEN else -1
+
+
+@intrinsic
+def _stack_f64(typingctx, n):
+    """A pointer to ``n`` (a constant) float64 in the calling function's stack frame,
+    freed when it returns: the hidden layer's scratch without a heap allocation, so the
+    student's decisions compile without numba's reference counting."""
+    def codegen(context, builder, signature, args):
+        return cgutils.alloca_once(builder, context.get_value_type(types.float64),
+                                   size=args[0])
+    return types.CPointer(types.float64)(types.intp), codegen
 
 
 @njit(inline="always", _nrt=False)
@@ -421,7 +436,7 @@ def weights_at(obs):
     return block_of(obs) * N_FEATURES
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, fastmath=True)
 def _hidden_score(x, w, b, hidden, z):
     """u[b] . relu(W1' x + c[b]) for the features x (z: scratch of ``hidden``)."""
     w1 = N_WEIGHTS
@@ -442,16 +457,17 @@ def _hidden_score(x, w, b, hidden, z):
     return s
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _best_net(obs, w, ctx, b, hidden):
     n_opt = min(max(obs[O_N_OPTIONS], 0), MAX_HAND)
-    x = np.empty(N_FEATURES, np.float64)
-    z = np.empty(hidden, np.float64)
+    x = _stack_f64(N_FEATURES)
+    z = _stack_f64(MAX_HIDDEN)
     base = b * N_FEATURES
     best = 0
     best_s = -1e300
     for i in range(n_opt):
-        x[:] = 0.0
+        for j in range(N_FEATURES):
+            x[j] = 0.0
         s = option_score(obs, obs[O_OPTIONS + i], ctx, w, base, x, np.int64(1))
         s += _hidden_score(x, w, b, hidden, z)
         if s > best_s:
@@ -459,10 +475,10 @@ def _best_net(obs, w, ctx, b, hidden):
     return obs[O_OPTIONS + best]
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def best_option(obs, w):
     """The option with the highest score (ties: the first); w: the parameter vector
-    (n_params(H); H = 0: the linear score alone, which allocates nothing)."""
+    (n_params(H); H = 0: the linear score alone). Nothing is allocated on the heap."""
     n_opt = min(max(obs[O_N_OPTIONS], 0), MAX_HAND)
     hidden = hidden_of(w.shape[0])
     if hidden < 0:
