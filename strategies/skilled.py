@@ -23,5 +23,5 @@ from fishing2sim.train.student import (  # noqa: F401  (the student's decisions)
 NAME = "skilled"
 OBSERVES = True
 MODEL = "skilled.npz"
-MODEL_SHA256 = "3897a58e527ce1291f389c50ae08d18ca0fddea65b252f370ef2d26d455c4513"
+MODEL_SHA256 = "0b17cb357728b08412d4abb932c9bcc65b02dfccb006a0e920f7e162fd94eb91"
 PARAMS = load_params(MODEL, MODEL_SHA256, __file__)

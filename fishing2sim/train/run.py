@@ -442,7 +442,11 @@ def _summary(c: dict, state: dict, rows: list, ag: list) -> str:
     lines = [f"# Training run {c['name']}", "",
              f"Teacher: {c['teacher']} {c['budget']}, rollouts: {c['rollout']}; "
              f"{c['iterations']} iterations; seed {c['seed']}; config hash "
-             f"{state['config_hash'][:12]}.", "",
+             f"{state['config_hash'][:12]}.",
+             f"Student: a multinomial logit per block"
+             + (f" plus a hidden layer of {c['hidden']} ReLU units ({c['epochs']} Adam passes)"
+                if c["hidden"] else "") + f"; targets softmax(value / {c['temperature']}).",
+             "",
              "| iteration | positions | in all | label s | fit s | eval s | "
              "win share vs three weights [95% CI] |",
              "|---|---|---|---|---|---|---|"]
@@ -450,6 +454,10 @@ def _summary(c: dict, state: dict, rows: list, ag: list) -> str:
         lines.append(f"| {r['iteration']} | {r['positions']} | {r['positions_total']} | "
                      f"{r['label_s']} | {r['fit_s']} | {r['eval_s']} | "
                      f"{r['win_share_vs_weights']:.3f} [{r['ci_lo']:.3f}, {r['ci_hi']:.3f}] |")
+    if rows:
+        total = sum(r["label_s"] + r["fit_s"] + r["eval_s"] for r in rows)
+        lines += ["", f"Time of the iterations: {int(total // 60)} min {total % 60:.0f} s "
+                      f"(labelling {sum(r['label_s'] for r in rows) / 60:.1f} min)."]
     if ag:
         last = max(a["iteration"] for a in ag)
         lines += ["", f"Agreement with the teacher on held-out positions (iteration {last}):",
