@@ -1,10 +1,15 @@
-"""Search bots: strength against three `weights` bots, decision time and rollouts per second.
+"""Search bots: strength against three `weights` bots, a mixed field and three `skilled`,
+decision time and rollouts per second.
 
     python benchmarks/bench_search.py                       # 1,000 deals x 4 rotations each
     python benchmarks/bench_search.py --deals 100 --bots pimc,ismcts --workers 2
     python benchmarks/bench_search.py --deals 200 --bots cheater --opponent pimc
+    python benchmarks/bench_search.py --deals 200 --opponent weights,field,skilled
 
-For every bot: seat-rotated 4-player Fishing 2 games against three `weights` bots (each deal
+For every bot and every field (--opponent, a comma list; default all three): seat-rotated
+4-player Fishing 2 games against three `weights` bots, against the mixed field ``field``
+(three seats from greedy, counter, buoy_savvy and weights_tuned: deal d leaves out the field
+bot d mod 4, the other three clockwise from the bot) or against three `skilled` (each deal
 played 4 times, the bot in every seat once, so the deals are the same for every bot), its
 win share with a 95% CI (over deals: the 4 rotations of a deal are one observation), the
 time per game and per searched decision on one core (the games run in --workers processes,
@@ -22,6 +27,15 @@ from concurrent.futures import ProcessPoolExecutor
 import numpy as np
 
 OPPONENT = "weights"
+OPPONENTS = "weights,field,skilled"
+FIELD = ["greedy", "counter", "buoy_savvy", "weights_tuned"]
+
+
+def _opponents(opponent: str, deal: int) -> list:
+    """The three other seats, clockwise from the bot, for deal ``deal``."""
+    if opponent == "field":
+        return [x for i, x in enumerate(FIELD) if i != deal % 4]
+    return [opponent] * 3
 
 
 def play_block(bot: str, seed: int, start: int, n: int, params, opponent: str = OPPONENT) -> dict:
@@ -29,21 +43,26 @@ def play_block(bot: str, seed: int, start: int, n: int, params, opponent: str = 
     from fishing2sim.api import run_games
     from fishing2sim.engine.batch import G_WINNERS
 
-    run_games(1, 4, seed=seed + 1, strategies=[bot] + [opponent] * 3,
+    run_games(1, 4, seed=seed + 1, strategies=[bot] + _opponents(opponent, 0),
               params=[params, None, None, None])  # compile or load
     shares = np.zeros(n)
     stats = np.zeros(3, np.int64)
     t = time.process_time()
-    for r in range(4):  # the bot in seat r
-        lineup = [opponent] * 4
-        lineup[r] = bot
-        ps = [None] * 4
-        ps[r] = params
-        a = run_games(n, 4, seed=seed, start=start, strategies=lineup, params=ps)
-        winners = a["int"][:, G_WINNERS]
-        k = np.array([bin(int(m)).count("1") for m in winners])
-        shares += np.where((winners >> r) & 1, 1.0 / k, 0.0)
-        stats += a["search"]
+    # a field that changes with the deal: one deal a call; otherwise all n deals at once
+    groups = [(d, 1) for d in range(start, start + n)] if opponent == "field" else [(start, n)]
+    for g0, gn in groups:
+        for r in range(4):  # the bot in seat r
+            lineup = [None] * 4
+            lineup[r] = bot
+            for k, o in enumerate(_opponents(opponent, g0)):
+                lineup[(r + 1 + k) % 4] = o
+            ps = [None] * 4
+            ps[r] = params
+            a = run_games(gn, 4, seed=seed, start=g0, strategies=lineup, params=ps)
+            winners = a["int"][:, G_WINNERS]
+            k = np.array([bin(int(m)).count("1") for m in winners])
+            shares[g0 - start:g0 - start + gn] += np.where((winners >> r) & 1, 1.0 / k, 0.0)
+            stats += a["search"]
     return {"shares": shares / 4, "cpu": time.process_time() - t, "stats": stats}
 
 
@@ -80,10 +99,19 @@ def main() -> None:
     ap.add_argument("--bots", default="pimc,ismcts,cheater,weights_tuned")
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--seed", type=int, default=20261130)
-    ap.add_argument("--opponent", default=OPPONENT, help="the bot in the other three seats")
+    ap.add_argument("--opponent", default=OPPONENTS,
+                    help="the other three seats: a bot, or 'field' (the mixed field); a "
+                         "comma list: one table each")
     a = ap.parse_args()
-    rows = [bench(b, a.deals, a.workers, a.seed, opponent=a.opponent) for b in a.bots.split(",")]
-    print(f"{a.deals} deals x 4 rotations against three `{a.opponent}` (4 players, Fishing 2), "
+    for opponent in a.opponent.split(","):
+        table(a, opponent)
+
+
+def table(a, opponent: str) -> None:
+    rows = [bench(b, a.deals, a.workers, a.seed, opponent=opponent) for b in a.bots.split(",")]
+    field = ("the mixed field (three of " + ", ".join(FIELD) + ")" if opponent == "field"
+             else f"three `{opponent}`")
+    print(f"{a.deals} deals x 4 rotations against {field} (4 players, Fishing 2), "
           f"seed {a.seed}, {a.workers} workers\n")
     print("| bot | win share [95% CI] | ms per game | ms per searched decision | "
           "rollouts per decision | rollouts/s | wall time |")
@@ -94,6 +122,7 @@ def main() -> None:
         rps = f"{r['rollouts_s']:,.0f}" if "rollouts_s" in r else "–"
         print(f"| `{r['bot']}` | {r['share']:.3f} [{r['lo']:.3f}, {r['hi']:.3f}] | "
               f"{r['ms_game']:.1f} | {dec} | {rpd} | {rps} | {r['wall']:.0f} s |")
+    print(flush=True)
 
 
 if __name__ == "__main__":

@@ -3,12 +3,14 @@
 Every decision of both rulesets -- card plays, the trump choice, determine-trump, the
 buoys' catch-1-other and catch-1-card, exchange-1-card's take and give, and the original
 Fishing's zero-catch, pass-1-left and determine-colour -- takes the option with the highest
-linear score ``w . features(option)`` (fishing2sim/train/features.py: the card's strength
-now and later, its worth on the boat, trump, blowfish, buoy effects, how it stands in the
-trick, the boss of its suit, the shade's trump cards in hand, ...). The weights (one block
-per ruleset and decision kind) were fitted on the option values a pimc search computed in
-self-play positions (expert iteration; ``fishing2sim train experiments/train/skilled_policy.yaml``)
-and are the parameter vector, read from the model file MODEL (fishing2sim/data) whose
+score: a linear score ``w . features(option)`` (fishing2sim/train/features.py: the card's
+strength now and later, its worth on the boat, trump, blowfish, buoy effects, how it
+stands in the trick, the boss of its suit, the shade's trump cards in hand, ...) plus a
+hidden layer of 32 ReLU units over the same features (train/net.py). The weights (a linear
+block and an output row per ruleset and decision kind, the hidden layer shared) were
+fitted on the option values a pimc search computed in self-play positions (expert
+iteration; ``fishing2sim train experiments/train/skilled_policy.yaml``) and are the
+parameter vector, read from the model file MODEL (fishing2sim/data) whose
 sha256 this file pins: a different or damaged model file is refused with one line. It
 reads only the observation and draws nothing from its random stream.
 """
@@ -21,5 +23,5 @@ from fishing2sim.train.student import (  # noqa: F401  (the student's decisions)
 NAME = "skilled"
 OBSERVES = True
 MODEL = "skilled.npz"
-MODEL_SHA256 = "3897a58e527ce1291f389c50ae08d18ca0fddea65b252f370ef2d26d455c4513"
+MODEL_SHA256 = "0b17cb357728b08412d4abb932c9bcc65b02dfccb006a0e920f7e162fd94eb91"
 PARAMS = load_params(MODEL, MODEL_SHA256, __file__)

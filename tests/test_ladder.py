@@ -334,11 +334,9 @@ def tiny(tmp_path_factory):
 def test_the_ladder_plays_every_pair_as_a_a_b_b_rotated():
     exp = load_experiment(REPO / "experiments" / "ladder.yaml")
     bots = exp.ladder["bots"]
-    # every shipped bot, but the student policy and its search bot: they join the ladder
-    # with the next ladder run (docs/strategies.md, "The student policy")
-    not_yet = {"skilled", "pimc_skilled"}
+    # every shipped bot, the student policy and its search bot included
     assert sorted(bots) == sorted(p.stem for p in (REPO / "strategies").glob("*.py")
-                                  if not p.stem.startswith("_") and p.stem not in not_yet)
+                                  if not p.stem.startswith("_"))
     searching = {"pimc", "ismcts", "cheater", "pimc_trump", "pimc_skilled"}
     assert len(exp.conditions) == len(bots) * (len(bots) - 1) // 2
     seen = set()
@@ -647,7 +645,8 @@ def test_the_readme_ladder_table_is_the_committed_report(page):
     rating = lad[lad.metric == "rating"].sort_values("rank")
     score = lad[lad.metric == "score"].set_index("bot")
     rows = [line for line in sec.splitlines() if line.startswith("| ") and line[2].isdigit()]
-    assert len(rows) == len(rating) == 12
+    bots = load_experiment(REPO / "experiments" / "ladder.yaml").ladder["bots"]
+    assert len(rows) == len(rating) == len(bots) == 14
     for line, r in zip(rows, rating.itertuples()):
         cells = [c.strip() for c in line.strip("|").split("|")]
         assert cells[0] == str(r.rank) and cells[1].startswith(f"`{r.bot}`")
@@ -665,3 +664,26 @@ def test_the_readme_ladder_table_is_the_committed_report(page):
     assert f"{total:,} games in all" in sec
     md = (REPO / "docs" / "ladder-report" / "summary.md").read_text()
     assert f"{total:,} games in all" in md and "worlds=24, rollouts=1" in md
+
+
+def test_the_installed_ladder_ratings_are_the_ladder_reports():
+    """fishing2sim/data/ladder_ratings.csv (installed with the package, for plotting
+    figures against playing strength) is ratings_csv of docs/ladder-report/ladder.csv:
+    every bot of experiments/ladder.yaml once, by its ladder name, the anchor at 0."""
+    from fishing2sim.analysis.ladder import RATINGS_FILE, load_ratings, ratings_csv
+
+    report = (REPO / "docs" / "ladder-report" / "ladder.csv").read_text()
+    assert RATINGS_FILE.read_text() == ratings_csv(report)
+    got = load_ratings()
+    exp = load_experiment(REPO / "experiments" / "ladder.yaml")
+    assert sorted(got) == sorted(exp.ladder["bots"])
+    assert got["random"] == {"rating": 0.0, "ci_low": 0.0, "ci_high": 0.0,
+                             "games": got["random"]["games"]}
+    for bot, r in got.items():
+        assert r["ci_low"] <= r["rating"] <= r["ci_high"] and r["games"] > 0, bot
+    # the rows follow the report's rating rows, rounded to 0.1 Elo
+    rows = [ln.split(",") for ln in report.splitlines()[1:] if ",rating," in ln]
+    first = next(r for r in rows if r[1] not in ("random",))
+    assert got[first[1]]["rating"] == round(float(first[6]), 1)
+    with pytest.raises(ValueError, match="no rating rows"):
+        ratings_csv(report.splitlines()[0] + "\n")

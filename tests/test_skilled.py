@@ -17,7 +17,8 @@ from fishing2sim.engine.state import A_HAND
 from fishing2sim.strategy.contract import StrategyError
 from fishing2sim.strategy.loading import load_strategy
 from fishing2sim.train.evaluate import rotated_share
-from fishing2sim.train.features import FEATURE_NAMES, FEATURES_VERSION, N_WEIGHTS
+from fishing2sim.train.features import (FEATURE_NAMES, FEATURES_VERSION, N_BLOCKS, N_WEIGHTS,
+                                        n_params)
 from fishing2sim.train.label import M_KIND, M_N_OPT, M_RULESET
 from fishing2sim.train.labels import features_of, label_games, restore_obs
 from fishing2sim.train.model import load_params, read_model, save_model, write_student
@@ -31,7 +32,10 @@ SKILLED = REPO / "strategies" / "skilled.py"
 def test_skilled_makes_every_decision_itself():
     s = load_strategy("skilled")
     assert s.defined == DECISION_FUNCTIONS  # no decision left to a fallback or to random
-    assert s.n_params == N_WEIGHTS == 2 * (K.N_DECISIONS + 5) * len(FEATURE_NAMES)
+    assert N_WEIGHTS == 2 * (K.N_DECISIONS + 5) * len(FEATURE_NAMES)
+    hidden = int(read_model(REPO / "fishing2sim" / "data" / "skilled.npz")["hidden"])
+    assert hidden > 0  # the shipped student has a hidden layer
+    assert s.n_params == N_WEIGHTS + hidden * (len(FEATURE_NAMES) + 2 * N_BLOCKS)
     assert s.observes and not s.search
 
 
@@ -89,6 +93,25 @@ def test_the_student_sees_only_what_its_seat_may_know():
     assert checked >= 10 and changed == checked
 
 
+def test_the_numba_student_scores_options_as_the_trainer_does():
+    """features.best_option (numba, in the game) picks the option with the highest score
+    of net.scores (numpy, in the fit and the agreement figures) for a random network."""
+    from fishing2sim.train.net import scores
+
+    d = label_games("fishing2", 4, 9, 6, "weights", "pimc", [1, 1, 0, 0], 1.0, chunk=6)
+    X, blocks = features_of(d)
+    obs = restore_obs(d["obs"], d["tails"][0])
+    n_opt = d["meta"][:, M_N_OPT]
+    for hidden in (0, 8):
+        w = np.random.default_rng(hidden).normal(0, 1, n_params(hidden))
+        S = scores(X, blocks, w)
+        picks = [choose(obs[r], w) for r in range(len(obs))]
+        best = [obs[r, K.O_OPTIONS + int(np.argmax(S[r, :n_opt[r]]))] for r in range(len(obs))]
+        assert len(obs) > 100 and picks == best
+    # a vector of no valid length plays the first option
+    assert choose(obs[0], np.zeros(N_WEIGHTS + 1)) == obs[0, K.O_OPTIONS]
+
+
 # ---- the model file ------------------------------------------------------------------------
 
 def test_a_foreign_or_damaged_model_file_is_refused_with_one_line(tmp_path):
@@ -105,7 +128,14 @@ def test_a_foreign_or_damaged_model_file_is_refused_with_one_line(tmp_path):
              features=np.array(FEATURE_NAMES[:-1] + ("something_else",)))
     other = tmp_path / "other.npz"
     np.savez(other, x=np.zeros(3))
+    version2 = tmp_path / "version2.npz"  # the linear student's file before the hidden layer
+    np.savez(version2, weights=np.zeros(N_WEIGHTS), version=np.array(2),
+             features=np.array(FEATURE_NAMES))
+    size = tmp_path / "size.npz"  # 4 hidden units declared, the weights of none
+    np.savez(size, weights=np.zeros(N_WEIGHTS), version=np.array(FEATURES_VERSION),
+             features=np.array(FEATURE_NAMES), hidden=np.array(4))
     cases = {truncated: "cannot be read", foreign: "feature version 99",
+             version2: "feature version 2", size: "for 4 hidden units",
              layout: "another feature layout", other: "not a skilled model",
              tmp_path / "missing.npz": "does not exist"}
     for path, words in cases.items():
@@ -142,6 +172,8 @@ rate: 0.3
 conditions:
   - {ruleset: fishing2, players: 4, games: 8}
   - {ruleset: fishing, players: 4, games: 4}
+hidden: 4
+epochs: 2
 evaluation: {deals: 0}
 chunk: 3
 """
@@ -164,7 +196,8 @@ def test_a_tiny_training_beats_random_and_repeats_byte_for_byte(tmp_path):
     for name in ("model.npz", "model_1.npz", "positions_1.npz", "positions_2.npz"):
         assert (out1 / name).read_bytes() == (out2 / name).read_bytes(), name
     d = read_model(out1 / "model.npz")
-    assert d["weights"].shape == (N_WEIGHTS,)
+    assert int(d["hidden"]) == 4 and d["weights"].shape == (n_params(4),)
+    assert np.abs(d["weights"][N_WEIGHTS:]).max() > 0  # the hidden layer was fitted
     assert len((out1 / "iterations.csv").read_text().splitlines()) == 3
     assert "top-1" in (out1 / "summary.md").read_text()
     bot = write_student(tmp_path / "tiny_student.py", out1 / "model.npz", "tiny_student")
@@ -209,6 +242,8 @@ def test_a_training_run_resumes_after_its_last_finished_iteration(tmp_path):
     ("decisions: [play, trump_chioce]", "unknown decision kind 'trump_chioce'"),
     ("teacher: no_such_bot", "unknown strategy"),
     ("colour: blue", "unknown key 'colour'"),
+    ("hidden: -1", "hidden must be a whole number >= 0 and <= 256"),
+    ("epochs: 0", "epochs must be a whole number >= 1"),
 ])
 def test_a_bad_training_file_is_one_line_and_exit_2_and_nothing_written(tmp_path, change,
                                                                        words):

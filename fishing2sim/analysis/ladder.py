@@ -43,8 +43,12 @@ same for any number of workers.
 """
 from __future__ import annotations
 
-from fishing2sim.errors import Fishing2simError
+import csv
+import io
 import math
+from pathlib import Path
+
+from fishing2sim.errors import Fishing2simError
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -485,3 +489,31 @@ def ladder_tables(exp, totals: list) -> dict[str, pd.DataFrame]:
     pairs_df = pd.DataFrame(prow, columns=["condition", "bot", "opponent"] + cols + tail)
     fit_df = pd.DataFrame(frow, columns=cols)
     return {"ladder": ladder, "ladder_pairs": pairs_df, "ladder_fit": fit_df}
+
+
+RATINGS_COLUMNS = ("bot", "rating", "ci_low", "ci_high", "games")
+RATINGS_FILE = Path(__file__).resolve().parent.parent / "data" / "ladder_ratings.csv"
+
+
+def ratings_csv(ladder_csv: str) -> str:
+    """The ratings of a ladder report's ladder.csv text as a small CSV (RATINGS_COLUMNS,
+    ranked as in the report; Elo to 0.1 point): fishing2sim/data/ladder_ratings.csv is
+    this of docs/ladder-report/ladder.csv, for plotting figures against strength."""
+    rows = [r for r in csv.DictReader(io.StringIO(ladder_csv)) if r["metric"] == "rating"]
+    if not rows:
+        raise ValueError("no rating rows in the ladder table")
+    out = io.StringIO()
+    w = csv.writer(out, lineterminator="\n")
+    w.writerow(RATINGS_COLUMNS)
+    for r in rows:
+        w.writerow([r["bot"]] + [f"{float(r[k]):.1f}" for k in ("estimate", "ci_low", "ci_high")]
+                   + [int(float(r["n"]))])
+    return out.getvalue()
+
+
+def load_ratings(path=None) -> dict:
+    """The installed ladder ratings: {bot: {"rating", "ci_low", "ci_high", "games"}}."""
+    text = Path(path or RATINGS_FILE).read_text()
+    return {r["bot"]: {"rating": float(r["rating"]), "ci_low": float(r["ci_low"]),
+                       "ci_high": float(r["ci_high"]), "games": int(r["games"])}
+            for r in csv.DictReader(io.StringIO(text))}

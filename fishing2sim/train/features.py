@@ -8,12 +8,19 @@ trick's highest card so far, how many players still follow, the boss of its suit
 for a shade its trump cards in hand, for a suit (original Fishing's determine-colour) the
 hand's cards of that colour. Features that do not apply to a kind are 0.
 
-The student scores an option by ``w[ruleset, kind] . features`` and takes the best; the
-weights are fitted on a search's option values (fishing2sim/train/fit.py). A model file
-records FEATURES_VERSION and the feature names: a file of another layout is refused.
+The student scores an option by ``w[ruleset, kind] . features`` plus, for a model with a
+hidden layer of H units, ``u[block] . relu(W1' features + c[block])`` (a residual one-layer
+network shared by the blocks, with a bias and an output row per block), and takes the
+best; the weights are fitted on a search's option values (fishing2sim/train/fit.py, the
+network by fishing2sim/train/net.py). The parameter vector is the linear weights
+(N_WEIGHTS), then W1 (N_FEATURES x H, row by feature), c (N_BLOCKS x H) and u
+(N_BLOCKS x H): H follows from its length (``hidden_of``). A model file records
+FEATURES_VERSION and the feature names: a file of another layout is refused.
 """
 import numpy as np
-from numba import njit
+from numba import njit, types
+from numba.core import cgutils
+from numba.extending import intrinsic
 
 from fishing2sim.engine.constants import (
     C_BLUE, C_BOTH, C_DARK, C_GREEN, C_LIGHT, C_NONE, C_PURPLE, C_RED, C_YELLOW,
@@ -28,7 +35,7 @@ from fishing2sim.strategy.kit import (
     value, weakest_now, wins_now,
 )
 
-FEATURES_VERSION = 2
+FEATURES_VERSION = 3
 N_RULESETS = 2
 # A card play's weights depend on where the card goes in the trick (leading, following,
 # last) and on the half of the round: six blocks of weights per ruleset for card plays
@@ -100,6 +107,33 @@ F_COLOUR = FEATURE_NAMES.index("colour_cards")
 F_INTER = FEATURE_NAMES.index("win_boss")
 N_BLOCKS = N_RULESETS * BLOCKS_PER_RULESET
 N_WEIGHTS = N_BLOCKS * N_FEATURES
+PER_HIDDEN = N_FEATURES + 2 * N_BLOCKS  # parameters per hidden unit (W1's column, c, u)
+MAX_HIDDEN = 256  # the student's scratch for the hidden layer lives on the stack
+
+
+def n_params(hidden: int) -> int:
+    """The length of the parameter vector of a model with ``hidden`` hidden units."""
+    return N_WEIGHTS + int(hidden) * PER_HIDDEN
+
+
+@njit(cache=True, _nrt=False)
+def hidden_of(n):
+    """The hidden units of a parameter vector of length n (-1: no valid length)."""
+    if n < N_WEIGHTS or (n - N_WEIGHTS) % PER_HIDDEN != 0:
+        return -1
+    h = (n - N_WEIGHTS) // PER_HIDDEN
+    return h if h <= MAX_HIDDEN else -1
+
+
+@intrinsic
+def _stack_f64(typingctx, n):
+    """A pointer to ``n`` (a constant) float64 in the calling function's stack frame,
+    freed when it returns: the hidden layer's scratch without a heap allocation, so the
+    student's decisions compile without numba's reference counting."""
+    def codegen(context, builder, signature, args):
+        return cgutils.alloca_once(builder, context.get_value_type(types.float64),
+                                   size=args[0])
+    return types.CPointer(types.float64)(types.intp), codegen
 
 
 @njit(inline="always", _nrt=False)
@@ -402,15 +436,58 @@ def weights_at(obs):
     return block_of(obs) * N_FEATURES
 
 
+@njit(cache=True, _nrt=False, fastmath=True)
+def _hidden_score(x, w, b, hidden, z):
+    """u[b] . relu(W1' x + c[b]) for the features x (z: scratch of ``hidden``)."""
+    w1 = N_WEIGHTS
+    c0 = w1 + N_FEATURES * hidden + b * hidden
+    u0 = w1 + N_FEATURES * hidden + N_BLOCKS * hidden + b * hidden
+    for k in range(hidden):
+        z[k] = w[c0 + k]
+    for j in range(N_FEATURES):
+        xj = x[j]
+        if xj != 0.0:
+            r = w1 + j * hidden
+            for k in range(hidden):
+                z[k] += xj * w[r + k]
+    s = 0.0
+    for k in range(hidden):
+        if z[k] > 0.0:
+            s += w[u0 + k] * z[k]
+    return s
+
+
+@njit(cache=True, _nrt=False)
+def _best_net(obs, w, ctx, b, hidden):
+    n_opt = min(max(obs[O_N_OPTIONS], 0), MAX_HAND)
+    x = _stack_f64(N_FEATURES)
+    z = _stack_f64(MAX_HIDDEN)
+    base = b * N_FEATURES
+    best = 0
+    best_s = -1e300
+    for i in range(n_opt):
+        for j in range(N_FEATURES):
+            x[j] = 0.0
+        s = option_score(obs, obs[O_OPTIONS + i], ctx, w, base, x, np.int64(1))
+        s += _hidden_score(x, w, b, hidden, z)
+        if s > best_s:
+            best, best_s = i, s
+    return obs[O_OPTIONS + best]
+
+
 @njit(cache=True, _nrt=False)
 def best_option(obs, w):
-    """The option with the highest score w . features (ties: the first); w: the weight
-    vector (N_WEIGHTS)."""
+    """The option with the highest score (ties: the first); w: the parameter vector
+    (n_params(H); H = 0: the linear score alone). Nothing is allocated on the heap."""
     n_opt = min(max(obs[O_N_OPTIONS], 0), MAX_HAND)
-    ctx = _context(obs)
-    base = weights_at(obs)
-    if w.shape[0] < base + N_FEATURES:
+    hidden = hidden_of(w.shape[0])
+    if hidden < 0:
         return obs[O_OPTIONS]
+    ctx = _context(obs)
+    b = block_of(obs)
+    if hidden > 0:
+        return _best_net(obs, w, ctx, b, hidden)
+    base = b * N_FEATURES
     best = 0
     best_s = -1e300
     for i in range(n_opt):

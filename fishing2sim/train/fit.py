@@ -151,7 +151,11 @@ def fit(X, values, blocks, n_opt, temperature=2.0, l2=1e-4, w0=None, min_positio
 
 def agreement(X, values, kinds, blocks, n_opt, w):
     """Per decision kind: (positions, top-1 agreement with the teacher, mean regret in
-    points: the teacher's best value minus the value of the student's pick)."""
+    points: the teacher's best value minus the value of the student's pick); w: the
+    student's parameters (a linear one or one with a hidden layer, train/net.py)."""
+    from fishing2sim.train.net import scores
+
+    S = scores(X, blocks, w)
     out = {}
     for k in range(N_DECISIONS):
         sel = np.flatnonzero(kinds == k)
@@ -160,8 +164,7 @@ def agreement(X, values, kinds, blocks, n_opt, w):
         agree = regret = 0.0
         for r in sel:
             n = int(n_opt[r])
-            s = X[r, :n] @ block_at(w, int(blocks[r]))
-            pick = int(np.argmax(s))
+            pick = int(np.argmax(S[r, :n]))
             v = values[r, :n]
             agree += float(v[pick] >= v.max())
             regret += float(v.max() - v[pick])

@@ -1,7 +1,8 @@
 """The student's model file: an npz holding the weight vector of ``skilled`` with the
 feature layout it was fitted for.
 
-Arrays: ``weights`` (float64, N_WEIGHTS = rulesets x decision kinds x features),
+Arrays: ``weights`` (float64: the linear weights, N_WEIGHTS = blocks x features, then
+the hidden layer's, features.n_params), ``hidden`` (its units, 0: a linear student),
 ``version`` (FEATURES_VERSION), ``features`` (the feature names, in order), ``config_hash``
 (of the training file that made it; "" if none) and ``meta`` (a JSON text: iteration,
 positions, teacher). A file of another layout, version or size, a truncated file or one
@@ -22,7 +23,7 @@ import numpy as np
 from fishing2sim.errors import Fishing2simError
 from fishing2sim.safe_files import write_atomic
 
-from fishing2sim.train.features import FEATURE_NAMES, FEATURES_VERSION, N_WEIGHTS
+from fishing2sim.train.features import FEATURE_NAMES, FEATURES_VERSION, n_params
 
 DATA_DIR = Path(__file__).resolve().parent.parent / "data"
 
@@ -48,14 +49,17 @@ def model_path(spec: str, strategy_file: str | None = None) -> Path:
     return DATA_DIR / p
 
 
-def save_model(path, weights, config_hash: str = "", meta: dict | None = None) -> str:
+def save_model(path, weights, config_hash: str = "", meta: dict | None = None,
+               hidden: int = 0) -> str:
     """Write the model (byte-identical for identical inputs: the npz's zip entries carry a
     fixed time stamp); returns its sha256."""
     w = np.ascontiguousarray(weights, np.float64)
-    if w.shape != (N_WEIGHTS,):
-        raise ModelError(f"a model has {N_WEIGHTS} weights, got {w.shape}")
+    if w.shape != (n_params(hidden),):
+        raise ModelError(f"a model with {hidden} hidden units has {n_params(hidden)} "
+                         f"weights, got {w.shape}")
     arrays = {
         "weights": w,
+        "hidden": np.array(int(hidden), np.int64),
         "version": np.array(FEATURES_VERSION, np.int64),
         "features": np.array(FEATURE_NAMES),
         "config_hash": np.array(str(config_hash)),
@@ -99,9 +103,13 @@ def read_model(path) -> dict:
                          f"({len(names)} features, this one has {len(FEATURE_NAMES)}); train "
                          "the model again")
     w = d["weights"]
-    if w.dtype != np.float64 or w.shape != (N_WEIGHTS,) or not np.isfinite(w).all():
+    hd = d.get("hidden", np.array(-1))
+    hidden = int(hd) if hd.shape == () and hd.dtype.kind == "i" and hd >= 0 else -1
+    if hidden < 0 or w.dtype != np.float64 or w.shape != (n_params(hidden),) \
+            or not np.isfinite(w).all():
         raise ModelError(f"model file {path}: weights of shape {w.shape} ({w.dtype}), "
-                         f"expected {N_WEIGHTS} finite float64")
+                         f"expected {n_params(max(hidden, 0))} finite float64 for "
+                         f"{hidden} hidden units")
     return d
 
 

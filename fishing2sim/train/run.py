@@ -46,8 +46,8 @@ from fishing2sim.strategy.loading import load_strategy
 from fishing2sim.strategy.search_bots import search_params_problem
 
 KEYS = {"name", "seed", "iterations", "teacher", "budget", "rollout", "behaviour", "rate",
-        "conditions", "decisions", "temperature", "l2", "evaluation", "workers", "chunk",
-        "output"}
+        "conditions", "decisions", "temperature", "l2", "hidden", "epochs", "evaluation",
+        "workers", "chunk", "output"}
 EXECUTION = ("workers", "output", "chunk")
 
 
@@ -78,6 +78,7 @@ def read_config(path) -> dict:
                                               "games": 100}]),
         "decisions": raw.get("decisions", list(DECISION_FUNCTIONS)),
         "temperature": raw.get("temperature", 2.0), "l2": raw.get("l2", 1e-4),
+        "hidden": raw.get("hidden", 0), "epochs": raw.get("epochs", 5),
         "evaluation": raw.get("evaluation", {"deals": 500}),
         "workers": raw.get("workers", 1), "chunk": raw.get("chunk", 10),
         "output": raw.get("output", "reports"),
@@ -106,11 +107,12 @@ def _check_settings(c: dict, where: str) -> None:
     _need(isinstance(c["name"], str) and c["name"].strip() and "/" not in c["name"]
           and not c["name"].startswith("."),
           f"{where}: name must be a non-empty name without '/' (not starting with '.')")
-    for k in ("seed", "iterations", "workers", "chunk"):
+    for k in ("seed", "iterations", "workers", "chunk", "hidden", "epochs"):
         v = c[k]
-        _need(_number(v, whole=True) and v >= (0 if k == "seed" else 1),
-              f"{where}: {k} must be a whole number {'>= 0' if k == 'seed' else '>= 1'}, "
-              f"got {v!r}")
+        low = 0 if k in ("seed", "hidden") else 1
+        _need(_number(v, whole=True) and v >= low and (k != "hidden" or v <= 256),
+              f"{where}: {k} must be a whole number >= {low}"
+              f"{' and <= 256' if k == 'hidden' else ''}, got {v!r}")
     b = c["budget"]
     _need(isinstance(b, list) and len(b) == 4 and all(_number(x) for x in b),
           f"{where}: budget must be [worlds, rollouts, horizon, objective], got {b!r}")
@@ -265,6 +267,9 @@ def train(path, workers=None, output=None, fresh=False, progress=print,
     if state["done"]:
         prev_model = out / f"model_{state['done']}.npz"
         w = read_model(prev_model)["weights"].copy()
+        lin = out / f"linear_{state['done']}.npy"
+        if lin.is_file():  # the Newton fit's weights, the next fit's start
+            w = np.load(lin, allow_pickle=False)
         progress(f"resuming after iteration {state['done']} ({out})")
     else:
         prev_model = out / "model_0.npz"
@@ -319,8 +324,10 @@ def _label(c: dict, i: int, behaviour: str, teacher: str, workers: int, progress
 def _fit(c: dict, out: Path, i: int, data: dict, w):
     """The student fitted on every position so far (the games numbered 0 mod 10 held out)
     and its agreement with the teacher on this iteration's held-out positions."""
+    from fishing2sim.train.features import N_WEIGHTS
     from fishing2sim.train.fit import agreement, fit
     from fishing2sim.train.label import M_GAME, M_KIND, M_N_OPT, M_RULESET
+    from fishing2sim.train.net import fit_net
     from fishing2sim.train.labels import features_of, join, load_positions
 
     alldata = join([load_positions(out / f"positions_{j}.npz") for j in range(1, i)] + [data])
@@ -329,7 +336,12 @@ def _fit(c: dict, out: Path, i: int, data: dict, w):
     held = m[:, M_GAME] % 10 == 0
     fit_rows = ~held
     w = fit(X[fit_rows], alldata["values"][fit_rows], blocks[fit_rows], m[fit_rows, M_N_OPT],
-            c["temperature"], c["l2"], w0=w)
+            c["temperature"], c["l2"], w0=w[:N_WEIGHTS])
+    w_lin = w
+    if c["hidden"]:
+        w = fit_net(X[fit_rows], alldata["values"][fit_rows], blocks[fit_rows],
+                    m[fit_rows, M_N_OPT], w_lin, c["hidden"], c["temperature"], c["epochs"],
+                    seed=_iteration_seed(c["seed"], 2000 + i))
     cur = np.zeros(len(m), bool)
     cur[len(m) - len(data["meta"]):] = True
     sel = held & cur
@@ -339,7 +351,7 @@ def _fit(c: dict, out: Path, i: int, data: dict, w):
         if s2.any():
             agree[rs] = agreement(X[s2], alldata["values"][s2], m[s2, M_KIND], blocks[s2],
                                   m[s2, M_N_OPT], w)
-    return w, agree, int(len(m))
+    return w_lin, w, agree, int(len(m))
 
 
 def _iteration(c, h, out, i, state, w, prev_model, workers, progress):
@@ -356,10 +368,13 @@ def _iteration(c, h, out, i, state, w, prev_model, workers, progress):
     save_positions(out / f"positions_{i}.npz", data, h, {"iteration": i})
     t_label = time.perf_counter() - t0
     t1 = time.perf_counter()
-    w, agree, total = _fit(c, out, i, data, w)
+    w_lin, w, agree, total = _fit(c, out, i, data, w)
     t_fit = time.perf_counter() - t1
     model_i = out / f"model_{i}.npz"
-    save_model(model_i, w, h, {"iteration": i, "positions": total})
+    save_model(model_i, w, h, {"iteration": i, "positions": total}, hidden=c["hidden"])
+    buf = io.BytesIO()
+    np.save(buf, w_lin, allow_pickle=False)
+    write_atomic(out / f"linear_{i}.npy", buf.getvalue())
     t1 = time.perf_counter()
     share = (float("nan"),) * 4
     if c["evaluation"].get("deals", 500) > 0:  # the new student against three weights
@@ -383,7 +398,7 @@ def _iteration(c, h, out, i, state, w, prev_model, workers, progress):
     progress(f"iteration {i}: {total} positions, fit {t_fit:.0f} s, win share vs three "
              f"weights {share[0]:.3f} [{share[2]:.3f}, {share[3]:.3f}] "
              f"({time.perf_counter() - t0:.0f} s)")
-    return model_i, w
+    return model_i, w_lin
 
 
 def _csv(rows: list) -> str:
@@ -437,7 +452,11 @@ def _summary(c: dict, state: dict, rows: list, ag: list) -> str:
     lines = [f"# Training run {c['name']}", "",
              f"Teacher: {c['teacher']} {c['budget']}, rollouts: {c['rollout']}; "
              f"{c['iterations']} iterations; seed {c['seed']}; config hash "
-             f"{state['config_hash'][:12]}.", "",
+             f"{state['config_hash'][:12]}.",
+             f"Student: a multinomial logit per block"
+             + (f" plus a hidden layer of {c['hidden']} ReLU units ({c['epochs']} Adam passes)"
+                if c["hidden"] else "") + f"; targets softmax(value / {c['temperature']}).",
+             "",
              "| iteration | positions | in all | label s | fit s | eval s | "
              "win share vs three weights [95% CI] |",
              "|---|---|---|---|---|---|---|"]
@@ -445,6 +464,10 @@ def _summary(c: dict, state: dict, rows: list, ag: list) -> str:
         lines.append(f"| {r['iteration']} | {r['positions']} | {r['positions_total']} | "
                      f"{r['label_s']} | {r['fit_s']} | {r['eval_s']} | "
                      f"{r['win_share_vs_weights']:.3f} [{r['ci_lo']:.3f}, {r['ci_hi']:.3f}] |")
+    if rows:
+        total = sum(r["label_s"] + r["fit_s"] + r["eval_s"] for r in rows)
+        lines += ["", f"Time of the iterations: {int(total // 60)} min {total % 60:.0f} s "
+                      f"(labelling {sum(r['label_s'] for r in rows) / 60:.1f} min)."]
     if ag:
         last = max(a["iteration"] for a in ag)
         lines += ["", f"Agreement with the teacher on held-out positions (iteration {last}):",

@@ -1,7 +1,8 @@
 """The decisions of the student policy ``skilled`` (strategies/skilled.py and the student
 files a training run writes): every decision kind of both rulesets is the option with the
-highest linear score over its features (fishing2sim/train/features.py); the weights are
-the strategy's parameter vector (N_WEIGHTS: rulesets x decision kinds x features).
+highest score over its features, linear plus an optional hidden layer
+(fishing2sim/train/features.py); the weights are the strategy's parameter vector
+(features.n_params(hidden): rulesets x decision kinds x features, then the hidden layer).
 
 It reads only the observation and draws nothing from its random stream, so its choices
 are a function of what its seat has seen.
