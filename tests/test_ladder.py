@@ -682,8 +682,13 @@ def test_the_installed_ladder_ratings_are_the_ladder_reports():
     for bot, r in got.items():
         assert r["ci_low"] <= r["rating"] <= r["ci_high"] and r["games"] > 0, bot
     # the rows follow the report's rating rows, rounded to 0.1 Elo
-    rows = [ln.split(",") for ln in report.splitlines()[1:] if ",rating," in ln]
-    first = next(r for r in rows if r[1] not in ("random",))
-    assert got[first[1]]["rating"] == round(float(first[6]), 1)
+    import csv
+    import io
+
+    rows = [r for r in csv.DictReader(io.StringIO(report)) if r["metric"] == "rating"]
+    assert list(got) == [r["bot"] for r in rows]  # ranked as in the report
+    for r in rows:
+        assert got[r["bot"]]["rating"] == round(float(r["estimate"]), 1)
+        assert got[r["bot"]]["games"] == int(r["n"])
     with pytest.raises(ValueError, match="no rating rows"):
         ratings_csv(report.splitlines()[0] + "\n")
