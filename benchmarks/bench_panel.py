@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import resource
 import shutil
 import sys
 import tempfile
@@ -23,6 +24,13 @@ from pathlib import Path
 import pandas as pd
 
 ROOT = Path(__file__).resolve().parents[1]
+
+
+def _cpu() -> float:
+    """CPU seconds of this process and its finished children (the workers)."""
+    me = resource.getrusage(resource.RUSAGE_SELF)
+    kids = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return me.ru_utime + me.ru_stime + kids.ru_utime + kids.ru_stime
 
 
 def main() -> int:
@@ -36,9 +44,11 @@ def main() -> int:
     out = Path(args.keep) if args.keep else Path(tempfile.mkdtemp(prefix="bench-panel-"))
     load0 = os.getloadavg()
     t0 = time.perf_counter()
+    c0 = _cpu()
     res = run(args.experiment, workers=args.workers, progress=False,
               overrides={"output": str(out)})
     wall = time.perf_counter() - t0
+    cpu = _cpu() - c0
     load1 = os.getloadavg()
     exp = res.exp if hasattr(res, "exp") else None
     tables = res.tables
@@ -48,6 +58,8 @@ def main() -> int:
     games = res.meta.get("games_played_now", res.meta.get("games"))
     print(f"{Path(args.experiment).name}: {wall / 60:.1f} min wall, {args.workers} workers, "
           f"{games:,} games; load average {load0[0]:.2f} before, {load1[0]:.2f} after")
+    print(f"CPU time {cpu / 60:.1f} min (this process and its workers): on {args.workers} "
+          f"free cores at least {cpu / args.workers / 60:.1f} min wall")
     print("| level | games per condition | overfishing CI half-width (pp, widest) | "
           "overfishing contrast CI half-width (pp, widest) |")
     print("|---|---:|---:|---:|")

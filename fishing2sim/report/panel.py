@@ -45,6 +45,9 @@ def level_lineup(exp, name: str) -> str:
         return ""
     names = lineup_names(cond)
     kinds = list(dict.fromkeys(names))
+    counts = {c.players for c in exp.conditions if c.level == name}
+    if len(kinds) == 1 and len(counts) > 1:
+        return f"`{kinds[0]}` in every seat"
     if len(kinds) == 1:
         return f"{NUMBERS.get(len(names), len(names))} `{kinds[0]}` players"
     return ", ".join(f"`{n}`" for n in names)
