@@ -218,8 +218,8 @@ def plot_effects(ctx: Context, df: pd.DataFrame):
                     continue
                 xs.append(x)
                 ys.append(row["difference"] * s)
-                lo.append((row["difference"] - row["diff_ci_low"]) * s)
-                hi.append((row["diff_ci_high"] - row["difference"]) * s)
+                lo.append(_bar(row["difference"] - row["diff_ci_low"], s))
+                hi.append(_bar(row["diff_ci_high"] - row["difference"], s))
             ax.errorbar(xs, ys, yerr=[lo, hi], fmt="o-", capsize=3, color=colour(j),
                         label=wrap(name, 34), markersize=4)
         ax.axhline(0, color="grey", lw=1, ls="--")
@@ -245,8 +245,9 @@ def plot_trace(ctx: Context, df: pd.DataFrame):
         for j, (name, g) in enumerate(rows.groupby("group", sort=False)):
             g = g.sort_values("strength_rank")
             x = g["rating"] if rated else g["strength_rank"]
-            ax.errorbar(x, g["estimate"] * s, yerr=[(g["estimate"] - g["ci_low"]) * s,
-                                                   (g["ci_high"] - g["estimate"]) * s],
+            down = [_bar(v, s) for v in g["estimate"] - g["ci_low"]]
+            up = [_bar(v, s) for v in g["ci_high"] - g["estimate"]]
+            ax.errorbar(x, g["estimate"] * s, yerr=[down, up],
                         fmt="o-", capsize=3, color=colour(j), label=wrap(name, 34),
                         markersize=4)
         first = rows.drop_duplicates("level").sort_values("strength_rank")
@@ -264,6 +265,13 @@ def plot_trace(ctx: Context, df: pd.DataFrame):
     fig.suptitle(wrap(f"{ctx.exp.name}: the skill trace", 100), fontsize=11)
     _tidy(axes, len(figs))
     return fig
+
+
+def _bar(half: float, scale: float) -> float:
+    """An error bar's length: 0 for a CI that does not reach past the estimate (a share of
+    0 or 1, a rounding error) or that is missing."""
+    v = float(half) * scale
+    return v if v > 0 else 0.0
 
 
 def _axes(n: int):
