@@ -270,3 +270,15 @@ def test_bad_panels_are_one_line_and_exit_2(tmp_path, case):
     assert "Traceback" not in res.output
     assert expected in lines[0], lines[0]
     assert not (tmp_path / "reports").exists() or not any((tmp_path / "reports").iterdir())
+
+
+def test_games_from_the_command_line_sets_every_level(tmp_path):
+    """--games N plays N games at every level (the file's per-level games and the chunk
+    rule are the file's own): a quick look at a shipped panel."""
+    path = write(tmp_path, "quick", PANEL)
+    exp = load_experiment(path, overrides={"games": 200})
+    assert {c.games for c in exp.conditions} == {200}
+    res = CliRunner().invoke(main, ["run", str(path), "--games", "200", "--workers", "1",
+                                    "--no-progress"])
+    assert res.exit_code == 0, res.output
+    assert (tmp_path / "reports" / "quick" / "verdicts.csv").exists()

@@ -812,7 +812,7 @@ def resolve_buoy(st, rng, ev, obs, strats, params, b):
                 if st[S_LOG] != 0:
                     log_event(st, ev, EV_DRAW, q, c, 0, 1, 0)
             else:
-                c = ocean_pop(st, q)
+                c = ocean_pop(st, np.int64(q))
                 if st[S_LOG] != 0:
                     log_event(st, ev, EV_DRAW, q, c, 1, 1, 0)
             hand_add(st, q, c)
@@ -1215,7 +1215,7 @@ def begin_round(st, ev):
             break
         st[done + best] = 1
         for _j in range(st[short + best]):
-            c = ocean_pop(st, best)
+            c = ocean_pop(st, np.int64(best))
             hand_add(st, best, c)
             if st[S_LOG] != 0:
                 log_event(st, ev, EV_DRAW, best, c, 1, 0, 0)

@@ -490,8 +490,9 @@ def best_option(obs, w):
     base = b * N_FEATURES
     best = 0
     best_s = -1e300
+    unused = _stack_f64(N_FEATURES)  # (store 0: nothing is written; one type for `out`)
     for i in range(n_opt):
-        s = option_score(obs, obs[O_OPTIONS + i], ctx, w, base, w, np.int64(0))
+        s = option_score(obs, obs[O_OPTIONS + i], ctx, w, base, unused, np.int64(0))
         if s > best_s:
             best, best_s = i, s
     return obs[O_OPTIONS + best]
@@ -506,5 +507,10 @@ def features_batch(obs_rows, X, blocks):
         obs = obs_rows[r]
         blocks[r] = block_of(obs)
         ctx = _context(obs)
+        x = _stack_f64(N_FEATURES)  # (the same type for `out` as the players' calls)
         for i in range(min(max(obs[O_N_OPTIONS], 0), MAX_HAND)):
-            option_score(obs, obs[O_OPTIONS + i], ctx, w, np.int64(0), X[r, i], np.int64(1))
+            for j in range(N_FEATURES):
+                x[j] = 0.0
+            option_score(obs, obs[O_OPTIONS + i], ctx, w, np.int64(0), x, np.int64(1))
+            for j in range(N_FEATURES):
+                X[r, i, j] = x[j]
