@@ -11,14 +11,13 @@ value, whether every target is met, and each figure with its 95% CI.
 from __future__ import annotations
 
 import copy
-import shutil
 
 import pandas as pd
 
 from fishing2sim.config.experiment import ExperimentError, load_experiment_data
 from fishing2sim.config.keys import DEFAULT_CHUNK, PLAY_LEVELS
-from fishing2sim.tune.objective import (_run_trial, _say, deck_changes, figures_of,
-                                        objective_value, targets_met)
+from fishing2sim.tune.objective import (_say, deck_changes, load_trial, objective_value,
+                                        targets_met, trial_figures)
 from fishing2sim.tune.spec import TuneError, TuneSpec, trial_data
 
 KEY = "tune.racing.play_levels"
@@ -63,17 +62,7 @@ def race_levels(spec: TuneSpec, candidates: list, seed: int, workers: int, progr
                 changes = deck_changes(spec, values)
             data["seats"] = copy.deepcopy(lv.seats)
             data["chunk"] = min(int(data.get("chunk") or DEFAULT_CHUNK), games)
-            try:
-                exp = load_experiment_data(data, spec.given, yes=spec.yes)
-            except ExperimentError as exc:
-                raise TuneError(str(exc)) from None
-            from fishing2sim.run.checkpoints import checkpoint_dir
-
-            try:
-                res = _run_trial(exp, workers, pool)
-            finally:
-                shutil.rmtree(checkpoint_dir(exp), ignore_errors=True)
-            figs = figures_of(spec, res.tables)
+            figs = trial_figures(spec, load_trial(spec, data), workers, pool)
             value = objective_value(spec, [f.estimate for f in figs], changes)
             row = {"candidate": label, "trial": number, "level": lv.name, "games": games,
                    "value": value, "deck_changes": changes}

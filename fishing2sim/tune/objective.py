@@ -10,10 +10,10 @@ import time
 from dataclasses import dataclass
 
 
-from fishing2sim.config.experiment import MAX_SEED
+from fishing2sim.config.experiment import MAX_SEED, ExperimentError, load_experiment_data
 from fishing2sim.tune.schema import FIGURES, ROW_KEYS, SHARE_FIGURES, Figure, _number
 from fishing2sim.tune.schema import short as _short
-from fishing2sim.tune.spec import TuneSpec, build_experiment
+from fishing2sim.tune.spec import TuneError, TuneSpec, build_experiment
 
 TRIAL_SEED_OFFSET = 2_000_000
 Z = 1.959963984540054
@@ -203,17 +203,31 @@ def _run_trial(exp, workers: int, pool=None):
                pool=pool)
 
 
-def evaluate(spec: TuneSpec, values: dict, seed: int, games: int, workers: int,
-             tag: str, pool=None) -> Evaluation:
+def load_trial(spec: TuneSpec, data: dict):
+    """The experiment of a trial's (or a racing run's) file data; its problems a TuneError."""
+    try:
+        return load_experiment_data(data, spec.given, yes=spec.yes)
+    except ExperimentError as exc:
+        raise TuneError(str(exc)) from None
+
+
+def trial_figures(spec: TuneSpec, exp, workers: int, pool=None) -> list:
+    """Play ``exp`` as a trial (_run_trial; its checkpoints removed afterwards, finished
+    or not) and read the objective's figures from its tables."""
     from fishing2sim.run.checkpoints import checkpoint_dir
 
-    t0 = time.perf_counter()
-    exp = build_experiment(spec, values, seed, games, tag)
     try:
         res = _run_trial(exp, workers, pool)
     finally:
         shutil.rmtree(checkpoint_dir(exp), ignore_errors=True)
-    figs = figures_of(spec, res.tables)
+    return figures_of(spec, res.tables)
+
+
+def evaluate(spec: TuneSpec, values: dict, seed: int, games: int, workers: int,
+             tag: str, pool=None) -> Evaluation:
+    t0 = time.perf_counter()
+    exp = build_experiment(spec, values, seed, games, tag)
+    figs = trial_figures(spec, exp, workers, pool)
     ch = deck_changes(spec, values)
     val = objective_value(spec, [f.estimate for f in figs], ch)
     return Evaluation(values, seed, games, figs, val, ch, time.perf_counter() - t0)

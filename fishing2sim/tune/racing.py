@@ -5,17 +5,16 @@ from __future__ import annotations
 
 import copy
 import json
-import shutil
 import time
 
 import numpy as np
 import pandas as pd
 
-from fishing2sim.config.experiment import ExperimentError, load_experiment_data
 from fishing2sim.tune.schema import short as _short
 from fishing2sim.tune.spec import TuneError, TuneSpec
-from fishing2sim.tune.objective import (Estimate, Evaluation, _run_trial, _say, derive_seed,
-                                       evaluate, figures_of, objective_value, targets_met)
+from fishing2sim.tune.objective import (Estimate, Evaluation, _say, derive_seed, evaluate,
+                                       load_trial, objective_value, targets_met,
+                                       trial_figures)
 
 RACE_SEED_OFFSET = 3_000_000
 CONFIRM_SEED_OFFSET = 5_000_000  # the winner and the baseline, on a seed not used to pick
@@ -115,22 +114,13 @@ def race(spec: TuneSpec, study, workers: int, progress: bool, pool=None):
 
 
 def _evaluate_baseline(spec, seed, games, workers, pool=None) -> Evaluation:
-    from fishing2sim.run.checkpoints import checkpoint_dir
-
     t0 = time.perf_counter()
     data = copy.deepcopy(spec.raw)
     data.update(seed=int(seed), games=int(games), name="baseline", output=str(spec.scratch))
-    try:
-        exp = load_experiment_data(data, spec.given, yes=spec.yes)
-    except ExperimentError as exc:
-        raise TuneError(str(exc)) from None
+    exp = load_trial(spec, data)
     # the baseline has no space labels: map the figures onto its conditions by players and
     # the file's own sweep labels (its conditions are in the same order)
-    try:
-        res = _run_trial(exp, workers, pool)
-    finally:
-        shutil.rmtree(checkpoint_dir(exp), ignore_errors=True)
-    figs = figures_of(spec, res.tables)
+    figs = trial_figures(spec, exp, workers, pool)
     vals = {d.key: spec.baseline.get(d.key) for d in spec.dims}
     ch = 0.0
     val = objective_value(spec, [f.estimate for f in figs], ch)
