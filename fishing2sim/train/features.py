@@ -481,7 +481,7 @@ def best_option(obs, w):
     (n_params(H); H = 0: the linear score alone). Nothing is allocated on the heap."""
     n_opt = min(max(obs[O_N_OPTIONS], 0), MAX_HAND)
     hidden = hidden_of(w.shape[0])
-    if hidden < 0:
+    if hidden < 0 or n_opt <= 1:  # a single option needs no score
         return obs[O_OPTIONS]
     ctx = _context(obs)
     b = block_of(obs)
