@@ -121,6 +121,7 @@ DEC_BOT = textwrap.dedent('''
 ''')
 
 
+@pytest.mark.slow  # long: the default suite stays near 6 minutes (CI runs it)
 def test_a_decision_is_compiled_without_reference_counting_unless_it_allocates(tmp_path):
     """Cold: the plain decision is compiled without reference counting (no counter update
     in its code), the allocating one with it. Warm (the same cache): both load and answer

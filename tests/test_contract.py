@@ -297,6 +297,7 @@ def test_strict_mode_checks_the_strategys_own_helpers(tmp_path):
     assert "IndexError" in str(e.value)
 
 
+@pytest.mark.slow  # long: the default suite stays near 6 minutes (CI runs it)
 def test_strict_mode_does_not_compile_the_game_kernels_again(tmp_path):
     # strict functions are first-class functions of the one decision signature, like the
     # decorator's: the kernels keep one compiled version for every lineup, strict or not
@@ -533,6 +534,7 @@ def _points(path: Path, folder: Path) -> list:
     return json.loads(r.stdout.splitlines()[-1])["points"]
 
 
+@pytest.mark.slow  # long: the default suite stays near 6 minutes (CI runs it)
 def test_an_edited_imported_module_reaches_the_cache_and_the_hash(tmp_path):
     lib = tmp_path / "picklib.py"
     lib.write_text(LIB_V1)

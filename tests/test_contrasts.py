@@ -696,6 +696,7 @@ def _simulated_sprt(monkeypatch, spec, true_elo, sigma, first, step, cap, reps, 
 
 
 @pytest.mark.parametrize("true_elo", [0.0, 10.0])
+@pytest.mark.slow  # long: the default suite stays near 6 minutes (CI runs it)
 def test_the_sprt_estimate_after_the_stop_covers_and_is_median_unbiased(monkeypatch, true_elo):
     """1,000 simulated SPRTs (elo0 = 0, elo1 = 10, alpha = beta = 0.05; scores of SD 0.3; a
     first batch of 300 units, chunks of 150, the runner's growth by half; max_games 60,000)

@@ -63,6 +63,7 @@ def test_a_precision_run_on_dask_plays_the_local_games(tmp_path, cluster):
         (tmp_path / "dask/reports/dask/overfishing.csv").read_bytes()
 
 
+@pytest.mark.slow  # long: the default suite stays near 6 minutes (CI runs it)
 def test_a_worker_killed_mid_run_loses_nothing(tmp_path, cluster):
     c = cluster
     body = BODY.replace("games: 1200", "games: 3000")

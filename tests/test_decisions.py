@@ -230,6 +230,7 @@ def test_figures_match_an_independent_computation_and_the_report(tmp_path):
     assert rnd.ci_low < 0 < rnd.ci_high
 
 
+@pytest.mark.slow  # long: the default suite stays near 6 minutes (CI runs it)
 def test_the_same_run_twice_and_chunked_otherwise_gives_the_same_table(tmp_path):
     _, a = _run(tmp_path, 200, "a")
     _, b = _run(tmp_path, 200, "b")

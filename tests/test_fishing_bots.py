@@ -154,6 +154,7 @@ def test_bot_beats_random_in_fishing(bot):
 
 
 # ---- the kit reads Fishing tricks as the engine does ---------------------------------------
+@pytest.mark.slow  # long: the default suite stays near 6 minutes (CI runs it)
 def test_kit_highest_agrees_with_the_engine_in_fishing():
     """Random legal cards, card by card: after every card the kit's highest_with (and the
     wins_now the bots call before playing) equals the engine's B2 / B4 judgement, also in

@@ -212,6 +212,7 @@ def test_one_and_two_workers_and_dask_give_the_same_bytes(tmp_path, panel_run):
         assert (tmp_path / "dask" / "reports" / "panel" / name).read_bytes() == ref, name
 
 
+@pytest.mark.slow  # long: the default suite stays near 6 minutes (CI runs it)
 def test_resume_across_levels(tmp_path, panel_run):
     _, out, _ = panel_run
     path = write(tmp_path, "panel", PANEL)

@@ -161,6 +161,7 @@ def play(obs, params, rng):
 '''
 
 
+@pytest.mark.slow  # long: the default suite stays near 6 minutes (CI runs it)
 def test_ctrl_c_stops_workers_inside_a_decision_that_never_returns(tmp_path):
     bot = tmp_path / "stuck_bot.py"
     bot.write_text(STUCK_BOT)
@@ -181,6 +182,7 @@ def test_ctrl_c_stops_workers_inside_a_decision_that_never_returns(tmp_path):
     assert_no_survivors(proc.pid)
 
 
+@pytest.mark.slow  # long: the default suite stays near 6 minutes (CI runs it)
 def test_ctrl_c_stops_a_local_dask_cluster_too(tmp_path):
     pytest.importorskip("distributed")
     path = write_yaml(tmp_path, "dask", "games: 400000\nchunk: 20000\nanalyses: [overfishing]\n")
@@ -332,6 +334,7 @@ def test_play_stops_inside_a_decision_that_never_returns(looper_compiled, signum
     assert_no_survivors(proc.pid)
 
 
+@pytest.mark.slow  # long: the default suite stays near 6 minutes (CI runs it)
 def test_play_stops_a_search_it_cannot_finish(tmp_path):
     # pimc at its largest budget: hours for one game
     path = write_yaml(tmp_path, "huge", "players: 4\nseed: 1\nanalyses: [strategies]\n"
@@ -398,6 +401,7 @@ tune:
 
 @pytest.mark.parametrize("signum, group, code", [
     (signal.SIGINT, True, 130), (signal.SIGTERM, False, 143)], ids=["ctrl-c", "sigterm"])
+@pytest.mark.slow  # long: the default suite stays near 6 minutes (CI runs it)
 def test_tune_with_one_worker_stops_inside_a_chunk(tmp_path, looper_compiled, signum, group,
                                                    code):
     # one worker: the trial's chunk once played in tune's own process, where a compiled

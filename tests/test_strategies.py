@@ -155,6 +155,7 @@ LOAD_AND_PLAY = textwrap.dedent("""
 """)
 
 
+@pytest.mark.slow  # long: the default suite stays near 6 minutes (CI runs it)
 def test_a_user_strategy_cache_built_by_another_version_is_dropped(tmp_path):
     """numba keys a cached function on its own file only, but a user's bot has the
     kit helpers compiled into it: its cache is kept while the kit and engine

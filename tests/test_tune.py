@@ -296,6 +296,7 @@ def test_real_games_find_the_known_best_deck(tmp_path):
 
 
 # ---- determinism and resume -------------------------------------------------------------
+@pytest.mark.slow  # long: the default suite stays near 6 minutes (CI runs it)
 def test_same_trials_for_1_and_2_workers(tmp_path):
     tables = []
     for w in (1, 2):
@@ -321,6 +322,7 @@ def _complete(db: Path) -> int:
         return 0
 
 
+@pytest.mark.slow  # long: the default suite stays near 6 minutes (CI runs it)
 def test_resume_after_sigkill_continues_the_same_study(tmp_path):
     p = deck_file(tmp_path, name="killed", space="deck.remove_from_tier.4: {int: [0, 3]}\n"
                   "        deck.remove_from_tier.5: {int: [0, 4]}", trials=10, games=1500,

@@ -180,6 +180,7 @@ def test_a_target_is_one_objective_per_condition(tmp_path):
 
 
 # ---- determinism and resume ---------------------------------------------------------------
+@pytest.mark.slow  # long: the default suite stays near 6 minutes (CI runs it)
 def test_same_seed_same_study_on_real_games(tmp_path):
     """Real games, TPE: the same file and seed give the same trials and the same front."""
     tables = []
