@@ -16,9 +16,9 @@ import pandas as pd
 
 from fishing2sim.config.experiment import ExperimentError, load_experiment_data
 from fishing2sim.config.keys import DEFAULT_CHUNK, PLAY_LEVELS
-from fishing2sim.tune.objective import (_say, deck_changes, load_trial, objective_value,
-                                        targets_met, trial_figures)
-from fishing2sim.tune.spec import TuneError, TuneSpec, trial_data
+from fishing2sim.tune.objective import (_say, deck_changes, objective_value, targets_met,
+                                        trial_figures)
+from fishing2sim.tune.spec import TuneError, TuneSpec, load_trial, trial_data
 
 KEY = "tune.racing.play_levels"
 

@@ -10,10 +10,10 @@ import time
 from dataclasses import dataclass
 
 
-from fishing2sim.config.experiment import MAX_SEED, ExperimentError, load_experiment_data
+from fishing2sim.config.experiment import MAX_SEED
 from fishing2sim.tune.schema import FIGURES, ROW_KEYS, SHARE_FIGURES, Figure, _number
 from fishing2sim.tune.schema import short as _short
-from fishing2sim.tune.spec import TuneError, TuneSpec, build_experiment
+from fishing2sim.tune.spec import TuneSpec, build_experiment
 
 TRIAL_SEED_OFFSET = 2_000_000
 Z = 1.959963984540054
@@ -201,14 +201,6 @@ def _run_trial(exp, workers: int, pool=None):
 
     return run(exp, write=False, workers=workers, progress=False, in_process=False,
                pool=pool)
-
-
-def load_trial(spec: TuneSpec, data: dict):
-    """The experiment of a trial's (or a racing run's) file data; its problems a TuneError."""
-    try:
-        return load_experiment_data(data, spec.given, yes=spec.yes)
-    except ExperimentError as exc:
-        raise TuneError(str(exc)) from None
 
 
 def trial_figures(spec: TuneSpec, exp, workers: int, pool=None) -> list:

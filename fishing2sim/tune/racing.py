@@ -11,10 +11,9 @@ import numpy as np
 import pandas as pd
 
 from fishing2sim.tune.schema import short as _short
-from fishing2sim.tune.spec import TuneError, TuneSpec
+from fishing2sim.tune.spec import TuneError, TuneSpec, load_trial
 from fishing2sim.tune.objective import (Estimate, Evaluation, _say, derive_seed, evaluate,
-                                       load_trial, objective_value, targets_met,
-                                       trial_figures)
+                                       objective_value, targets_met, trial_figures)
 
 RACE_SEED_OFFSET = 3_000_000
 CONFIRM_SEED_OFFSET = 5_000_000  # the winner and the baseline, on a seed not used to pick

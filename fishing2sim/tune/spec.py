@@ -220,14 +220,18 @@ def trial_data(spec: TuneSpec, values: dict, seed: int, games: int, tag: str) ->
     return data
 
 
-def build_experiment(spec: TuneSpec, values: dict, seed: int, games: int, tag: str):
+def load_trial(spec: TuneSpec, data: dict, **how):
+    """The experiment of a trial's (or a racing run's) file data; its problems a TuneError."""
     try:
-        return load_experiment_data(trial_data(spec, values, seed, games, tag), spec.given,
-                                    yes=spec.yes,
-                                    origin={d.key: f"tune.space.{d.key}" for d in spec.dims},
-                                    grid_phrase="with the tune values")
+        return load_experiment_data(data, spec.given, yes=spec.yes, **how)
     except ExperimentError as exc:
         raise TuneError(str(exc)) from None
+
+
+def build_experiment(spec: TuneSpec, values: dict, seed: int, games: int, tag: str):
+    return load_trial(spec, trial_data(spec, values, seed, games, tag),
+                      origin={d.key: f"tune.space.{d.key}" for d in spec.dims},
+                      grid_phrase="with the tune values")
 
 
 def _default_values(spec: TuneSpec) -> dict:
