@@ -157,6 +157,17 @@ O_TRICK_IN = _o("trick_in", MAX_TRICK)  # 1 while the card is still in the trick
 O_PLAYED = _o("played", MAX_CARDS)  # cards played this round, in order
 O_PLAYED_BY = _o("played_by", MAX_CARDS)  # who played them
 O_OPTIONS = _o("options", MAX_HAND)  # the options of this decision
+# Public card places (docs/rules.md C): per card id, where everyone at the table knows it to
+# be from what they saw: HOLDER_UNKNOWN (-1) nowhere known (a hidden deal or draw), HOLDER_OCEAN (-2) still in the ocean for sure (no draw has
+# reached its star tier), HOLDER_OUT (-3) not in this game (removed for the player count);
+# else holder + MAX_PLAYERS * q for the player it was last seen going to (caught face up,
+# or taken by exchange-1-card) with q = HELD_SURE (in that hand: its boat part is drawn),
+# HELD_MAYBE (perhaps in that hand: a part drawn in part, or a hidden move since) or
+# HELD_BOAT (still in that boat, not drawn yet).
+O_HOLDER = _o("holder", MAX_CARDS)
+# A card played this round keeps the place it had before (O_PLAYED says it was played; the
+# kit's holder / held say so too): the engine copies the places only when they change.
+O_PUB_STAMP = _o("pub_stamp")  # the engine's stamp of the places last copied here
 # The deck (public): per-card columns, indexed by card id.
 O_N_CARDS = _o("n_cards")  # cards in the deck
 O_CARD_KIND = _o("card_kind", MAX_CARDS)  # K_*
@@ -165,6 +176,12 @@ O_CARD_VALUE = _o("card_value", MAX_CARDS)  # value (-1: buoy)
 O_CARD_EFFECT = _o("card_effect", MAX_CARDS)  # E_*
 O_CARD_SUIT = _o("card_suit", 3 * MAX_CARDS)  # suit in a trick: no trump, light, dark
 OBS_SIZE = _OBS.size
+HELD_SURE = 0
+HOLDER_UNKNOWN = -1
+HOLDER_OCEAN = -2
+HOLDER_OUT = -3
+HELD_MAYBE = 1
+HELD_BOAT = 2
 OBS_LAYOUT = dict(_OBS.fields)
 del _o
 # A face-down card in the trick (exchange-1-card) is shown as this; as an option of a

@@ -37,7 +37,7 @@ from fishing2sim.engine.constants import (
     EV_TRUMP_CHOICE, F_COLOUR, F_EFFECT, F_KIND, F_MIN_PLAYERS, F_TIER, F_VALUE, FACE_DOWN,
     K_BLOWFISH, K_BUOY, K_COLOUR, K_GREEN, MAX_CARDS, MAX_HAND,
     MAX_PLAYERS, MAX_TRICK, O_BOAT_N, O_FISHER_N, O_HAND, O_HAND_N, O_KIND, O_LEADER, O_LED,
-    O_N_OPTIONS, O_N_PLAYED, O_N_ROUNDS, O_OCEAN_N, O_OPTIONS, O_PLAYED, O_PLAYED_BY,
+    O_HOLDER, O_PUB_STAMP, HELD_BOAT, HOLDER_OCEAN, HOLDER_OUT, HOLDER_UNKNOWN, HELD_MAYBE, HELD_SURE, O_N_OPTIONS, O_N_PLAYED, O_N_ROUNDS, O_OCEAN_N, O_OPTIONS, O_PLAYED, O_PLAYED_BY,
     O_PLAYERS, O_POINTS, O_N_CARDS, O_CARD_KIND, O_CARD_COLOUR, O_CARD_VALUE,
     O_CARD_EFFECT, O_CARD_SUIT, O_ROUND, O_RULESET, O_SEAT, O_SUBJECT, O_TRICK_CARD, O_TRICK_IN,
     O_TRICK_N, O_TRICK_NO, O_TRICK_PLAYER, O_TRUMP, OPT_BLUE, OPT_DARK, OPT_FACE_DOWN,
@@ -64,6 +64,7 @@ from fishing2sim.engine.state import (
     S_OCEAN_TOP, S_PHASE, S_PLAYED_N, S_PLAYERS,
     S_PLAYS_N, S_ROUND, S_RULESET, S_TRICK_N, S_TRICK_NO, S_TRUMP,
     A_DEC_NEXT, A_DEC_RATE, S_DEC_N, S_DEC_ON, S_DEC_SEED, S_DEC_SUBJECT,
+    A_FD_CARD, A_PUB, A_TIER_LO, A_PUB_DOUBT, A_PUB_HI, A_PUB_LO, A_PUSHED, S_PUB_STAMP,
 )
 
 # error codes (st[S_ERR_CODE])
@@ -200,6 +201,33 @@ def boat_push_under(st, p, card):
     st[A_BOAT_N + p] = n + 1
 
 
+@njit(void(ST, i64), cache=True, _nrt=False)
+def pub_changed(st, x):
+    """The public card places changed (x: what changed, mixed into the stamp, so two
+    copies of a game that went different ways do not share a stamp)."""
+    st[S_PUB_STAMP] = np.int64(mix64(np.uint64(st[S_PUB_STAMP]) ^ np.uint64(x + 1))
+                               >> np.uint64(1))
+
+
+@njit(void(ST, i64), cache=True, _nrt=False)
+def pub_drawn(st, x):
+    """Draws changed what the public places say: the stamp takes every boat's draws and
+    the ocean's."""
+    pub_changed(st, x + 64 * st[S_OCEAN_TOP])
+    for p in range(st[S_PLAYERS]):
+        pub_changed(st, x + 64 * st[A_BOAT_N + p] + p)
+
+
+@njit(void(ST, i64), cache=True, _nrt=False)
+def pub_doubt(st, p):
+    """A hidden move of p's (a card put face down, moved by catch-1-card or passed): every
+    card publicly p's may have been the one moved."""
+    for c in range(st[S_N_CARDS]):
+        if st[A_PUB + c] == p + 1:
+            st[A_PUB_DOUBT + c] = 1
+    pub_changed(st, 1000 + p)
+
+
 @njit(cache=True, _nrt=False)
 def ocean_size(st):
     return st[S_OCEAN_LEN] - st[S_OCEAN_TOP]
@@ -258,6 +286,7 @@ def setup_game(st, rng, ev, deck, players, ruleset, hand_sizes, n_rounds, first_
     else:
         st[:] = 0
     seed_streams(rng, gseed)
+    st[S_PUB_STAMP] = np.int64(mix64(gseed ^ np.uint64(0x9B7E1D5C3A2F4E61)) >> np.uint64(1))
     st[S_PLAYERS] = players
     st[S_RULESET] = ruleset
     st[S_N_ROUNDS] = n_rounds
@@ -313,6 +342,11 @@ def setup_game(st, rng, ev, deck, players, ruleset, hand_sizes, n_rounds, first_
                 st[A_OCEAN + n_ocean] = c
                 n_ocean += 1
         shuffle_slice(st, A_OCEAN + start, n_ocean - start, rng)
+        for i in range(start, n_ocean):  # public: where each tier lies in the stack
+            st[A_TIER_LO + st[A_OCEAN + i]] = start + 1
+    for c in range(n_cards):  # public: the cards this player count leaves out
+        if deck[c, F_MIN_PLAYERS] > players:
+            st[A_TIER_LO + c] = -1
     st[S_OCEAN_TOP] = 0
     st[S_OCEAN_LEN] = n_ocean
     if st[S_LOG] != 0:
@@ -408,6 +442,27 @@ def fill_obs(st, obs, seat, kind, n_opt, subject):
     have = st[A_OBS_PLAYED + seat]
     if have > pn or obs[O_N_PLAYED] != have:
         have = 0
+    if obs[O_PUB_STAMP] != st[S_PUB_STAMP]:  # the public places: copied when they change
+        obs[O_PUB_STAMP] = st[S_PUB_STAMP]
+        for c in range(MAX_CARDS):
+            h = st[A_PUB + c] - 1 if c < st[S_N_CARDS] else -1
+            if h < 0:
+                lo = st[A_TIER_LO + c]
+                if c >= st[S_N_CARDS] or lo < 0:
+                    obs[O_HOLDER + c] = HOLDER_OUT
+                elif lo > 0 and st[S_OCEAN_TOP] <= lo - 1:
+                    obs[O_HOLDER + c] = HOLDER_OCEAN  # no draw has reached its tier yet
+                else:
+                    obs[O_HOLDER + c] = HOLDER_UNKNOWN
+                continue
+            popped = st[A_PUSHED + h] - st[A_BOAT_N + h]  # drawn from h's boat so far
+            if popped >= st[A_PUB_HI + c]:
+                q = HELD_MAYBE if st[A_PUB_DOUBT + c] != 0 else HELD_SURE
+            elif popped <= st[A_PUB_LO + c]:
+                q = HELD_BOAT
+            else:
+                q = HELD_MAYBE
+            obs[O_HOLDER + c] = h + MAX_PLAYERS * q
     for i in range(have, pn):
         obs[O_PLAYED + i] = st[A_PLAYED + i]
         obs[O_PLAYED_BY + i] = st[A_PLAYED_BY + i]
@@ -653,6 +708,7 @@ def put_in_trick(st, ev, p, card):
     st[A_TRICK_FD + i] = 0
     st[S_TRICK_N] = i + 1
     st[S_PLAYS_N] += 1
+
     st[S_N_PLAYS] += 1
     j = st[S_PLAYED_N]
     st[A_PLAYED + j] = card
@@ -816,6 +872,7 @@ def resolve_buoy(st, rng, ev, obs, strats, params, b):
                 if st[S_LOG] != 0:
                     log_event(st, ev, EV_DRAW, q, c, 1, 1, 0)
             hand_add(st, q, c)
+        pub_drawn(st, 2000)
         st[R_OCEAN_END + st[S_ROUND]] = ocean_size(st)
     elif effect == E_CATCH_1_CARD:
         # A9: every player moves 1 hand card of their choice to their fisher.
@@ -830,6 +887,8 @@ def resolve_buoy(st, rng, ev, obs, strats, params, b):
                     return False
                 hand_remove(st, q, choice)
                 fisher_add(st, q, choice)
+                st[A_FD_CARD + choice] = 1  # moved face down
+                pub_doubt(st, q)
                 if st[S_LOG] != 0:
                     log_event(st, ev, EV_CATCH_1_CARD, q, choice, 0, 0, 0)
     elif effect == E_EXCHANGE_1_CARD:
@@ -846,6 +905,11 @@ def resolve_buoy(st, rng, ev, obs, strats, params, b):
                 taken = st[A_TRICK_CARD + i]
                 st[A_TRICK_IN + i] = 0
                 hand_add(st, p, taken)
+                st[A_PUB + taken] = p + 1  # taken face up into p's hand
+                st[A_PUB_LO + taken] = -1
+                st[A_PUB_HI + taken] = -1
+                st[A_PUB_DOUBT + taken] = 0
+                pub_changed(st, 3000 + taken)
                 st[S_FIN_K] = 1  # taken: a game paused at the give resumes there
                 st[S_FIN_TAKEN] = taken
             taken = st[S_FIN_TAKEN]
@@ -861,6 +925,8 @@ def resolve_buoy(st, rng, ev, obs, strats, params, b):
             st[A_TRICK_IN + j] = 1
             st[A_TRICK_FD + j] = 1
             st[S_TRICK_N] = j + 1
+            st[A_FD_CARD + given] = 1
+            pub_doubt(st, p)
             if st[S_LOG] != 0:
                 log_event(st, ev, EV_EXCHANGE, p, taken, given, 0, 0)
     return True
@@ -1049,6 +1115,7 @@ def finish_trick_fishing(st, rng, ev, obs, strats, params):
                 st[S_FIN_K] = 0
                 for q in range(players):
                     hand_remove(st, q, st[chosen + q])
+                    pub_doubt(st, q)
                 for k in range(players):
                     q = st[A_TRICK_PLAYER + k]
                     to = (q + 1) % players
@@ -1219,6 +1286,7 @@ def begin_round(st, ev):
             hand_add(st, best, c)
             if st[S_LOG] != 0:
                 log_event(st, ev, EV_DRAW, best, c, 1, 0, 0)
+    pub_drawn(st, 5000)
     st[R_OCEAN + r] = ocean_size(st)
     st[R_OCEAN_END + r] = ocean_size(st)
     # A10.3: the leader has the fewest points; ties -> earlier in the previous final trick.
@@ -1274,6 +1342,19 @@ def end_round(st, rng, ev):
         if st[S_LOG] != 0:
             log_event(st, ev, EV_ROUND_SCORE, p, n, st[A_POINTS + p], 0, 0)
         base = A_FISHER + p * MAX_CARDS
+        lo = st[A_PUSHED + p]
+        st[A_PUSHED + p] = lo + n
+        for i in range(n):  # the cards seen going to this fisher go under p's boat
+            c = st[base + i]
+            if st[A_FD_CARD + c] == 0:
+                st[A_PUB + c] = p + 1
+                st[A_PUB_LO + c] = lo
+                st[A_PUB_HI + c] = lo + n
+                st[A_PUB_DOUBT + c] = 0
+                pub_changed(st, 4000 + MAX_CARDS * p + c)
+            else:
+                st[A_FD_CARD + c] = 0  # unseen on this fisher only: seen when played again
+        pub_changed(st, 4000 + n)
         shuffle_slice(st, base, n, rng)
         for i in range(n):
             boat_push_under(st, p, st[base + i])

@@ -132,6 +132,24 @@ DECK_BLOCK_END = A_SUIT + 3 * MAX_CARDS  # the deck's block, kept between games 
 # drew it from the ocean, and 1 + the seat on whose fisher it first landed (0: none yet)
 A_DRAWN_BY = _field("drawn_by", MAX_CARDS)
 A_CAUGHT_BY = _field("caught_by", MAX_CARDS)
+# public card places (docs/rules.md C, "Public card places"): per card, 1 + the player it was
+# last seen going to (caught face up, or taken by exchange-1-card; 0: none), the part of
+# that player's boat it went into (their boat's pushed count before and after that
+# round's fisher went under it; -1, -1: straight into the hand), 1 once a hidden move of
+# that player (a card put face down, moved by catch-1-card, passed) may have moved it,
+# and 1 while the card itself lies face down or was moved unseen to a fisher this round.
+# Per player the cards ever put under the boat (drawn: that less the boat's size); a stamp that changes
+# whenever any of this does (an observation buffer copies the places again only then).
+A_PUB = _field("pub", MAX_CARDS)
+A_PUB_LO = _field("pub_lo", MAX_CARDS)
+A_PUB_HI = _field("pub_hi", MAX_CARDS)
+A_PUB_DOUBT = _field("pub_doubt", MAX_CARDS)
+A_FD_CARD = _field("fd_card", MAX_CARDS)
+A_TIER_LO = _field("tier_lo", MAX_CARDS)  # an ocean card: 1 + where its star tier starts
+# in the ocean's stack (public: tier 1 on top, tier sizes known); 0: a starting card; -1:
+# not in this game
+A_PUSHED = _field("pushed", MAX_PLAYERS)
+S_PUB_STAMP = _field("pub_stamp")
 
 STATE_SIZE = _STATE.size
 LAYOUT = dict(_STATE.fields)

@@ -13,7 +13,8 @@ from fishing2sim.engine.constants import (  # noqa: F401  (re-exported for strat
     O_ROUND, O_RULESET, O_SEAT, O_SUBJECT, O_TRICK_CARD, O_TRICK_IN, O_TRICK_N, O_TRICK_NO,
     O_TRICK_PLAYER, O_TRUMP, OPT_BLUE, OPT_DARK, OPT_END, OPT_FACE_DOWN, OPT_GREEN,
     OPT_LIGHT, OPT_PURPLE, OPT_RED, OPT_SHADE, OPT_SUIT, OPT_YELLOW, RS_FISHING, RS_FISHING2,
-    SUIT_NONE, SUIT_TRUMP, MAX_HAND, MAX_PLAYERS, MAX_TRICK,
+    SUIT_NONE, SUIT_TRUMP, MAX_HAND, MAX_PLAYERS, MAX_TRICK, HELD_BOAT, HELD_MAYBE, HELD_SURE,
+    HOLDER_OCEAN, HOLDER_OUT, HOLDER_UNKNOWN, O_HOLDER,
 )
 from fishing2sim.engine.rng import rand_below as _rand_below
 from fishing2sim.strategy.contract import (  # noqa: F401  (re-exported for strategy files)
@@ -201,5 +202,42 @@ def players(obs):
 @helper("int64(int64[::1], int64)")
 def points(obs, p):
     return _slot(obs, O_POINTS, p, MAX_PLAYERS)
+
+
+@helper("boolean(int64[::1], int64)")
+def _played_now(obs, card):
+    """card was played this round (O_HOLDER still shows where it was before)."""
+    for i in range(_count(obs, O_N_PLAYED, MAX_CARDS)):
+        if obs[O_PLAYED + i] == card:
+            return True
+    return False
+
+
+# The public card places (docs/rules.md C): what everyone at the table saw of a card.
+@helper("int64(int64[::1], int64)")
+def holder(obs, card):
+    """The player everyone saw ``card`` go to (caught face up, or taken by exchange-1-card)
+    who has not played it since; -1 if there is none."""
+    code = _slot(obs, O_HOLDER, card, MAX_CARDS)
+    if code < 0 or _played_now(obs, card):
+        return -1
+    return code % MAX_PLAYERS
+
+
+@helper("int64(int64[::1], int64)")
+def held(obs, card):
+    """Where ``card`` is for all to know: with a holder, HELD_SURE (in the holder's hand:
+    the part of the boat it went into has been drawn), HELD_MAYBE (perhaps in that hand: that
+    part is drawn in part, or the holder made a hidden move since) or HELD_BOAT (still in
+    the holder's boat); without one, HOLDER_OCEAN (still in the ocean: no draw has reached
+    its star tier), HOLDER_OUT (not in this game) or HOLDER_UNKNOWN (anything else, also a
+    card played this round, which the raw O_HOLDER still shows where it was)."""
+    code = _slot(obs, O_HOLDER, card, MAX_CARDS)
+    if code < 0:
+        return code
+    if _played_now(obs, card):
+        return HOLDER_UNKNOWN
+    return code // MAX_PLAYERS
+
 
 

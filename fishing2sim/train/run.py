@@ -179,9 +179,12 @@ def config_hash(c: dict) -> str:
     same in a run of any length, so a longer run resumes a shorter one)."""
     keep = {k: v for k, v in c.items() if k not in EXECUTION and k not in (
         "path", "teacher_file", "iterations")}
+    from fishing2sim.engine.constants import OBS_LAYOUT
     from fishing2sim.train.features import FEATURES_VERSION
 
     keep["features_version"] = FEATURES_VERSION
+    # the stored positions are observations: a run of another layout is another run
+    keep["observation"] = sorted(OBS_LAYOUT.items())
     return hashlib.sha256(json.dumps(keep, sort_keys=True, default=str).encode()).hexdigest()
 
 
