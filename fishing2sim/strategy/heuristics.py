@@ -7,7 +7,7 @@ from fishing2sim.engine.constants import (
     MAX_CARDS, MAX_TRICK, O_CARD_COLOUR, O_CARD_EFFECT, O_CARD_KIND, O_CARD_VALUE, O_HAND,
     O_LED, O_LOWEST_WINS, O_N_CARDS, O_N_PLAYED, O_OPTIONS, O_PLAYED, O_POINTS, O_RULESET, O_SEAT,
     O_TRICK_CARD, O_TRICK_IN, O_TRICK_N, O_TRICK_PLAYER, O_TRUMP, RS_FISHING, SUIT_NONE,
-    SUIT_TRUMP,
+    SUIT_TRUMP, HOLDER_UNKNOWN, MAX_PLAYERS, O_HOLDER,
 )
 from fishing2sim.engine.judge import highest_index, weakest_index, would_win
 from fishing2sim.strategy.contract import decision, helper
@@ -220,6 +220,33 @@ def was_played(obs, card):
         if obs[O_PLAYED + i] == card:
             return True
     return False
+
+
+# The public card places (docs/rules.md C): what everyone at the table saw of a card.
+@helper("int64(int64[::1], int64)")
+def holder(obs, card):
+    """The player everyone saw ``card`` go to (caught face up, or taken by exchange-1-card)
+    who has not played it since; -1 if there is none."""
+    code = _slot(obs, O_HOLDER, card, MAX_CARDS)
+    if code < 0 or was_played(obs, card):
+        return -1
+    return code % MAX_PLAYERS
+
+
+@helper("int64(int64[::1], int64)")
+def held(obs, card):
+    """Where ``card`` is for all to know: with a holder, HELD_SURE (in the holder's hand:
+    the part of the boat it went into has been drawn), HELD_MAYBE (perhaps in that hand: that
+    part is drawn in part, or the holder made a hidden move since) or HELD_BOAT (still in
+    the holder's boat); without one, HOLDER_OCEAN (still in the ocean: no draw has reached
+    its star tier), HOLDER_OUT (not in this game) or HOLDER_UNKNOWN (anything else, also a
+    card played this round, which the raw O_HOLDER still shows where it was)."""
+    code = _slot(obs, O_HOLDER, card, MAX_CARDS)
+    if code < 0:
+        return code
+    if was_played(obs, card):
+        return HOLDER_UNKNOWN
+    return code // MAX_PLAYERS
 
 
 @helper("int64(int64[::1], int64, int64)")

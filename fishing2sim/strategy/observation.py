@@ -204,40 +204,4 @@ def points(obs, p):
     return _slot(obs, O_POINTS, p, MAX_PLAYERS)
 
 
-@helper("boolean(int64[::1], int64)")
-def _played_now(obs, card):
-    """card was played this round (O_HOLDER still shows where it was before)."""
-    for i in range(_count(obs, O_N_PLAYED, MAX_CARDS)):
-        if obs[O_PLAYED + i] == card:
-            return True
-    return False
-
-
-# The public card places (docs/rules.md C): what everyone at the table saw of a card.
-@helper("int64(int64[::1], int64)")
-def holder(obs, card):
-    """The player everyone saw ``card`` go to (caught face up, or taken by exchange-1-card)
-    who has not played it since; -1 if there is none."""
-    code = _slot(obs, O_HOLDER, card, MAX_CARDS)
-    if code < 0 or _played_now(obs, card):
-        return -1
-    return code % MAX_PLAYERS
-
-
-@helper("int64(int64[::1], int64)")
-def held(obs, card):
-    """Where ``card`` is for all to know: with a holder, HELD_SURE (in the holder's hand:
-    the part of the boat it went into has been drawn), HELD_MAYBE (perhaps in that hand: that
-    part is drawn in part, or the holder made a hidden move since) or HELD_BOAT (still in
-    the holder's boat); without one, HOLDER_OCEAN (still in the ocean: no draw has reached
-    its star tier), HOLDER_OUT (not in this game) or HOLDER_UNKNOWN (anything else, also a
-    card played this round, which the raw O_HOLDER still shows where it was)."""
-    code = _slot(obs, O_HOLDER, card, MAX_CARDS)
-    if code < 0:
-        return code
-    if _played_now(obs, card):
-        return HOLDER_UNKNOWN
-    return code // MAX_PLAYERS
-
-
 
