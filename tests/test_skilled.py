@@ -311,3 +311,30 @@ def test_a_training_run_never_replaces_a_folder_of_the_users_own(tmp_path):
         _open_output(ours, "xyz", False)
     assert _open_output(ours, "xyz", True)["done"] == 0  # --fresh: replaced
     assert not (ours / "state.json").exists() and (ours / MARKER).is_file()
+
+
+def test_the_students_unseen_cards_table_counts_as_the_kit_does():
+    """features._unseen_above reads a table counted once per card play; for every card of
+    every stored card play (both rulesets, every player count's deck) it equals the kit's
+    unseen_above, which walks the cards one by one."""
+    from fishing2sim.strategy.heuristics import unseen_above
+    from fishing2sim.train.features import TABLE_SIZE, _context, _fill_above, _unseen_above
+
+    checked = nonzero = 0
+    for ruleset, players in (("fishing2", 4), ("fishing2", 3), ("fishing2", 5), ("fishing", 4)):
+        d = label_games(ruleset, players, 3, 4, "weights", "pimc", [1, 1, 0, 0], 1.0, chunk=4)
+        obs = restore_obs(d["obs"], d["tails"][0])
+        for r in range(len(obs)):
+            o = obs[r]
+            if o[K.O_KIND] != K.D_PLAY:
+                continue
+            lo, hi, n_cards = _context(o)[:3]
+            lo, hi = np.uint64(lo), np.uint64(hi)  # (the seen masks, as the kernel keeps them)
+            table = np.zeros(TABLE_SIZE)
+            _fill_above(o, lo, hi, n_cards, table)
+            for card in range(n_cards):  # every card, not only the options
+                want = unseen_above(o, card)
+                assert _unseen_above(o, card, lo, hi, n_cards, table) == want, (ruleset, r, card)
+                checked += 1
+                nonzero += want > 0
+    assert checked > 5000 and nonzero > checked // 10

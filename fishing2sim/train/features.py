@@ -159,19 +159,54 @@ def _seen(obs):
     return lo, hi
 
 
+# The unseen cards by suit and value, counted once per decision (_fill_above) so that an
+# option's unseen_above is one look-up: table[s * N_VALUES + v] = the unseen cards (not
+# blowfish) of suit s (a colour code or SUIT_TRUMP) whose value is at least v.
+N_SUIT_SLOTS = SUIT_TRUMP + 1
+N_VALUES = 29  # values 0 .. 27, and one slot past the largest
+TABLE_SIZE = N_SUIT_SLOTS * N_VALUES
+
+
+@njit(inline="always", _nrt=False)
+def _value_slot(v):
+    return min(max(v, 0), N_VALUES - 1)
+
+
 @njit(cache=True, _nrt=False)
-def _unseen_above(obs, card, lo, hi, n_cards):
+def _fill_above(obs, lo, hi, n_cards, table):
+    """table (TABLE_SIZE float64): the unseen cards of each suit at or above each value."""
+    for i in range(TABLE_SIZE):
+        table[i] = 0.0
+    for c in range(n_cards):
+        if obs[O_CARD_KIND + c] != K_BLOWFISH and not _is_seen(lo, hi, c):
+            s = suit(obs, c)
+            if 0 <= s < N_SUIT_SLOTS:
+                table[s * N_VALUES + _value_slot(obs[O_CARD_VALUE + c])] += 1.0
+    for s in range(N_SUIT_SLOTS):
+        for v in range(N_VALUES - 2, -1, -1):
+            table[s * N_VALUES + v] += table[s * N_VALUES + v + 1]
+
+
+@njit(cache=True, _nrt=False)
+def _unseen_above(obs, card, lo, hi, n_cards, table):
     """Cards of ``card``'s suit (under the active trump) that could beat it and that the
-    seat has not seen this round (strategy_kit.unseen_above, from the seen masks)."""
+    seat has not seen this round (strategy_kit.unseen_above, from the seen masks): read
+    from the table of _fill_above."""
     s = suit(obs, card)
     if s == SUIT_NONE:
         return 0
     v = obs[O_CARD_VALUE + card]
-    k = 0
-    for c in range(n_cards):
-        if c != card and obs[O_CARD_KIND + c] != K_BLOWFISH and obs[O_CARD_VALUE + c] >= v \
-                and not _is_seen(lo, hi, c) and suit(obs, c) == s:
-            k += 1
+    if not 0 <= s < N_SUIT_SLOTS:  # (no such suit code today: count them one by one)
+        k = 0
+        for c in range(n_cards):
+            if c != card and obs[O_CARD_KIND + c] != K_BLOWFISH and \
+                    obs[O_CARD_VALUE + c] >= v and not _is_seen(lo, hi, c) and suit(obs, c) == s:
+                k += 1
+        return k
+    k = int(table[s * N_VALUES + _value_slot(v)])
+    if 0 <= card < n_cards and obs[O_CARD_KIND + card] != K_BLOWFISH and \
+            not _is_seen(lo, hi, card):
+        k -= 1  # the card itself is not counted
     return k
 
 
@@ -259,9 +294,10 @@ def _context(obs):
 
 
 @njit(cache=True, _nrt=False)
-def option_score(obs, o, ctx, w, base, out, store):
+def option_score(obs, o, ctx, w, base, out, store, table):
     """The score w[base:] . features of option ``o`` (``store`` 1: the features also go
-    to out[0:N_FEATURES], which the caller has zeroed). ``store`` is an int64 passed as
+    to out[0:N_FEATURES], which the caller has zeroed; table: _fill_above's, filled for
+    a card play). ``store`` is an int64 passed as
     np.int64(...), never a constant True / False: numba would compile a version per
     constant (tests/test_compile.py)."""
     (lo, hi, n_cards, exposed, progress, gap, fish, buoys, minus3, tvalue, green_in_trick,
@@ -313,7 +349,7 @@ def option_score(obs, o, ctx, w, base, out, store):
                 sc += _put(out, w, base, 28, 1.0 if trump else 0.0, store)
                 sc += _put(out, w, base, 44, share, store)
             if s != SUIT_NONE:
-                ua = _unseen_above(obs, o, lo, hi, n_cards)
+                ua = _unseen_above(obs, o, lo, hi, n_cards, table)
                 sc += _put(out, w, base, 29, min(ua, 10) / 10.0, store)
                 if ua == 0:
                     sc += _put(out, w, base, 30, 1.0, store)
@@ -462,13 +498,16 @@ def _best_net(obs, w, ctx, b, hidden):
     n_opt = min(max(obs[O_N_OPTIONS], 0), MAX_HAND)
     x = _stack_f64(N_FEATURES)
     z = _stack_f64(MAX_HIDDEN)
+    table = _stack_f64(TABLE_SIZE)
+    if obs[O_KIND] == D_PLAY:
+        _fill_above(obs, ctx[0], ctx[1], ctx[2], table)
     base = b * N_FEATURES
     best = 0
     best_s = -1e300
     for i in range(n_opt):
         for j in range(N_FEATURES):
             x[j] = 0.0
-        s = option_score(obs, obs[O_OPTIONS + i], ctx, w, base, x, np.int64(1))
+        s = option_score(obs, obs[O_OPTIONS + i], ctx, w, base, x, np.int64(1), table)
         s += _hidden_score(x, w, b, hidden, z)
         if s > best_s:
             best, best_s = i, s
@@ -491,8 +530,11 @@ def best_option(obs, w):
     best = 0
     best_s = -1e300
     unused = _stack_f64(N_FEATURES)  # (store 0: nothing is written; one type for `out`)
+    table = _stack_f64(TABLE_SIZE)
+    if obs[O_KIND] == D_PLAY:
+        _fill_above(obs, ctx[0], ctx[1], ctx[2], table)
     for i in range(n_opt):
-        s = option_score(obs, obs[O_OPTIONS + i], ctx, w, base, unused, np.int64(0))
+        s = option_score(obs, obs[O_OPTIONS + i], ctx, w, base, unused, np.int64(0), table)
         if s > best_s:
             best, best_s = i, s
     return obs[O_OPTIONS + best]
@@ -508,9 +550,12 @@ def features_batch(obs_rows, X, blocks):
         blocks[r] = block_of(obs)
         ctx = _context(obs)
         x = _stack_f64(N_FEATURES)  # (the same type for `out` as the players' calls)
+        table = _stack_f64(TABLE_SIZE)
+        if obs[O_KIND] == D_PLAY:
+            _fill_above(obs, ctx[0], ctx[1], ctx[2], table)
         for i in range(min(max(obs[O_N_OPTIONS], 0), MAX_HAND)):
             for j in range(N_FEATURES):
                 x[j] = 0.0
-            option_score(obs, obs[O_OPTIONS + i], ctx, w, np.int64(0), x, np.int64(1))
+            option_score(obs, obs[O_OPTIONS + i], ctx, w, np.int64(0), x, np.int64(1), table)
             for j in range(N_FEATURES):
                 X[r, i, j] = x[j]
