@@ -338,3 +338,101 @@ def test_the_students_unseen_cards_table_counts_as_the_kit_does():
                 checked += 1
                 nonzero += want > 0
     assert checked > 5000 and nonzero > checked // 10
+
+
+def _places_reference(o, card):
+    """The public-place features of a card play's option, from the kit's readers one card
+    at a time (docs/strategies.md, "The public card places in the student's features")."""
+    from fishing2sim.strategy.heuristics import held, holder, in_hand, was_played
+    from fishing2sim.strategy.observation import suit
+
+    players, me, n = int(o[K.O_PLAYERS]), int(o[K.O_SEAT]), int(o[K.O_HAND_N])
+    later = {(me + 1 + i) % players for i in range(players - int(o[K.O_TRICK_N]) - 1)}
+    s, v = suit(o, card), o[K.O_CARD_VALUE + card]
+    ks = km = ku = pool = 0.0
+    known = dict.fromkeys(later, 0.0)
+    for c in range(int(o[K.O_N_CARDS])):
+        if in_hand(o, c) or was_played(o, c):
+            continue
+        place, who = held(o, c), holder(o, c)
+        threat = (c != card and o[K.O_CARD_KIND + c] != K.K_BLOWFISH and suit(o, c) == s
+                  and o[K.O_CARD_VALUE + c] >= v)
+        if who in later and place in (K.HELD_SURE, K.HELD_MAYBE):
+            known[who] += 1.0 if place == K.HELD_SURE else 0.5
+            if threat:
+                ks += place == K.HELD_SURE
+                km += place == K.HELD_MAYBE
+        elif place == K.HOLDER_UNKNOWN:
+            pool += 1
+            ku += threat
+    q = min(sum(max(n - k, 0.0) for k in known.values()) / pool, 1.0) if pool else 0.0
+    return min(ks + 0.5 * km, 4) / 4, min(ku * q, 4) / 4, ks, km, ku, q
+
+
+def test_the_public_place_features_count_what_the_table_knows():
+    """Every card play's later_above, unknown_later and hold, against the kit's readers of
+    the public card places (3-5 players of Fishing 2 and Fishing, rounds 1-8)."""
+    from fishing2sim.strategy.heuristics import wins_now
+    from fishing2sim.strategy.observation import suit
+    from fishing2sim.train.features import F_PLACES
+
+    checked = known = 0
+    for ruleset, players in (("fishing2", 4), ("fishing2", 5), ("fishing2", 3), ("fishing", 4)):
+        d = label_games(ruleset, players, 5, 4, "weights", "pimc", [1, 1, 0, 0], 1.0, chunk=4)
+        X, _ = features_of(d)
+        obs = restore_obs(d["obs"], d["tails"][0])
+        for r in range(len(obs)):
+            o = obs[r]
+            if o[K.O_KIND] != K.D_PLAY or d["meta"][r, M_N_OPT] < 2:
+                continue
+            for i in range(int(d["meta"][r, M_N_OPT])):
+                card = int(o[K.O_OPTIONS + i])
+                if suit(o, card) == K.SUIT_NONE:
+                    assert X[r, i, F_PLACES:F_PLACES + 5].tolist() == [0.0] * 5
+                    continue
+                later, unknown, ks, km, ku, q = _places_reference(o, card)
+                x = X[r, i]
+                assert x[F_PLACES] == pytest.approx(later, abs=1e-6), (ruleset, r, card)
+                assert x[F_PLACES + 1] == pytest.approx(unknown, abs=1e-6), (ruleset, r, card)
+                hold = 0.5 ** km * (1 - q) ** ku if wins_now(o, card) and ks == 0 else 0.0
+                assert x[F_PLACES + 2] == pytest.approx(hold, abs=1e-6), (ruleset, r, card)
+                checked += 1
+                known += ks + km > 0
+    assert checked > 1000 and known > checked // 20  # the places name threats often
+
+
+def test_a_version_3_model_scores_as_it_did():
+    """The shipped model was fitted on version 3's features (no public card places): read
+    by this version, it scores every option by version 3's features alone, so its play is
+    what it was. Its numba picks equal a numpy score over the first N_FEATURES_V3 features
+    with the file's own weights."""
+    from fishing2sim.train.features import N_FEATURES_V3
+    from fishing2sim.train.model import model_path
+
+    path = model_path("skilled.npz")
+    with np.load(path) as z:
+        raw, hidden, version = z["weights"], int(z["hidden"]), int(z["version"])
+    assert version == 3
+    params = np.array(read_model(path)["weights"])
+    f3 = N_FEATURES_V3
+    lin = raw[:N_BLOCKS * f3].reshape(N_BLOCKS, f3)
+    W1 = raw[N_BLOCKS * f3:N_BLOCKS * f3 + f3 * hidden].reshape(f3, hidden)
+    c = raw[N_BLOCKS * f3 + f3 * hidden:].reshape(2, N_BLOCKS, hidden)[0]
+    u = raw[N_BLOCKS * f3 + f3 * hidden:].reshape(2, N_BLOCKS, hidden)[1]
+    picked = 0
+    for ruleset in ("fishing2", "fishing"):
+        d = label_games(ruleset, 4, 2, 4, "weights", "pimc", [1, 1, 0, 0], 1.0, chunk=4)
+        X, blocks = features_of(d)
+        obs = restore_obs(d["obs"], d["tails"][0])
+        for r in range(len(obs)):
+            m = int(d["meta"][r, M_N_OPT])
+            if m < 2:
+                continue
+            x = X[r, :m, :f3].astype(np.float64)
+            b = blocks[r]
+            s = x @ lin[b] + np.maximum(x @ W1 + c[b], 0) @ u[b]
+            if np.sort(s)[-1] - np.sort(s)[-2] < 1e-4:
+                continue  # a near tie (the stored features are float32): either pick
+            assert choose(obs[r], params) == obs[r, K.O_OPTIONS + int(np.argmax(s))]
+            picked += 1
+    assert picked > 300

@@ -28,14 +28,14 @@ from fishing2sim.engine.constants import (
     O_N_CARDS, O_N_PLAYED, O_N_ROUNDS, O_OCEAN_N, O_OPTIONS, O_PLAYED, O_PLAYERS, O_ROUND,
     O_RULESET, O_TRICK_CARD, O_TRICK_IN, O_TRICK_N, O_TRICK_NO, O_TRUMP, OPT_DARK,
     OPT_FACE_DOWN, OPT_LIGHT, OPT_SUIT, OPT_END, MAX_TRICK, RS_FISHING, SUIT_NONE,
-    SUIT_TRUMP, D_PLAY,
+    SUIT_TRUMP, D_PLAY, HELD_BOAT, HELD_SURE, HOLDER_UNKNOWN, MAX_PLAYERS, O_HOLDER, O_SEAT,
 )
 from fishing2sim.strategy.kit import (
     colour, effect, future_power, keep_value, kind, leader_gap, power, suit, suit_under,
     value, weakest_now, wins_now,
 )
 
-FEATURES_VERSION = 3
+FEATURES_VERSION = 4
 N_RULESETS = 2
 # A card play's weights depend on where the card goes in the trick (leading, following,
 # last) and on the half of the round: six blocks of weights per ruleset for card plays
@@ -97,8 +97,22 @@ FEATURE_NAMES = (
     "win_hand_trumps",  # win * share of the hand that is trump now
     "lead_boss",      # leading a card no unseen card of its suit beats
     "last_lose_power",  # last to play and not the highest: strength given away
+    # the public card places (docs/rules.md C; version 4): where the cards that could beat
+    # an option are, for all at the table to know
+    "later_above",    # cards that could beat it in the hands still to play this trick
+                      # (sure 1, perhaps 1/2) / 4
+    "unknown_later",  # cards of unknown place that could beat it x the share of the
+                      # unknown cards the hands still to play hold / 4
+    "hold",           # win x the chance no hand still to play holds a card that beats it
+    "hold_trick_value",  # hold * values of the face-up cards in the trick / 50
+    "win_later_trumps",  # win, not trump: trumps known in the hands still to play / 4
+    "shade_others",   # the shade's trump cards known in other hands / 10
 )
 N_FEATURES = len(FEATURE_NAMES)
+# Version 3's features are version 4's first N_FEATURES_V3: a version-3 model reads as
+# one whose weights of the newer features are 0 (model.py pads it), and plays the same.
+N_FEATURES_V3 = FEATURE_NAMES.index("later_above")
+F_PLACES = N_FEATURES_V3
 F_EFFECT0 = FEATURE_NAMES.index("e_catch_1_other")  # effect codes 1 .. 13
 F_FACE_DOWN = FEATURE_NAMES.index("face_down")
 F_WIN = FEATURE_NAMES.index("win")
@@ -159,12 +173,22 @@ def _seen(obs):
     return lo, hi
 
 
-# The unseen cards by suit and value, counted once per decision (_fill_above) so that an
+# The unseen cards by suit and value, counted once per card play (_fill_above) so that an
 # option's unseen_above is one look-up: table[s * N_VALUES + v] = the unseen cards (not
-# blowfish) of suit s (a colour code or SUIT_TRUMP) whose value is at least v.
+# blowfish) of suit s (a colour code or SUIT_TRUMP) whose value is at least v. Three more
+# such tables count them by public place (docs/rules.md C): held for sure, or perhaps, by a
+# player still to play this trick (T_LATER_SURE, T_LATER_MAYBE), and of unknown place
+# (T_UNKNOWN); then per player the cards known in their hand (T_HELD) and T_Q, the share
+# of the unknown cards that the hands still to play hold.
 N_SUIT_SLOTS = SUIT_TRUMP + 1
 N_VALUES = 29  # values 0 .. 27, and one slot past the largest
-TABLE_SIZE = N_SUIT_SLOTS * N_VALUES
+SUIT_TABLE = N_SUIT_SLOTS * N_VALUES
+T_LATER_SURE = SUIT_TABLE
+T_LATER_MAYBE = 2 * SUIT_TABLE
+T_UNKNOWN = 3 * SUIT_TABLE
+T_HELD = 4 * SUIT_TABLE
+T_Q = T_HELD + MAX_PLAYERS
+TABLE_SIZE = T_Q + 1
 
 
 @njit(inline="always", _nrt=False)
@@ -174,17 +198,75 @@ def _value_slot(v):
 
 @njit(cache=True, _nrt=False)
 def _fill_above(obs, lo, hi, n_cards, table):
-    """table (TABLE_SIZE float64): the unseen cards of each suit at or above each value."""
+    """table (TABLE_SIZE float64): the unseen cards of each suit at or above each value,
+    in all and by public place (see T_LATER_SURE ...)."""
     for i in range(TABLE_SIZE):
         table[i] = 0.0
+    players = min(max(obs[O_PLAYERS], 2), MAX_PLAYERS)
+    me = obs[O_SEAT]
+    n = min(max(obs[O_HAND_N], 0), MAX_HAND)
+    later = 0  # the players still to play this trick, as bits
+    for i in range(players - min(max(obs[O_TRICK_N], 0), MAX_TRICK) - 1):
+        later |= 1 << ((me + 1 + i) % players)
+    pool = 0.0
     for c in range(n_cards):
-        if obs[O_CARD_KIND + c] != K_BLOWFISH and not _is_seen(lo, hi, c):
-            s = suit(obs, c)
-            if 0 <= s < N_SUIT_SLOTS:
-                table[s * N_VALUES + _value_slot(obs[O_CARD_VALUE + c])] += 1.0
-    for s in range(N_SUIT_SLOTS):
-        for v in range(N_VALUES - 2, -1, -1):
-            table[s * N_VALUES + v] += table[s * N_VALUES + v + 1]
+        if _is_seen(lo, hi, c):
+            continue
+        s = suit(obs, c)
+        counted = obs[O_CARD_KIND + c] != K_BLOWFISH and 0 <= s < N_SUIT_SLOTS
+        slot = s * N_VALUES + _value_slot(obs[O_CARD_VALUE + c])
+        if counted:
+            table[slot] += 1.0
+        code = obs[O_HOLDER + c]
+        if code >= 0:
+            p = code % MAX_PLAYERS
+            q = code // MAX_PLAYERS
+            if q != HELD_BOAT and (later >> p) & 1 != 0:
+                table[T_HELD + p] += 1.0 if q == HELD_SURE else 0.5
+                if counted:
+                    table[(T_LATER_SURE if q == HELD_SURE else T_LATER_MAYBE) + slot] += 1.0
+        elif code == HOLDER_UNKNOWN:
+            pool += 1.0
+            if counted:
+                table[T_UNKNOWN + slot] += 1.0
+    for t in range(4):
+        for s in range(N_SUIT_SLOTS):
+            b = t * SUIT_TABLE + s * N_VALUES
+            for v in range(N_VALUES - 2, -1, -1):
+                table[b + v] += table[b + v + 1]
+    slots = 0.0  # the unknown cards in the hands still to play
+    for p in range(players):
+        if (later >> p) & 1 != 0:
+            slots += max(n - table[T_HELD + p], 0.0)
+    table[T_Q] = min(slots / pool, 1.0) if pool > 0.0 else 0.0
+
+
+@njit(cache=True, _nrt=False)
+def _above_in(obs, card, t, table):
+    """Table t's count of the cards that could beat ``card`` (0 for no suit)."""
+    s = suit(obs, card)
+    if not 0 <= s < N_SUIT_SLOTS:
+        return 0.0
+    return table[t + s * N_VALUES + _value_slot(obs[O_CARD_VALUE + card])]
+
+
+@njit(cache=True, _nrt=False)
+def _shade_others(obs, shade, n_cards):
+    """The shade's trump cards (greens of that shade and the two 16s) that other players
+    hold for all to know (sure 1, perhaps 1/2)."""
+    me = obs[O_SEAT]
+    k = 0.0
+    for c in range(n_cards):
+        code = obs[O_HOLDER + c]
+        if code >= 0 and code % MAX_PLAYERS != me and obs[O_CARD_KIND + c] == K_GREEN:
+            col = colour(obs, c)
+            if col == shade or col == C_BOTH:
+                q = code // MAX_PLAYERS
+                if q == HELD_SURE:
+                    k += 1.0
+                elif q != HELD_BOAT:
+                    k += 0.5
+    return k
 
 
 @njit(cache=True, _nrt=False)
@@ -384,6 +466,21 @@ def option_score(obs, o, ctx, w, base, out, store, table):
                 sc += _put(out, w, base, 41, float(fish), store)
                 sc += _put(out, w, base, 42, float(minus3), store)
                 sc += _put(out, w, base, 43, unseen_fish / 4.0 * exposed, store)
+            if s != SUIT_NONE and 0 <= s < N_SUIT_SLOTS:
+                ks = _above_in(obs, o, T_LATER_SURE, table)
+                km = _above_in(obs, o, T_LATER_MAYBE, table)
+                ku = _above_in(obs, o, T_UNKNOWN, table)
+                q = table[T_Q]
+                sc += _put(out, w, base, F_PLACES, min(ks + 0.5 * km, 4.0) / 4.0, store)
+                sc += _put(out, w, base, F_PLACES + 1, min(ku * q, 4.0) / 4.0, store)
+                if win > 0.0 and ks == 0.0:
+                    hold = 0.5 ** km * (1.0 - q) ** ku
+                    sc += _put(out, w, base, F_PLACES + 2, hold, store)
+                    sc += _put(out, w, base, F_PLACES + 3, hold * tvalue / 50.0, store)
+                if win > 0.0 and not trump and obs[O_LED] != SUIT_TRUMP:
+                    kt = table[T_LATER_SURE + SUIT_TRUMP * N_VALUES] + \
+                        0.5 * table[T_LATER_MAYBE + SUIT_TRUMP * N_VALUES]
+                    sc += _put(out, w, base, F_PLACES + 4, min(kt, 4.0) / 4.0, store)
             if trump and obs[O_LED] != SUIT_NONE and obs[O_LED] != SUIT_TRUMP:
                 sc += _put(out, w, base, 35, 1.0, store)
             if n > 1 and obs[O_TRUMP] != C_NONE:
@@ -416,6 +513,8 @@ def option_score(obs, o, ctx, w, base, out, store, table):
             sc += _put(out, w, base, F_SHADE + 1, val / (26.0 * n), store)
         if o == OPT_LIGHT:
             sc += _put(out, w, base, F_SHADE + 2, 1.0, store)
+        sc += _put(out, w, base, F_PLACES + 5, min(_shade_others(obs, sh, n_cards), 10.0)
+                   / 10.0, store)
     elif OPT_SUIT <= o < OPT_END:
         col = o - OPT_SUIT
         cnt = 0

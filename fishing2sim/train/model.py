@@ -23,7 +23,8 @@ import numpy as np
 from fishing2sim.errors import Fishing2simError
 from fishing2sim.safe_files import write_atomic
 
-from fishing2sim.train.features import FEATURE_NAMES, FEATURES_VERSION, n_params
+from fishing2sim.train.features import (FEATURE_NAMES, FEATURES_VERSION, N_BLOCKS, N_FEATURES,
+                                        N_FEATURES_V3, n_params)
 
 DATA_DIR = Path(__file__).resolve().parent.parent / "data"
 
@@ -94,11 +95,13 @@ def read_model(path) -> dict:
         if k not in d:
             raise ModelError(f"model file {path} is not a skilled model (no '{k}' array)")
     version = int(d["version"]) if d["version"].shape == () else -1
-    if version != FEATURES_VERSION:
+    if version not in (3, FEATURES_VERSION):
         raise ModelError(f"model file {path} has feature version {version}; this fishing2sim "
-                         f"reads version {FEATURES_VERSION} (train the model again)")
+                         f"reads versions 3 and {FEATURES_VERSION} (train the model again)")
     names = tuple(str(x) for x in d["features"].ravel())
-    if names != FEATURE_NAMES:
+    if version == 3 and names == FEATURE_NAMES[:N_FEATURES_V3]:
+        d = _from_version_3(path, d)
+    elif names != FEATURE_NAMES:
         raise ModelError(f"model file {path} was fitted for another feature layout "
                          f"({len(names)} features, this one has {len(FEATURE_NAMES)}); train "
                          "the model again")
@@ -111,6 +114,30 @@ def read_model(path) -> dict:
                          f"expected {n_params(max(hidden, 0))} finite float64 for "
                          f"{hidden} hidden units")
     return d
+
+
+def _from_version_3(path, d: dict) -> dict:
+    """A version-3 model (the features before the public card places) as a model of this
+    layout: the weights of the newer features are 0, so it scores every option as it did
+    (tests/test_skilled.py plays the same games with both)."""
+    w3 = d["weights"]
+    hd = d.get("hidden", np.array(-1))
+    hidden = int(hd) if hd.shape == () and hd.dtype.kind == "i" and hd >= 0 else -1
+    f3 = N_FEATURES_V3
+    n3 = N_BLOCKS * f3 + hidden * (f3 + 2 * N_BLOCKS)
+    if hidden < 0 or w3.dtype != np.float64 or w3.shape != (n3,):
+        raise ModelError(f"model file {path}: weights of shape {w3.shape} ({w3.dtype}), "
+                         f"expected {n3} float64 for a version-3 model with {hidden} hidden "
+                         "units")
+    w = np.zeros(n_params(hidden))
+    lin = N_BLOCKS * N_FEATURES
+    w[:lin].reshape(N_BLOCKS, N_FEATURES)[:, :f3] = w3[:N_BLOCKS * f3].reshape(N_BLOCKS, f3)
+    if hidden:
+        w[lin:lin + f3 * hidden] = w3[N_BLOCKS * f3:N_BLOCKS * f3 + f3 * hidden]  # W1's
+        # rows of the newer features stay 0; then c and u as they were
+        w[lin + N_FEATURES * hidden:] = w3[N_BLOCKS * f3 + f3 * hidden:]
+    return {**d, "weights": w, "version": np.array(FEATURES_VERSION),
+            "features": np.array(FEATURE_NAMES)}
 
 
 def load_params(spec: str, sha256: str | None, strategy_file: str | None = None) -> tuple:
