@@ -331,7 +331,7 @@ def test_the_students_unseen_cards_table_counts_as_the_kit_does():
             lo, hi, n_cards = _context(o)[:3]
             lo, hi = np.uint64(lo), np.uint64(hi)  # (the seen masks, as the kernel keeps them)
             table = np.zeros(TABLE_SIZE)
-            _fill_above(o, lo, hi, n_cards, table)
+            _fill_above(o, lo, hi, n_cards, table, (1 << 30) - 1, 1)  # every suit's rows
             for card in range(n_cards):  # every card, not only the options
                 want = unseen_above(o, card)
                 assert _unseen_above(o, card, lo, hi, n_cards, table) == want, (ruleset, r, card)

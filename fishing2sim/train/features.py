@@ -188,7 +188,8 @@ T_LATER_MAYBE = 2 * SUIT_TABLE
 T_UNKNOWN = 3 * SUIT_TABLE
 T_HELD = 4 * SUIT_TABLE
 T_Q = T_HELD + MAX_PLAYERS
-TABLE_SIZE = T_Q + 1
+T_TRUMPS_LATER = T_Q + 1
+TABLE_SIZE = T_TRUMPS_LATER + 1
 
 
 @njit(inline="always", _nrt=False)
@@ -197,10 +198,31 @@ def _value_slot(v):
 
 
 @njit(cache=True, _nrt=False)
-def _fill_above(obs, lo, hi, n_cards, table):
+def option_suits(obs):
+    """The suits of the options, as bits (a suit code s is bit s): the rows of the tables
+    a card play reads."""
+    need = 0
+    for i in range(min(max(obs[O_N_OPTIONS], 0), MAX_HAND)):
+        s = suit(obs, obs[O_OPTIONS + i])
+        if 0 <= s < N_SUIT_SLOTS:
+            need |= 1 << s
+    return need
+
+
+@njit(cache=True, _nrt=False)
+def _fill_above(obs, lo, hi, n_cards, table, need, places):
     """table (TABLE_SIZE float64): the unseen cards of each suit at or above each value,
-    in all and by public place (see T_LATER_SURE ...)."""
-    for i in range(TABLE_SIZE):
+    in all and (places 1) by public place (see T_LATER_SURE ...), for the suits in
+    ``need`` (bits; the other rows are not read, nor written); T_TRUMPS_LATER: the trumps
+    known in the hands still to play (sure 1, perhaps 1/2)."""
+    tables = 4 if places else 1
+    for t in range(tables):
+        for s in range(N_SUIT_SLOTS):
+            if (need >> s) & 1 != 0:
+                b = t * SUIT_TABLE + s * N_VALUES
+                for v in range(N_VALUES):
+                    table[b + v] = 0.0
+    for i in range(T_HELD, TABLE_SIZE):
         table[i] = 0.0
     players = min(max(obs[O_PLAYERS], 2), MAX_PLAYERS)
     me = obs[O_SEAT]
@@ -214,31 +236,56 @@ def _fill_above(obs, lo, hi, n_cards, table):
             continue
         s = suit(obs, c)
         counted = obs[O_CARD_KIND + c] != K_BLOWFISH and 0 <= s < N_SUIT_SLOTS
+        trump = counted and s == SUIT_TRUMP
+        counted = counted and (need >> s) & 1 != 0
         slot = s * N_VALUES + _value_slot(obs[O_CARD_VALUE + c])
         if counted:
             table[slot] += 1.0
+        if not places:
+            continue
         code = obs[O_HOLDER + c]
         if code >= 0:
             p = code % MAX_PLAYERS
             q = code // MAX_PLAYERS
             if q != HELD_BOAT and (later >> p) & 1 != 0:
-                table[T_HELD + p] += 1.0 if q == HELD_SURE else 0.5
+                wq = 1.0 if q == HELD_SURE else 0.5
+                table[T_HELD + p] += wq
+                if trump:
+                    table[T_TRUMPS_LATER] += wq
                 if counted:
                     table[(T_LATER_SURE if q == HELD_SURE else T_LATER_MAYBE) + slot] += 1.0
         elif code == HOLDER_UNKNOWN:
             pool += 1.0
             if counted:
                 table[T_UNKNOWN + slot] += 1.0
-    for t in range(4):
+    for t in range(tables):
         for s in range(N_SUIT_SLOTS):
-            b = t * SUIT_TABLE + s * N_VALUES
-            for v in range(N_VALUES - 2, -1, -1):
-                table[b + v] += table[b + v + 1]
+            if (need >> s) & 1 != 0:
+                b = t * SUIT_TABLE + s * N_VALUES
+                for v in range(N_VALUES - 2, -1, -1):
+                    table[b + v] += table[b + v + 1]
     slots = 0.0  # the unknown cards in the hands still to play
     for p in range(players):
         if (later >> p) & 1 != 0:
             slots += max(n - table[T_HELD + p], 0.0)
     table[T_Q] = min(slots / pool, 1.0) if pool > 0.0 else 0.0
+
+
+@njit(cache=True, _nrt=False)
+def reads_places(w, b, hidden):
+    """1 if the weights of block b give the public-place features any weight (linear or
+    through the hidden layer), else 0: a model that reads none of them (a version-3 model)
+    skips counting them, and scores every option the same."""
+    base = b * N_FEATURES
+    for j in range(F_PLACES, N_FEATURES):
+        if w[base + j] != 0.0:
+            return 1
+    for j in range(F_PLACES, N_FEATURES):
+        r = N_WEIGHTS + j * hidden
+        for k in range(hidden):
+            if w[r + k] != 0.0:
+                return 1
+    return 0
 
 
 @njit(cache=True, _nrt=False)
@@ -376,10 +423,10 @@ def _context(obs):
 
 
 @njit(cache=True, _nrt=False)
-def option_score(obs, o, ctx, w, base, out, store, table):
+def option_score(obs, o, ctx, w, base, out, store, table, places):
     """The score w[base:] . features of option ``o`` (``store`` 1: the features also go
     to out[0:N_FEATURES], which the caller has zeroed; table: _fill_above's, filled for
-    a card play). ``store`` is an int64 passed as
+    a card play; places 0: the public-place features are left 0, see reads_places). ``store`` is an int64 passed as
     np.int64(...), never a constant True / False: numba would compile a version per
     constant (tests/test_compile.py)."""
     (lo, hi, n_cards, exposed, progress, gap, fish, buoys, minus3, tvalue, green_in_trick,
@@ -466,7 +513,7 @@ def option_score(obs, o, ctx, w, base, out, store, table):
                 sc += _put(out, w, base, 41, float(fish), store)
                 sc += _put(out, w, base, 42, float(minus3), store)
                 sc += _put(out, w, base, 43, unseen_fish / 4.0 * exposed, store)
-            if s != SUIT_NONE and 0 <= s < N_SUIT_SLOTS:
+            if places and s != SUIT_NONE and 0 <= s < N_SUIT_SLOTS:
                 ks = _above_in(obs, o, T_LATER_SURE, table)
                 km = _above_in(obs, o, T_LATER_MAYBE, table)
                 ku = _above_in(obs, o, T_UNKNOWN, table)
@@ -478,8 +525,7 @@ def option_score(obs, o, ctx, w, base, out, store, table):
                     sc += _put(out, w, base, F_PLACES + 2, hold, store)
                     sc += _put(out, w, base, F_PLACES + 3, hold * tvalue / 50.0, store)
                 if win > 0.0 and not trump and obs[O_LED] != SUIT_TRUMP:
-                    kt = table[T_LATER_SURE + SUIT_TRUMP * N_VALUES] + \
-                        0.5 * table[T_LATER_MAYBE + SUIT_TRUMP * N_VALUES]
+                    kt = table[T_TRUMPS_LATER]
                     sc += _put(out, w, base, F_PLACES + 4, min(kt, 4.0) / 4.0, store)
             if trump and obs[O_LED] != SUIT_NONE and obs[O_LED] != SUIT_TRUMP:
                 sc += _put(out, w, base, 35, 1.0, store)
@@ -513,8 +559,9 @@ def option_score(obs, o, ctx, w, base, out, store, table):
             sc += _put(out, w, base, F_SHADE + 1, val / (26.0 * n), store)
         if o == OPT_LIGHT:
             sc += _put(out, w, base, F_SHADE + 2, 1.0, store)
-        sc += _put(out, w, base, F_PLACES + 5, min(_shade_others(obs, sh, n_cards), 10.0)
-                   / 10.0, store)
+        if places:
+            sc += _put(out, w, base, F_PLACES + 5, min(_shade_others(obs, sh, n_cards), 10.0)
+                       / 10.0, store)
     elif OPT_SUIT <= o < OPT_END:
         col = o - OPT_SUIT
         cnt = 0
@@ -598,15 +645,16 @@ def _best_net(obs, w, ctx, b, hidden):
     x = _stack_f64(N_FEATURES)
     z = _stack_f64(MAX_HIDDEN)
     table = _stack_f64(TABLE_SIZE)
+    places = reads_places(w, b, hidden)
     if obs[O_KIND] == D_PLAY:
-        _fill_above(obs, ctx[0], ctx[1], ctx[2], table)
+        _fill_above(obs, ctx[0], ctx[1], ctx[2], table, option_suits(obs), places)
     base = b * N_FEATURES
     best = 0
     best_s = -1e300
     for i in range(n_opt):
         for j in range(N_FEATURES):
             x[j] = 0.0
-        s = option_score(obs, obs[O_OPTIONS + i], ctx, w, base, x, np.int64(1), table)
+        s = option_score(obs, obs[O_OPTIONS + i], ctx, w, base, x, np.int64(1), table, places)
         s += _hidden_score(x, w, b, hidden, z)
         if s > best_s:
             best, best_s = i, s
@@ -630,10 +678,12 @@ def best_option(obs, w):
     best_s = -1e300
     unused = _stack_f64(N_FEATURES)  # (store 0: nothing is written; one type for `out`)
     table = _stack_f64(TABLE_SIZE)
+    places = reads_places(w, b, 0)
     if obs[O_KIND] == D_PLAY:
-        _fill_above(obs, ctx[0], ctx[1], ctx[2], table)
+        _fill_above(obs, ctx[0], ctx[1], ctx[2], table, option_suits(obs), places)
     for i in range(n_opt):
-        s = option_score(obs, obs[O_OPTIONS + i], ctx, w, base, unused, np.int64(0), table)
+        s = option_score(obs, obs[O_OPTIONS + i], ctx, w, base, unused, np.int64(0), table,
+                         places)
         if s > best_s:
             best, best_s = i, s
     return obs[O_OPTIONS + best]
@@ -651,10 +701,11 @@ def features_batch(obs_rows, X, blocks):
         x = _stack_f64(N_FEATURES)  # (the same type for `out` as the players' calls)
         table = _stack_f64(TABLE_SIZE)
         if obs[O_KIND] == D_PLAY:
-            _fill_above(obs, ctx[0], ctx[1], ctx[2], table)
+            _fill_above(obs, ctx[0], ctx[1], ctx[2], table, option_suits(obs), np.int64(1))
         for i in range(min(max(obs[O_N_OPTIONS], 0), MAX_HAND)):
             for j in range(N_FEATURES):
                 x[j] = 0.0
-            option_score(obs, obs[O_OPTIONS + i], ctx, w, np.int64(0), x, np.int64(1), table)
+            option_score(obs, obs[O_OPTIONS + i], ctx, w, np.int64(0), x, np.int64(1), table,
+                         np.int64(1))
             for j in range(N_FEATURES):
                 X[r, i, j] = x[j]
