@@ -139,6 +139,8 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=20261201)
     ap.add_argument("--bot", default="skilled")
     ap.add_argument("--skip-search", action="store_true", help="no row with a search bot")
+    ap.add_argument("--skip-rollouts", action="store_true",
+                    help="no `pimc_skilled` vs `pimc` row (it does not depend on --bot)")
     a = ap.parse_args()
     if a.only in ("speed", "all"):
         rows = speed(a.games, a.repeats, max(20, a.games // 500))
@@ -169,8 +171,9 @@ def main() -> None:
                 ("pair", a.bot, "weights_tuned", a.deals)]
         if not a.skip_search:
             jobs += [("pair", a.bot, "pimc", a.pimc_deals),
-                     ("one", "pimc", a.bot, a.pimc_deals),
-                     ("pair", "pimc_skilled", "pimc", a.pimc_deals)]
+                     ("one", "pimc", a.bot, a.pimc_deals)]
+            if not a.skip_rollouts:
+                jobs.append(("pair", "pimc_skilled", "pimc", a.pimc_deals))
         print(f"Strength, 4 players, Fishing 2, seed {a.seed}, {a.workers} workers:\n")
         print("| row | deals x 4 rotations | share [95% CI] | ms per game | ms per searched "
               "decision | wall |")
