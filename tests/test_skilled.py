@@ -318,7 +318,8 @@ def test_the_students_unseen_cards_table_counts_as_the_kit_does():
     every stored card play (both rulesets, every player count's deck) it equals the kit's
     unseen_above, which walks the cards one by one."""
     from fishing2sim.strategy.heuristics import unseen_above
-    from fishing2sim.train.features import TABLE_SIZE, _context, _fill_above, _unseen_above
+    from fishing2sim.train.features import _context
+    from fishing2sim.train.tables import TABLE_SIZE, _fill_above, _unseen_above
 
     checked = nonzero = 0
     for ruleset, players in (("fishing2", 4), ("fishing2", 3), ("fishing2", 5), ("fishing", 4)):

@@ -18,17 +18,20 @@ network by fishing2sim/train/net.py). The parameter vector is the linear weights
 FEATURES_VERSION and the feature names: a file of another layout is refused.
 """
 import numpy as np
-from numba import njit, types
-from numba.core import cgutils
-from numba.extending import intrinsic
+from numba import njit
 
 from fishing2sim.engine.constants import (
     C_BLUE, C_BOTH, C_DARK, C_GREEN, C_LIGHT, C_NONE, C_PURPLE, C_RED, C_YELLOW,
     E_MINUS_3, K_BLOWFISH, K_BUOY, K_GREEN, MAX_CARDS, MAX_HAND, N_DECISIONS, O_CARD_KIND, O_CARD_VALUE, O_HAND, O_HAND_N, O_KIND, O_LED, O_N_OPTIONS,
-    O_N_CARDS, O_N_PLAYED, O_N_ROUNDS, O_OCEAN_N, O_OPTIONS, O_PLAYED, O_PLAYERS, O_ROUND,
+    O_N_CARDS, O_N_ROUNDS, O_OCEAN_N, O_OPTIONS, O_PLAYERS, O_ROUND,
     O_RULESET, O_TRICK_CARD, O_TRICK_IN, O_TRICK_N, O_TRICK_NO, O_TRUMP, OPT_DARK,
     OPT_FACE_DOWN, OPT_LIGHT, OPT_SUIT, OPT_END, MAX_TRICK, RS_FISHING, SUIT_NONE,
-    SUIT_TRUMP, D_PLAY, HELD_BOAT, HELD_SURE, HOLDER_UNKNOWN, MAX_PLAYERS, O_HOLDER, O_SEAT,
+    SUIT_TRUMP, D_PLAY,
+)
+from fishing2sim.train.tables import (
+    N_SUIT_SLOTS, T_LATER_MAYBE, T_LATER_SURE, T_Q, T_TRUMPS_LATER, T_UNKNOWN, TABLE_SIZE,
+    _above_in, _fill_above, _is_seen, _seen, _shade_others, _stack_f64, _unseen_above,
+    option_suits,
 )
 from fishing2sim.strategy.kit import (
     colour, effect, future_power, keep_value, kind, leader_gap, power, suit, suit_under,
@@ -139,138 +142,6 @@ def hidden_of(n):
     return h if h <= MAX_HIDDEN else -1
 
 
-@intrinsic
-def _stack_f64(typingctx, n):
-    """A pointer to ``n`` (a constant) float64 in the calling function's stack frame,
-    freed when it returns: the hidden layer's scratch without a heap allocation, so the
-    student's decisions compile without numba's reference counting."""
-    def codegen(context, builder, signature, args):
-        return cgutils.alloca_once(builder, context.get_value_type(types.float64),
-                                   size=args[0])
-    return types.CPointer(types.float64)(types.intp), codegen
-
-
-@njit(inline="always", _nrt=False)
-def _is_seen(lo, hi, c):
-    if c < 64:
-        return (lo >> np.uint64(c)) & np.uint64(1) != 0
-    return (hi >> np.uint64(c - 64)) & np.uint64(1) != 0
-
-
-@njit(cache=True, _nrt=False)
-def _seen(obs):
-    """The cards the seat knows the place of this round, as two 64-bit masks: its hand
-    and the cards played (the rest may be in another hand)."""
-    lo = np.uint64(0)
-    hi = np.uint64(0)
-    n = min(max(obs[O_HAND_N], 0), MAX_HAND)
-    for i in range(n + min(max(obs[O_N_PLAYED], 0), MAX_CARDS)):
-        c = obs[O_HAND + i] if i < n else obs[O_PLAYED + i - n]
-        if 0 <= c < 64:
-            lo |= np.uint64(1) << np.uint64(c)
-        elif 64 <= c < MAX_CARDS:
-            hi |= np.uint64(1) << np.uint64(c - 64)
-    return lo, hi
-
-
-# The unseen cards by suit and value, counted once per card play (_fill_above) so that an
-# option's unseen_above is one look-up: table[s * N_VALUES + v] = the unseen cards (not
-# blowfish) of suit s (a colour code or SUIT_TRUMP) whose value is at least v. Three more
-# such tables count them by public place (docs/rules.md C): held for sure, or perhaps, by a
-# player still to play this trick (T_LATER_SURE, T_LATER_MAYBE), and of unknown place
-# (T_UNKNOWN); then per player the cards known in their hand (T_HELD) and T_Q, the share
-# of the unknown cards that the hands still to play hold.
-N_SUIT_SLOTS = SUIT_TRUMP + 1
-N_VALUES = 29  # values 0 .. 27, and one slot past the largest
-SUIT_TABLE = N_SUIT_SLOTS * N_VALUES
-T_LATER_SURE = SUIT_TABLE
-T_LATER_MAYBE = 2 * SUIT_TABLE
-T_UNKNOWN = 3 * SUIT_TABLE
-T_HELD = 4 * SUIT_TABLE
-T_Q = T_HELD + MAX_PLAYERS
-T_TRUMPS_LATER = T_Q + 1
-TABLE_SIZE = T_TRUMPS_LATER + 1
-
-
-@njit(inline="always", _nrt=False)
-def _value_slot(v):
-    return min(max(v, 0), N_VALUES - 1)
-
-
-@njit(cache=True, _nrt=False)
-def option_suits(obs):
-    """The suits of the options, as bits (a suit code s is bit s): the rows of the tables
-    a card play reads."""
-    need = 0
-    for i in range(min(max(obs[O_N_OPTIONS], 0), MAX_HAND)):
-        s = suit(obs, obs[O_OPTIONS + i])
-        if 0 <= s < N_SUIT_SLOTS:
-            need |= 1 << s
-    return need
-
-
-@njit(cache=True, _nrt=False)
-def _fill_above(obs, lo, hi, n_cards, table, need, places):
-    """table (TABLE_SIZE float64): the unseen cards of each suit at or above each value,
-    in all and (places 1) by public place (see T_LATER_SURE ...), for the suits in
-    ``need`` (bits; the other rows are not read, nor written); T_TRUMPS_LATER: the trumps
-    known in the hands still to play (sure 1, perhaps 1/2)."""
-    tables = 4 if places else 1
-    for t in range(tables):
-        for s in range(N_SUIT_SLOTS):
-            if (need >> s) & 1 != 0:
-                b = t * SUIT_TABLE + s * N_VALUES
-                for v in range(N_VALUES):
-                    table[b + v] = 0.0
-    for i in range(T_HELD, TABLE_SIZE):
-        table[i] = 0.0
-    players = min(max(obs[O_PLAYERS], 2), MAX_PLAYERS)
-    me = obs[O_SEAT]
-    n = min(max(obs[O_HAND_N], 0), MAX_HAND)
-    later = 0  # the players still to play this trick, as bits
-    for i in range(players - min(max(obs[O_TRICK_N], 0), MAX_TRICK) - 1):
-        later |= 1 << ((me + 1 + i) % players)
-    pool = 0.0
-    for c in range(n_cards):
-        if _is_seen(lo, hi, c):
-            continue
-        s = suit(obs, c)
-        counted = obs[O_CARD_KIND + c] != K_BLOWFISH and 0 <= s < N_SUIT_SLOTS
-        trump = counted and s == SUIT_TRUMP
-        counted = counted and (need >> s) & 1 != 0
-        slot = s * N_VALUES + _value_slot(obs[O_CARD_VALUE + c])
-        if counted:
-            table[slot] += 1.0
-        if not places:
-            continue
-        code = obs[O_HOLDER + c]
-        if code >= 0:
-            p = code % MAX_PLAYERS
-            q = code // MAX_PLAYERS
-            if q != HELD_BOAT and (later >> p) & 1 != 0:
-                wq = 1.0 if q == HELD_SURE else 0.5
-                table[T_HELD + p] += wq
-                if trump:
-                    table[T_TRUMPS_LATER] += wq
-                if counted:
-                    table[(T_LATER_SURE if q == HELD_SURE else T_LATER_MAYBE) + slot] += 1.0
-        elif code == HOLDER_UNKNOWN:
-            pool += 1.0
-            if counted:
-                table[T_UNKNOWN + slot] += 1.0
-    for t in range(tables):
-        for s in range(N_SUIT_SLOTS):
-            if (need >> s) & 1 != 0:
-                b = t * SUIT_TABLE + s * N_VALUES
-                for v in range(N_VALUES - 2, -1, -1):
-                    table[b + v] += table[b + v + 1]
-    slots = 0.0  # the unknown cards in the hands still to play
-    for p in range(players):
-        if (later >> p) & 1 != 0:
-            slots += max(n - table[T_HELD + p], 0.0)
-    table[T_Q] = min(slots / pool, 1.0) if pool > 0.0 else 0.0
-
-
 @njit(cache=True, _nrt=False)
 def reads_places(w, b, hidden):
     """1 if the weights of block b give the public-place features any weight (linear or
@@ -286,57 +157,6 @@ def reads_places(w, b, hidden):
             if w[r + k] != 0.0:
                 return 1
     return 0
-
-
-@njit(cache=True, _nrt=False)
-def _above_in(obs, card, t, table):
-    """Table t's count of the cards that could beat ``card`` (0 for no suit)."""
-    s = suit(obs, card)
-    if not 0 <= s < N_SUIT_SLOTS:
-        return 0.0
-    return table[t + s * N_VALUES + _value_slot(obs[O_CARD_VALUE + card])]
-
-
-@njit(cache=True, _nrt=False)
-def _shade_others(obs, shade, n_cards):
-    """The shade's trump cards (greens of that shade and the two 16s) that other players
-    hold for all to know (sure 1, perhaps 1/2)."""
-    me = obs[O_SEAT]
-    k = 0.0
-    for c in range(n_cards):
-        code = obs[O_HOLDER + c]
-        if code >= 0 and code % MAX_PLAYERS != me and obs[O_CARD_KIND + c] == K_GREEN:
-            col = colour(obs, c)
-            if col == shade or col == C_BOTH:
-                q = code // MAX_PLAYERS
-                if q == HELD_SURE:
-                    k += 1.0
-                elif q != HELD_BOAT:
-                    k += 0.5
-    return k
-
-
-@njit(cache=True, _nrt=False)
-def _unseen_above(obs, card, lo, hi, n_cards, table):
-    """Cards of ``card``'s suit (under the active trump) that could beat it and that the
-    seat has not seen this round (strategy_kit.unseen_above, from the seen masks): read
-    from the table of _fill_above."""
-    s = suit(obs, card)
-    if s == SUIT_NONE:
-        return 0
-    v = obs[O_CARD_VALUE + card]
-    if not 0 <= s < N_SUIT_SLOTS:  # (no such suit code today: count them one by one)
-        k = 0
-        for c in range(n_cards):
-            if c != card and obs[O_CARD_KIND + c] != K_BLOWFISH and \
-                    obs[O_CARD_VALUE + c] >= v and not _is_seen(lo, hi, c) and suit(obs, c) == s:
-                k += 1
-        return k
-    k = int(table[s * N_VALUES + _value_slot(v)])
-    if 0 <= card < n_cards and obs[O_CARD_KIND + card] != K_BLOWFISH and \
-            not _is_seen(lo, hi, card):
-        k -= 1  # the card itself is not counted
-    return k
 
 
 @njit(inline="always", _nrt=False)
