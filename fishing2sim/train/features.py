@@ -498,7 +498,7 @@ def best_option(obs, w):
     best_s = -1e300
     unused = _stack_f64(N_FEATURES)  # (store 0: nothing is written; one type for `out`)
     table = _stack_f64(TABLE_SIZE)
-    places = reads_places(w, b, 0)
+    places = reads_places(w, b, np.int64(0))
     if obs[O_KIND] == D_PLAY:
         _fill_above(obs, ctx[0], ctx[1], ctx[2], table, option_suits(obs), places)
     for i in range(n_opt):

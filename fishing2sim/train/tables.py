@@ -148,7 +148,7 @@ def _fill_above(obs, lo, hi, n_cards, table, need, places):
     table[T_Q] = min(slots / pool, 1.0) if pool > 0.0 else 0.0
 
 
-@njit(cache=True, _nrt=False)
+@njit(inline="always", _nrt=False)  # (inlined: no version per table offset)
 def _above_in(obs, card, t, table):
     """Table t's count of the cards that could beat ``card`` (0 for no suit)."""
     s = suit(obs, card)
