@@ -246,9 +246,9 @@ def _context(obs):
 def option_score(obs, o, ctx, w, base, out, store, table, places):
     """The score w[base:] . features of option ``o`` (``store`` 1: the features also go
     to out[0:N_FEATURES], which the caller has zeroed; table: _fill_above's, filled for
-    a card play; places 0: the public-place features are left 0, see reads_places). ``store`` is an int64 passed as
-    np.int64(...), never a constant True / False: numba would compile a version per
-    constant (tests/test_compile.py)."""
+    a card play; places 0: the public-place features are left 0, see reads_places).
+    ``store`` is an int64 passed as np.int64(...), never a constant True / False: numba
+    would compile a version per constant (tests/test_compile.py)."""
     (lo, hi, n_cards, exposed, progress, gap, fish, buoys, minus3, tvalue, green_in_trick,
      unseen_fish, t_now, t_flip, nxt_flip) = ctx
     n = min(max(obs[O_HAND_N], 0), MAX_HAND)

@@ -106,8 +106,7 @@ def read_model(path) -> dict:
                          f"({len(names)} features, this one has {len(FEATURE_NAMES)}); train "
                          "the model again")
     w = d["weights"]
-    hd = d.get("hidden", np.array(-1))
-    hidden = int(hd) if hd.shape == () and hd.dtype.kind == "i" and hd >= 0 else -1
+    hidden = _hidden_units(d)
     if hidden < 0 or w.dtype != np.float64 or w.shape != (n_params(hidden),) \
             or not np.isfinite(w).all():
         raise ModelError(f"model file {path}: weights of shape {w.shape} ({w.dtype}), "
@@ -116,13 +115,18 @@ def read_model(path) -> dict:
     return d
 
 
+def _hidden_units(d: dict) -> int:
+    """The model's hidden units as its file records them; -1 if it records none."""
+    hd = d.get("hidden", np.array(-1))
+    return int(hd) if hd.shape == () and hd.dtype.kind == "i" and hd >= 0 else -1
+
+
 def _from_version_3(path, d: dict) -> dict:
     """A version-3 model (the features before the public card places) as a model of this
     layout: the weights of the newer features are 0, so it scores every option as it did
     (tests/test_skilled.py plays the same games with both)."""
     w3 = d["weights"]
-    hd = d.get("hidden", np.array(-1))
-    hidden = int(hd) if hd.shape == () and hd.dtype.kind == "i" and hd >= 0 else -1
+    hidden = _hidden_units(d)
     f3 = N_FEATURES_V3
     n3 = N_BLOCKS * f3 + hidden * (f3 + 2 * N_BLOCKS)
     if hidden < 0 or w3.dtype != np.float64 or w3.shape != (n3,):
