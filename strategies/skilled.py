@@ -23,5 +23,5 @@ from fishing2sim.train.student import (  # noqa: F401  (the student's decisions)
 NAME = "skilled"
 OBSERVES = True
 MODEL = "skilled.npz"
-MODEL_SHA256 = "0b17cb357728b08412d4abb932c9bcc65b02dfccb006a0e920f7e162fd94eb91"
+MODEL_SHA256 = "8287ecb1d309530bc665869877e1399c05a3976c1bbce678cfe38361dabad26c"
 PARAMS = load_params(MODEL, MODEL_SHA256, __file__)

@@ -19,7 +19,7 @@ from fishing2sim.strategy.loading import load_strategy
 from fishing2sim.train.evaluate import rotated_share
 from fishing2sim.train.features import (FEATURE_NAMES, FEATURES_VERSION, N_BLOCKS, N_WEIGHTS,
                                         n_params)
-from fishing2sim.train.label import M_KIND, M_N_OPT, M_RULESET
+from fishing2sim.train.label import M_KIND, M_N_OPT
 from fishing2sim.train.labels import features_of, label_games, restore_obs
 from fishing2sim.train.model import load_params, read_model, save_model, write_student
 from fishing2sim.train.run import TrainError, read_config, train
@@ -200,6 +200,10 @@ def test_a_tiny_training_beats_random_and_repeats_byte_for_byte(tmp_path):
     assert np.abs(d["weights"][N_WEIGHTS:]).max() > 0  # the hidden layer was fitted
     assert len((out1 / "iterations.csv").read_text().splitlines()) == 3
     assert "top-1" in (out1 / "summary.md").read_text()
+    page = (out1 / "report.html").read_text()  # the report's page, like every report's
+    assert page.startswith("<!DOCTYPE html>") and page.rstrip().endswith("</html>")
+    assert "data:image/png;base64," in page  # the learning curve, embedded
+    assert "<code>iterations.csv</code>" in page and "<code>agreement.csv</code>" in page
     bot = write_student(tmp_path / "tiny_student.py", out1 / "model.npz", "tiny_student")
     share, n, lo, hi = rotated_share(str(bot), ["random"], 150, seed=3)
     assert n == 600 and lo > 0.25, (share, lo, hi)
@@ -226,6 +230,13 @@ def test_a_training_run_resumes_after_its_last_finished_iteration(tmp_path):
     assert any(m.startswith("iteration 2:") for m in msgs)
     assert not any(m.startswith("iteration 1:") for m in msgs)
     assert (out / "positions_1.npz").stat().st_mtime_ns == one
+    rows = (out / "iterations.csv").read_text().splitlines()
+    assert len(rows) == 3  # the page is written anew with the iteration resumed
+    it2 = dict(zip(rows[0].split(","), rows[2].split(",")))
+    share = "{:.3f} [{:.3f}, {:.3f}]".format(*(float(it2[k]) for k in (
+        "win_share_vs_weights", "ci_lo", "ci_hi")))
+    assert share in (out / "summary.md").read_text()
+    assert share in (out / "report.html").read_text()
     ref = train(f, output=tmp_path / "b", progress=lambda m: None)
     assert (ref / "model.npz").read_bytes() == (out / "model.npz").read_bytes()
     f.write_text(TINY.replace("rate: 0.3", "rate: 0.4"))
@@ -402,24 +413,15 @@ def test_the_public_place_features_count_what_the_table_knows():
     assert checked > 1000 and known > checked // 20  # the places name threats often
 
 
-def test_a_version_3_model_scores_as_it_did():
-    """The shipped model was fitted on version 3's features (no public card places): read
-    by this version, it scores every option by version 3's features alone, so its play is
-    what it was. Its numba picks equal a numpy score over the first N_FEATURES_V3 features
-    with the file's own weights."""
-    from fishing2sim.train.features import N_FEATURES_V3
-    from fishing2sim.train.model import model_path
-
-    path = model_path("skilled.npz")
-    with np.load(path) as z:
-        raw, hidden, version = z["weights"], int(z["hidden"]), int(z["version"])
-    assert version == 3
-    params = np.array(read_model(path)["weights"])
-    f3 = N_FEATURES_V3
-    lin = raw[:N_BLOCKS * f3].reshape(N_BLOCKS, f3)
-    W1 = raw[N_BLOCKS * f3:N_BLOCKS * f3 + f3 * hidden].reshape(f3, hidden)
-    c = raw[N_BLOCKS * f3 + f3 * hidden:].reshape(2, N_BLOCKS, hidden)[0]
-    u = raw[N_BLOCKS * f3 + f3 * hidden:].reshape(2, N_BLOCKS, hidden)[1]
+def _numpy_picks_agree(params_path, raw, hidden, nf):
+    """The student's numba picks with the model at params_path equal a numpy score of the
+    first nf features with the raw weights (a linear block and W1, c, u laid out for nf
+    features); the number of decisions compared."""
+    params = np.array(read_model(params_path)["weights"])
+    lin = raw[:N_BLOCKS * nf].reshape(N_BLOCKS, nf)
+    W1 = raw[N_BLOCKS * nf:N_BLOCKS * nf + nf * hidden].reshape(nf, hidden)
+    c = raw[N_BLOCKS * nf + nf * hidden:].reshape(2, N_BLOCKS, hidden)[0]
+    u = raw[N_BLOCKS * nf + nf * hidden:].reshape(2, N_BLOCKS, hidden)[1]
     picked = 0
     for ruleset in ("fishing2", "fishing"):
         d = label_games(ruleset, 4, 2, 4, "weights", "pimc", [1, 1, 0, 0], 1.0, chunk=4)
@@ -429,11 +431,54 @@ def test_a_version_3_model_scores_as_it_did():
             m = int(d["meta"][r, M_N_OPT])
             if m < 2:
                 continue
-            x = X[r, :m, :f3].astype(np.float64)
+            x = X[r, :m, :nf].astype(np.float64)
             b = blocks[r]
             s = x @ lin[b] + np.maximum(x @ W1 + c[b], 0) @ u[b]
             if np.sort(s)[-1] - np.sort(s)[-2] < 1e-4:
                 continue  # a near tie (the stored features are float32): either pick
             assert choose(obs[r], params) == obs[r, K.O_OPTIONS + int(np.argmax(s))]
             picked += 1
-    assert picked > 300
+    return picked
+
+
+def test_the_shipped_model_scores_by_its_features():
+    """The shipped model is of this feature version; its numba picks equal a numpy score
+    over every feature with the file's own weights."""
+    from fishing2sim.train.model import model_path
+
+    path = model_path("skilled.npz")
+    with np.load(path) as z:
+        raw, hidden, version = z["weights"], int(z["hidden"]), int(z["version"])
+    assert version == FEATURES_VERSION and hidden > 0
+    assert _numpy_picks_agree(path, raw, hidden, len(FEATURE_NAMES)) > 300
+
+
+def test_a_version_3_model_scores_as_it_did(tmp_path):
+    """A version-3 model (fitted before the public card places, e.g. the release before's
+    shipped model), read by this version, scores every option by version 3's features
+    alone: its numba picks equal a numpy score over the first N_FEATURES_V3 features with
+    the file's own weights. The file here is the shipped model without the newer
+    features' weights, written as version 3 writes it."""
+    import io
+    import zipfile
+
+    from fishing2sim.train.features import N_FEATURES_V3
+    from fishing2sim.train.model import model_path
+
+    with np.load(model_path("skilled.npz")) as z:
+        w, hidden = z["weights"], int(z["hidden"])
+    nf, f3 = len(FEATURE_NAMES), N_FEATURES_V3
+    lin = w[:N_BLOCKS * nf].reshape(N_BLOCKS, nf)[:, :f3]
+    W1 = w[N_BLOCKS * nf:N_BLOCKS * nf + nf * hidden].reshape(nf, hidden)[:f3]
+    raw = np.concatenate([lin.ravel(), W1.ravel(), w[N_BLOCKS * nf + nf * hidden:]])
+    arrays = {"weights": raw, "hidden": np.array(hidden, np.int64),
+              "version": np.array(3, np.int64), "features": np.array(FEATURE_NAMES[:f3])}
+    path = tmp_path / "v3.npz"
+    with zipfile.ZipFile(path, "w") as zf:
+        for name, a in arrays.items():
+            b = io.BytesIO()
+            np.lib.format.write_array(b, a, allow_pickle=False)
+            zf.writestr(f"{name}.npy", b.getvalue())
+    padded = read_model(path)["weights"]
+    assert padded.shape == w.shape and int(read_model(path)["version"]) == FEATURES_VERSION
+    assert _numpy_picks_agree(path, raw, hidden, f3) > 300

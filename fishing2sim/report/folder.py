@@ -27,11 +27,12 @@ class ReportInputError(Fishing2simError, ValueError):
     line, naming it)."""
 
 
-def render_html(folder: Path, warn=None) -> Path:
+def render_html(folder: Path, warn=None, fresh: bool = False) -> Path:
     """``folder``/report.html, written from the folder's own files (summary.md's headings,
     paragraphs, lists, tables, code blocks and images, the CSVs, config.yaml, or a tune's
-    best.yaml and tune.yaml) unless it is already a
-    complete page. Used by ``fishing2sim report DIR``.
+    best.yaml and tune.yaml) unless it is already a complete page (``fresh``: written anew
+    all the same, for a writer that has just changed the folder's files, as a training run
+    after each iteration). Used by ``fishing2sim report DIR``.
 
     The folder's files are untrusted input: every file is read with
     :func:`~fishing2sim.safe_files.read_regular` (regular files only, with a size cap, never
@@ -47,15 +48,15 @@ def render_html(folder: Path, warn=None) -> Path:
     folder = Path(os.path.abspath(folder))
     warn = warn or _warn_stderr
     page = folder / "report.html"
-    if _complete_page(page):
+    if not fresh and _complete_page(page):
         return page
     from fishing2sim.run.checkpoints import OutputLock  # the lock run and tune take on the folder
 
     with OutputLock(folder.parent, folder.name):
         state = _page_state(page)
-        if state == "complete":  # written meanwhile by another writer
+        if state == "complete" and not fresh:  # written meanwhile by another writer
             return page
-        if state is not None:  # a link, a broken page, a special file: never left in place
+        if state not in (None, "complete"):  # a link, a broken page, a special file: never left in place
             warn(f"{page}: {state}; it is written anew")
             try:
                 os.unlink(page)  # the entry itself, never what a link points to

@@ -21,8 +21,8 @@ stopped by Ctrl-C or a kill counts as not done, and its files are written again;
 run of the same file resumes after the last finished iteration (a longer run of the same
 settings resumes a shorter one); a run of changed settings refuses the folder unless
 --fresh. The run is deterministic given the file's seed: the positions do not depend on the workers.
-The report is iterations.csv, agreement.csv, learning_curve.png and summary.md; the last
-model is model.npz (copy it to fishing2sim/data/skilled.npz to ship it).
+The report is iterations.csv, agreement.csv, learning_curve.png, summary.md and report.html;
+the last model is model.npz (copy it to fishing2sim/data/skilled.npz to ship it).
 """
 from __future__ import annotations
 
@@ -413,8 +413,9 @@ def _csv(rows: list) -> str:
 
 
 def write_report(out: Path, c: dict, state: dict) -> None:
-    """iterations.csv, agreement.csv, learning_curve.png and summary.md, each written
-    atomically into the run's folder."""
+    """iterations.csv, agreement.csv, learning_curve.png, summary.md and report.html (the
+    page of those files, as ``fishing2sim report`` makes it), each written atomically into
+    the run's folder."""
     rows = state["rows"]
     if rows:
         write_atomic(out / "iterations.csv", _csv(rows))
@@ -423,6 +424,9 @@ def write_report(out: Path, c: dict, state: dict) -> None:
         write_atomic(out / "agreement.csv", _csv(ag))
     _plot(out, c, rows)
     write_atomic(out / "summary.md", _summary(c, state, rows, ag))
+    from fishing2sim.report import render_html
+
+    render_html(out, fresh=True)
 
 
 def _plot(out: Path, c: dict, rows: list) -> None:
@@ -456,7 +460,7 @@ def _summary(c: dict, state: dict, rows: list, ag: list) -> str:
              f"Teacher: {c['teacher']} {c['budget']}, rollouts: {c['rollout']}; "
              f"{c['iterations']} iterations; seed {c['seed']}; config hash "
              f"{state['config_hash'][:12]}.",
-             f"Student: a multinomial logit per block"
+             "Student: a multinomial logit per block"
              + (f" plus a hidden layer of {c['hidden']} ReLU units ({c['epochs']} Adam passes)"
                 if c["hidden"] else "") + f"; targets softmax(value / {c['temperature']}).",
              "",
