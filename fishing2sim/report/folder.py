@@ -56,7 +56,8 @@ def render_html(folder: Path, warn=None, fresh: bool = False) -> Path:
         state = _page_state(page)
         if state == "complete" and not fresh:  # written meanwhile by another writer
             return page
-        if state not in (None, "complete"):  # a link, a broken page, a special file: never left in place
+        if state not in (None, "complete"):  # a link, a broken page, a special file:
+            # never left in place
             warn(f"{page}: {state}; it is written anew")
             try:
                 os.unlink(page)  # the entry itself, never what a link points to
