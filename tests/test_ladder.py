@@ -485,7 +485,7 @@ def test_the_report_names_the_lead_and_the_worst_misses():
     ctx.tables["ladder_fit"] = pd.DataFrame(
         {"metric": ["chi2", "df", "p_value", "chi2_min", "p_value_min"], "n": 3,
          "estimate": [43.0, 1, 1e-10, 40.0, 4e-10], "ci_low": nan, "ci_high": nan})
-    assert lead_text(ctx, df).endswith("; it leads the next fair bot, `weights`, by 70 Elo "
+    assert lead_text(ctx, df).endswith("; `pimc` leads the next fair bot, `weights`, by 70 Elo "
                                        "[50, 90] (the CI of the difference of the two "
                                        "ratings)")
     doc = Doc()

@@ -191,7 +191,8 @@ def _diff_text(r) -> str:
 
 
 def _lead(ctx: Context, fair: pd.DataFrame) -> str:
-    """'; it leads the next fair bot, `b`, by X Elo [lo, hi] (...)' from the covariance."""
+    """'; `a` leads the next fair bot, `b`, by X Elo [lo, hi] (...)' from the covariance
+    (a named, not "it": the sentence before may end on a cheater)."""
     if len(fair) < 2:
         return ""
     a, b = fair.iloc[0]["bot"], fair.iloc[1]["bot"]
@@ -199,7 +200,7 @@ def _lead(ctx: Context, fair: pd.DataFrame) -> str:
     if r is None:
         return ""
     clear = r["rating_diff_ci_low"] > 0
-    return (f"; it leads the next fair bot, `{b}`, by {_diff_text(r)} (the CI of the "
+    return (f"; `{a}` leads the next fair bot, `{b}`, by {_diff_text(r)} (the CI of the "
             "difference of the two ratings" + ("" if clear else
                                                  ", which includes 0: the ladder does not "
                                                  "tell the two apart") + ")")
