@@ -79,3 +79,24 @@ def test_an_unknown_bot_in_the_racing_panel_is_one_line(tmp_path, monkeypatch):
     assert len(lines) == 1 and "Traceback" not in res.output
     assert "tune.racing.play_levels[1].seats: unknown strategy 'gredy'" in lines[0]
     assert not (tmp_path / "reports").exists()
+
+
+def test_the_levels_figures_do_not_depend_on_the_workers(tmp_path, monkeypatch):
+    """With more workers a level's games are cut into smaller chunks (levels_race.
+    level_chunk: every worker gets work, a search level too); the games are numbered, not
+    chunked, so one worker and two give the same table to the last digit."""
+    from fishing2sim.tune.levels_race import level_chunk
+
+    assert level_chunk(10000, 1000, 1) == 1000
+    assert level_chunk(10000, 1000, 2) == 125
+    assert level_chunk(250, 40000, 2) == 250
+    tables = []
+    for w in ("1", "2"):
+        d = tmp_path / f"w{w}"
+        d.mkdir()
+        monkeypatch.chdir(d)
+        p = write(d, "[random, {level: skilled, games: 250}]")
+        res = CliRunner().invoke(main, ["tune", str(p), "-w", w, "--no-progress"])
+        assert res.exit_code == 0, res.output
+        tables.append((d / "reports" / "lv" / "racing_levels.csv").read_bytes())
+    assert tables[0] == tables[1]

@@ -43,6 +43,21 @@ def check_levels(spec_raw: dict, raw, path, given: str, yes: bool = False) -> tu
     return exp.panel.levels
 
 
+LEVEL_SPLIT = 4  # chunks per worker at least, for a level's games
+
+
+def level_chunk(chunk: int, games: int, workers: int) -> int:
+    """A level's chunk: the file's, but at most the level's games, and with more than one
+    worker small enough that every worker has LEVEL_SPLIT chunks (a search level of 1,000
+    games would otherwise be one chunk a player count, played on one core while the others
+    wait). The games are numbered, not chunked: a level's figures are the same for any
+    chunk and any number of workers (tests/test_tune_levels.py)."""
+    chunk = min(chunk, games)
+    if workers > 1:
+        chunk = min(chunk, max(1, -(-games // (LEVEL_SPLIT * workers))))
+    return chunk
+
+
 def race_levels(spec: TuneSpec, candidates: list, seed: int, workers: int, progress: bool,
                 pool=None) -> pd.DataFrame:
     """``candidates``: [(label, trial number or None, values or None for the file
@@ -61,7 +76,7 @@ def race_levels(spec: TuneSpec, candidates: list, seed: int, workers: int, progr
                 data = trial_data(spec, values, seed, games, f"level-{lv.name}-{number}")
                 changes = deck_changes(spec, values)
             data["seats"] = copy.deepcopy(lv.seats)
-            data["chunk"] = min(int(data.get("chunk") or DEFAULT_CHUNK), games)
+            data["chunk"] = level_chunk(int(data.get("chunk") or DEFAULT_CHUNK), games, workers)
             figs = trial_figures(spec, load_trial(spec, data), workers, pool)
             value = objective_value(spec, [f.estimate for f in figs], changes)
             row = {"candidate": label, "trial": number, "level": lv.name, "games": games,
