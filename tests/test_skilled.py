@@ -482,3 +482,24 @@ def test_a_version_3_model_scores_as_it_did(tmp_path):
     padded = read_model(path)["weights"]
     assert padded.shape == w.shape and int(read_model(path)["version"]) == FEATURES_VERSION
     assert _numpy_picks_agree(path, raw, hidden, f3) > 300
+
+
+def test_a_refit_with_the_runs_settings_is_the_runs_model(tmp_path, capsys):
+    """benchmarks/refit_student.py fits as the training does: with no setting changed its
+    weights are the run's last model, byte for byte, and both play the same games; a
+    changed setting gives other weights, measured on the same deals."""
+    from benchmarks.refit_student import main as refit
+
+    f = tmp_path / "tiny.yaml"
+    f.write_text(TINY)
+    out = train(f, output=tmp_path / "run", progress=lambda m: None)
+    refit([str(f), str(out), "--deals", "30"])
+    text = capsys.readouterr().out
+    assert "the same weights as the run's model_2.npz" in text
+    assert "refit - run's model: +0.000 [+0.000, +0.000]" in text
+    shares = [ln.split("weights ")[1] for ln in text.splitlines() if "three weights" in ln]
+    assert len(shares) == 2 and shares[0] == shares[1] and "(120 games)" in shares[0]
+    refit([str(f), str(out), "--deals", "30", "--epochs", "3", "--decay", "0.9"])
+    text = capsys.readouterr().out
+    assert "other weights than the run's model_2.npz" in text
+    assert "epochs 3" in text and "'decay': 0.9" in text

@@ -27,21 +27,31 @@ def _shares(masks, seats):
     return got
 
 
-def rotated_share(bot, opponents, deals: int, players: int = 4, seed: int = 1,
-                  ruleset: str = "fishing2"):
-    """Win share of one ``bot`` seat against ``opponents`` (clockwise from it), over
-    ``deals`` deals played from every seat: (share, games, lo, hi)."""
+def rotated_games(bot, opponents, deals: int, players: int = 4, seed: int = 1,
+                  ruleset: str = "fishing2") -> np.ndarray:
+    """The share of each game that one ``bot`` seat wins against ``opponents`` (clockwise
+    from it), ``deals`` deals played from every seat: [players * deals], seat by seat (the
+    same deals in every seat's block, so two bots' arrays are paired game for game)."""
     from fishing2sim.api import run_games
 
-    total = 0.0
+    out = []
     for seat in range(players):
         lineup = [None] * players
         lineup[seat] = bot
         for k in range(1, players):
             lineup[(seat + k) % players] = opponents[(k - 1) % len(opponents)]
         a = run_games(deals, players, seed=seed, ruleset=ruleset, strategies=lineup)
-        total += float(_shares(a["int"][:, G_WINNERS], [seat]).sum())
-    n = deals * players
+        out.append(_shares(a["int"][:, G_WINNERS], [seat]))
+    return np.concatenate(out)
+
+
+def rotated_share(bot, opponents, deals: int, players: int = 4, seed: int = 1,
+                  ruleset: str = "fishing2"):
+    """Win share of one ``bot`` seat against ``opponents`` (clockwise from it), over
+    ``deals`` deals played from every seat: (share, games, lo, hi)."""
+    g = rotated_games(bot, opponents, deals, players, seed, ruleset)
+    n = len(g)
+    total = float(g.sum())
     return (total / n, n, *wilson(total / n, n))
 
 

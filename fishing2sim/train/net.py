@@ -6,7 +6,7 @@ block (ruleset, decision kind, card-play bucket), each block has its own bias c 
 output row u. The loss is fit.py's soft cross-entropy (targets softmax(value / T)); the
 linear weights start from the Newton fit, W1 from a seeded normal draw, c and u from 0
 (so the start is the linear student), and Adam runs ``epochs`` passes over the positions
-in a seeded order, with the step size shrinking by a factor 0.6 a pass. numpy only and
+in a seeded order, with the step size shrinking by a factor 0.6 a pass (LR_DECAY). numpy only and
 single-threaded in its order of operations: the same positions and seed give the same
 parameters. The numba side is features.best_option.
 """
@@ -18,6 +18,7 @@ from fishing2sim.train.features import N_BLOCKS, N_FEATURES, N_WEIGHTS, n_params
 
 BATCH = 512
 DECAY = 1e-5  # a small L2 pull on W1, u and the linear weights
+LR_DECAY = 0.6  # Adam's step size is multiplied by this after every pass
 
 
 def split(w: np.ndarray, hidden: int):
@@ -79,7 +80,7 @@ def _grads(P, Xb, bb, mk, Tb):
 
 
 def fit_net(X, values, blocks, n_opt, w_lin, hidden: int, temperature=2.0, epochs=5,
-            seed=0, lr=3e-3) -> np.ndarray:
+            seed=0, lr=3e-3, decay=LR_DECAY) -> np.ndarray:
     """The full parameter vector (n_params(hidden)) fitted on the positions, from the
     linear weights w_lin (N_WEIGHTS)."""
     from fishing2sim.train.fit import targets
@@ -107,7 +108,7 @@ def fit_net(X, values, blocks, n_opt, w_lin, hidden: int, temperature=2.0, epoch
                 v *= 0.999
                 v += 0.001 * g * g
                 p -= lr * (mo / (1 - 0.9 ** step)) / (np.sqrt(v / (1 - 0.999 ** step)) + 1e-8)
-        lr *= 0.6
+        lr *= decay
     w = np.concatenate([p.astype(np.float64).ravel() for p in P])
     assert w.shape == (n_params(hidden),)
     return w

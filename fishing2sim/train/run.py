@@ -324,9 +324,12 @@ def _label(c: dict, i: int, behaviour: str, teacher: str, workers: int, progress
     return join(parts)
 
 
-def _fit(c: dict, out: Path, i: int, data: dict, w):
-    """The student fitted on every position so far (the games numbered 0 mod 10 held out)
-    and its agreement with the teacher on this iteration's held-out positions."""
+def fit_iteration(c: dict, out: Path, i: int, data: dict, w, net: dict | None = None):
+    """The student of iteration ``i`` fitted on every position so far (the folder's
+    positions_1 .. i-1 and ``data``; the games numbered 0 mod 10 held out) from the
+    linear weights ``w``, and its agreement with the teacher on this iteration's held-out
+    positions. ``net``: other step sizes of the network's fit (``lr``, ``decay``:
+    train/net.fit_net's; benchmarks/refit_student.py)."""
     from fishing2sim.train.features import N_WEIGHTS
     from fishing2sim.train.fit import agreement, fit
     from fishing2sim.train.label import M_GAME, M_KIND, M_N_OPT, M_RULESET
@@ -344,7 +347,7 @@ def _fit(c: dict, out: Path, i: int, data: dict, w):
     if c["hidden"]:
         w = fit_net(X[fit_rows], alldata["values"][fit_rows], blocks[fit_rows],
                     m[fit_rows, M_N_OPT], w_lin, c["hidden"], c["temperature"], c["epochs"],
-                    seed=_iteration_seed(c["seed"], 2000 + i))
+                    seed=_iteration_seed(c["seed"], 2000 + i), **(net or {}))
     cur = np.zeros(len(m), bool)
     cur[len(m) - len(data["meta"]):] = True
     sel = held & cur
@@ -371,7 +374,7 @@ def _iteration(c, h, out, i, state, w, prev_model, workers, progress):
     save_positions(out / f"positions_{i}.npz", data, h, {"iteration": i})
     t_label = time.perf_counter() - t0
     t1 = time.perf_counter()
-    w_lin, w, agree, total = _fit(c, out, i, data, w)
+    w_lin, w, agree, total = fit_iteration(c, out, i, data, w)
     t_fit = time.perf_counter() - t1
     model_i = out / f"model_{i}.npz"
     save_model(model_i, w, h, {"iteration": i, "positions": total}, hidden=c["hidden"])
