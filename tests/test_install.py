@@ -122,3 +122,34 @@ def test_the_shipped_bots_load_installed_and_from_a_bare_checkout(tmp_path):
         runs.append(out.stdout.split())
     assert [r[1] for r in runs] == ["greedy"] * 3
     assert runs[1][0] == "strategies" and runs[0][0] == runs[2][0]
+
+
+def test_a_bot_cached_by_the_other_package_under_this_stamp_is_compiled_anew(tmp_path):
+    """Two processes of the two packages at the same time (an install and a bare
+    checkout): one may cache a bot under its package after the other stamped the cache with
+    its own. The bot's cached code then names the other package; loading it drops the
+    bots' cache and compiles the bot anew, instead of failing on every later run."""
+    from benchmarks.same_output import SITECUSTOMIZE
+
+    repo = Path(__file__).resolve().parent.parent
+    (tmp_path / "sitecustomize.py").write_text(SITECUSTOMIZE)
+    stamp = repo / "strategies" / "__pycache__" / "bots-package.stamp"
+    code = ("import fishing2sim.strategy.loading as l; "
+            "print(l.BOTS_PACKAGE, l.load_strategy('greedy').name)")
+    bare = dict(os.environ, PYTHONPATH=os.pathsep.join([str(tmp_path), str(repo)]))
+    installed = dict(os.environ)
+    runs = []
+    for env, restamp in ((installed, False), (bare, True), (installed, False)):
+        if restamp:  # the installed process's stamp over the bare process's cache
+            out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
+                                 text=True, cwd=tmp_path)
+            assert out.returncode == 0, out.stderr[-2000:]
+            assert stamp.read_text() == "strategies"
+            stamp.write_text(runs[0][0])
+            continue
+        out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
+                             text=True, cwd=tmp_path)
+        assert out.returncode == 0, out.stderr[-2000:]
+        runs.append(out.stdout.split())
+    assert runs[0] == runs[1] and runs[0][1] == "greedy" and runs[0][0] != "strategies"
+    assert stamp.read_text() == runs[0][0]

@@ -43,19 +43,39 @@ def keep_bots_cache_current() -> None:
     if _bots_cache_checked:
         return
     _bots_cache_checked = True
-    folder = STRATEGIES_DIR / "__pycache__"
-    stamp = folder / "bots-package.stamp"
+    stamp = STRATEGIES_DIR / "__pycache__" / "bots-package.stamp"
     try:
         if stamp.is_file() and stamp.read_text() == BOTS_PACKAGE:
             return
+    except OSError:
+        pass
+    drop_bots_cache()
+
+
+def drop_bots_cache() -> None:
+    """Drop the shipped bots' cached code and stamp the cache with this process's package.
+    Also when a bot's cached code names the other package although the stamp names this
+    one (a process of the other package, running at the same time, compiled it after this
+    stamp was written): strategy/loading.py then drops it and imports the bot again."""
+    folder = STRATEGIES_DIR / "__pycache__"
+    try:
         # numba's cache folders of a file in the bots' folder (any file: they are per folder)
         for d in {folder, *_cache_dirs(STRATEGIES_DIR / "__init__.py")}:
             for f in list(d.glob("*.nbi")) + list(d.glob("*.nbc")):
                 f.unlink(missing_ok=True)
         folder.mkdir(exist_ok=True)
-        write_atomic(stamp, BOTS_PACKAGE)
+        write_atomic(folder / "bots-package.stamp", BOTS_PACKAGE)
     except OSError:  # a read-only install: its cache was written by this install
         pass
+
+
+def other_bots_package(exc: BaseException) -> bool:
+    """Is ``exc`` a ModuleNotFoundError for the bots' other package (``strategies`` in an
+    install, ``fishing2sim.bots`` in a bare checkout): code cached under the other name?"""
+    other = "strategies" if BOTS_PACKAGE != "strategies" else "fishing2sim.bots"
+    name = getattr(exc, "name", None) or ""
+    return isinstance(exc, ModuleNotFoundError) and (name == other or
+                                                     name.startswith(other + "."))
 
 
 def known_strategies() -> list[str]:

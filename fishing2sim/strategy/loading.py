@@ -25,8 +25,9 @@ from fishing2sim.strategy.contract import (DECISION_FUNCTIONS, ContractError, St
                                            StrategyError)
 from fishing2sim.strategy.files import (BOTS_PACKAGE, REPO_ROOT, STRATEGIES_DIR,
                                         _drop_stale_strategy_cache, _static_value,
-                                        _write_strategy_stamp, keep_bots_cache_current,
-                                        known_strategies, resolve_path,
+                                        _write_strategy_stamp, drop_bots_cache,
+                                        keep_bots_cache_current, known_strategies,
+                                        other_bots_package, resolve_path,
                                         strategy_digest, strategy_sources)
 from fishing2sim.strategy.search_bots import search_bot
 
@@ -76,7 +77,13 @@ def _import_file(path: Path):
         keep_bots_cache_current()
         if BOTS_PACKAGE == "strategies" and str(REPO_ROOT) not in sys.path:
             sys.path.insert(0, str(REPO_ROOT))
-        return importlib.import_module(f"{BOTS_PACKAGE}.{path.stem}")
+        try:
+            return importlib.import_module(f"{BOTS_PACKAGE}.{path.stem}")
+        except ModuleNotFoundError as exc:
+            if not other_bots_package(exc):
+                raise
+            drop_bots_cache()  # compiled by a process of the other package: compile anew
+            return importlib.import_module(f"{BOTS_PACKAGE}.{path.stem}")
     existing = sys.modules.get(path.stem)
     if existing is not None:
         if Path(getattr(existing, "__file__", "") or "").resolve() != path:
