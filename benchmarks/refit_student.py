@@ -6,7 +6,7 @@ does not make the student stronger".
 Reads the run's folder (``fishing2sim train FILE``: positions_*.npz, linear_*.npy,
 model.npz) and its training file, refits the last iteration's model exactly as the run
 did (the same positions, games numbered 0 mod 10 held out, the same Newton start and seed)
-with the options given changed, and prints:
+with the options given changed (the temperature refits the linear block too), and prints:
 
 - whether the refit's weights are the run's (with no option changed they are: the tool
   fits as the training does);
@@ -38,6 +38,8 @@ def main(argv=None) -> None:
     ap.add_argument("folder", type=Path, help="the run's folder (<output>/<name>)")
     ap.add_argument("--hidden", type=int, help="hidden units (default: the file's)")
     ap.add_argument("--epochs", type=int, help="Adam passes (default: the file's)")
+    ap.add_argument("--temperature", type=float,
+                    help="the soft targets' temperature in points (default: the file's)")
     ap.add_argument("--lr", type=float, default=None, help="Adam's first step size (3e-3)")
     ap.add_argument("--decay", type=float, default=None,
                     help="the step size's factor after every pass (0.6)")
@@ -62,6 +64,8 @@ def main(argv=None) -> None:
         c2["hidden"] = a.hidden
     if a.epochs is not None:
         c2["epochs"] = a.epochs
+    if a.temperature is not None:
+        c2["temperature"] = a.temperature
     net = {k: v for k, v in (("lr", a.lr), ("decay", a.decay)) if v is not None}
     start = np.load(folder / f"linear_{last - 1}.npy") if last > 1 else prior_weights()
     data = load_positions(folder / f"positions_{last}.npz")
@@ -71,7 +75,8 @@ def main(argv=None) -> None:
     mine = read_model(folder / f"model_{last}.npz")["weights"]
     same = mine.shape == w.shape and np.array_equal(mine, w)
     print(f"refit of iteration {last} ({total:,} positions), hidden {c2['hidden']}, epochs "
-          f"{c2['epochs']}, {net or 'the default step sizes'}: fit {fit_s:.0f} s; "
+          f"{c2['epochs']}, temperature {c2['temperature']}, "
+          f"{net or 'the default step sizes'}: fit {fit_s:.0f} s; "
           f"{'the same weights as' if same else 'other weights than'} the run's "
           f"model_{last}.npz")
 
