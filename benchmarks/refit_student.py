@@ -70,7 +70,7 @@ def main(argv=None) -> None:
     start = np.load(folder / f"linear_{last - 1}.npy") if last > 1 else prior_weights()
     data = load_positions(folder / f"positions_{last}.npz")
     t0 = time.perf_counter()
-    _, w, agree, total = fit_iteration(c2, folder, last, data, start, net)
+    _, w, _, total = fit_iteration(c2, folder, last, data, start, net)
     fit_s = time.perf_counter() - t0
     mine = read_model(folder / f"model_{last}.npz")["weights"]
     same = mine.shape == w.shape and np.array_equal(mine, w)
