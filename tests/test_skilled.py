@@ -413,6 +413,40 @@ def test_the_public_place_features_count_what_the_table_knows():
     assert checked > 1000 and known > checked // 20  # the places name threats often
 
 
+def test_a_cards_suit_share_counts_the_hands_cards_of_its_suit():
+    """suit_share (and lead_suit_share when leading) of every card option is the share of
+    the hand in the card's suit under the active trump, counted card by card with the kit
+    (the student counts the hand's suits once a decision, features._context), in every
+    decision kind whose options are cards, 3-5 players of both rulesets."""
+    from fishing2sim.strategy.observation import suit
+
+    i_share = FEATURE_NAMES.index("suit_share")
+    i_lead = FEATURE_NAMES.index("lead_suit_share")
+    checked = 0
+    kinds = set()
+    for ruleset, players in (("fishing2", 3), ("fishing2", 5), ("fishing", 4)):
+        d = label_games(ruleset, players, 3, 3, "weights", "pimc", [1, 1, 0, 0], 1.0, chunk=3)
+        X, _ = features_of(d)
+        obs = restore_obs(d["obs"], d["tails"][0])
+        for r in range(len(obs)):
+            o = obs[r]
+            n = int(o[K.O_HAND_N])
+            hand = [int(c) for c in o[K.O_HAND:K.O_HAND + n]]
+            for i in range(int(d["meta"][r, M_N_OPT])):
+                card = int(o[K.O_OPTIONS + i])
+                if not 0 <= card < K.MAX_CARDS:
+                    continue
+                s = suit(o, card)
+                same = sum(suit(o, c) == s for c in hand) if s != K.SUIT_NONE else 0
+                share = same / n if n else 0.0
+                assert X[r, i, i_share] == pytest.approx(share, abs=1e-6), (ruleset, r, card)
+                leading = o[K.O_KIND] == K.D_PLAY and o[K.O_TRICK_N] == 0
+                assert X[r, i, i_lead] == pytest.approx(share if leading else 0.0, abs=1e-6)
+                checked += 1
+                kinds.add(int(o[K.O_KIND]))
+    assert checked > 1000 and len(kinds) >= 3
+
+
 def _numpy_picks_agree(params_path, raw, hidden, nf):
     """The student's numba picks with the model at params_path equal a numpy score of the
     first nf features with the raw weights (a linear block and W1, c, u laid out for nf

@@ -30,7 +30,8 @@ from fishing2sim.engine.constants import (
 )
 from fishing2sim.train.tables import (
     N_SUIT_SLOTS, T_LATER_MAYBE, T_LATER_SURE, T_Q, T_TRUMPS_LATER, T_UNKNOWN, TABLE_SIZE,
-    _above_in, _fill_above, _is_seen, _seen, _shade_others, _stack_f64, _unseen_above,
+    _above_in, _data_f64, _fill_above, _is_seen, _seen, _shade_others, _stack_f64,
+    _unseen_above,
     option_suits,
 )
 from fishing2sim.strategy.kit import (
@@ -126,6 +127,9 @@ N_BLOCKS = N_RULESETS * BLOCKS_PER_RULESET
 N_WEIGHTS = N_BLOCKS * N_FEATURES
 PER_HIDDEN = N_FEATURES + 2 * N_BLOCKS  # parameters per hidden unit (W1's column, c, u)
 MAX_HIDDEN = 256  # the student's scratch for the hidden layer lives on the stack
+HAND_SUIT_BITS = 6  # _context counts the hand's cards by suit in 6 bits each (MAX_HAND < 64)
+HAND_SUIT_MASK = (1 << HAND_SUIT_BITS) - 1
+assert MAX_HAND <= HAND_SUIT_MASK and N_SUIT_SLOTS * HAND_SUIT_BITS <= 63
 
 
 def n_params(hidden: int) -> int:
@@ -227,6 +231,11 @@ def _context(obs):
     for c in range(n_cards):
         if obs[O_CARD_KIND + c] == K_BLOWFISH and not _is_seen(lo, hi, c):
             unseen_fish += 1
+    hand_suits = 0  # the hand's cards of each suit code 0 .. N_SUIT_SLOTS-1, 6 bits a suit
+    for i in range(n):
+        hs = suit(obs, obs[O_HAND + i])
+        if 0 <= hs < N_SUIT_SLOTS:
+            hand_suits += 1 << (HAND_SUIT_BITS * hs)
     t_now = 0
     t_flip = 0
     nxt_flip = C_NONE
@@ -239,7 +248,7 @@ def _context(obs):
             if suit_under(obs, c, nxt_flip) == SUIT_TRUMP:
                 t_flip += 1
     return (lo, hi, n_cards, exposed, progress, gap, fish, buoys, minus3, tvalue,
-            green_in_trick, unseen_fish, t_now, t_flip, nxt_flip)
+            green_in_trick, unseen_fish, t_now, t_flip, nxt_flip, hand_suits)
 
 
 @njit(cache=True, _nrt=False)
@@ -250,7 +259,7 @@ def option_score(obs, o, ctx, w, base, out, store, table, places):
     ``store`` is an int64 passed as np.int64(...), never a constant True / False: numba
     would compile a version per constant (tests/test_compile.py)."""
     (lo, hi, n_cards, exposed, progress, gap, fish, buoys, minus3, tvalue, green_in_trick,
-     unseen_fish, t_now, t_flip, nxt_flip) = ctx
+     unseen_fish, t_now, t_flip, nxt_flip, hand_suits) = ctx
     n = min(max(obs[O_HAND_N], 0), MAX_HAND)
     players = max(obs[O_PLAYERS], 2)
     tn = min(max(obs[O_TRICK_N], 0), MAX_TRICK)
@@ -278,8 +287,10 @@ def option_score(obs, o, ctx, w, base, out, store, table, places):
         e = effect(obs, o)
         if 1 <= e <= 13:
             sc += _put(out, w, base, F_EFFECT0 + e - 1, 1.0, store)
-        same = 0
-        if s != SUIT_NONE:
+        same = 0  # the hand's cards of its suit
+        if 0 <= s < N_SUIT_SLOTS:
+            same = (hand_suits >> (HAND_SUIT_BITS * s)) & HAND_SUIT_MASK
+        elif s != SUIT_NONE:
             for j in range(n):
                 if suit(obs, obs[O_HAND + j]) == s:
                     same += 1
@@ -440,7 +451,9 @@ def weights_at(obs):
 
 @njit(cache=True, _nrt=False, fastmath=True)
 def _hidden_score(x, w, b, hidden, z):
-    """u[b] . relu(W1' x + c[b]) for the features x (z: scratch of ``hidden``)."""
+    """u[b] . relu(W1' x + c[b]) for the features x (z: scratch of ``hidden``); w is read
+    through its data pointer (every offset below is inside n_params(hidden))."""
+    w = _data_f64(w)
     w1 = N_WEIGHTS
     c0 = w1 + N_FEATURES * hidden + b * hidden
     u0 = w1 + N_FEATURES * hidden + N_BLOCKS * hidden + b * hidden

@@ -11,10 +11,11 @@ from numba.extending import intrinsic
 from fishing2sim.engine.constants import (
     C_BOTH, HELD_BOAT, HELD_SURE, HOLDER_UNKNOWN, K_BLOWFISH, K_GREEN, MAX_CARDS, MAX_HAND,
     MAX_PLAYERS, MAX_TRICK, O_CARD_KIND, O_CARD_VALUE, O_HAND, O_HAND_N, O_HOLDER,
-    O_N_OPTIONS, O_N_PLAYED, O_OPTIONS, O_PLAYED, O_PLAYERS, O_SEAT, O_TRICK_N, SUIT_NONE,
+    O_N_OPTIONS, O_N_PLAYED, O_OPTIONS, O_PLAYED, O_PLAYERS, O_SEAT, O_TRICK_N, O_TRUMP, SUIT_NONE,
     SUIT_TRUMP,
 )
 from fishing2sim.strategy.kit import colour, suit
+from fishing2sim.strategy.observation import _suit_base
 
 @intrinsic
 def _stack_f64(typingctx, n):
@@ -25,6 +26,20 @@ def _stack_f64(typingctx, n):
         return cgutils.alloca_once(builder, context.get_value_type(types.float64),
                                    size=args[0])
     return types.CPointer(types.float64)(types.intp), codegen
+
+
+@intrinsic
+def _data_f64(typingctx, arr):
+    """A pointer to the data of a C-contiguous float64 array: reading through it skips
+    the negative-index fix-up of every array read, for the hidden layer's inner loop
+    (its offsets are in range by construction: features.hidden_of)."""
+    if not (isinstance(arr, types.Array) and arr.dtype == types.float64
+            and arr.layout == "C"):
+        return None
+
+    def codegen(context, builder, signature, args):
+        return context.make_array(signature.args[0])(context, builder, args[0]).data
+    return types.CPointer(types.float64)(arr), codegen
 
 
 @njit(inline="always", _nrt=False)
@@ -108,10 +123,11 @@ def _fill_above(obs, lo, hi, n_cards, table, need, places):
     for i in range(players - min(max(obs[O_TRICK_N], 0), MAX_TRICK) - 1):
         later |= 1 << ((me + 1 + i) % players)
     pool = 0.0
-    for c in range(n_cards):
+    suits = _suit_base(obs, obs[O_TRUMP])  # the suit column under the active shade
+    for c in range(min(n_cards, MAX_CARDS)):
         if _is_seen(lo, hi, c):
             continue
-        s = suit(obs, c)
+        s = obs[suits + c]  # suit(obs, c), its column found once
         counted = obs[O_CARD_KIND + c] != K_BLOWFISH and 0 <= s < N_SUIT_SLOTS
         trump = counted and s == SUIT_TRUMP
         counted = counted and (need >> s) & 1 != 0
