@@ -11,8 +11,8 @@ from numba.extending import intrinsic
 from fishing2sim.engine.constants import (
     C_BOTH, HELD_BOAT, HELD_SURE, HOLDER_UNKNOWN, K_BLOWFISH, K_GREEN, MAX_CARDS, MAX_HAND,
     MAX_PLAYERS, MAX_TRICK, O_CARD_KIND, O_CARD_VALUE, O_HAND, O_HAND_N, O_HOLDER,
-    O_N_OPTIONS, O_N_PLAYED, O_OPTIONS, O_PLAYED, O_PLAYERS, O_SEAT, O_TRICK_N, O_TRUMP, SUIT_NONE,
-    SUIT_TRUMP,
+    O_N_OPTIONS, O_N_PLAYED, O_OPTIONS, O_PLAYED, O_PLAYERS, O_SEAT, O_TRICK_N, O_TRUMP,
+    SUIT_NONE, SUIT_TRUMP,
 )
 from fishing2sim.strategy.kit import colour, suit
 from fishing2sim.strategy.observation import _suit_base
@@ -124,7 +124,7 @@ def _fill_above(obs, lo, hi, n_cards, table, need, places):
         later |= 1 << ((me + 1 + i) % players)
     pool = 0.0
     suits = _suit_base(obs, obs[O_TRUMP])  # the suit column under the active shade
-    for c in range(min(n_cards, MAX_CARDS)):
+    for c in range(n_cards):  # (n_cards <= MAX_CARDS: _context)
         if _is_seen(lo, hi, c):
             continue
         s = obs[suits + c]  # suit(obs, c), its column found once
