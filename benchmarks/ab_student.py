@@ -36,10 +36,21 @@ def {name}(obs, params, rng):
 '''
 
 
+def _refuse(message: str) -> None:
+    """Bad input: one line and exit 2."""
+    print(message, file=sys.stderr)
+    sys.exit(2)
+
+
 def write_copy(rev: str, folder: Path) -> Path:
     def show(path):
-        return subprocess.run(["git", "-C", str(REPO), "show", f"{rev}:{path}"], check=True,
-                              capture_output=True, text=True).stdout
+        if rev.startswith("-"):
+            _refuse(f"{rev!r} is not a git revision")
+        r = subprocess.run(["git", "-C", str(REPO), "show", f"{rev}:{path}"],
+                           capture_output=True, text=True)
+        if r.returncode != 0:
+            _refuse(f"{rev}: no {path} there ({r.stderr.strip().splitlines()[-1]})")
+        return r.stdout
     features = show("fishing2sim/train/features.py").replace(
         "from fishing2sim.train.tables import", "from rev_tables import")
     (folder / "rev_features.py").write_text(features)
