@@ -23,5 +23,5 @@ from fishing2sim.train.student import (  # noqa: F401  (the student's decisions)
 NAME = "skilled"
 OBSERVES = True
 MODEL = "skilled.npz"
-MODEL_SHA256 = "8287ecb1d309530bc665869877e1399c05a3976c1bbce678cfe38361dabad26c"
+MODEL_SHA256 = "307f93b9b275741a35a110cd15ff79b12a15d9c0a0b24baa71ad2c392a42e2eb"
 PARAMS = load_params(MODEL, MODEL_SHA256, __file__)

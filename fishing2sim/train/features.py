@@ -18,6 +18,7 @@ network by fishing2sim/train/net.py). The parameter vector is the linear weights
 FEATURES_VERSION and the feature names: a file of another layout is refused.
 """
 import numpy as np
+from numba.cpython.unsafe.numbers import trailing_zeros
 from numba import njit
 
 from fishing2sim.engine.constants import (
@@ -459,12 +460,18 @@ def _hidden_score(x, w, b, hidden, z):
     u0 = w1 + N_FEATURES * hidden + N_BLOCKS * hidden + b * hidden
     for k in range(hidden):
         z[k] = w[c0 + k]
-    for j in range(N_FEATURES):
-        xj = x[j]
-        if xj != 0.0:
+    for j0 in range(0, N_FEATURES, 64):
+        # the nonzero features as bits, in order: no branch per feature, one per nonzero
+        m = np.uint64(0)
+        for j in range(j0, min(j0 + 64, N_FEATURES)):
+            m |= np.uint64(x[j] != 0.0) << np.uint64(j - j0)
+        while m != np.uint64(0):
+            j = j0 + trailing_zeros(m)
+            xj = x[j]
             r = w1 + j * hidden
             for k in range(hidden):
                 z[k] += xj * w[r + k]
+            m &= m - np.uint64(1)
     s = 0.0
     for k in range(hidden):
         if z[k] > 0.0:
