@@ -6,6 +6,7 @@ look-up. Everything reads only the observation."""
 import numpy as np
 from numba import njit, types
 from numba.core import cgutils
+from numba.cpython.unsafe.numbers import trailing_zeros
 from numba.extending import intrinsic
 
 from fishing2sim.engine.constants import (
@@ -124,33 +125,42 @@ def _fill_above(obs, lo, hi, n_cards, table, need, places):
         later |= 1 << ((me + 1 + i) % players)
     pool = 0.0
     suits = _suit_base(obs, obs[O_TRUMP])  # the suit column under the active shade
-    for c in range(n_cards):  # (n_cards <= MAX_CARDS: _context)
-        if _is_seen(lo, hi, c):
-            continue
-        s = obs[suits + c]  # suit(obs, c), its column found once
-        counted = obs[O_CARD_KIND + c] != K_BLOWFISH and 0 <= s < N_SUIT_SLOTS
-        trump = counted and s == SUIT_TRUMP
-        counted = counted and (need >> s) & 1 != 0
-        slot = s * N_VALUES + _value_slot(obs[O_CARD_VALUE + c])
-        if counted:
-            table[slot] += 1.0
-        if not places:
-            continue
-        code = obs[O_HOLDER + c]
-        if code >= 0:
-            p = code % MAX_PLAYERS
-            q = code // MAX_PLAYERS
-            if q != HELD_BOAT and (later >> p) & 1 != 0:
-                wq = 1.0 if q == HELD_SURE else 0.5
-                table[T_HELD + p] += wq
-                if trump:
-                    table[T_TRUMPS_LATER] += wq
-                if counted:
-                    table[(T_LATER_SURE if q == HELD_SURE else T_LATER_MAYBE) + slot] += 1.0
-        elif code == HOLDER_UNKNOWN:
-            pool += 1.0
+    # the unseen cards in order (n_cards <= MAX_CARDS: _context): the clear bits of the
+    # seen masks, one word at a time, with no branch per seen card
+    for w in range(2):
+        first = 64 * w
+        if first >= n_cards:
+            break
+        m = ~(lo if w == 0 else hi)
+        if n_cards - first < 64:
+            m &= (np.uint64(1) << np.uint64(n_cards - first)) - np.uint64(1)
+        while m != np.uint64(0):
+            c = first + trailing_zeros(m)
+            m &= m - np.uint64(1)
+            s = obs[suits + c]  # suit(obs, c), its column found once
+            counted = obs[O_CARD_KIND + c] != K_BLOWFISH and 0 <= s < N_SUIT_SLOTS
+            trump = counted and s == SUIT_TRUMP
+            counted = counted and (need >> s) & 1 != 0
+            slot = s * N_VALUES + _value_slot(obs[O_CARD_VALUE + c])
             if counted:
-                table[T_UNKNOWN + slot] += 1.0
+                table[slot] += 1.0
+            if not places:
+                continue
+            code = obs[O_HOLDER + c]
+            if code >= 0:
+                p = code % MAX_PLAYERS
+                q = code // MAX_PLAYERS
+                if q != HELD_BOAT and (later >> p) & 1 != 0:
+                    wq = 1.0 if q == HELD_SURE else 0.5
+                    table[T_HELD + p] += wq
+                    if trump:
+                        table[T_TRUMPS_LATER] += wq
+                    if counted:
+                        table[(T_LATER_SURE if q == HELD_SURE else T_LATER_MAYBE) + slot] += 1.0
+            elif code == HOLDER_UNKNOWN:
+                pool += 1.0
+                if counted:
+                    table[T_UNKNOWN + slot] += 1.0
     for t in range(tables):
         for s in range(N_SUIT_SLOTS):
             if (need >> s) & 1 != 0:
