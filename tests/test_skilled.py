@@ -188,6 +188,64 @@ def test_labels_do_not_depend_on_chunks_or_workers():
     assert len(a["obs"]) > 100
 
 
+def test_a_condition_with_opponents_seats_the_student_in_every_seat_in_turn(tmp_path):
+    """``opponents``: the condition's games split into one block per seat, the student in
+    that seat and the opponents after it in their order, on consecutive deals; without
+    it (every seat the student) the same deals are played otherwise."""
+    from fishing2sim.train.label import M_GAME, M_SEAT
+    from fishing2sim.train.run import _label_against
+
+    f = tmp_path / "opp.yaml"
+    f.write_text(TINY.replace("  - {ruleset: fishing, players: 4, games: 4}\n",
+                              "  - {ruleset: fishing2, players: 4, games: 6, "
+                              "opponents: [random, greedy, counter]}\n"))
+    c = read_config(f)
+    cond = c["conditions"][1]
+    assert cond["opponents"] == ["random", "greedy", "counter"]
+    budget, rate = c["budget"], 1.0
+    c["rate"] = rate
+    d = _label_against(cond, 11, "weights", "pimc", c, 1)
+    # games 0, 1: the student in seat 0; 2, 3: seat 1; 4: seat 2; 5: seat 3
+    blocks = [(0, 2, ["weights", "random", "greedy", "counter"]),
+              (2, 2, ["counter", "weights", "random", "greedy"]),
+              (4, 1, ["greedy", "counter", "weights", "random"]),
+              (5, 1, ["random", "greedy", "counter", "weights"])]
+    for start, n, lineup in blocks:
+        ref = label_games("fishing2", 4, 11, n, lineup, "pimc", budget, rate, chunk=3,
+                          start=start)
+        mine = (d["meta"][:, M_GAME] >= start) & (d["meta"][:, M_GAME] < start + n)
+        for k in ("obs", "values", "meta"):
+            assert np.array_equal(d[k][mine], ref[k]), (lineup, k)
+        assert set(d["meta"][mine, M_SEAT]) == {0, 1, 2, 3}  # every seat's decisions
+    assert sorted(set(d["meta"][:, M_GAME])) == list(range(6))
+    selfplay = label_games("fishing2", 4, 11, 6, "weights", "pimc", budget, rate, chunk=3)
+    assert len(selfplay["obs"]) != len(d["obs"]) or not np.array_equal(selfplay["obs"],
+                                                                       d["obs"])
+
+
+@pytest.mark.parametrize("opponents,words", [
+    ("[random, greedy]", "opponents must be a bot's name or a list of 3"),
+    ("pimc", "'pimc' is a search bot"),
+    ("no_such_bot", "unknown strategy"),
+])
+def test_bad_opponents_are_one_line(tmp_path, opponents, words):
+    f = tmp_path / "bad.yaml"
+    f.write_text(TINY.replace("games: 4}", f"games: 4, opponents: {opponents}}}"))
+    with pytest.raises(TrainError) as e:
+        read_config(f)
+    assert words in str(e.value) and "\n" not in str(e.value)
+
+
+def test_the_shipped_training_file_keeps_the_shipped_models_config_hash():
+    """Conditions without ``opponents`` hash as before the key existed: the shipped
+    training file still names the run of the shipped model (its folder resumes)."""
+    from fishing2sim.train.run import config_hash
+
+    c = read_config(REPO / "experiments" / "train" / "skilled_policy.yaml")
+    model = read_model(REPO / "fishing2sim" / "data" / "skilled.npz")
+    assert str(model["config_hash"]) == config_hash(c)
+
+
 def test_a_tiny_training_beats_random_and_repeats_byte_for_byte(tmp_path):
     f = tmp_path / "tiny.yaml"
     f.write_text(TINY)

@@ -6,8 +6,10 @@ number of iterations and the fit's settings. Iteration i:
 
 1. plays self-play games with the current student in every seat (iteration 1: the
    ``behaviour`` bot, by default the prior student, i.e. ``weights`` in the student's
-   features) and has the teacher label a share of every decision with its option values
-   (train/label.py), on ``workers`` processes; stored as positions_<i>.npz;
+   features), or, in a condition with ``opponents``, the student in each seat in turn
+   against those bots, and has the teacher label a share of every decision (every
+   seat's) with its option values (train/label.py), on ``workers`` processes; stored as
+   positions_<i>.npz;
 2. fits the student on every position so far (the games numbered 0 mod 10 held out),
    starting from the last weights (train/fit.py); stored as model_<i>.npz and a strategy
    file student_<i>.py that plays it;
@@ -20,7 +22,9 @@ state.json records the finished iterations, written last and atomically: an iter
 stopped by Ctrl-C or a kill counts as not done, and its files are written again; a second
 run of the same file resumes after the last finished iteration (a longer run of the same
 settings resumes a shorter one); a run of changed settings refuses the folder unless
---fresh. The run is deterministic given the file's seed: the positions do not depend on the workers.
+--fresh. The run is deterministic given the file's seed on one machine: the positions do not
+depend on the workers (on another processor the fit's floating-point sums may round
+differently, docs/strategies.md).
 The report is iterations.csv, agreement.csv, learning_curve.png, summary.md and report.html;
 the last model is model.npz (copy it to fishing2sim/data/skilled.npz to ship it).
 """
@@ -144,14 +148,39 @@ def _check_conditions(c: dict, where: str) -> None:
     _need(isinstance(conds, list) and conds,
           f"{where}: conditions must be a list of {{ruleset, players, games}}")
     for cond in conds:
-        _need(isinstance(cond, dict) and set(cond) <= {"ruleset", "players", "games"},
-              f"{where}: a condition is {{ruleset, players, games}}, got {cond!r}")
+        _need(isinstance(cond, dict) and set(cond) <= {"ruleset", "players", "games",
+                                                       "opponents"},
+              f"{where}: a condition is {{ruleset, players, games[, opponents]}}, "
+              f"got {cond!r}")
         _need(cond.get("ruleset", "fishing2") in RULESETS,
               f"{where}: unknown ruleset {cond.get('ruleset')!r} (fishing2 or fishing)")
         _need(cond.get("players", 4) in (3, 4, 5), f"{where}: players must be 3, 4 or 5")
         g = cond.get("games", 100)
         _need(_number(g, whole=True) and g >= 1,
               f"{where}: games must be a whole number >= 1, got {g!r}")
+        if "opponents" in cond:
+            _check_opponents(cond, where)
+
+
+def _check_opponents(cond: dict, where: str) -> None:
+    """``opponents``: one ordinary bot, or one per other seat, who play against the
+    student in that condition's games (the student takes every seat in turn)."""
+    players = cond.get("players", 4)
+    opp = cond["opponents"]
+    if isinstance(opp, str):
+        opp = [opp] * (players - 1)
+    _need(isinstance(opp, list) and len(opp) == players - 1
+          and all(isinstance(x, str) and x for x in opp),
+          f"{where}: opponents must be a bot's name or a list of {players - 1} (one per "
+          f"other seat), got {cond['opponents']!r}")
+    for name in opp:
+        try:
+            bot = load_strategy(name)
+        except StrategyError as exc:
+            raise TrainError(f"{where}: opponents: {exc}") from None
+        _need(not bot.search, f"{where}: opponents: '{name}' is a search bot; the "
+                              "opponents must be ordinary bots")
+    cond["opponents"] = opp
 
 
 def _check_bots(c: dict, where: str) -> None:
@@ -313,14 +342,41 @@ def _label(c: dict, i: int, behaviour: str, teacher: str, workers: int, progress
         rs, players = cond.get("ruleset", "fishing2"), cond.get("players", 4)
         games = cond.get("games", 100)
         t1 = time.perf_counter()
-        d = label_games(rs, players, seed + ci, games, behaviour, teacher, c["budget"],
-                        c["rate"], workers=workers, chunk=c["chunk"])
+        if "opponents" in cond:
+            d = _label_against(cond, seed + ci, behaviour, teacher, c, workers)
+        else:
+            d = label_games(rs, players, seed + ci, games, behaviour, teacher, c["budget"],
+                            c["rate"], workers=workers, chunk=c["chunk"])
         keep = kinds[d["meta"][:, M_KIND]]
         for k in ("obs", "values", "meta"):
             d[k] = d[k][keep]
         parts.append(d)
         progress(f"iteration {i}: {rs} {players} players: {games} games, "
                  f"{len(d['obs'])} positions labelled in {time.perf_counter() - t1:.0f} s")
+    return join(parts)
+
+
+def _label_against(cond: dict, seed: int, behaviour: str, teacher: str, c: dict,
+                   workers: int) -> dict:
+    """A condition with ``opponents``: its games split into one block per seat, the
+    student in that seat and the opponents in the others in their order after it; the
+    blocks are consecutive games of the condition's deals (games start, start + n, ...),
+    so every game is another deal."""
+    from fishing2sim.train.labels import join, label_games
+
+    rs, players = cond.get("ruleset", "fishing2"), cond.get("players", 4)
+    games = cond.get("games", 100)
+    parts, start = [], 0
+    for seat in range(players):
+        n = games // players + (1 if seat < games % players else 0)
+        if n == 0:
+            continue
+        lineup = [behaviour] * players
+        for k in range(1, players):
+            lineup[(seat + k) % players] = cond["opponents"][k - 1]
+        parts.append(label_games(rs, players, seed, n, lineup, teacher, c["budget"],
+                                 c["rate"], workers=workers, chunk=c["chunk"], start=start))
+        start += n
     return join(parts)
 
 
