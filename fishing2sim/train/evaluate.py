@@ -27,6 +27,14 @@ def _shares(masks, seats):
     return got
 
 
+def seat_lineup(bot, opponents, seat: int, players: int) -> list:
+    """``bot`` in ``seat``, the ``opponents`` clockwise after it (repeated if fewer)."""
+    lineup = [bot] * players
+    for k in range(1, players):
+        lineup[(seat + k) % players] = opponents[(k - 1) % len(opponents)]
+    return lineup
+
+
 def rotated_games(bot, opponents, deals: int, players: int = 4, seed: int = 1,
                   ruleset: str = "fishing2") -> np.ndarray:
     """The share of each game that one ``bot`` seat wins against ``opponents`` (clockwise
@@ -36,10 +44,7 @@ def rotated_games(bot, opponents, deals: int, players: int = 4, seed: int = 1,
 
     out = []
     for seat in range(players):
-        lineup = [None] * players
-        lineup[seat] = bot
-        for k in range(1, players):
-            lineup[(seat + k) % players] = opponents[(k - 1) % len(opponents)]
+        lineup = seat_lineup(bot, opponents, seat, players)
         a = run_games(deals, players, seed=seed, ruleset=ruleset, strategies=lineup)
         out.append(_shares(a["int"][:, G_WINNERS], [seat]))
     return np.concatenate(out)

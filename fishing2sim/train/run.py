@@ -362,6 +362,7 @@ def _label_against(cond: dict, seed: int, behaviour: str, teacher: str, c: dict,
     student in that seat and the opponents in the others in their order after it; the
     blocks are consecutive games of the condition's deals (games start, start + n, ...),
     so every game is another deal."""
+    from fishing2sim.train.evaluate import seat_lineup
     from fishing2sim.train.labels import join, label_games
 
     rs, players = cond.get("ruleset", "fishing2"), cond.get("players", 4)
@@ -371,9 +372,7 @@ def _label_against(cond: dict, seed: int, behaviour: str, teacher: str, c: dict,
         n = games // players + (1 if seat < games % players else 0)
         if n == 0:
             continue
-        lineup = [behaviour] * players
-        for k in range(1, players):
-            lineup[(seat + k) % players] = cond["opponents"][k - 1]
+        lineup = seat_lineup(behaviour, cond["opponents"], seat, players)
         parts.append(label_games(rs, players, seed, n, lineup, teacher, c["budget"],
                                  c["rate"], workers=workers, chunk=c["chunk"], start=start))
         start += n
