@@ -236,6 +236,25 @@ def test_bad_opponents_are_one_line(tmp_path, opponents, words):
     assert words in str(e.value) and "\n" not in str(e.value)
 
 
+def test_an_edited_opponent_file_is_another_training_run(tmp_path):
+    """The opponents' files are in the config hash, as the behaviour's: a resumed run
+    never mixes positions played against two versions of an opponent."""
+    from fishing2sim.train.run import config_hash
+
+    bot = tmp_path / "opp_bot.py"
+    src = (REPO / "strategies" / "greedy.py").read_text()
+    bot.write_text(src)
+    f = tmp_path / "opp.yaml"
+    f.write_text(TINY.replace("games: 4}", f"games: 4, opponents: {bot}}}"))
+    before = config_hash(read_config(f))
+    assert before == config_hash(read_config(f))
+    bot.write_text(src + "\n# edited\n")
+    from fishing2sim.strategy import loading
+
+    loading._cache.clear()  # as a new process sees it (loaded bots are kept per process)
+    assert config_hash(read_config(f)) != before
+
+
 def test_the_shipped_training_file_keeps_the_shipped_models_config_hash():
     """Conditions without ``opponents`` hash as before the key existed: the shipped
     training file still names the run of the shipped model (its folder resumes)."""

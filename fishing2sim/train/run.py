@@ -173,6 +173,7 @@ def _check_opponents(cond: dict, where: str) -> None:
           and all(isinstance(x, str) and x for x in opp),
           f"{where}: opponents must be a bot's name or a list of {players - 1} (one per "
           f"other seat), got {cond['opponents']!r}")
+    digests = []
     for name in opp:
         try:
             bot = load_strategy(name)
@@ -180,7 +181,10 @@ def _check_opponents(cond: dict, where: str) -> None:
             raise TrainError(f"{where}: opponents: {exc}") from None
         _need(not bot.search, f"{where}: opponents: '{name}' is a search bot; the "
                               "opponents must be ordinary bots")
+        digests.append(bot.digest)
     cond["opponents"] = opp
+    # in the config hash: an edited opponent file is another run (as the behaviour's)
+    cond["opponents_digests"] = digests
 
 
 def _check_bots(c: dict, where: str) -> None:
