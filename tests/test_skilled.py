@@ -614,3 +614,63 @@ def test_a_refit_with_the_runs_settings_is_the_runs_model(tmp_path, capsys):
     text = capsys.readouterr().out
     assert "other weights than the run's model_2.npz" in text
     assert "epochs 3" in text and "'decay': 0.9" in text
+
+
+BAD_BOT = '''from fishing2sim.strategy_kit import decision
+NAME = "bad_bot"
+
+
+@decision
+def play(obs, params, rng):
+    return -7
+'''
+
+
+@pytest.mark.parametrize("rate", [1.0, 0.0])
+def test_an_illegal_choice_stops_the_labelling_with_one_message(tmp_path, rate):
+    """A played seat's strategy that returns no option of its decision stops the batch at
+    once, with the engine's message naming the strategy, its file, the seat and the options
+    (it used to be forced as a negative code, pause again and never end)."""
+    from fishing2sim.strategy.contract import StrategyFailure
+
+    bad = tmp_path / f"bad_bot_{int(rate)}.py"  # (a module name is one file per process)
+    bad.write_text(BAD_BOT)
+    with pytest.raises(StrategyFailure) as e:
+        label_games("fishing2", 4, 3, 4, ["weights", str(bad), "weights", "weights"], "pimc",
+                    [1, 1, 0, 0], rate, chunk=4)
+    msg = str(e.value)
+    assert msg.startswith("labelling game 0: strategy 'bad_bot'") and "seat 1" in msg
+    assert str(bad) in msg and "illegal play decision: returned -7" in msg
+    assert e.value.seat == 1 and e.value.choice == -7 and len(e.value.options) >= 2
+
+
+def test_a_teachers_rollout_strategy_that_breaks_the_contract_is_named(tmp_path):
+    from fishing2sim.strategy.contract import StrategyFailure
+
+    bad = tmp_path / "bad_rollout_bot.py"
+    bad.write_text(BAD_BOT)
+    teacher = tmp_path / "bad_teacher.py"
+    teacher.write_text(f'NAME = "bad_teacher"\nSEARCH = "pimc"\nROLLOUT = "{bad}"\n'
+                       'PARAM_NAMES = ["worlds", "rollouts", "horizon", "objective"]\n'
+                       'PARAMS = [2, 1, 0, 0]\n')
+    with pytest.raises(StrategyFailure) as e:
+        label_games("fishing2", 4, 3, 2, "weights", str(teacher), [2, 1, 0, 0], 1.0, chunk=2)
+    msg = str(e.value)
+    assert "its search's rollout strategy 'bad_bot'" in msg and str(bad) in msg
+    assert "in a searched world" in msg and "returned -7" in msg
+
+
+def test_a_training_whose_opponent_breaks_the_contract_is_one_line_and_exit_2(tmp_path):
+    bad = tmp_path / "bad_bot.py"
+    bad.write_text(BAD_BOT)
+    f = tmp_path / "opp.yaml"
+    f.write_text(TINY.replace("iterations: 2", "iterations: 1")
+                 .replace("games: 4}", f"games: 4, opponents: {bad}}}"))
+    r = subprocess.run([sys.executable, "-m", "fishing2sim.cli", "train", str(f), "--output",
+                        str(tmp_path / "out")], capture_output=True, text=True, timeout=600)
+    assert r.returncode == 2, r.stderr
+    lines = [ln for ln in r.stderr.splitlines() if ln.strip() and "Warning" not in ln
+             and not ln.startswith((" ", "iteration"))]  # (the progress lines)
+    assert len(lines) == 1 and "strategy 'bad_bot'" in lines[0]
+    assert "illegal play decision: returned -7" in lines[0]
+    assert not (tmp_path / "out" / "tiny" / "model.npz").exists()

@@ -24,7 +24,7 @@ from fishing2sim.engine.constants import (
     N_DECISIONS, O_HAND, O_N_CARDS,
     O_N_PLAYED, O_OPTIONS, O_PLAYED, O_PLAYED_BY,
 )
-from fishing2sim.engine.core import present, run_game, setup_game
+from fishing2sim.engine.core import checked_choice, present, run_game, setup_game
 from fishing2sim.engine.batch import new_buffers
 from fishing2sim.engine.rng import game_seed, mix64
 from fishing2sim.search.kernels import (
@@ -44,11 +44,13 @@ LABEL_SALT = np.uint64(0x1AB3E15EED5A17ED)
 @njit(cache=True)
 def label_batch(deck, players, ruleset, hand_sizes, n_rounds, seed, start, n, strats, params,
                 observe_mask, sp, rstrats, rparams, robserve, rate, out_obs, out_vals,
-                out_meta, out_tail, stats):
+                out_meta, out_tail, stats, err_st):
     """Play games start .. start+n-1 and label a share ``rate`` of their decisions (see
     the module doc). Returns the number of rows written (stops at out_obs's capacity);
     stats += [games, decisions, labelled, rollouts]; stats[4] = an error code (a strategy
-    broke the contract; 0: none). out_tail: the observation past OBS_KEEP (the deck)."""
+    broke the contract; 0: none), and the batch stops at once with the failed game's state
+    copied to err_st (for api.kernel_failure's message). out_tail: the observation past
+    OBS_KEEP (the deck)."""
     st = np.zeros(STATE_SIZE, np.int64)
     rng = np.zeros(RNG_SIZE, np.uint64)
     ev = np.zeros((EVENT_ROWS, EV_FIELDS), np.int64)
@@ -89,8 +91,9 @@ def label_batch(deck, players, ruleset, hand_sizes, n_rounds, seed, start, n, st
                 choice_t = search_decide(st, ev, st[S_EVN], tier, deck, sp, srng, rstrats,
                                          rparams, robserve, robs, world, br, br_rng, view,
                                          pos, zone, cards, assign, cap, scratch, values)
-                if choice_t < 0:
-                    stats[4] = 1
+                if choice_t < 0:  # (its rollout strategy broke the contract in a world)
+                    stats[4] = max(st[S_ERR_CODE], 1)
+                    err_st[:] = st
                     return rows
                 stats[3] += scratch[7][1] - before
                 for i in range(OBS_KEEP):
@@ -118,11 +121,19 @@ def label_batch(deck, players, ruleset, hand_sizes, n_rounds, seed, start, n, st
                 o[O_OPTIONS + i] = -1
             for i in range(st[A_HAND_N + s]):
                 o[O_HAND + i] = -1
+            # checked against the engine's options, as the engine checks a strategy's
+            # choice: an illegal one would be forced as a negative code and pause again
+            if checked_choice(st, s, kind, n_opt, choice) < 0:
+                stats[0] += 1
+                stats[4] = st[S_ERR_CODE]
+                err_st[:] = st
+                return rows
             st[S_FORCED] = choice + 1
             st[S_END] = END_RUNNING
             run_game(st, rng, ev, deck, obs, strats, params, STOP_NEVER)
         stats[0] += 1
         if st[S_ERR_CODE] != 0:
             stats[4] = st[S_ERR_CODE]
+            err_st[:] = st
             return rows
     return rows

@@ -18,6 +18,7 @@ import numpy as np
 from fishing2sim.safe_files import write_atomic
 
 from fishing2sim.engine.constants import MAX_HAND, OBS_SIZE, RULESETS
+from fishing2sim.engine.state import S_ERR_CODE, STATE_SIZE
 from fishing2sim.train.label import N_META, OBS_KEEP
 
 ROWS_PER_GAME = 500  # more than the decisions of any game (a bound for the buffers)
@@ -62,7 +63,6 @@ def teacher_args(teacher: str, budget, players: int):
 def label_chunk(ruleset: str, players: int, seed: int, start: int, n: int, behaviour: str,
                 teacher: str, budget, rate: float):
     """The labelled positions of games start .. start+n-1 (see label.label_batch)."""
-    from fishing2sim.strategy.contract import StrategyError
     from fishing2sim.strategy.lineup import build_lineup, observe_mask
     from fishing2sim.train.label import label_batch
 
@@ -75,16 +75,32 @@ def label_chunk(ruleset: str, players: int, seed: int, start: int, n: int, behav
     out_meta = np.zeros((cap, N_META), np.int64)
     stats = np.zeros(5, np.int64)
     tail = np.zeros(OBS_SIZE - OBS_KEEP, np.int64)
+    err_st = np.zeros(STATE_SIZE, np.int64)
     rows = label_batch(np.ascontiguousarray(deck.arrays), players, RULESETS[ruleset],
                        np.ascontiguousarray(deck.hand_sizes[players]), deck.n_rounds,
                        np.uint64(seed), start, n, funcs, table, observe_mask(strats), sp, rf,
-                       rt, ro, float(rate), out_obs, out_vals, out_meta, tail, stats)
+                       rt, ro, float(rate), out_obs, out_vals, out_meta, tail, stats, err_st)
     if stats[4] != 0:
-        raise StrategyError(f"labelling stopped: a strategy broke the contract (code "
-                            f"{int(stats[4])}) in games {start}..{start + n - 1}")
+        raise labelling_failure(err_st, strats, teacher, players, deck, start + int(stats[0]) - 1)
     if rows >= cap:
         raise RuntimeError("label buffer full (raise ROWS_PER_GAME)")
     return out_obs[:rows].copy(), out_vals[:rows].copy(), out_meta[:rows].copy(), stats[:4], tail
+
+
+def labelling_failure(st, strats, teacher, players, deck, game):
+    """The error of a labelling batch that stopped (label_batch's err_st): the engine's
+    own message (api.kernel_failure) naming the strategy, the decision and the options, and
+    the game. The behaviour lineup decides in the played games; the teacher's rollout
+    strategy decides in its searched worlds (ERR_ROLLOUT_ILLEGAL)."""
+    from fishing2sim.api import kernel_failure
+    from fishing2sim.engine.core import ERR_ROLLOUT_ILLEGAL
+    from fishing2sim.strategy.loading import load_strategy
+
+    if int(st[S_ERR_CODE]) == ERR_ROLLOUT_ILLEGAL:
+        strats = [load_strategy(teacher)] * players
+    exc = kernel_failure(st, strats, deck)
+    exc.args = (f"labelling game {game}: {exc.args[0]}",) + tuple(exc.args[1:])
+    return exc
 
 
 def label_games(ruleset, players, seed, games, behaviour, teacher, budget, rate, workers=1,
