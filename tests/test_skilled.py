@@ -674,3 +674,49 @@ def test_a_training_whose_opponent_breaks_the_contract_is_one_line_and_exit_2(tm
     assert len(lines) == 1 and "strategy 'bad_bot'" in lines[0]
     assert "illegal play decision: returned -7" in lines[0]
     assert not (tmp_path / "out" / "tiny" / "model.npz").exists()
+
+
+RAISING_BOT = '''from fishing2sim.strategy_kit import decision
+NAME = "raising_bot"
+
+
+@decision
+def play(obs, params, rng):
+    if obs[0] >= 0:
+        raise ValueError("boom in play")
+    return obs[0]
+'''
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_a_strategy_that_raises_in_the_labelling_is_named_in_one_message(tmp_path, workers):
+    """An exception inside a played seat's strategy, or inside the teacher's rollout
+    strategy, comes out as one StrategyFailure naming that strategy (from a worker process
+    too), not as the kernel's traceback."""
+    from fishing2sim.strategy.contract import StrategyFailure
+
+    bot = tmp_path / f"raising_bot_{workers}.py"  # (a module name is one file per process)
+    bot.write_text(RAISING_BOT.replace('"raising_bot"', f'"raising_bot_{workers}"'))
+    with pytest.raises(StrategyFailure) as e:
+        label_games("fishing2", 4, 3, 4, ["weights", "weights", str(bot), "weights"], "pimc",
+                    [1, 1, 0, 0], 1.0, chunk=2, workers=workers)
+    msg = str(e.value)
+    assert msg.startswith("labelling game 0: strategy 'raising_bot") and "seat 2" in msg
+    assert "decision play raised ValueError: boom in play" in msg and "\n" not in msg
+
+
+def test_a_teachers_rollout_strategy_that_raises_is_named(tmp_path):
+    from fishing2sim.strategy.contract import StrategyFailure
+
+    bot = tmp_path / "raising_rollout_bot.py"
+    bot.write_text(RAISING_BOT.replace('"raising_bot"', '"raising_rollout_bot"'))
+    teacher = tmp_path / "raising_teacher.py"
+    teacher.write_text(f'NAME = "raising_teacher"\nSEARCH = "pimc"\nROLLOUT = "{bot}"\n'
+                       'PARAM_NAMES = ["worlds", "rollouts", "horizon", "objective"]\n'
+                       'PARAMS = [2, 1, 0, 0]\n')
+    with pytest.raises(StrategyFailure) as e:
+        label_games("fishing2", 4, 3, 2, "weights", str(teacher), [2, 1, 0, 0], 1.0, chunk=2)
+    msg = str(e.value)
+    assert "strategy 'raising_teacher'" in msg
+    assert "its search's rollout strategy 'raising_rollout_bot'" in msg and str(bot) in msg
+    assert "raised ValueError: boom in play" in msg

@@ -44,14 +44,14 @@ LABEL_SALT = np.uint64(0x1AB3E15EED5A17ED)
 @njit(cache=True)
 def label_batch(deck, players, ruleset, hand_sizes, n_rounds, seed, start, n, strats, params,
                 observe_mask, sp, rstrats, rparams, robserve, rate, out_obs, out_vals,
-                out_meta, out_tail, stats, err_st):
+                out_meta, out_tail, stats, st, phase):
     """Play games start .. start+n-1 and label a share ``rate`` of their decisions (see
     the module doc). Returns the number of rows written (stops at out_obs's capacity);
     stats += [games, decisions, labelled, rollouts]; stats[4] = an error code (a strategy
-    broke the contract; 0: none), and the batch stops at once with the failed game's state
-    copied to err_st (for api.kernel_failure's message). out_tail: the observation past
-    OBS_KEEP (the deck)."""
-    st = np.zeros(STATE_SIZE, np.int64)
+    broke the contract; 0: none), and the batch stops at once. ``st``: the state the games
+    are played in (STATE_SIZE), left as the failed game's for api.kernel_failure's message;
+    phase[0]: 1 while the teacher searches, 0 while a seat's own strategy decides (which
+    strategy raised, if one does). out_tail: the observation past OBS_KEEP (the deck)."""
     rng = np.zeros(RNG_SIZE, np.uint64)
     ev = np.zeros((EVENT_ROWS, EV_FIELDS), np.int64)
     obs = new_buffers()
@@ -88,12 +88,13 @@ def label_batch(deck, players, ruleset, hand_sizes, n_rounds, seed, start, n, st
             d += 1
             if (u >> np.uint64(32)) < threshold and rows < cap_rows:
                 before = scratch[7][1]
+                phase[0] = 1
                 choice_t = search_decide(st, ev, st[S_EVN], tier, deck, sp, srng, rstrats,
                                          rparams, robserve, robs, world, br, br_rng, view,
                                          pos, zone, cards, assign, cap, scratch, values)
+                phase[0] = 0
                 if choice_t < 0:  # (its rollout strategy broke the contract in a world)
                     stats[4] = max(st[S_ERR_CODE], 1)
-                    err_st[:] = st
                     return rows
                 stats[3] += scratch[7][1] - before
                 for i in range(OBS_KEEP):
@@ -126,7 +127,6 @@ def label_batch(deck, players, ruleset, hand_sizes, n_rounds, seed, start, n, st
             if checked_choice(st, s, kind, n_opt, choice) < 0:
                 stats[0] += 1
                 stats[4] = st[S_ERR_CODE]
-                err_st[:] = st
                 return rows
             st[S_FORCED] = choice + 1
             st[S_END] = END_RUNNING
@@ -134,6 +134,5 @@ def label_batch(deck, players, ruleset, hand_sizes, n_rounds, seed, start, n, st
         stats[0] += 1
         if st[S_ERR_CODE] != 0:
             stats[4] = st[S_ERR_CODE]
-            err_st[:] = st
             return rows
     return rows

@@ -18,7 +18,7 @@ import numpy as np
 from fishing2sim.safe_files import write_atomic
 
 from fishing2sim.engine.constants import MAX_HAND, OBS_SIZE, RULESETS
-from fishing2sim.engine.state import S_ERR_CODE, STATE_SIZE
+from fishing2sim.engine.state import S_ASK_SEAT, S_ERR_CODE, STATE_SIZE
 from fishing2sim.train.label import N_META, OBS_KEEP
 
 ROWS_PER_GAME = 500  # more than the decisions of any game (a bound for the buffers)
@@ -75,20 +75,36 @@ def label_chunk(ruleset: str, players: int, seed: int, start: int, n: int, behav
     out_meta = np.zeros((cap, N_META), np.int64)
     stats = np.zeros(5, np.int64)
     tail = np.zeros(OBS_SIZE - OBS_KEEP, np.int64)
-    err_st = np.zeros(STATE_SIZE, np.int64)
-    rows = label_batch(np.ascontiguousarray(deck.arrays), players, RULESETS[ruleset],
-                       np.ascontiguousarray(deck.hand_sizes[players]), deck.n_rounds,
-                       np.uint64(seed), start, n, funcs, table, observe_mask(strats), sp, rf,
-                       rt, ro, float(rate), out_obs, out_vals, out_meta, tail, stats, err_st)
+    st = np.zeros(STATE_SIZE, np.int64)
+    st[S_ASK_SEAT] = -1
+    phase = np.zeros(1, np.int64)
+    args = (np.ascontiguousarray(deck.arrays), players, RULESETS[ruleset],
+            np.ascontiguousarray(deck.hand_sizes[players]), deck.n_rounds, np.uint64(seed),
+            start, n, funcs, table, observe_mask(strats), sp, rf, rt, ro, float(rate), out_obs,
+            out_vals, out_meta, tail, stats, st, phase)
+    try:
+        rows = label_batch(*args)
+    except (KeyboardInterrupt, SystemExit, MemoryError):
+        raise
+    except Exception as exc:  # raised inside a strategy: one message naming it
+        from fishing2sim.api import raised_in_strategy
+        from fishing2sim.strategy.loading import load_strategy
+
+        deciding = [load_strategy(teacher)] * players if phase[0] else strats
+        failure = raised_in_strategy([st], exc, deciding)
+        if failure is None:
+            raise
+        failure.args = (f"labelling game {start + int(stats[0])}: {failure.args[0]}",)
+        raise failure from None
     if stats[4] != 0:
-        raise labelling_failure(err_st, strats, teacher, players, deck, start + int(stats[0]) - 1)
+        raise labelling_failure(st, strats, teacher, players, deck, start + int(stats[0]) - 1)
     if rows >= cap:
         raise RuntimeError("label buffer full (raise ROWS_PER_GAME)")
     return out_obs[:rows].copy(), out_vals[:rows].copy(), out_meta[:rows].copy(), stats[:4], tail
 
 
 def labelling_failure(st, strats, teacher, players, deck, game):
-    """The error of a labelling batch that stopped (label_batch's err_st): the engine's
+    """The error of a labelling batch that stopped (label_batch's state): the engine's
     own message (api.kernel_failure) naming the strategy, the decision and the options, and
     the game. The behaviour lineup decides in the played games; the teacher's rollout
     strategy decides in its searched worlds (ERR_ROLLOUT_ILLEGAL)."""
