@@ -138,6 +138,31 @@ def test_a_symlinked_report_folder_is_refused_and_its_target_untouched(tmp_path)
     assert (tmp_path / "reports" / "ck").is_symlink()
 
 
+@pytest.mark.parametrize("command", ["run", "tune", "train"])
+def test_a_symlinked_output_folder_is_refused_before_anything_is_written(tmp_path, command):
+    """--output naming a link: refused at once (not after the games), and nothing -- no
+    lock, no checkpoints, no report, no study, no training folder -- goes through it."""
+    victim = users_folder(tmp_path / "victim")
+    before = tree(victim)
+    link = tmp_path / "reports"
+    link.symlink_to(victim)
+    path = tmp_path / "job.yaml"  # small jobs: a regression fails in seconds
+    path.write_text({
+        "run": "name: ck\n" + BODY,
+        "tune": "name: ck\nplayers: 4\nseed: 3\nanalyses: [overfishing]\ntune:\n"
+                "  space: {deck.remove_from_tier.4: {int: [0, 3]}}\n"
+                "  objective: {minimize: overfishing}\n"
+                "  budget: {trials: 2, games: 200}\n  racing: {top: 0}\n",
+        "train": "name: ck\nseed: 7\niterations: 1\nteacher: pimc\nbudget: [2, 1, 0, 0]\n"
+                 "rate: 0.3\nconditions:\n  - {ruleset: fishing2, players: 4, games: 2}\n"
+                 "hidden: 0\nevaluation: {deals: 0}\n",
+    }[command])
+    line = one_error(CliRunner().invoke(main, [command, str(path), "--output", str(link)]))
+    assert line == (f"Error: {link}: the output folder is a symbolic link; fishing2sim does "
+                    "not write through links: remove the link or choose another --output")
+    assert tree(victim) == before and link.is_symlink()
+
+
 def test_a_file_where_the_report_folder_goes_is_refused(tmp_path):
     (tmp_path / "reports").mkdir()
     (tmp_path / "reports" / "ck").write_text("a file of the user's")

@@ -235,7 +235,8 @@ class OutputLock:
     ``<folder>/.<name>.lock``, fcntl.flock, holding the PID): two runs (``run`` or ``tune``)
     never share checkpoints, a study or a report. Released (and the file removed) by
     ``release``; the kernel drops it if the process dies. The lock file is opened with
-    safe_files.open_lock: a link in its place is refused."""
+    safe_files.open_lock: a link in its place is refused, and so is a link in place of
+    ``folder`` (a run writes nothing through it)."""
 
     def __init__(self, folder: Path, name: str):
         self.target = Path(folder) / name  # the folder the lock guards (named in messages)
@@ -255,9 +256,13 @@ class OutputLock:
         return False
 
     def acquire(self) -> "OutputLock":
-        from fishing2sim.safe_files import FileSafetyError, open_lock
+        from fishing2sim.safe_files import FileSafetyError, open_lock, real_folder
 
         parent = self.path.parent
+        try:  # the output folder (the lock's, the checkpoints', the report's) is no link:
+            real_folder(parent, "output folder", create=False)  # refused before any game
+        except FileSafetyError as exc:
+            raise RunError(str(exc)) from None
         self.created = not parent.exists()  # removed again if the run leaves it empty
         try:
             parent.mkdir(parents=True, exist_ok=True)
