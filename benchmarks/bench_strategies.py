@@ -56,13 +56,11 @@ def rotated(bot: str, opponents: list[str], deals: int, players: int, seed: int)
     """Win share and mean points of ``bot`` over ``deals`` deals played from every seat;
     the other seats hold ``opponents`` in order, clockwise from the bot."""
     from fishing2sim.api import run_games
+    from fishing2sim.train.evaluate import seat_lineup
 
     share = points = 0.0
     for seat in range(players):
-        lineup = [None] * players
-        lineup[seat] = bot
-        for k in range(1, players):
-            lineup[(seat + k) % players] = opponents[(k - 1) % len(opponents)]
+        lineup = seat_lineup(bot, opponents, seat, players)
         a = run_games(deals, players, seed=seed, strategies=lineup)
         masks = a["int"][:, G_WINNERS]
         k = np.array([bin(int(m)).count("1") for m in masks])

@@ -720,3 +720,24 @@ def test_a_teachers_rollout_strategy_that_raises_is_named(tmp_path):
     assert "strategy 'raising_teacher'" in msg
     assert "its search's rollout strategy 'raising_rollout_bot'" in msg and str(bot) in msg
     assert "raised ValueError: boom in play" in msg
+
+
+def test_an_ensemble_bot_of_the_student_plays_the_students_games(tmp_path):
+    """benchmarks/ensemble_bot.py (docs/strategies.md, "Where the student's gap is") sums
+    its models' scores: one model, or that model and a model of zeros, play exactly the
+    student's games; a model of another layout is refused with one line."""
+    from benchmarks.ensemble_bot import write_ensemble
+    from fishing2sim.train.model import ModelError
+
+    shipped = REPO / "fishing2sim" / "data" / "skilled.npz"
+    w = read_model(shipped)["weights"]
+    zero = tmp_path / "zero.npz"
+    save_model(zero, np.zeros_like(w), "zero", {}, hidden=32)
+    ref = run_games(30, 4, seed=5, strategies=["skilled"] * 4)
+    for name, models in (("ens_one", [shipped]), ("ens_zero", [shipped, zero])):
+        bot = write_ensemble(tmp_path / f"{name}.py", models, name)
+        got = run_games(30, 4, seed=5, strategies=[str(bot)] * 4)
+        assert np.array_equal(got["points"], ref["points"]), name
+    (tmp_path / "bad.npz").write_bytes(b"not a model")
+    with pytest.raises(ModelError, match="cannot be read as an npz model"):
+        write_ensemble(tmp_path / "ens_bad.py", [shipped, tmp_path / "bad.npz"], "ens_bad")
