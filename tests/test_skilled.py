@@ -741,3 +741,19 @@ def test_an_ensemble_bot_of_the_student_plays_the_students_games(tmp_path):
     (tmp_path / "bad.npz").write_bytes(b"not a model")
     with pytest.raises(ModelError, match="cannot be read as an npz model"):
         write_ensemble(tmp_path / "ens_bad.py", [shipped, tmp_path / "bad.npz"], "ens_bad")
+
+
+def test_a_training_folder_in_use_by_another_training_is_refused(tmp_path):
+    """The folder's lock (as a run's and a tune's): a second training of the same folder,
+    here with --fresh that would delete the first one's files, stops with one line."""
+    from fishing2sim.run.checkpoints import OutputLock
+
+    f = tmp_path / "tiny.yaml"
+    f.write_text(TINY.replace("iterations: 2", "iterations: 1"))
+    out = tmp_path / "out"
+    with OutputLock(out, "tiny"):  # another run holds it (another open file: flock)
+        with pytest.raises(TrainError, match=r"out/tiny: in use by another run \(PID \d+\)"):
+            train(f, output=out, fresh=True, progress=lambda *a: None)
+        assert not (out / "tiny").exists()
+    train(f, output=out, progress=lambda *a: None)  # free again
+    assert (out / "tiny" / "model.npz").is_file() and not (out / ".tiny.lock").exists()

@@ -4,6 +4,7 @@ embedded and what is not)."""
 from __future__ import annotations
 
 from fishing2sim.errors import Fishing2simError
+import contextlib
 import os
 import stat
 import sys
@@ -27,7 +28,7 @@ class ReportInputError(Fishing2simError, ValueError):
     line, naming it)."""
 
 
-def render_html(folder: Path, warn=None, fresh: bool = False) -> Path:
+def render_html(folder: Path, warn=None, fresh: bool = False, locked: bool = False) -> Path:
     """``folder``/report.html, written from the folder's own files (summary.md's headings,
     paragraphs, lists, tables, code blocks and images, the CSVs, config.yaml, or a tune's
     best.yaml and tune.yaml) unless it is already a complete page (``fresh``: written anew
@@ -42,7 +43,8 @@ def render_html(folder: Path, warn=None, fresh: bool = False) -> Path:
     left out. Only a summary.md that cannot be read as UTF-8 text is an error
     (:class:`ReportInputError` or :class:`~fishing2sim.safe_files.FileSafetyError`): it is
     the page. The page is written with :func:`~fishing2sim.safe_files.write_atomic` (whole
-    or not at all, never through a link) under the folder's lock (the one ``run`` takes)."""
+    or not at all, never through a link) under the folder's lock (the one ``run`` takes;
+    ``locked``: the caller holds it, as a training does for its whole run)."""
     from fishing2sim.safe_files import FileSafetyError, write_atomic
 
     folder = Path(os.path.abspath(folder))
@@ -52,7 +54,7 @@ def render_html(folder: Path, warn=None, fresh: bool = False) -> Path:
         return page
     from fishing2sim.run.checkpoints import OutputLock  # the lock run and tune take on the folder
 
-    with OutputLock(folder.parent, folder.name):
+    with contextlib.nullcontext() if locked else OutputLock(folder.parent, folder.name):
         state = _page_state(page)
         if state == "complete" and not fresh:  # written meanwhile by another writer
             return page

@@ -285,20 +285,38 @@ def train(path, workers=None, output=None, fresh=False, progress=print,
     """Run (or resume) the training file; returns its output folder. With ``scheduler`` (a
     Dask scheduler address) or ``dask_local`` (a local Dask cluster of that many workers)
     the labelling's chunks run as Dask tasks: the same chunks, joined in game order, so the
-    same positions and models as locally."""
+    same positions and models as locally. The folder is locked meanwhile (the lock file
+    ``<output>/.<name>.lock``, as a run's): a second training of it stops with one line.
+    """
     if scheduler or dask_local:
         from fishing2sim.run.dask import dask_executor
         from fishing2sim.train.labels import using_executor
 
         with dask_executor(scheduler, dask_local) as ex, using_executor(ex):
             return train(path, workers, output, fresh, progress)
-    from fishing2sim.train.fit import prior_weights
-    from fishing2sim.train.model import read_model, save_model
-
     c = read_config(path)
     h = config_hash(c)
     workers = int(workers or c["workers"])
     out = Path(output or c["output"]) / c["name"]
+    from fishing2sim.run.checkpoints import OutputLock
+    from fishing2sim.run.chunks import RunError
+
+    lock = OutputLock(out.parent, c["name"])  # as a run's: two never share a folder
+    try:
+        lock.acquire()
+    except RunError as exc:
+        raise TrainError(str(exc)) from None
+    try:
+        return _train_in(c, h, out, workers, fresh, progress)
+    finally:
+        lock.release()
+
+
+def _train_in(c: dict, h: str, out: Path, workers: int, fresh: bool, progress) -> Path:
+    """train's iterations in its folder ``out`` (the caller holds the folder's lock)."""
+    from fishing2sim.train.fit import prior_weights
+    from fishing2sim.train.model import read_model, save_model
+
     state = _open_output(out, h, fresh)
     w = prior_weights()
     if state["done"]:
@@ -489,7 +507,7 @@ def write_report(out: Path, c: dict, state: dict) -> None:
     write_atomic(out / "summary.md", _summary(c, state, rows, ag))
     from fishing2sim.report import render_html
 
-    render_html(out, fresh=True)
+    render_html(out, fresh=True, locked=True)  # (train holds the folder's lock)
 
 
 def _plot(out: Path, c: dict, rows: list) -> None:
