@@ -757,3 +757,45 @@ def test_a_training_folder_in_use_by_another_training_is_refused(tmp_path):
         assert not (out / "tiny").exists()
     train(f, output=out, progress=lambda *a: None)  # free again
     assert (out / "tiny" / "model.npz").is_file() and not (out / ".tiny.lock").exists()
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("sig", ["SIGINT", "SIGKILL"])
+def test_a_training_stopped_by_a_signal_resumes_after_its_last_finished_iteration(tmp_path,
+                                                                               sig):
+    """The command line, stopped in iteration 2 by Ctrl-C (exit 130, one line, the lock
+    released) or SIGKILL: run again, it resumes after iteration 1 and ends with the model
+    of an uninterrupted run."""
+    import os
+    import signal
+
+    f = tmp_path / "sig.yaml"
+    f.write_text(TINY.replace("games: 8}", "games: 200}").replace("games: 4}", "games: 2}"))
+    cmd = [sys.executable, "-m", "fishing2sim.cli", "train", str(f), "--output"]
+    p = subprocess.Popen(cmd + [str(tmp_path / "a")], stdout=subprocess.PIPE,
+                         stderr=subprocess.STDOUT, text=True,
+                         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    for line in p.stdout:  # iteration 2 has begun: its positions are being labelled
+        if line.startswith("iteration 1:") and "positions, fit" in line:
+            break
+    p.send_signal(getattr(signal, sig))
+    rest = p.stdout.read()
+    rc = p.wait(timeout=300)
+    out = tmp_path / "a" / "tiny"
+    assert not (out / "model_2.npz").exists() and (out / "model_1.npz").is_file()
+    if sig == "SIGINT":
+        assert rc == 130 and "stopped: the finished iterations are kept" in rest
+        assert not (tmp_path / "a" / ".tiny.lock").exists()
+    else:
+        assert rc == -signal.SIGKILL
+    r = subprocess.run(cmd + [str(tmp_path / "a")], capture_output=True, text=True,
+                       timeout=600)
+    assert r.returncode == 0, r.stderr
+    assert "resuming after iteration 1" in r.stdout + r.stderr
+    assert "iteration 1:" not in r.stdout + r.stderr.replace("after iteration 1", "")
+    ref = subprocess.run(cmd + [str(tmp_path / "b")], capture_output=True, text=True,
+                         timeout=600)
+    assert ref.returncode == 0, ref.stderr
+    assert (out / "model.npz").read_bytes() == (tmp_path / "b" / "tiny" / "model.npz"
+                                                 ).read_bytes()
+    assert os.listdir(out) and (out / "state.json").is_file()
