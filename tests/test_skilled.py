@@ -654,8 +654,10 @@ def test_a_teachers_rollout_strategy_that_breaks_the_contract_is_named(tmp_path)
                        'PARAM_NAMES = ["worlds", "rollouts", "horizon", "objective"]\n'
                        'PARAMS = [2, 1, 0, 0]\n')
     with pytest.raises(StrategyFailure) as e:
-        label_games("fishing2", 4, 3, 2, "weights", str(teacher), [2, 1, 0, 0], 1.0, chunk=2)
+        label_games("fishing2", 4, 3, 2, "weights", str(teacher), [2, 1, 0, 0], 1.0, chunk=2,
+                    start=5)
     msg = str(e.value)
+    assert msg.startswith("labelling game 5: ")  # the game it stopped in
     assert "its search's rollout strategy 'bad_bot'" in msg and str(bad) in msg
     assert "in a searched world" in msg and "returned -7" in msg
 

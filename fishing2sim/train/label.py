@@ -94,6 +94,7 @@ def label_batch(deck, players, ruleset, hand_sizes, n_rounds, seed, start, n, st
                                          pos, zone, cards, assign, cap, scratch, values)
                 phase[0] = 0
                 if choice_t < 0:  # (its rollout strategy broke the contract in a world)
+                    stats[0] += 1  # (this game counted, as at the other stops)
                     stats[4] = max(st[S_ERR_CODE], 1)
                     return rows
                 stats[3] += scratch[7][1] - before
