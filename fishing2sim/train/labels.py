@@ -94,8 +94,7 @@ def label_chunk(ruleset: str, players: int, seed: int, start: int, n: int, behav
         failure = raised_in_strategy([st], exc, deciding)
         if failure is None:
             raise
-        failure.args = (f"labelling game {start + int(stats[0])}: {failure.args[0]}",)
-        raise failure from None
+        raise _in_game(failure, start + int(stats[0])) from None
     if stats[4] != 0:
         raise labelling_failure(st, strats, teacher, players, deck, start + int(stats[0]) - 1)
     if rows >= cap:
@@ -114,7 +113,11 @@ def labelling_failure(st, strats, teacher, players, deck, game):
 
     if int(st[S_ERR_CODE]) == ERR_ROLLOUT_ILLEGAL:
         strats = [load_strategy(teacher)] * players
-    exc = kernel_failure(st, strats, deck)
+    return _in_game(kernel_failure(st, strats, deck), game)
+
+
+def _in_game(exc: Exception, game: int) -> Exception:
+    """``exc`` with its message prefixed by the labelling game it stopped in."""
     exc.args = (f"labelling game {game}: {exc.args[0]}",) + tuple(exc.args[1:])
     return exc
 

@@ -259,7 +259,6 @@ def _open_output(out: Path, h: str, fresh: bool) -> dict:
     when it holds this configuration's run, replaced with ``fresh`` when another's; a
     folder of the user's own, a link or a file is refused (one line, nothing touched)."""
     try:
-        real_folder(out.parent, "output folder", create=False)  # no link: as a run's
         check_replaceable(out, "training folder")
         state_file = out / "state.json"
         if out.is_dir() and state_file.is_file():
