@@ -16,20 +16,86 @@ with the options given changed (the temperature refits the linear block too), an
 - both students' win shares against three ``weights`` on the same deals (every deal from
   every seat), and their paired difference with its 95% CI.
 
-It writes nothing into the run's folder (the students' files live in a temporary folder).
+It writes nothing into the run's folder (the students' files live in a temporary folder);
+``--out MODEL.npz`` keeps the refit's model file (e.g. for benchmarks/bench_skilled.py
+``--bot``, through a student file: fishing2sim.train.model.write_student).
 
     python benchmarks/refit_student.py experiments/train/skilled_policy.yaml reports/skilled_policy
     python benchmarks/refit_student.py FILE FOLDER --epochs 40 --decay 0.93
     python benchmarks/refit_student.py FILE FOLDER --hidden 8 --epochs 40 --decay 0.93
+    python benchmarks/refit_student.py FILE FOLDER --stakes 1
+    python benchmarks/refit_student.py FILE FOLDER --distill MODEL.npz,MODEL2.npz
+
+Two options change what the network is fitted to rather than how: ``--stakes A`` fits it
+on the positions drawn again (with replacement, as many, seeded) with a chance in
+proportion to (stakes + 0.05 points)^A, the stakes of a position being its best option's
+value less the mean of its options' (the decisions where the choice matters weigh
+more); ``--distill MODELS`` fits it to the mean of those models' scores instead of the
+teacher's values (the targets softmax(mean score): one network taught by an ensemble,
+benchmarks/ensemble_bot.py). Both fit the linear block too; the agreement is still with
+the teacher.
 """
 from __future__ import annotations
 
 import argparse
+import sys
 import tempfile
 import time
 from pathlib import Path
 
 import numpy as np
+
+
+def _refuse(message: str):
+    """Bad input: one line on stderr and exit 2."""
+    print(message, file=sys.stderr)
+    raise SystemExit(2)
+
+
+def _what(a) -> str:
+    out = ""
+    if a.stakes is not None:
+        out += f", positions drawn by stakes^{a.stakes:g}"
+    if a.distill:
+        out += f", fitted to the mean score of {a.distill}"
+    return out
+
+
+def _prepare(a, temperature):
+    """The rows and values the network is fitted on (fit_iteration's ``prepare``), or None
+    for the training's own (the teacher's values on every fitted position)."""
+    if a.stakes is None and not a.distill:
+        return None
+    if a.stakes is not None and not np.isfinite(a.stakes):
+        _refuse(f"--stakes {a.stakes}: not a number")
+    from fishing2sim.train.label import M_N_OPT
+    from fishing2sim.train.model import ModelError, read_model
+    from fishing2sim.train.net import scores
+
+    models = []
+    for spec in (a.distill.split(",") if a.distill else []):
+        try:
+            models.append(np.asarray(read_model(Path(spec))["weights"], np.float64))
+        except ModelError as exc:
+            _refuse(f"--distill: {exc}")
+
+    def prepare(alldata, X, blocks, rows):
+        rows = np.flatnonzero(rows)
+        values = alldata["values"]
+        if models:
+            s = sum(scores(X, blocks, w) for w in models) / len(models)
+            values = s * temperature  # the targets softmax(values / T): softmax(mean score)
+        if a.stakes is not None:
+            v = alldata["values"][rows].astype(np.float64)
+            n = alldata["meta"][rows, M_N_OPT]
+            real = np.arange(v.shape[1])[None, :] < n[:, None]
+            best = np.where(real, v, -np.inf).max(axis=1)
+            mean = np.where(real, v, 0.0).sum(axis=1) / np.maximum(n, 1)
+            p = (np.maximum(best - mean, 0.0) + 0.05) ** a.stakes
+            rng = np.random.default_rng(7)
+            rows = np.sort(rng.choice(rows, size=len(rows), p=p / p.sum()))
+        return rows, values
+    return prepare
 
 
 def main(argv=None) -> None:
@@ -43,6 +109,12 @@ def main(argv=None) -> None:
     ap.add_argument("--lr", type=float, default=None, help="Adam's first step size (3e-3)")
     ap.add_argument("--decay", type=float, default=None,
                     help="the step size's factor after every pass (0.6)")
+    ap.add_argument("--stakes", type=float, default=None, metavar="A",
+                    help="draw the fitted positions again by (stakes + 0.05)^A")
+    ap.add_argument("--distill", default=None, metavar="MODELS",
+                    help="fit to the mean score of these model files (comma-separated)")
+    ap.add_argument("--out", type=Path, default=None, metavar="MODEL.npz",
+                    help="also keep the refit's model file here (not in the run's folder)")
     ap.add_argument("--deals", type=int, default=1000, help="deals x 4 seats (1,000)")
     ap.add_argument("--seed", type=int, default=20261202, help="the deals' seed")
     a = ap.parse_args(argv)
@@ -56,9 +128,11 @@ def main(argv=None) -> None:
 
     c = read_config(a.training_file)
     folder = a.folder
+    if a.out is not None and a.out.resolve().parent == folder.resolve():
+        _refuse(f"--out {a.out}: not in the run's folder (its files are the run's)")
     last = len(list(folder.glob("positions_*.npz")))
     if last == 0:
-        raise SystemExit(f"{folder}: no positions_*.npz (not a training run's folder)")
+        _refuse(f"{folder}: no positions_*.npz (not a training run's folder)")
     c2 = dict(c)
     if a.hidden is not None:
         c2["hidden"] = a.hidden
@@ -69,14 +143,19 @@ def main(argv=None) -> None:
     net = {k: v for k, v in (("lr", a.lr), ("decay", a.decay)) if v is not None}
     start = np.load(folder / f"linear_{last - 1}.npy") if last > 1 else prior_weights()
     data = load_positions(folder / f"positions_{last}.npz")
+    prepare = _prepare(a, c2["temperature"])
     t0 = time.perf_counter()
-    _, w, _, total = fit_iteration(c2, folder, last, data, start, net)
+    _, w, _, total = fit_iteration(c2, folder, last, data, start, net, prepare=prepare)
     fit_s = time.perf_counter() - t0
+    if a.out is not None:
+        save_model(a.out, w, "refit", {"refit": True, "options": _what(a).lstrip(", ")},
+                   hidden=c2["hidden"])
     mine = read_model(folder / f"model_{last}.npz")["weights"]
     same = mine.shape == w.shape and np.array_equal(mine, w)
     print(f"refit of iteration {last} ({total:,} positions), hidden {c2['hidden']}, epochs "
           f"{c2['epochs']}, temperature {c2['temperature']}, "
-          f"{net or 'the default step sizes'}: fit {fit_s:.0f} s; "
+          f"{net or 'the default step sizes'}"
+          f"{_what(a)}: fit {fit_s:.0f} s; "
           f"{'the same weights as' if same else 'other weights than'} the run's "
           f"model_{last}.npz")
 

@@ -615,6 +615,52 @@ def test_a_refit_with_the_runs_settings_is_the_runs_model(tmp_path, capsys):
     assert "other weights than the run's model_2.npz" in text
     assert "epochs 3" in text and "'decay': 0.9" in text
 
+    # --distill: the targets are the models' mean score (softmax(values / T) is its
+    # softmax); --stakes: the fitted positions drawn again, where the choice matters more
+    import argparse
+    from benchmarks.refit_student import _prepare
+    from fishing2sim.train.label import M_GAME
+    from fishing2sim.train.labels import join, load_positions
+    from fishing2sim.train.net import scores
+
+    data = join([load_positions(out / f"positions_{j}.npz") for j in (1, 2)])
+    X, blocks = features_of(data)
+    rows = data["meta"][:, M_GAME] % 10 != 0
+    model = out / "model_2.npz"
+    w = read_model(model)["weights"]
+    prep = _prepare(argparse.Namespace(stakes=None, distill=f"{model},{out / 'model_1.npz'}"),
+                    8.0)
+    r, v = prep(data, X, blocks, rows)
+    assert np.array_equal(r, np.flatnonzero(rows))
+    mean = (scores(X, blocks, w) + scores(X, blocks, read_model(out / "model_1.npz")["weights"])) / 2
+    assert np.allclose(v / 8.0, mean)
+    prep = _prepare(argparse.Namespace(stakes=3.0, distill=None), 8.0)
+    r, v = prep(data, X, blocks, rows)
+    assert v is data["values"] and len(r) == rows.sum()
+    assert set(r.tolist()) <= set(np.flatnonzero(rows).tolist())
+    n = data["meta"][:, M_N_OPT]
+    vals = data["values"].astype(float)
+    real = np.arange(vals.shape[1])[None, :] < n[:, None]
+    stakes = np.where(real, vals, -np.inf).max(1) - np.where(real, vals, 0).sum(1) / n
+    assert stakes[r].mean() > stakes[rows].mean() + 0.1
+    refit([str(f), str(out), "--deals", "10", "--stakes", "1", "--distill", str(model)])
+    text = capsys.readouterr().out
+    assert "positions drawn by stakes^1, fitted to the mean score of" in text
+    assert "other weights than the run's model_2.npz" in text
+    with pytest.raises(SystemExit) as e:
+        refit([str(f), str(out), "--distill", str(tmp_path / "none.npz")])
+    err = capsys.readouterr().err
+    assert e.value.code == 2 and err.startswith("--distill: ") and "none.npz" in err
+    assert len(err.strip().splitlines()) == 1
+    # --out keeps the refit's model (with no option changed: the run's weights), never in
+    # the run's folder
+    refit([str(f), str(out), "--deals", "10", "--out", str(tmp_path / "kept.npz")])
+    assert np.array_equal(read_model(tmp_path / "kept.npz")["weights"], w)
+    with pytest.raises(SystemExit) as e:
+        refit([str(f), str(out), "--out", str(out / "kept.npz")])
+    assert e.value.code == 2 and "not in the run's folder" in capsys.readouterr().err
+    assert not (out / "kept.npz").exists()
+
 
 BAD_BOT = '''from fishing2sim.strategy_kit import decision
 NAME = "bad_bot"

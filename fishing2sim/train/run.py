@@ -401,12 +401,15 @@ def _label_against(cond: dict, seed: int, behaviour: str, teacher: str, c: dict,
     return join(parts)
 
 
-def fit_iteration(c: dict, out: Path, i: int, data: dict, w, net: dict | None = None):
+def fit_iteration(c: dict, out: Path, i: int, data: dict, w, net: dict | None = None,
+                  prepare=None):
     """The student of iteration ``i`` fitted on every position so far (the folder's
     positions_1 .. i-1 and ``data``; the games numbered 0 mod 10 held out) from the
     linear weights ``w``, and its agreement with the teacher on this iteration's held-out
     positions. ``net``: other step sizes of the network's fit (``lr``, ``decay``:
-    train/net.fit_net's; benchmarks/refit_student.py)."""
+    train/net.fit_net's; benchmarks/refit_student.py). ``prepare(alldata, X, blocks,
+    rows)``, if given, returns the rows and the values to fit instead (the diagnostics of
+    benchmarks/refit_student.py); the agreement is still with the teacher's values."""
     from fishing2sim.train.features import N_WEIGHTS
     from fishing2sim.train.fit import agreement, fit
     from fishing2sim.train.label import M_GAME, M_KIND, M_N_OPT, M_RULESET
@@ -417,12 +420,14 @@ def fit_iteration(c: dict, out: Path, i: int, data: dict, w, net: dict | None = 
     X, blocks = features_of(alldata)
     m = alldata["meta"]
     held = m[:, M_GAME] % 10 == 0
-    fit_rows = ~held
-    w = fit(X[fit_rows], alldata["values"][fit_rows], blocks[fit_rows], m[fit_rows, M_N_OPT],
+    fit_rows, values = ~held, alldata["values"]
+    if prepare is not None:
+        fit_rows, values = prepare(alldata, X, blocks, fit_rows)
+    w = fit(X[fit_rows], values[fit_rows], blocks[fit_rows], m[fit_rows, M_N_OPT],
             c["temperature"], c["l2"], w0=w[:N_WEIGHTS])
     w_lin = w
     if c["hidden"]:
-        w = fit_net(X[fit_rows], alldata["values"][fit_rows], blocks[fit_rows],
+        w = fit_net(X[fit_rows], values[fit_rows], blocks[fit_rows],
                     m[fit_rows, M_N_OPT], w_lin, c["hidden"], c["temperature"], c["epochs"],
                     seed=_iteration_seed(c["seed"], 2000 + i), **(net or {}))
     cur = np.zeros(len(m), bool)
