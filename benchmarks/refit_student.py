@@ -130,6 +130,9 @@ def main(argv=None) -> None:
     folder = a.folder
     if a.out is not None and a.out.resolve().parent == folder.resolve():
         _refuse(f"--out {a.out}: not in the run's folder (its files are the run's)")
+    if a.out is not None and (a.out.is_dir() or not a.out.parent.is_dir()):
+        _refuse(f"--out {a.out}: " + ("a folder, not a model file's name" if a.out.is_dir()
+                                      else f"no folder {a.out.parent}"))
     last = len(list(folder.glob("positions_*.npz")))
     if last == 0:
         _refuse(f"{folder}: no positions_*.npz (not a training run's folder)")

@@ -660,6 +660,10 @@ def test_a_refit_with_the_runs_settings_is_the_runs_model(tmp_path, capsys):
         refit([str(f), str(out), "--out", str(out / "kept.npz")])
     assert e.value.code == 2 and "not in the run's folder" in capsys.readouterr().err
     assert not (out / "kept.npz").exists()
+    for bad, words in ((tmp_path, "a folder"), (tmp_path / "no" / "m.npz", "no folder")):
+        with pytest.raises(SystemExit) as e:  # refused before the fit, not after it
+            refit([str(f), str(out), "--out", str(bad)])
+        assert e.value.code == 2 and words in capsys.readouterr().err
 
 
 BAD_BOT = '''from fishing2sim.strategy_kit import decision
