@@ -32,7 +32,8 @@ proportion to (stakes + 0.05 points)^A, the stakes of a position being its best 
 value less the mean of its options' (the decisions where the choice matters weigh
 more); ``--distill MODELS`` fits it to the mean of those models' scores instead of the
 teacher's values (the targets softmax(mean score): one network taught by an ensemble,
-benchmarks/ensemble_bot.py). Both fit the linear block too; the agreement is still with
+benchmarks/ensemble_bot.py; the training file's ``distill`` step does this with its
+members, train/distill.py). Both fit the linear block too; the agreement is still with
 the teacher.
 """
 from __future__ import annotations
@@ -68,9 +69,9 @@ def _prepare(a, temperature):
         return None
     if a.stakes is not None and not np.isfinite(a.stakes):
         _refuse(f"--stakes {a.stakes}: not a number")
+    from fishing2sim.train.distill import mean_score_values
     from fishing2sim.train.label import M_N_OPT
     from fishing2sim.train.model import ModelError, read_model
-    from fishing2sim.train.net import scores
 
     models = []
     for spec in (a.distill.split(",") if a.distill else []):
@@ -82,9 +83,8 @@ def _prepare(a, temperature):
     def prepare(alldata, X, blocks, rows):
         rows = np.flatnonzero(rows)
         values = alldata["values"]
-        if models:
-            s = sum(scores(X, blocks, w) for w in models) / len(models)
-            values = s * temperature  # the targets softmax(values / T): softmax(mean score)
+        if models:  # the targets softmax(mean score), as the training's distill step's
+            values = mean_score_values(models, X, blocks, temperature)
         if a.stakes is not None:
             v = alldata["values"][rows].astype(np.float64)
             n = alldata["meta"][rows, M_N_OPT]

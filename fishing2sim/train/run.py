@@ -18,6 +18,10 @@ number of iterations and the fit's settings. Iteration i:
 4. with ``rollout: student`` the next iteration's teacher rolls out with this student
    (a search bot file teacher_<i+1>.py with ROLLOUT = the student's file).
 
+With ``distill: [MEMBER.yaml, ...]`` a last step follows the iterations (train/distill.py):
+the member training files are trained (or resumed) beside the run, and one student is fitted
+to the mean score of the run's last student and theirs; it is the run's model.
+
 state.json records the finished iterations, written last and atomically: an iteration
 stopped by Ctrl-C or a kill counts as not done, and its files are written again; a second
 run of the same file resumes after the last finished iteration (a longer run of the same
@@ -25,12 +29,12 @@ settings resumes a shorter one); a run of changed settings refuses the folder un
 --fresh. The run is deterministic given the file's seed on one machine: the positions do not
 depend on the workers (on another processor the fit's floating-point sums may round
 differently, docs/strategies.md).
-The report is iterations.csv, agreement.csv, learning_curve.png, summary.md and report.html;
-the last model is model.npz (copy it to fishing2sim/data/skilled.npz to ship it).
+The report (train/report.py) is iterations.csv, agreement.csv (distill.csv),
+learning_curve.png, summary.md and report.html; the last model (the distilled one) is
+model.npz (copy it to fishing2sim/data/skilled.npz to ship it).
 """
 from __future__ import annotations
 
-import csv
 import hashlib
 import json
 import io
@@ -51,7 +55,7 @@ from fishing2sim.strategy.search_bots import search_params_problem
 
 KEYS = {"name", "seed", "iterations", "teacher", "budget", "rollout", "behaviour", "rate",
         "conditions", "decisions", "temperature", "l2", "hidden", "epochs", "evaluation",
-        "workers", "chunk", "output"}
+        "workers", "chunk", "output", "distill"}
 EXECUTION = ("workers", "output", "chunk")
 
 
@@ -90,12 +94,16 @@ def read_config(path) -> dict:
     _check_settings(c, where)
     _check_conditions(c, where)
     _check_bots(c, where)
+    from fishing2sim.train.distill import check_members
+
+    check_members(c, raw.get("distill"), path, where)
     c["path"] = str(path.resolve())
     return c
 
 
 def _read_yaml(path: Path, where: str) -> dict:
-    _need(path.is_file(), f"training file {path} does not exist")
+    _need(path.is_file(), f"training file {path} "
+          + ("is a folder, not a file" if path.is_dir() else "does not exist"))
     try:
         raw = yaml.safe_load(read_regular(path, 1 << 20, what="training file").decode("utf-8"))
     except (yaml.YAMLError, UnicodeDecodeError) as exc:
@@ -209,9 +217,10 @@ def _check_bots(c: dict, where: str) -> None:
 def config_hash(c: dict) -> str:
     """Of everything that decides an iteration's positions and model: not the workers,
     the output folder or the chunk size, nor the number of iterations (iteration i is the
-    same in a run of any length, so a longer run resumes a shorter one)."""
+    same in a run of any length, so a longer run resumes a shorter one), nor the distill
+    step's members (train/distill.py: the step keeps its own key in state.json)."""
     keep = {k: v for k, v in c.items() if k not in EXECUTION and k not in (
-        "path", "teacher_file", "iterations")}
+        "path", "teacher_file", "iterations", "distill")}
     from fishing2sim.engine.constants import OBS_LAYOUT
     from fishing2sim.train.features import FEATURES_VERSION
 
@@ -254,10 +263,11 @@ def _student(out: Path, i: int, model: Path) -> Path:
     return write_student(out / f"{name}.py", model, name)
 
 
-def _open_output(out: Path, h: str, fresh: bool) -> dict:
-    """The run's folder and its state: a folder of this program only (its marker), resumed
-    when it holds this configuration's run, replaced with ``fresh`` when another's; a
-    folder of the user's own, a link or a file is refused (one line, nothing touched)."""
+def check_output(out: Path, h: str, fresh: bool) -> dict | None:
+    """The run's folder as _open_output will find it, nothing touched: its state when it
+    holds this configuration's run, None when it is missing or will be replaced; a folder
+    of the user's own, a link, a file, or another configuration's run without ``fresh``
+    is refused (one line)."""
     try:
         check_replaceable(out, "training folder")
         state_file = out / "state.json"
@@ -269,13 +279,27 @@ def _open_output(out: Path, h: str, fresh: bool) -> dict:
                 raise TrainError(f"{out} holds a training run of another configuration "
                                  f"(config hash {str(state.get('config_hash', '?'))[:12]}…, "
                                  f"this file's {h[:12]}…); use --fresh to start over")
+    except FileSafetyError as exc:
+        raise TrainError(str(exc)) from None
+    except ValueError as exc:  # a state.json that is not JSON
+        raise TrainError(f"{out}/state.json: not a training state ({exc})") from None
+    return None
+
+
+def _open_output(out: Path, h: str, fresh: bool) -> dict:
+    """The run's folder and its state: a folder of this program only (its marker), resumed
+    when it holds this configuration's run, replaced with ``fresh`` when another's; a
+    folder of the user's own, a link or a file is refused (one line, nothing touched)."""
+    state = check_output(out, h, fresh)
+    if state is not None:
+        return state
+    try:
+        if out.is_dir() and (out / "state.json").is_file():
             remove_ours(out)
         real_folder(out, "training folder")
         write_marker(out, "training", out.name, __version__)
     except FileSafetyError as exc:
         raise TrainError(str(exc)) from None
-    except ValueError as exc:  # a state.json that is not JSON
-        raise TrainError(f"{out}/state.json: not a training state ({exc})") from None
     return {"config_hash": h, "done": 0, "rows": []}
 
 
@@ -300,6 +324,10 @@ def train(path, workers=None, output=None, fresh=False, progress=print,
     from fishing2sim.run.checkpoints import OutputLock
     from fishing2sim.run.chunks import RunError
 
+    if c["distill"]:  # the members' folders checked before any work (train/distill.py)
+        from fishing2sim.train.distill import check_member_folders
+
+        check_member_folders(c, out.parent, fresh)
     lock = OutputLock(out.parent, c["name"])  # as a run's: two never share a folder
     try:
         lock.acquire()
@@ -330,7 +358,13 @@ def _train_in(c: dict, h: str, out: Path, workers: int, fresh: bool, progress) -
         save_model(prev_model, w, h, {"iteration": 0, "prior": True})
     for i in range(state["done"] + 1, c["iterations"] + 1):
         prev_model, w = _iteration(c, h, out, i, state, w, prev_model, workers, progress)
+    if c["distill"]:  # the last step: one student fitted to several (train/distill.py)
+        from fishing2sim.train.distill import run_distill
+
+        prev_model = run_distill(c, h, out, state, prev_model, workers, fresh, progress)
     write_atomic(out / "model.npz", read_regular(prev_model, 1 << 28, what="model file"))
+    from fishing2sim.train.report import write_report
+
     write_report(out, c, state)
     return out
 
@@ -487,87 +521,3 @@ def _iteration(c, h, out, i, state, w, prev_model, workers, progress):
              f"weights {share[0]:.3f} [{share[2]:.3f}, {share[3]:.3f}] "
              f"({time.perf_counter() - t0:.0f} s)")
     return model_i, w_lin
-
-
-def _csv(rows: list) -> str:
-    f = io.StringIO()
-    wr = csv.DictWriter(f, fieldnames=list(rows[0]), lineterminator="\n")
-    wr.writeheader()
-    wr.writerows(rows)
-    return f.getvalue()
-
-
-def write_report(out: Path, c: dict, state: dict) -> None:
-    """iterations.csv, agreement.csv, learning_curve.png, summary.md and report.html (the
-    page of those files, as ``fishing2sim report`` makes it), each written atomically into
-    the run's folder."""
-    rows = state["rows"]
-    if rows:
-        write_atomic(out / "iterations.csv", _csv(rows))
-    ag = state.get("agreement", [])
-    if ag:
-        write_atomic(out / "agreement.csv", _csv(ag))
-    _plot(out, c, rows)
-    write_atomic(out / "summary.md", _summary(c, state, rows, ag))
-    from fishing2sim.report import render_html
-
-    render_html(out, fresh=True, locked=True)  # (train holds the folder's lock)
-
-
-def _plot(out: Path, c: dict, rows: list) -> None:
-    try:
-        import matplotlib
-
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-
-        fig, ax = plt.subplots(figsize=(6, 3.5))
-        x = [r["positions_total"] for r in rows]
-        y = [r["win_share_vs_weights"] for r in rows]
-        lo = [r["win_share_vs_weights"] - r["ci_lo"] for r in rows]
-        hi = [r["ci_hi"] - r["win_share_vs_weights"] for r in rows]
-        ax.errorbar(x, y, yerr=[lo, hi], marker="o", capsize=3)
-        ax.axhline(0.25, color="grey", lw=0.8, ls="--")
-        ax.set_xlabel("positions trained")
-        ax.set_ylabel("win share vs three weights")
-        ax.set_title(f"{c['name']}: learning curve")
-        fig.tight_layout()
-        buf = io.BytesIO()
-        fig.savefig(buf, format="png", dpi=100)
-        plt.close(fig)
-        write_atomic(out / "learning_curve.png", buf.getvalue())
-    except Exception:  # a report without its plot is still a report
-        pass
-
-
-def _summary(c: dict, state: dict, rows: list, ag: list) -> str:
-    lines = [f"# Training run {c['name']}", "",
-             f"Teacher: {c['teacher']} {c['budget']}, rollouts: {c['rollout']}; "
-             f"{c['iterations']} iterations; seed {c['seed']}; config hash "
-             f"{state['config_hash'][:12]}.",
-             "Student: a multinomial logit per block"
-             + (f" plus a hidden layer of {c['hidden']} ReLU units ({c['epochs']} Adam passes)"
-                if c["hidden"] else "") + f"; targets softmax(value / {c['temperature']}).",
-             "",
-             "| iteration | positions | in all | label s | fit s | eval s | "
-             "win share vs three weights [95% CI] |",
-             "|---|---|---|---|---|---|---|"]
-    for r in rows:
-        lines.append(f"| {r['iteration']} | {r['positions']} | {r['positions_total']} | "
-                     f"{r['label_s']} | {r['fit_s']} | {r['eval_s']} | "
-                     f"{r['win_share_vs_weights']:.3f} [{r['ci_lo']:.3f}, {r['ci_hi']:.3f}] |")
-    if rows:
-        total = sum(r["label_s"] + r["fit_s"] + r["eval_s"] for r in rows)
-        lines += ["", f"Time of the iterations: {int(total // 60)} min {total % 60:.0f} s "
-                      f"(labelling {sum(r['label_s'] for r in rows) / 60:.1f} min)."]
-    if ag:
-        last = max(a["iteration"] for a in ag)
-        lines += ["", f"Agreement with the teacher on held-out positions (iteration {last}):",
-                  "", "| ruleset | decision | positions | top-1 | regret (points) |",
-                  "|---|---|---|---|---|"]
-        for a in ag:
-            if a["iteration"] == last:
-                lines.append(f"| {a['ruleset']} | {a['decision']} | {a['positions']} | "
-                             f"{a['top1']:.3f} | {a['regret_points']:.3f} |")
-    lines += ["", "![learning curve](learning_curve.png)", ""]
-    return "\n".join(lines)
