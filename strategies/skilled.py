@@ -8,9 +8,10 @@ strength now and later, its worth on the boat, trump, blowfish, buoy effects, ho
 stands in the trick, the boss of its suit, the shade's trump cards in hand, ...) plus a
 hidden layer of 32 ReLU units over the same features (train/net.py). The weights (a linear
 block and an output row per ruleset and decision kind, the hidden layer shared) were
-fitted on the option values a pimc search computed in self-play positions (expert
-iteration; ``fishing2sim train experiments/train/skilled_policy.yaml``) and are the
-parameter vector, read from the model file MODEL (fishing2sim/data) whose
+fitted in self-play positions (expert iteration; ``fishing2sim train
+experiments/train/skilled_policy.yaml``) to the mean score of three students, each taught
+by a search's option values (pimc to the end of the round, ismcts, and pimc to the end of
+the game: the training file's distill step), and are the parameter vector, read from the model file MODEL (fishing2sim/data) whose
 sha256 this file pins: a different or damaged model file is refused with one line. It
 reads only the observation and draws nothing from its random stream.
 """
@@ -23,5 +24,5 @@ from fishing2sim.train.student import (  # noqa: F401  (the student's decisions)
 NAME = "skilled"
 OBSERVES = True
 MODEL = "skilled.npz"
-MODEL_SHA256 = "307f93b9b275741a35a110cd15ff79b12a15d9c0a0b24baa71ad2c392a42e2eb"
+MODEL_SHA256 = "ccc3239f501006607d7eb13bcd188964b8334df12d33246e46e52c6079fd6c5b"
 PARAMS = load_params(MODEL, MODEL_SHA256, __file__)
