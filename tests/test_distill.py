@@ -89,6 +89,8 @@ def test_a_distill_step_fits_one_student_to_the_mean_score_of_the_runs_and_membe
     last = _rows(out / "iterations.csv")[-1]
     assert float(rows[0]["win_share_vs_weights"]) == float(last["win_share_vs_weights"])
     assert all(r["games"] == "160" for r in rows)
+    assert all(r["ci_unit"] == "game" for r in rows)  # every CI says what it counts
+    assert "a share's CI counts games" in (out / "summary.md").read_text()
     summary = (out / "summary.md").read_text()
     assert "Distilled: one student fitted to the mean score of 2 students" in summary
     assert "Distilled minus tiny's last student" in summary

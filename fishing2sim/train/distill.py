@@ -200,7 +200,7 @@ def _evaluate(c: dict, out: Path, last: int, students: list, target: Path):
                      "budget": " ".join(str(x) for x in budget) if budget else "",
                      "model_sha256": file_sha256(model)[:12],
                      "win_share_vs_weights": share, "ci_lo": lo, "ci_hi": hi,
-                     "games": 4 * deals})
+                     "ci_unit": "game" if deals > 0 else "", "games": 4 * deals})
     diff = [float("nan")] * 3
     if deals > 1:
         d = (games[-1] - games[0]).reshape(4, deals).mean(axis=0)
@@ -226,9 +226,10 @@ def summary_lines(c: dict, state: dict) -> list:
     m, lo, hi = d["difference"]
     if d["rows"][0]["games"] and m == m:  # (NaN without evaluation deals)
         lines += ["", f"The same deals for every student ({d['rows'][0]['games']:,} games "
-                      f"each). Distilled minus {c['name']}'s last student: {m:+.3f} "
-                      f"[{lo:+.3f}, {hi:+.3f}] (paired by deal; a deal's four seatings are "
-                      "one observation)."]
+                      "each, one bot seat against three weights, seat-rotated; a share's CI "
+                      f"counts games, Wilson). Distilled minus {c['name']}'s last student: "
+                      f"{m:+.3f} [{lo:+.3f}, {hi:+.3f}] (paired by deal; a deal's four "
+                      "seatings are one observation)."]
     else:
         lines += ["", "Not measured against three weights (evaluation: {deals: 0})."]
     if d.get("iterations_s"):
