@@ -153,8 +153,10 @@ def is_ours(folder: Path) -> bool:
     return _legacy_report(folder)
 
 
-def check_replaceable(folder: Path, what: str = "report folder") -> None:
-    """Refuse (one line) to replace or delete ``folder`` unless it is missing or ours."""
+def check_replaceable(folder: Path, what: str = "report folder",
+                      named_in: str = "experiment file") -> None:
+    """Refuse (one line) to replace or delete ``folder`` unless it is missing or ours
+    (``named_in``: the file whose name the folder takes, for the message's advice)."""
     folder = Path(folder)
     _no_link(folder, what)
     if not folder.exists():
@@ -166,7 +168,7 @@ def check_replaceable(folder: Path, what: str = "report folder") -> None:
         raise FileSafetyError(
             f"{folder}: this folder was not made by fishing2sim (it has no {MARKER} file) "
             f"and the {what} would replace it: your files there are left as they are; "
-            "choose another --output, or another name in the experiment file")
+            f"choose another --output, or another name in the {named_in}")
 
 
 def remove_ours(folder: Path) -> None:

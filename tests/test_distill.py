@@ -6,12 +6,11 @@ from __future__ import annotations
 
 import csv
 import json
-import subprocess
-import sys
 
 import numpy as np
 import pytest
 
+from cli_run import fishing2sim, message_lines
 from fishing2sim.train.distill import distill_prepare, mean_score_values
 from fishing2sim.train.labels import features_of, load_positions
 from fishing2sim.train.model import read_model
@@ -88,6 +87,7 @@ def test_a_distill_step_fits_one_student_to_the_mean_score_of_the_runs_and_membe
     assert [r["role"] for r in rows] == ["member", "member", "distilled"]
     last = _rows(out / "iterations.csv")[-1]
     assert float(rows[0]["win_share_vs_weights"]) == float(last["win_share_vs_weights"])
+    assert last["ci_unit"] == "game"  # the iterations' CIs say what they count too
     assert all(r["games"] == "160" for r in rows)
     assert all(r["ci_unit"] == "game" for r in rows)  # every CI says what it counts
     assert "a share's CI counts games" in (out / "summary.md").read_text()
@@ -157,11 +157,9 @@ def test_a_bad_distill_step_is_one_line_and_exit_2_and_nothing_written(tmp_path,
     assert words in str(e.value) and "\n" not in str(e.value)
     assert str(e.value).startswith(f"training file {f}: distill")
     out = tmp_path / "out"
-    r = subprocess.run([sys.executable, "-m", "fishing2sim.cli", "train", str(f), "--output",
-                        str(out)], capture_output=True, text=True)
+    r = fishing2sim("train", f, "--output", out)
     assert r.returncode == 2
-    lines = [ln for ln in r.stderr.splitlines() if ln.strip() and "Warning" not in ln
-             and not ln.startswith(" ")]
+    lines = message_lines(r.stderr)
     assert len(lines) == 1 and words in lines[0]
     assert not out.exists()
 
@@ -181,13 +179,13 @@ def test_a_members_folder_that_cannot_be_used_is_refused_before_any_work(tmp_pat
     (mine / "notes.txt").write_text("my notes")
 
     def cli():
-        return subprocess.run([sys.executable, "-m", "fishing2sim.cli", "train", str(main),
-                               "--output", str(out)], capture_output=True, text=True)
+        return fishing2sim("train", main, "--output", out)
 
     r = cli()
-    lines = [ln for ln in r.stderr.splitlines() if ln.strip() and "Warning" not in ln]
+    lines = message_lines(r.stderr)
     assert r.returncode == 2 and len(lines) == 1, r.stderr
     assert "tiny_member" in lines[0] and "not made by fishing2sim" in lines[0]
+    assert lines[0].endswith("another name in the training file")
     assert (mine / "notes.txt").read_text() == "my notes"
     assert sorted(p.name for p in out.iterdir()) == ["tiny_member"]  # no run of tiny begun
 
@@ -196,7 +194,7 @@ def test_a_members_folder_that_cannot_be_used_is_refused_before_any_work(tmp_pat
     (mine / "state.json").write_text(json.dumps({"config_hash": "0" * 64, "done": 0,
                                                  "rows": []}))
     r = cli()
-    lines = [ln for ln in r.stderr.splitlines() if ln.strip() and "Warning" not in ln]
+    lines = message_lines(r.stderr)
     assert r.returncode == 2 and len(lines) == 1, r.stderr
     assert "holds a training run of another configuration" in lines[0]
     assert "use --fresh" in lines[0]

@@ -63,7 +63,7 @@ def test_a_run_never_replaces_a_folder_of_the_users_own(tmp_path):
     path = write_yaml(tmp_path, "thesis", tmp_path / "proj")
     line = one_error(CliRunner().invoke(main, ["run", str(path), "--no-progress"]))
     assert str(thesis) in line and "not made by fishing2sim" in line
-    assert "choose another --output" in line
+    assert "choose another --output, or another name in the experiment file" in line
     assert tree(tmp_path / "proj") == before  # the files survive, nothing was added
 
 

@@ -162,6 +162,7 @@ def test_a_tune_never_uses_a_folder_of_the_users_own(tmp_path, resume):
     before = {x.name: x.read_bytes() for x in out.iterdir()}
     line = one_error_line(tune(p, "-w", 1, "--no-progress", *(["--resume"] if resume else [])))
     assert line.startswith(f"Error: {out}: this folder was not made by fishing2sim"), line
+    assert line.endswith("another name in the tune file"), line
     assert {x.name: x.read_bytes() for x in out.iterdir()} == before
 
 

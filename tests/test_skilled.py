@@ -10,6 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from cli_run import fishing2sim, message_lines
 from fishing2sim.api import run_games
 from fishing2sim.strategy.contract import DECISION_FUNCTIONS
 from fishing2sim.engine import constants as K
@@ -152,11 +153,9 @@ def test_the_command_line_refuses_a_truncated_model_with_exit_2(tmp_path):
     bot = tmp_path / "skilled_copy.py"
     bot.write_text(SKILLED.read_text().replace('MODEL = "skilled.npz"', f'MODEL = "{bad}"')
                    .replace('NAME = "skilled"', 'NAME = "skilled_copy"'))
-    r = subprocess.run([sys.executable, "-m", "fishing2sim.cli", "play", "--strategy",
-                        str(bot)], capture_output=True, text=True, cwd=tmp_path)
+    r = fishing2sim("play", "--strategy", bot, cwd=tmp_path)
     assert r.returncode == 2
-    lines = [ln for ln in r.stderr.splitlines() if "Warning" not in ln and ln.strip()
-             and not ln.startswith(" ")]
+    lines = message_lines(r.stderr)
     assert len(lines) == 1 and "bad.npz cannot be read as an npz model" in lines[0]
 
 
@@ -310,6 +309,8 @@ def test_a_training_run_resumes_after_its_last_finished_iteration(tmp_path):
     rows = (out / "iterations.csv").read_text().splitlines()
     assert len(rows) == 3  # the page is written anew with the iteration resumed
     it2 = dict(zip(rows[0].split(","), rows[2].split(",")))
+    assert it2["ci_unit"] == "" and rows[0].split(",").index("ci_unit") == \
+        rows[0].split(",").index("ci_hi") + 1  # (not evaluated here: no CI, no unit)
     share = "{:.3f} [{:.3f}, {:.3f}]".format(*(float(it2[k]) for k in (
         "win_share_vs_weights", "ci_lo", "ci_hi")))
     assert share in (out / "summary.md").read_text()
@@ -343,11 +344,9 @@ def test_a_bad_training_file_is_one_line_and_exit_2_and_nothing_written(tmp_path
         read_config(f)
     assert words in str(e.value) and "\n" not in str(e.value)
     out = tmp_path / "out"
-    r = subprocess.run([sys.executable, "-m", "fishing2sim.cli", "train", str(f), "--output",
-                        str(out)], capture_output=True, text=True)
+    r = fishing2sim("train", f, "--output", out)
     assert r.returncode == 2
-    lines = [ln for ln in r.stderr.splitlines() if ln.strip() and "Warning" not in ln
-             and not ln.startswith(" ")]
+    lines = message_lines(r.stderr)
     assert len(lines) == 1 and words in lines[0]
     assert not out.exists()
 
@@ -718,11 +717,9 @@ def test_a_training_whose_opponent_breaks_the_contract_is_one_line_and_exit_2(tm
     f = tmp_path / "opp.yaml"
     f.write_text(TINY.replace("iterations: 2", "iterations: 1")
                  .replace("games: 4}", f"games: 4, opponents: {bad}}}"))
-    r = subprocess.run([sys.executable, "-m", "fishing2sim.cli", "train", str(f), "--output",
-                        str(tmp_path / "out")], capture_output=True, text=True, timeout=600)
+    r = fishing2sim("train", f, "--output", tmp_path / "out", timeout=600)
     assert r.returncode == 2, r.stderr
-    lines = [ln for ln in r.stderr.splitlines() if ln.strip() and "Warning" not in ln
-             and not ln.startswith((" ", "iteration"))]  # (the progress lines)
+    lines = message_lines(r.stderr, skip=("iteration",))  # (the progress lines)
     assert len(lines) == 1 and "strategy 'bad_bot'" in lines[0]
     assert "illegal play decision: returned -7" in lines[0]
     assert not (tmp_path / "out" / "tiny" / "model.npz").exists()

@@ -180,17 +180,17 @@ def _evaluate(c: dict, out: Path, last: int, students: list, target: Path):
     the run's last student (a deal's seatings one observation), or NaNs with no deals."""
     from fishing2sim.train.evaluate import rotated_games, wilson
     from fishing2sim.train.model import file_sha256, write_student
-    from fishing2sim.train.run import _iteration_seed, _tag
+    from fishing2sim.train.run import iteration_seed, run_tag
 
     deals = int(c["evaluation"].get("deals", 500))
-    seed = _iteration_seed(c["seed"], 1000 + last)
+    seed = iteration_seed(c["seed"], 1000 + last)
     rows, games = [], []
     entries = [(n, "member", m["teacher"], m["budget"], p) for n, m, p in students]
     entries.append((f"{c['name']} (distilled)", "distilled", "", "", target))
     for k, (name, role, teacher, budget, model) in enumerate(entries):
         share = lo = hi = float("nan")
         if deals > 0:
-            tag = f"distill_{_tag(out)}_{k}"
+            tag = f"distill_{run_tag(out)}_{k}"
             bot = write_student(out / f"{tag}.py", model, tag)
             g = rotated_games(str(bot), ["weights"], deals, seed=seed)
             games.append(g)

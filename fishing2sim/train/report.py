@@ -18,13 +18,25 @@ def _csv(rows: list) -> str:
     return f.getvalue()
 
 
+def _with_ci_unit(row: dict) -> dict:
+    """An iteration's row with ``ci_unit`` after its CI: ``game`` (the evaluation's
+    Wilson interval counts games), empty when the iteration was not evaluated."""
+    out = {}
+    for k, v in row.items():
+        out[k] = v
+        if k == "ci_hi":
+            n = row.get("eval_games")
+            out["ci_unit"] = "game" if isinstance(n, (int, float)) and n > 0 else ""
+    return out
+
+
 def write_report(out: Path, c: dict, state: dict) -> None:
     """iterations.csv, agreement.csv, learning_curve.png, summary.md and report.html (the
     page of those files, as ``fishing2sim report`` makes it), each written atomically into
     the run's folder."""
     rows = state["rows"]
     if rows:
-        write_atomic(out / "iterations.csv", _csv(rows))
+        write_atomic(out / "iterations.csv", _csv([_with_ci_unit(r) for r in rows]))
     ag = state.get("agreement", [])
     if ag:
         write_atomic(out / "agreement.csv", _csv(ag))
@@ -76,7 +88,7 @@ def _summary(c: dict, state: dict, rows: list, ag: list) -> str:
                 if c["hidden"] else "") + f"; targets softmax(value / {c['temperature']}).",
              "",
              "| iteration | positions | in all | label s | fit s | eval s | "
-             "win share vs three weights [95% CI] |",
+             "win share vs three weights [95% CI over games, Wilson] |",
              "|---|---|---|---|---|---|---|"]
     for r in rows:
         lines.append(f"| {r['iteration']} | {r['positions']} | {r['positions_total']} | "

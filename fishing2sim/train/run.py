@@ -246,11 +246,13 @@ PARAMS = {budget}
 '''
 
 
-def _iteration_seed(seed: int, i: int) -> int:
+def iteration_seed(seed: int, i: int) -> int:
+    """The seed of a run's step i (its iteration's games; + 1000: its evaluation's deals;
+    + 2000: its network's fit), from the training file's seed."""
     return (int(seed) * 1_000_003 + i * 7919) % (2 ** 63)
 
 
-def _tag(out: Path) -> str:
+def run_tag(out: Path) -> str:
     """Module names of a run's files are unique to its folder (a process may load the
     students of two runs)."""
     return hashlib.sha256(str(out.resolve()).encode()).hexdigest()[:8]
@@ -259,7 +261,7 @@ def _tag(out: Path) -> str:
 def _student(out: Path, i: int, model: Path) -> Path:
     from fishing2sim.train.model import write_student
 
-    name = f"student_{_tag(out)}_{i}"
+    name = f"student_{run_tag(out)}_{i}"
     return write_student(out / f"{name}.py", model, name)
 
 
@@ -269,7 +271,7 @@ def check_output(out: Path, h: str, fresh: bool) -> dict | None:
     of the user's own, a link, a file, or another configuration's run without ``fresh``
     is refused (one line)."""
     try:
-        check_replaceable(out, "training folder")
+        check_replaceable(out, "training folder", "training file")
         state_file = out / "state.json"
         if out.is_dir() and state_file.is_file():
             state = json.loads(read_regular(state_file, 1 << 26, what="training state"))
@@ -379,8 +381,8 @@ def _behaviour_and_teacher(c: dict, out: Path, i: int, prev_model: Path) -> tupl
     teacher = c["teacher"]
     if c["rollout"] == "student" and i > 1:
         search = load_strategy(c["teacher"]).search
-        tf = out / f"teacher_{_tag(out)}_{i}.py"
-        write_atomic(tf, TEACHER_TEMPLATE.format(i=i, j=i - 1, search=search, tag=_tag(out),
+        tf = out / f"teacher_{run_tag(out)}_{i}.py"
+        write_atomic(tf, TEACHER_TEMPLATE.format(i=i, j=i - 1, search=search, tag=run_tag(out),
                                                  budget=[int(x) for x in c["budget"]]))
         teacher = str(tf)
     return behaviour, teacher
@@ -393,7 +395,7 @@ def _label(c: dict, i: int, behaviour: str, teacher: str, workers: int, progress
 
     kinds = _kind_mask(c)
     parts = []
-    seed = _iteration_seed(c["seed"], i)
+    seed = iteration_seed(c["seed"], i)
     for ci, cond in enumerate(c["conditions"]):
         rs, players = cond.get("ruleset", "fishing2"), cond.get("players", 4)
         games = cond.get("games", 100)
@@ -463,7 +465,7 @@ def fit_iteration(c: dict, out: Path, i: int, data: dict, w, net: dict | None = 
     if c["hidden"]:
         w = fit_net(X[fit_rows], values[fit_rows], blocks[fit_rows],
                     m[fit_rows, M_N_OPT], w_lin, c["hidden"], c["temperature"], c["epochs"],
-                    seed=_iteration_seed(c["seed"], 2000 + i), **(net or {}))
+                    seed=iteration_seed(c["seed"], 2000 + i), **(net or {}))
     cur = np.zeros(len(m), bool)
     cur[len(m) - len(data["meta"]):] = True
     sel = held & cur
@@ -502,7 +504,7 @@ def _iteration(c, h, out, i, state, w, prev_model, workers, progress):
     if c["evaluation"].get("deals", 500) > 0:  # the new student against three weights
         share = rotated_share(str(_student(out, i, model_i)), ["weights"],
                               c["evaluation"]["deals"],
-                              seed=_iteration_seed(c["seed"], 1000 + i))
+                              seed=iteration_seed(c["seed"], 1000 + i))
     t_eval = time.perf_counter() - t1
     state["rows"].append({
         "iteration": i, "positions": int(len(data["meta"])), "positions_total": total,

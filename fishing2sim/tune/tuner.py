@@ -224,7 +224,7 @@ def _prepare_output(spec: TuneSpec) -> None:
     from fishing2sim.safe_files import MARKER, FileSafetyError, check_replaceable, real_folder, write_marker
 
     try:
-        check_replaceable(spec.output_dir)
+        check_replaceable(spec.output_dir, named_in="tune file")
         if spec.scratch.is_symlink():
             raise FileSafetyError(f"{spec.scratch}: the tune's scratch folder is a symbolic "
                                   "link; fishing2sim does not write through links: remove it")
