@@ -792,6 +792,47 @@ def test_an_ensemble_bot_of_the_student_plays_the_students_games(tmp_path):
         write_ensemble(tmp_path / "ens_bad.py", [shipped, tmp_path / "bad.npz"], "ens_bad")
 
 
+def test_the_student_tuners_knobs_change_only_their_weights():
+    """benchmarks/tune_student.py (docs/strategies.md, "Tuning the student's biases on win
+    share"): neutral knobs are the model's own weights, which play the student's own
+    games with the bot's parameters passed per seat; a take knob moves only the linear
+    weight of ``wins_now`` in its card-play block, a hidden knob scales only its block's
+    output row, and the tuned weights play other games."""
+    from benchmarks.tune_student import PLAY_FEATURE_WIN, overfished, play_blocks, tuned_weights
+    from fishing2sim.engine.constants import D_PLAY
+    from fishing2sim.train.features import FEATURE_NAMES, N_DECISIONS
+    from fishing2sim.train.net import split
+
+    assert FEATURE_NAMES[PLAY_FEATURE_WIN] == "win"
+    assert play_blocks() == [D_PLAY] + [N_DECISIONS + k for k in range(5)]
+    w = read_model(REPO / "fishing2sim" / "data" / "skilled.npz")["weights"]
+    neutral = {**{f"take_{i}": 0.0 for i in range(6)}, **{f"hidden_{i}": 1.0 for i in range(6)}}
+    assert np.array_equal(tuned_weights(w, neutral), w)
+    ref = run_games(20, 5, seed=3, strategies=["skilled"] * 5)
+    same = run_games(20, 5, seed=3, strategies=["skilled"] * 5, params=[w] * 5)
+    assert np.array_equal(same["points"], ref["points"])
+    hidden = int(read_model(REPO / "fishing2sim" / "data" / "skilled.npz")["hidden"])
+    b = play_blocks()[2]
+    t = tuned_weights(w, {"take_2": 0.25, "hidden_4": 0.5})
+    lin0, W0, c0, u0 = split(w, hidden)
+    lin1, W1, c1, u1 = split(t, hidden)
+    changed = np.flatnonzero(lin1 != lin0)
+    assert list(changed) == [b * lin0.shape[1] + PLAY_FEATURE_WIN]
+    assert lin1[b, PLAY_FEATURE_WIN] == pytest.approx(lin0[b, PLAY_FEATURE_WIN] + 0.25)
+    assert np.array_equal(W1, W0) and np.array_equal(c1, c0)
+    b4 = play_blocks()[4]
+    assert np.allclose(u1[b4], 0.5 * u0[b4]) and np.count_nonzero(u1 != u0) == \
+        np.count_nonzero(u0[b4])
+    strong = tuned_weights(w, {f"take_{i}": -1.0 for i in range(6)})
+    other = run_games(20, 5, seed=3, strategies=["skilled"] * 5, params=[strong] * 5)
+    assert not np.array_equal(other["points"], ref["points"])
+    from fishing2sim.engine.batch import G_END
+    from fishing2sim.engine.constants import END_OVERFISHED
+
+    over = overfished(w, 20, 3)  # the same games as ref: 1 where they overfished
+    assert np.array_equal(over, (ref["int"][:, G_END] == END_OVERFISHED).astype(float))
+
+
 def test_a_training_folder_in_use_by_another_training_is_refused(tmp_path):
     """The folder's lock (as a run's and a tune's): a second training of the same folder,
     here with --fresh that would delete the first one's files, stops with one line."""
