@@ -6,6 +6,8 @@ the trick, first or second half of the round; features.play_block), two per bloc
 
 - ``take_b``: added to the linear weight of the feature ``win`` (the card would be the
   trick's highest so far, features.wins_now): a score bonus (or malus) for taking;
+- ``power_b`` (with ``--power LO HI``): added to the linear weight of the feature
+  ``power`` (the card's strength now): a bonus (or malus) for spending strong cards;
 - ``hidden_b``: the hidden layer's output row of the block times this factor (the
   network's share of the score against the linear block's).
 
@@ -22,6 +24,7 @@ tuning deals' best is biased upward by the choice.
     python benchmarks/tune_student.py ... --out MODEL.npz   # keep the tuned model
     python benchmarks/tune_student.py --trials 150 --deals 1500 --check-deals 5000 \
         --overfishing 2000 --take -1.0 0.5 --hidden 0.5 1.5     # two objectives
+    python benchmarks/tune_student.py ... --power -2.0 0.5      # and a power bonus
 
 With ``--overfishing N`` the study has two objectives, the same mean share and the share
 of N 5-player games (every seat the tuned bot, the same deals each trial) that end by
@@ -42,6 +45,7 @@ from concurrent.futures import ProcessPoolExecutor
 import numpy as np
 
 PLAY_FEATURE_WIN = 23  # features.py: the option would be the trick's highest so far
+PLAY_FEATURE_POWER = 0  # features.py: the card's strength now
 
 
 def play_blocks() -> list:
@@ -61,6 +65,7 @@ def tuned_weights(w: np.ndarray, knobs: dict) -> np.ndarray:
     lin, _, _, u = split(w, hidden_of(w))  # views into w
     for i, b in enumerate(play_blocks()):
         lin[b, PLAY_FEATURE_WIN] += knobs.get(f"take_{i}", 0.0)
+        lin[b, PLAY_FEATURE_POWER] += knobs.get(f"power_{i}", 0.0)
         u[b] *= knobs.get(f"hidden_{i}", 1.0)
     assert lin.shape[1] == N_FEATURES
     return w
@@ -128,6 +133,8 @@ def main() -> None:
                     help="the take bonuses' range (score units)")
     ap.add_argument("--hidden", type=float, nargs=2, default=[0.6, 1.4], metavar=("LO", "HI"),
                     help="the hidden-output factors' range")
+    ap.add_argument("--power", type=float, nargs=2, default=None, metavar=("LO", "HI"),
+                    help="also a power bonus per block, in this range (score units)")
     ap.add_argument("--overfishing", type=int, default=0, metavar="N",
                     help="5-player games a trial: overfishing as a second objective")
     ap.add_argument("--overfishing-goal", type=float, default=0.401)
@@ -145,7 +152,8 @@ def main() -> None:
     study = optuna.create_study(directions=["maximize", "minimize"] if two else ["maximize"],
                                 sampler=optuna.samplers.TPESampler(seed=a.sampler_seed))
     study.enqueue_trial({**{f"take_{i}": 0.0 for i in range(6)},
-                         **{f"hidden_{i}": 1.0 for i in range(6)}})
+                         **{f"hidden_{i}": 1.0 for i in range(6)},
+                         **({f"power_{i}": 0.0 for i in range(6)} if a.power else {})})
     t0 = time.perf_counter()
     with ProcessPoolExecutor(2) as pool:
         done = 0
@@ -155,6 +163,8 @@ def main() -> None:
                 for i in range(6):
                     t.suggest_float(f"take_{i}", *a.take)
                     t.suggest_float(f"hidden_{i}", *a.hidden)
+                    if a.power:
+                        t.suggest_float(f"power_{i}", *a.power)
             res = list(pool.map(_trial, [(w, t.params, a.deals, a.seed, a.overfishing)
                                          for t in batch]))
             for t, (sw, st, ov) in zip(batch, res):

@@ -796,14 +796,16 @@ def test_the_student_tuners_knobs_change_only_their_weights():
     """benchmarks/tune_student.py (docs/strategies.md, "Tuning the student's biases on win
     share"): neutral knobs are the model's own weights, which play the student's own
     games with the bot's parameters passed per seat; a take knob moves only the linear
-    weight of ``wins_now`` in its card-play block, a hidden knob scales only its block's
-    output row, and the tuned weights play other games."""
-    from benchmarks.tune_student import PLAY_FEATURE_WIN, overfished, play_blocks, tuned_weights
+    weight of ``win`` (a power knob: of ``power``) in its card-play block, a hidden knob
+    scales only its block's output row, and the tuned weights play other games."""
+    from benchmarks.tune_student import (PLAY_FEATURE_POWER, PLAY_FEATURE_WIN, overfished,
+                                         play_blocks, tuned_weights)
     from fishing2sim.engine.constants import D_PLAY
     from fishing2sim.train.features import FEATURE_NAMES, N_DECISIONS
     from fishing2sim.train.net import split
 
     assert FEATURE_NAMES[PLAY_FEATURE_WIN] == "win"
+    assert FEATURE_NAMES[PLAY_FEATURE_POWER] == "power"
     assert play_blocks() == [D_PLAY] + [N_DECISIONS + k for k in range(5)]
     w = read_model(REPO / "fishing2sim" / "data" / "skilled.npz")["weights"]
     neutral = {**{f"take_{i}": 0.0 for i in range(6)}, **{f"hidden_{i}": 1.0 for i in range(6)}}
@@ -813,12 +815,14 @@ def test_the_student_tuners_knobs_change_only_their_weights():
     assert np.array_equal(same["points"], ref["points"])
     hidden = int(read_model(REPO / "fishing2sim" / "data" / "skilled.npz")["hidden"])
     b = play_blocks()[2]
-    t = tuned_weights(w, {"take_2": 0.25, "hidden_4": 0.5})
+    t = tuned_weights(w, {"take_2": 0.25, "hidden_4": 0.5, "power_2": -0.5})
     lin0, W0, c0, u0 = split(w, hidden)
     lin1, W1, c1, u1 = split(t, hidden)
     changed = np.flatnonzero(lin1 != lin0)
-    assert list(changed) == [b * lin0.shape[1] + PLAY_FEATURE_WIN]
+    assert list(changed) == [b * lin0.shape[1] + PLAY_FEATURE_POWER,
+                             b * lin0.shape[1] + PLAY_FEATURE_WIN]
     assert lin1[b, PLAY_FEATURE_WIN] == pytest.approx(lin0[b, PLAY_FEATURE_WIN] + 0.25)
+    assert lin1[b, PLAY_FEATURE_POWER] == pytest.approx(lin0[b, PLAY_FEATURE_POWER] - 0.5)
     assert np.array_equal(W1, W0) and np.array_equal(c1, c0)
     b4 = play_blocks()[4]
     assert np.allclose(u1[b4], 0.5 * u0[b4]) and np.count_nonzero(u1 != u0) == \
