@@ -39,6 +39,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 import time
 from concurrent.futures import ProcessPoolExecutor
 
@@ -120,6 +121,38 @@ def _trial(args):
     return float(g[:n].mean()), float(g[n:].mean()), over
 
 
+def _refuse(message: str):
+    """Bad input: one line on stderr and exit 2."""
+    print(message, file=sys.stderr)
+    raise SystemExit(2)
+
+
+def check_args(a) -> None:
+    """Every count and range sensible, --out a new file's name in a folder that exists:
+    otherwise one line and exit 2, before any game is played."""
+    for name in ("trials", "deals"):
+        if getattr(a, name) < 1:
+            _refuse(f"--{name} {getattr(a, name)}: at least 1")
+    if a.check_deals < 2:
+        _refuse(f"--check-deals {a.check_deals}: at least 2 (two halves of other deals)")
+    if a.overfishing < 0 or a.check_overfishing < 1:
+        _refuse("--overfishing: 0 (off) or more games; --check-overfishing: at least 1")
+    for name in ("take", "hidden", "power"):
+        r = getattr(a, name)
+        if r is not None and not r[0] < r[1]:
+            _refuse(f"--{name} {r[0]:g} {r[1]:g}: LO must be below HI")
+    if a.hidden[0] < 0:
+        _refuse(f"--hidden {a.hidden[0]:g} {a.hidden[1]:g}: a factor is not negative")
+    if a.out is not None:
+        from pathlib import Path
+
+        out = Path(a.out)
+        if out.is_symlink() or out.is_dir() or not out.parent.is_dir():
+            _refuse(f"--out {a.out}: " + ("a symbolic link" if out.is_symlink() else
+                                          "a folder, not a model file's name" if out.is_dir()
+                                          else f"no folder {out.parent}"))
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--trials", type=int, default=60)
@@ -140,6 +173,7 @@ def main() -> None:
     ap.add_argument("--overfishing-goal", type=float, default=0.401)
     ap.add_argument("--check-overfishing", type=int, default=20000)
     a = ap.parse_args()
+    check_args(a)
 
     import optuna
 

@@ -837,6 +837,35 @@ def test_the_student_tuners_knobs_change_only_their_weights():
     assert np.array_equal(over, (ref["int"][:, G_END] == END_OVERFISHED).astype(float))
 
 
+@pytest.mark.parametrize("args, words", [
+    (["--trials", "0"], "--trials 0: at least 1"),
+    (["--deals", "-3"], "--deals -3: at least 1"),
+    (["--check-deals", "1"], "--check-deals 1: at least 2"),
+    (["--take", "1", "-1"], "--take 1 -1: LO must be below HI"),
+    (["--hidden", "-1", "2"], "a factor is not negative"),
+    (["--power", "0", "0"], "--power 0 0: LO must be below HI"),
+    (["--overfishing", "-1"], "--overfishing: 0 (off) or more games"),
+    (["--out", "{tmp}/nowhere/m.npz"], "no folder"),
+    (["--out", "{tmp}"], "a folder, not a model file's name"),
+    (["--out", "{tmp}/link.npz"], "a symbolic link"),
+])
+def test_the_student_tuner_refuses_bad_arguments_with_one_line(tmp_path, monkeypatch, capsys,
+                                                               args, words):
+    """benchmarks/tune_student.py: a bad count, range or --out is one line and exit 2,
+    before any game (the link's target is untouched)."""
+    from benchmarks.tune_student import main as tune
+
+    target = tmp_path / "target.txt"
+    target.write_text("mine")
+    (tmp_path / "link.npz").symlink_to(target)
+    monkeypatch.setattr("sys.argv", ["tune_student.py"] + [x.format(tmp=tmp_path) for x in args])
+    with pytest.raises(SystemExit) as e:
+        tune()
+    err = capsys.readouterr().err.strip().splitlines()
+    assert e.value.code == 2 and len(err) == 1 and words in err[0], err
+    assert target.read_text() == "mine"
+
+
 def test_a_training_folder_in_use_by_another_training_is_refused(tmp_path):
     """The folder's lock (as a run's and a tune's): a second training of the same folder,
     here with --fresh that would delete the first one's files, stops with one line."""
