@@ -72,18 +72,13 @@ def tuned_weights(w: np.ndarray, knobs: dict) -> np.ndarray:
     return w
 
 
-def _shares(masks, seats):
-    from fishing2sim.train.evaluate import _shares as shares
-
-    return shares(masks, seats)
-
-
 def games(w_file_order, deals: int, seed: int) -> np.ndarray:
     """Per game, the bot's share of the win: [4 * deals] against three weights (seat by
     seat), then [4 * deals] of its two seats against weights_tuned (rotation by
     rotation)."""
     from fishing2sim.api import run_games
-    from fishing2sim.train.evaluate import G_WINNERS
+    from fishing2sim.train.evaluate import G_WINNERS, _shares
+
     kw = np.asarray(w_file_order, np.float64)  # (the strategy's PARAMS are in file order)
     out = []
     for seat in range(4):
@@ -121,6 +116,13 @@ def _trial(args):
     return float(g[:n].mean()), float(g[n:].mean()), over
 
 
+def _ignore_interrupts():
+    """In the trials' processes: Ctrl-C is the main process's to handle."""
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
 def _refuse(message: str):
     """Bad input: one line on stderr and exit 2."""
     print(message, file=sys.stderr)
@@ -155,9 +157,10 @@ def check_args(a) -> None:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--trials", type=int, default=60)
-    ap.add_argument("--deals", type=int, default=600, help="tuning deals (x 4 seats, x 2 rows)")
-    ap.add_argument("--check-deals", type=int, default=3000)
+    ap.add_argument("--trials", type=int, default=100)
+    ap.add_argument("--deals", type=int, default=3000,
+                    help="tuning deals (x 4 seats, x 2 rows)")
+    ap.add_argument("--check-deals", type=int, default=5000)
     ap.add_argument("--seed", type=int, default=20261203, help="the tuning deals' seed")
     ap.add_argument("--check-seed", type=int, default=20261301)
     ap.add_argument("--sampler-seed", type=int, default=1)
@@ -189,7 +192,7 @@ def main() -> None:
                          **{f"hidden_{i}": 1.0 for i in range(6)},
                          **({f"power_{i}": 0.0 for i in range(6)} if a.power else {})})
     t0 = time.perf_counter()
-    with ProcessPoolExecutor(2) as pool:
+    with ProcessPoolExecutor(2, initializer=_ignore_interrupts) as pool:
         done = 0
         while done < a.trials:
             batch = [study.ask() for _ in range(min(2, a.trials - done))]
@@ -278,4 +281,9 @@ def _games_args(args):
 
 
 if __name__ == "__main__":
-    main()
+    try:
+        main()
+    except KeyboardInterrupt:
+        print("stopped: nothing written (the trial lines above are the results so far)",
+              file=sys.stderr)
+        raise SystemExit(130)
