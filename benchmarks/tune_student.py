@@ -130,8 +130,8 @@ def _refuse(message: str):
 
 
 def check_args(a) -> None:
-    """Every count and range sensible, --out a new file's name in a folder that exists:
-    otherwise one line and exit 2, before any game is played."""
+    """Every count and range sensible, --out a new file's name (or a model file's) in a
+    folder that exists: otherwise one line and exit 2, before any game is played."""
     for name in ("trials", "deals"):
         if getattr(a, name) < 1:
             _refuse(f"--{name} {getattr(a, name)}: at least 1")
@@ -153,6 +153,16 @@ def check_args(a) -> None:
             _refuse(f"--out {a.out}: " + ("a symbolic link" if out.is_symlink() else
                                           "a folder, not a model file's name" if out.is_dir()
                                           else f"no folder {out.parent}"))
+        if out.exists():  # only a model file may be written over (a FIFO, yours: never)
+            from fishing2sim.train.model import ModelError, read_model
+
+            try:
+                if not out.is_file():
+                    raise ModelError("not a regular file")
+                read_model(out)
+            except ModelError:
+                _refuse(f"--out {a.out}: a file that is not a model file stands there; "
+                        "it is left as it is: choose another name")
 
 
 def main() -> None:

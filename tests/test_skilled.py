@@ -3,6 +3,8 @@ every decision kind of both rulesets, deterministically, from the observation on
 model file is checked; a tiny training run beats random and repeats byte for byte."""
 from __future__ import annotations
 
+import os
+import stat
 import subprocess
 import sys
 from pathlib import Path
@@ -848,6 +850,8 @@ def test_the_student_tuners_knobs_change_only_their_weights():
     (["--out", "{tmp}/nowhere/m.npz"], "no folder"),
     (["--out", "{tmp}"], "a folder, not a model file's name"),
     (["--out", "{tmp}/link.npz"], "a symbolic link"),
+    (["--out", "{tmp}/target.txt"], "a file that is not a model file stands there"),
+    (["--out", "{tmp}/fifo"], "a file that is not a model file stands there"),
 ])
 def test_the_student_tuner_refuses_bad_arguments_with_one_line(tmp_path, monkeypatch, capsys,
                                                                args, words):
@@ -858,12 +862,13 @@ def test_the_student_tuner_refuses_bad_arguments_with_one_line(tmp_path, monkeyp
     target = tmp_path / "target.txt"
     target.write_text("mine")
     (tmp_path / "link.npz").symlink_to(target)
+    os.mkfifo(tmp_path / "fifo")
     monkeypatch.setattr("sys.argv", ["tune_student.py"] + [x.format(tmp=tmp_path) for x in args])
     with pytest.raises(SystemExit) as e:
         tune()
     err = capsys.readouterr().err.strip().splitlines()
     assert e.value.code == 2 and len(err) == 1 and words in err[0], err
-    assert target.read_text() == "mine"
+    assert target.read_text() == "mine" and stat.S_ISFIFO((tmp_path / "fifo").lstat().st_mode)
 
 
 def test_a_training_folder_in_use_by_another_training_is_refused(tmp_path):
