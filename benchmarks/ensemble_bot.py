@@ -20,9 +20,11 @@ from numba import njit
 
 from fishing2sim.engine.constants import D_PLAY, MAX_HAND, O_KIND, O_N_OPTIONS, O_OPTIONS
 from fishing2sim.train.features import (
-    N_FEATURES, _context, _hidden_score, block_of, hidden_of, option_score, reads_places,
+    N_FEATURES, N_MASK, _context, _hidden_score, block_of, hidden_of, option_score, reads_places,
 )
-from fishing2sim.train.tables import TABLE_SIZE, _fill_above, _stack_f64, option_suits
+from fishing2sim.train.tables import (
+    TABLE_SIZE, _fill_above, _stack_f64, _stack_u64, option_suits,
+)
 
 HERE = Path(__file__).resolve().parent
 
@@ -42,6 +44,7 @@ def ensemble_best(obs, params):
     ctx = _context(obs)
     b = block_of(obs)
     x = _stack_f64(N_FEATURES)
+    nz = _stack_u64(N_MASK)
     z = _stack_f64(256)
     table = _stack_f64(TABLE_SIZE)
     w0 = params[1:1 + size]
@@ -53,16 +56,18 @@ def ensemble_best(obs, params):
     best_s = -1e300
     for i in range(n_opt):
         for j in range(N_FEATURES):
-            x[j] = 0.0
+            x[j] = 0.0  # (every feature is read by the linear sums below)
+        for q in range(N_MASK):
+            nz[q] = np.uint64(0)
         s = option_score(obs, obs[O_OPTIONS + i], ctx, w0, base, x, np.int64(1), table,
-                         places)
-        s += _hidden_score(x, w0, b, hidden, z)
+                         places, nz)
+        s += _hidden_score(x, nz, w0, b, hidden, z)
         for m in range(1, k_models):
             wm = params[1 + m * size:1 + (m + 1) * size]
             lin = 0.0
             for j in range(N_FEATURES):
                 lin += wm[base + j] * x[j]
-            s += lin + _hidden_score(x, wm, b, hidden, z)
+            s += lin + _hidden_score(x, nz, wm, b, hidden, z)
         if s > best_s:
             best, best_s = i, s
     return obs[O_OPTIONS + best]

@@ -31,7 +31,7 @@ from fishing2sim.engine.constants import (
 )
 from fishing2sim.train.tables import (
     N_SUIT_SLOTS, T_LATER_MAYBE, T_LATER_SURE, T_Q, T_TRUMPS_LATER, T_UNKNOWN, TABLE_SIZE,
-    _above_in, _data_f64, _fill_above, _is_seen, _seen, _shade_others, _stack_f64,
+    _above_in, _data_f64, _fill_above, _is_seen, _seen, _shade_others, _stack_f64, _stack_u64,
     _unseen_above,
     option_suits,
 )
@@ -128,6 +128,7 @@ N_BLOCKS = N_RULESETS * BLOCKS_PER_RULESET
 N_WEIGHTS = N_BLOCKS * N_FEATURES
 PER_HIDDEN = N_FEATURES + 2 * N_BLOCKS  # parameters per hidden unit (W1's column, c, u)
 MAX_HIDDEN = 256  # the student's scratch for the hidden layer lives on the stack
+N_MASK = (N_FEATURES + 63) // 64  # 64-bit words of an option's nonzero-feature mask
 HAND_SUIT_BITS = 6  # _context counts the hand's cards by suit in 6 bits each (MAX_HAND < 64)
 HAND_SUIT_MASK = (1 << HAND_SUIT_BITS) - 1
 assert MAX_HAND <= HAND_SUIT_MASK and N_SUIT_SLOTS * HAND_SUIT_BITS <= 63
@@ -165,11 +166,14 @@ def reads_places(w, b, hidden):
 
 
 @njit(inline="always", _nrt=False)
-def _put(out, w, base, j, x, store):
-    """Feature j of an option is x: written to out[j] (``store``), and its share of the
+def _put(out, w, base, j, x, store, nz):
+    """Feature j of an option is x: written to out[j] (``store``; a nonzero x also sets
+    bit j of the mask nz, so the hidden layer reads only those), and its share of the
     score returned."""
     if store:
         out[j] = x
+        if x != 0.0:
+            nz[j >> 6] |= np.uint64(1) << np.uint64(j & 63)
     return w[base + j] * x
 
 
@@ -253,7 +257,7 @@ def _context(obs):
 
 
 @njit(cache=True, _nrt=False)
-def option_score(obs, o, ctx, w, base, out, store, table, places):
+def option_score(obs, o, ctx, w, base, out, store, table, places, nz):
     """The score w[base:] . features of option ``o`` (``store`` 1: the features also go
     to out[0:N_FEATURES], which the caller has zeroed; table: _fill_above's, filled for
     a card play; places 0: the public-place features are left 0, see reads_places).
@@ -269,25 +273,25 @@ def option_score(obs, o, ctx, w, base, out, store, table, places):
     if 0 <= o < MAX_CARDS:
         k = kind(obs, o)
         p = power(obs, o) / 47.0
-        sc += _put(out, w, base, 0, p, store)
-        sc += _put(out, w, base, 1, future_power(obs, o) / 47.0, store)
-        sc += _put(out, w, base, 2, keep_value(obs, o) / 40.0, store)
-        sc += _put(out, w, base, 3, max(value(obs, o), 0) / 26.0, store)
+        sc += _put(out, w, base, 0, p, store, nz)
+        sc += _put(out, w, base, 1, future_power(obs, o) / 47.0, store, nz)
+        sc += _put(out, w, base, 2, keep_value(obs, o) / 40.0, store, nz)
+        sc += _put(out, w, base, 3, max(value(obs, o), 0) / 26.0, store, nz)
         s = suit(obs, o)
         trump = s == SUIT_TRUMP
         if trump:
-            sc += _put(out, w, base, 4, 1.0, store)
+            sc += _put(out, w, base, 4, 1.0, store, nz)
         if k == K_BLOWFISH:
-            sc += _put(out, w, base, 5, 1.0, store)
+            sc += _put(out, w, base, 5, 1.0, store, nz)
         if k == K_BUOY:
-            sc += _put(out, w, base, 6, 1.0, store)
+            sc += _put(out, w, base, 6, 1.0, store, nz)
         if k == K_GREEN:
-            sc += _put(out, w, base, 7, 1.0, store)
+            sc += _put(out, w, base, 7, 1.0, store, nz)
         if colour(obs, o) == C_BOTH:
-            sc += _put(out, w, base, 8, 1.0, store)
+            sc += _put(out, w, base, 8, 1.0, store, nz)
         e = effect(obs, o)
         if 1 <= e <= 13:
-            sc += _put(out, w, base, F_EFFECT0 + e - 1, 1.0, store)
+            sc += _put(out, w, base, F_EFFECT0 + e - 1, 1.0, store, nz)
         same = 0  # the hand's cards of its suit
         if 0 <= s < N_SUIT_SLOTS:
             same = (hand_suits >> (HAND_SUIT_BITS * s)) & HAND_SUIT_MASK
@@ -296,71 +300,71 @@ def option_score(obs, o, ctx, w, base, out, store, table, places):
                 if suit(obs, obs[O_HAND + j]) == s:
                     same += 1
         share = same / n if n > 0 else 0.0
-        sc += _put(out, w, base, 37, share, store)
+        sc += _put(out, w, base, 37, share, store, nz)
         n_rounds = max(obs[O_N_ROUNDS], 1)
-        sc += _put(out, w, base, 45, (obs[O_ROUND] - 1) / n_rounds * p, store)
+        sc += _put(out, w, base, 45, (obs[O_ROUND] - 1) / n_rounds * p, store, nz)
         if play:
             win = 1.0 if (k != K_BUOY and wins_now(obs, o)) else 0.0
-            sc += _put(out, w, base, 23, win, store)
-            sc += _put(out, w, base, 24, win * exposed, store)
-            sc += _put(out, w, base, 25, win * p, store)
-            sc += _put(out, w, base, 26, (1.0 - win) * p, store)
+            sc += _put(out, w, base, 23, win, store, nz)
+            sc += _put(out, w, base, 24, win * exposed, store, nz)
+            sc += _put(out, w, base, 25, win * p, store, nz)
+            sc += _put(out, w, base, 26, (1.0 - win) * p, store, nz)
             if tn == 0:
-                sc += _put(out, w, base, 27, p, store)
-                sc += _put(out, w, base, 28, 1.0 if trump else 0.0, store)
-                sc += _put(out, w, base, 44, share, store)
+                sc += _put(out, w, base, 27, p, store, nz)
+                sc += _put(out, w, base, 28, 1.0 if trump else 0.0, store, nz)
+                sc += _put(out, w, base, 44, share, store, nz)
             if s != SUIT_NONE:
                 ua = _unseen_above(obs, o, lo, hi, n_cards, table)
-                sc += _put(out, w, base, 29, min(ua, 10) / 10.0, store)
+                sc += _put(out, w, base, 29, min(ua, 10) / 10.0, store, nz)
                 if ua == 0:
-                    sc += _put(out, w, base, 30, 1.0, store)
+                    sc += _put(out, w, base, 30, 1.0, store, nz)
                     if win > 0.0:
-                        sc += _put(out, w, base, F_INTER, 1.0, store)
+                        sc += _put(out, w, base, F_INTER, 1.0, store, nz)
                     if tn == 0:
-                        sc += _put(out, w, base, F_INTER + 6, 1.0, store)
+                        sc += _put(out, w, base, F_INTER + 6, 1.0, store, nz)
                 elif win > 0.0:
-                    sc += _put(out, w, base, F_INTER + 1, min(ua, 10) / 10.0 * exposed, store)
+                    sc += _put(out, w, base, F_INTER + 1, min(ua, 10) / 10.0 * exposed, store, nz)
             if trump and win == 0.0:
-                sc += _put(out, w, base, F_INTER + 2, 1.0, store)
+                sc += _put(out, w, base, F_INTER + 2, 1.0, store, nz)
             led = obs[O_LED]
             if tn > 0 and led != SUIT_NONE and s != SUIT_NONE:
                 if s == led:
-                    sc += _put(out, w, base, F_INTER + 3, 1.0, store)
+                    sc += _put(out, w, base, F_INTER + 3, 1.0, store, nz)
                 elif not trump:
-                    sc += _put(out, w, base, F_INTER + 4, 1.0, store)
+                    sc += _put(out, w, base, F_INTER + 4, 1.0, store, nz)
             if win > 0.0 and n > 0:
-                sc += _put(out, w, base, F_INTER + 5, t_now / n, store)
+                sc += _put(out, w, base, F_INTER + 5, t_now / n, store, nz)
             if win == 0.0 and tn == players - 1:
-                sc += _put(out, w, base, F_INTER + 7, p, store)
+                sc += _put(out, w, base, F_INTER + 7, p, store, nz)
             if fish > 0 and weakest_now(obs, o):
-                sc += _put(out, w, base, 31, float(fish), store)
+                sc += _put(out, w, base, 31, float(fish), store, nz)
             if win > 0.0:
-                sc += _put(out, w, base, 32, progress, store)
-                sc += _put(out, w, base, 33, gap / 20.0, store)
-                sc += _put(out, w, base, 34, max(obs[O_OCEAN_N], 0) / 60.0, store)
+                sc += _put(out, w, base, 32, progress, store, nz)
+                sc += _put(out, w, base, 33, gap / 20.0, store, nz)
+                sc += _put(out, w, base, 34, max(obs[O_OCEAN_N], 0) / 60.0, store, nz)
                 if tn == players - 1:
-                    sc += _put(out, w, base, 38, 1.0, store)
-                sc += _put(out, w, base, 39, tvalue / 50.0, store)
-                sc += _put(out, w, base, 40, float(buoys), store)
-                sc += _put(out, w, base, 41, float(fish), store)
-                sc += _put(out, w, base, 42, float(minus3), store)
-                sc += _put(out, w, base, 43, unseen_fish / 4.0 * exposed, store)
+                    sc += _put(out, w, base, 38, 1.0, store, nz)
+                sc += _put(out, w, base, 39, tvalue / 50.0, store, nz)
+                sc += _put(out, w, base, 40, float(buoys), store, nz)
+                sc += _put(out, w, base, 41, float(fish), store, nz)
+                sc += _put(out, w, base, 42, float(minus3), store, nz)
+                sc += _put(out, w, base, 43, unseen_fish / 4.0 * exposed, store, nz)
             if places and s != SUIT_NONE and 0 <= s < N_SUIT_SLOTS:
                 ks = _above_in(obs, o, T_LATER_SURE, table)
                 km = _above_in(obs, o, T_LATER_MAYBE, table)
                 ku = _above_in(obs, o, T_UNKNOWN, table)
                 q = table[T_Q]
-                sc += _put(out, w, base, F_PLACES, min(ks + 0.5 * km, 4.0) / 4.0, store)
-                sc += _put(out, w, base, F_PLACES + 1, min(ku * q, 4.0) / 4.0, store)
+                sc += _put(out, w, base, F_PLACES, min(ks + 0.5 * km, 4.0) / 4.0, store, nz)
+                sc += _put(out, w, base, F_PLACES + 1, min(ku * q, 4.0) / 4.0, store, nz)
                 if win > 0.0 and ks == 0.0:
                     hold = 0.5 ** km * (1.0 - q) ** ku
-                    sc += _put(out, w, base, F_PLACES + 2, hold, store)
-                    sc += _put(out, w, base, F_PLACES + 3, hold * tvalue / 50.0, store)
+                    sc += _put(out, w, base, F_PLACES + 2, hold, store, nz)
+                    sc += _put(out, w, base, F_PLACES + 3, hold * tvalue / 50.0, store, nz)
                 if win > 0.0 and not trump and obs[O_LED] != SUIT_TRUMP:
                     kt = table[T_TRUMPS_LATER]
-                    sc += _put(out, w, base, F_PLACES + 4, min(kt, 4.0) / 4.0, store)
+                    sc += _put(out, w, base, F_PLACES + 4, min(kt, 4.0) / 4.0, store, nz)
             if trump and obs[O_LED] != SUIT_NONE and obs[O_LED] != SUIT_TRUMP:
-                sc += _put(out, w, base, 35, 1.0, store)
+                sc += _put(out, w, base, 35, 1.0, store, nz)
             if n > 1 and obs[O_TRUMP] != C_NONE:
                 # the rest of the hand that is trump in the next trick: a green in the
                 # trick flips the shade (a determine-trump buoy is ignored)
@@ -372,9 +376,9 @@ def option_score(obs, o, ctx, w, base, out, store, table, places):
                     kk = t_now
                 if suit_under(obs, o, nxt) == SUIT_TRUMP:
                     kk -= 1
-                sc += _put(out, w, base, 36, kk / (n - 1), store)
+                sc += _put(out, w, base, 36, kk / (n - 1), store, nz)
     elif OPT_FACE_DOWN <= o < OPT_FACE_DOWN + MAX_TRICK:
-        sc += _put(out, w, base, F_FACE_DOWN, 1.0, store)
+        sc += _put(out, w, base, F_FACE_DOWN, 1.0, store, nz)
     elif o == OPT_LIGHT or o == OPT_DARK:
         sh = _shade_of(o)
         cnt = 0
@@ -387,13 +391,13 @@ def option_score(obs, o, ctx, w, base, out, store, table, places):
                     cnt += 1
                     val += max(value(obs, c), 0)
         if n > 0:
-            sc += _put(out, w, base, F_SHADE, cnt / n, store)
-            sc += _put(out, w, base, F_SHADE + 1, val / (26.0 * n), store)
+            sc += _put(out, w, base, F_SHADE, cnt / n, store, nz)
+            sc += _put(out, w, base, F_SHADE + 1, val / (26.0 * n), store, nz)
         if o == OPT_LIGHT:
-            sc += _put(out, w, base, F_SHADE + 2, 1.0, store)
+            sc += _put(out, w, base, F_SHADE + 2, 1.0, store, nz)
         if places:
             sc += _put(out, w, base, F_PLACES + 5, min(_shade_others(obs, sh, n_cards), 10.0)
-                       / 10.0, store)
+                       / 10.0, store, nz)
     elif OPT_SUIT <= o < OPT_END:
         col = o - OPT_SUIT
         cnt = 0
@@ -408,12 +412,12 @@ def option_score(obs, o, ctx, w, base, out, store, table, places):
                 if v >= 10:
                     high += 1
         if n > 0:
-            sc += _put(out, w, base, F_COLOUR, cnt / n, store)
-            sc += _put(out, w, base, F_COLOUR + 1, val / (18.0 * n), store)
-            sc += _put(out, w, base, F_COLOUR + 2, high / n, store)
+            sc += _put(out, w, base, F_COLOUR, cnt / n, store, nz)
+            sc += _put(out, w, base, F_COLOUR + 1, val / (18.0 * n), store, nz)
+            sc += _put(out, w, base, F_COLOUR + 2, high / n, store, nz)
         slot = _suit_slot(col)
         if slot >= 0:
-            sc += _put(out, w, base, F_COLOUR + 3 + slot, 1.0, store)
+            sc += _put(out, w, base, F_COLOUR + 3 + slot, 1.0, store, nz)
     return sc
 
 
@@ -451,22 +455,20 @@ def weights_at(obs):
 
 
 @njit(cache=True, _nrt=False, fastmath=True)
-def _hidden_score(x, w, b, hidden, z):
-    """u[b] . relu(W1' x + c[b]) for the features x (z: scratch of ``hidden``); w is read
-    through its data pointer (every offset below is inside n_params(hidden))."""
+def _hidden_score(x, nz, w, b, hidden, z):
+    """u[b] . relu(W1' x + c[b]) for the features x whose nonzero entries are the set
+    bits of nz (N_MASK words; the others are not read) (z: scratch of ``hidden``); w is
+    read through its data pointer (every offset below is inside n_params(hidden))."""
     w = _data_f64(w)
     w1 = N_WEIGHTS
     c0 = w1 + N_FEATURES * hidden + b * hidden
     u0 = w1 + N_FEATURES * hidden + N_BLOCKS * hidden + b * hidden
     for k in range(hidden):
         z[k] = w[c0 + k]
-    for j0 in range(0, N_FEATURES, 64):
-        # the nonzero features as bits, in order: no branch per feature, one per nonzero
-        m = np.uint64(0)
-        for j in range(j0, min(j0 + 64, N_FEATURES)):
-            m |= np.uint64(x[j] != 0.0) << np.uint64(j - j0)
+    for q in range(N_MASK):
+        m = nz[q]
         while m != np.uint64(0):
-            j = j0 + trailing_zeros(m)
+            j = 64 * q + trailing_zeros(m)
             xj = x[j]
             r = w1 + j * hidden
             for k in range(hidden):
@@ -483,6 +485,7 @@ def _hidden_score(x, w, b, hidden, z):
 def _best_net(obs, w, ctx, b, hidden):
     n_opt = min(max(obs[O_N_OPTIONS], 0), MAX_HAND)
     x = _stack_f64(N_FEATURES)
+    nz = _stack_u64(N_MASK)
     z = _stack_f64(MAX_HIDDEN)
     table = _stack_f64(TABLE_SIZE)
     places = reads_places(w, b, hidden)
@@ -492,10 +495,11 @@ def _best_net(obs, w, ctx, b, hidden):
     best = 0
     best_s = -1e300
     for i in range(n_opt):
-        for j in range(N_FEATURES):
-            x[j] = 0.0
-        s = option_score(obs, obs[O_OPTIONS + i], ctx, w, base, x, np.int64(1), table, places)
-        s += _hidden_score(x, w, b, hidden, z)
+        for q in range(N_MASK):
+            nz[q] = np.uint64(0)
+        s = option_score(obs, obs[O_OPTIONS + i], ctx, w, base, x, np.int64(1), table, places,
+                         nz)
+        s += _hidden_score(x, nz, w, b, hidden, z)
         if s > best_s:
             best, best_s = i, s
     return obs[O_OPTIONS + best]
@@ -517,13 +521,14 @@ def best_option(obs, w):
     best = 0
     best_s = -1e300
     unused = _stack_f64(N_FEATURES)  # (store 0: nothing is written; one type for `out`)
+    no_mask = _stack_u64(N_MASK)  # (and for `nz`)
     table = _stack_f64(TABLE_SIZE)
     places = reads_places(w, b, np.int64(0))
     if obs[O_KIND] == D_PLAY:
         _fill_above(obs, ctx[0], ctx[1], ctx[2], table, option_suits(obs), places)
     for i in range(n_opt):
         s = option_score(obs, obs[O_OPTIONS + i], ctx, w, base, unused, np.int64(0), table,
-                         places)
+                         places, no_mask)
         if s > best_s:
             best, best_s = i, s
     return obs[O_OPTIONS + best]
@@ -539,6 +544,7 @@ def features_batch(obs_rows, X, blocks):
         blocks[r] = block_of(obs)
         ctx = _context(obs)
         x = _stack_f64(N_FEATURES)  # (the same type for `out` as the players' calls)
+        nz = _stack_u64(N_MASK)
         table = _stack_f64(TABLE_SIZE)
         if obs[O_KIND] == D_PLAY:
             _fill_above(obs, ctx[0], ctx[1], ctx[2], table, option_suits(obs), np.int64(1))
@@ -546,6 +552,6 @@ def features_batch(obs_rows, X, blocks):
             for j in range(N_FEATURES):
                 x[j] = 0.0
             option_score(obs, obs[O_OPTIONS + i], ctx, w, np.int64(0), x, np.int64(1), table,
-                         np.int64(1))
+                         np.int64(1), nz)
             for j in range(N_FEATURES):
                 X[r, i, j] = x[j]

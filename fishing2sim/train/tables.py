@@ -30,6 +30,16 @@ def _stack_f64(typingctx, n):
 
 
 @intrinsic
+def _stack_u64(typingctx, n):
+    """A pointer to ``n`` (a constant) uint64 in the calling function's stack frame (as
+    _stack_f64)."""
+    def codegen(context, builder, signature, args):
+        return cgutils.alloca_once(builder, context.get_value_type(types.uint64),
+                                   size=args[0])
+    return types.CPointer(types.uint64)(types.intp), codegen
+
+
+@intrinsic
 def _data_f64(typingctx, arr):
     """A pointer to the data of a C-contiguous float64 array: reading through it skips
     the negative-index fix-up of every array read, for the hidden layer's inner loop
