@@ -1,19 +1,30 @@
-"""The student's speed against its own code at another git revision, in one run: the
-features and tables modules of REV (fishing2sim/train/features.py and tables.py) are
-copied to a temporary folder and played by a strategy file with the shipped model; the
-two must play the same games (checked first), then their games/s alternate.
+"""The student's speed against its own code at another git revision: the features and
+tables modules of REV (fishing2sim/train/features.py and tables.py) are copied to a
+temporary folder and played by a strategy file with the shipped model; the two must play
+the same games (checked first), then their games/s alternate, each measurement in a fresh
+process.
 
-    python benchmarks/ab_student.py REV [--games 2000] [--repeats 5]
+    python benchmarks/ab_student.py REV [--games 3000] [--repeats 9]
 
-4 players of Fishing 2, every seat the student, one core; the medians and their ratio.
-A copy whose features differ from this checkout's is refused (the games differ)."""
+4 players of Fishing 2, every seat the student, one core. Each repeat runs one process per
+version (in alternating order): it loads the compiled code, warms up, and plays --games
+games twice, keeping the faster. Printed: each version's games/s, their medians, and the
+median of the repeats' ratios. A copy whose features differ from this checkout's is refused
+(the games differ).
+
+Why fresh processes: one compiled copy of the same code can run at 1,500 games/s in one
+process and 2,000 in the next (where the machine code and its data land in memory, and the
+shared machine's load), so two versions timed in one process compare their luck in that
+process as much as their code (the same two versions gave x1.30 in one process and x0.67
+in another). Across fresh processes that luck is drawn anew for each measurement.
+"""
 import argparse
+import os
 import re
 import statistics
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
@@ -65,13 +76,38 @@ def write_copy(rev: str, folder: Path) -> Path:
     return bot
 
 
+CHILD = r"""
+import sys, time
+from fishing2sim.api import run_games
+bot, games = sys.argv[1], int(sys.argv[2])
+run_games(200, 4, seed=1, strategies=[bot] * 4)
+best = 0.0
+for r in range(2):
+    t = time.perf_counter()
+    run_games(games, 4, seed=100 + r, strategies=[bot] * 4)
+    best = max(best, games / (time.perf_counter() - t))
+print(best)
+"""
+
+
+def _rate(bot: str, games: int) -> float:
+    """games/s of 4 x ``bot`` in a fresh process (one core)."""
+    r = subprocess.run([sys.executable, "-c", CHILD, bot, str(games)], capture_output=True,
+                       text=True, env={**os.environ, "NUMBA_NUM_THREADS": "1"})
+    if r.returncode != 0:
+        sys.exit(f"a timing process failed: {(r.stderr.strip().splitlines() or ['?'])[-1]}")
+    return float(r.stdout.strip().splitlines()[-1])
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("rev")
-    ap.add_argument("--games", type=int, default=2000)
-    ap.add_argument("--repeats", type=int, default=5)
+    ap.add_argument("--games", type=int, default=3000)
+    ap.add_argument("--repeats", type=int, default=9)
     a = ap.parse_args()
-    from fishing2sim.api import play_games, run_games
+    if a.games < 1 or a.repeats < 1:
+        _refuse("--games and --repeats must be at least 1")
+    from fishing2sim.api import play_games
 
     with tempfile.TemporaryDirectory() as tmp:
         bot = str(write_copy(a.rev, Path(tmp)))
@@ -83,15 +119,17 @@ def main() -> None:
                 sys.exit(f"{a.rev}'s student plays other games than this checkout's: "
                          "a speed comparison needs the same features")
         rates = {"now": [], a.rev: []}
+        order = (("now", "skilled"), (a.rev, bot))
         for r in range(a.repeats):
-            for name, lineup in (("now", "skilled"), (a.rev, bot)):
-                t = time.perf_counter()
-                run_games(a.games, 4, seed=100 + r, strategies=[lineup] * 4)
-                rates[name].append(a.games / (time.perf_counter() - t))
+            for name, lineup in (order if r % 2 == 0 else order[::-1]):
+                rates[name].append(_rate(lineup, a.games))
     now, then = statistics.median(rates["now"]), statistics.median(rates[a.rev])
-    print(f"the same games (600 of 4 and of 5 players); 4 players, {a.repeats} alternations "
-          f"of {a.games} games, medians: this checkout {now:,.0f} games/s, {a.rev} "
-          f"{then:,.0f} games/s: x{now / then:.2f}")
+    ratio = statistics.median(x / y for x, y in zip(rates["now"], rates[a.rev]))
+    print(f"this checkout: {', '.join(f'{x:,.0f}' for x in rates['now'])} games/s")
+    print(f"{a.rev}: {', '.join(f'{x:,.0f}' for x in rates[a.rev])} games/s")
+    print(f"the same games (600 of 4 and of 5 players); 4 players, {a.repeats} pairs of fresh "
+          f"processes of {a.games} games, medians: this checkout {now:,.0f} games/s, "
+          f"{a.rev} {then:,.0f} games/s; median ratio x{ratio:.2f}")
 
 
 if __name__ == "__main__":

@@ -66,3 +66,47 @@ def test_random_play_loads_neither_the_search_kernels_nor_the_kit():
                          check=True).stdout.split("\n")
     assert out[0] == "[]"
     assert out[1] == "True"  # (the check itself sees a module once it is loaded)
+
+
+def _wide(tmp_path, base: str, n: int):
+    """A copy of strategies/BASE.py that declares n parameters it never reads."""
+    from pathlib import Path
+
+    text = (Path(__file__).resolve().parent.parent / "strategies" / f"{base}.py").read_text()
+    text = text.replace(f'NAME = "{base}"', f'NAME = "{base}_wide"')
+    path = tmp_path / f"{base}_wide.py"
+    path.write_text(text + f"\nPARAMS = (0.0,) * {n}\n")
+    return str(path)
+
+
+def test_every_seat_gets_exactly_its_own_parameters(tmp_path):
+    """The params table holds each seat's vector and, in its last column, its length: a
+    student, which reads its layout from its vector's length, plays the same games next
+    to a seat with a longer vector (before, it got its row padded to the longest and
+    played other, far weaker games), and so do a search seat's student rollouts."""
+    from fishing2sim.train.features import n_params
+
+    wide = _wide(tmp_path, "highest", n_params(64))
+    for lineup, games in ((["skilled"] + ["highest"] * 3, 200),
+                          (["pimc_skilled"] + ["highest"] * 3, 2)):
+        plain = play_games(games, 4, seed=11, strategies=lineup)
+        beside = play_games(games, 4, seed=11, strategies=[lineup[0]] + [wide] * 3)
+        key = [c for c in plain.columns if "strat" not in c]
+        assert plain[key].equals(beside[key]), lineup[0]
+    # two search seats: their rollout tables are padded to the wider rollout's vector
+    for rollout in ("highest", wide):
+        (tmp_path / f"search_{len(rollout)}.py").write_text(
+            f'"""A search seat rolling out with {rollout}."""\nNAME = "search_{len(rollout)}"\n'
+            f'SEARCH = "pimc"\nROLLOUT = {rollout!r}\nPARAM_NAMES = ["worlds", "rollouts", '
+            '"horizon", "objective"]\nPARAMS = [4, 1, 0, 0]\n')
+    plain, beside = (
+        play_games(2, 4, seed=11, strategies=["pimc_skilled", str(tmp_path / f"search_{n}.py"),
+                                              "highest", "highest"])
+        for n in (len("highest"), len(wide)))
+    assert plain[key].equals(beside[key])
+    funcs, table, strats = build_lineup(["skilled", wide, "highest", "random"], 4)
+    lengths = [s.n_params for s in strats]
+    assert lengths == [n_params(32), n_params(64), 0, 0]
+    assert table.shape[1] == n_params(64) + 1
+    assert list(table[:4, -1]) == lengths
+    assert np.array_equal(table[0, :n_params(32)], np.asarray(strats[0].defaults))

@@ -564,7 +564,8 @@ def ask_strategy(st, rng, obs, decide, params, seat, kind, n_opt, subject):
         o[O_N_OPTIONS] = n_opt
     st[S_ASK_SEAT] = seat
     st[S_ASK_KIND] = kind
-    choice = decide(o, params[seat], rng[1 + seat:2 + seat])
+    row = params[seat]  # the seat's parameters, then (last column) how many it has
+    choice = decide(o, row[:int(row[row.shape[0] - 1])], rng[1 + seat:2 + seat])
     st[S_ASK_SEAT] = -1
     for i in range(n_opt):
         o[O_OPTIONS + i] = -1

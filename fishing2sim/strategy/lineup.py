@@ -45,8 +45,9 @@ def search_args(strats, params, players: int):
                 for p in range(MAX_PLAYERS)]
     width = max(t.shape[1] for _, t, _ in per_seat)
     tables = np.zeros((MAX_PLAYERS, MAX_PLAYERS, width), np.float64)
-    for p, (_, t, _) in enumerate(per_seat):
-        tables[p, :, :t.shape[1]] = t
+    for p, (_, t, _) in enumerate(per_seat):  # (each row's count stays in the last column)
+        tables[p, :, :t.shape[1] - 1] = t[:, :-1]
+        tables[p, :, -1] = t[:, -1]
     return (mask, sp, tuple(f for f, _, _ in per_seat), tables,
             np.array([observe_mask(r) for _, _, r in per_seat], np.int64))
 
@@ -55,6 +56,10 @@ def search_args(strats, params, players: int):
 
 def build_lineup(specs, players: int, params=None, strict: bool = False):
     """(strats, params table, strategies) for the kernels.
+
+    The params table has a row per seat: the seat's parameter vector, zeros, and in the
+    last column the vector's length; the engine hands each strategy exactly its own
+    vector, however long the other seats' are (a student reads its layout from it).
 
     ``specs``: one strategy (name, path or Strategy) for every seat or a list, one per seat.
     ``params``: None, or a list with one vector (or None for the defaults) per seat.
@@ -72,8 +77,8 @@ def build_lineup(specs, players: int, params=None, strict: bool = False):
     strats = [load_strategy(s, strict) for s in specs]
     if params is not None and len(params) != players:
         raise StrategyError(f"params: {len(params)} vectors for {players} seats")
-    width = max([1] + [s.n_params for s in strats] + [s.rollout.n_params for s in strats
-                                                       if s.search])
+    width = max([0] + [s.n_params for s in strats] + [s.rollout.n_params for s in strats
+                                                       if s.search]) + 1
     table = np.zeros((MAX_PLAYERS, width), np.float64)
     for seat, s in enumerate(strats):
         vec = s.defaults
@@ -87,6 +92,7 @@ def build_lineup(specs, players: int, params=None, strict: bool = False):
         if s.search:  # the seat's own decisions are its rollout strategy's (search_args)
             vec = np.asarray(s.rollout.defaults, np.float64)
         table[seat, : len(vec)] = vec
+        table[seat, -1] = len(vec)
     seats = strats + [strats[0]] * (MAX_PLAYERS - players)
     funcs = tuple(tuple(s.functions[k] for s in seats) for k in range(len(DECISION_FUNCTIONS)))
     return _typed_lineup(funcs), table, strats
