@@ -18,14 +18,22 @@ from fishing2sim.engine.constants import (
 from fishing2sim.strategy.kit import colour, suit
 from fishing2sim.strategy.observation import _suit_base
 
+STACK_ALIGN = 64  # bytes: a cache line, and the width of the widest vector registers
+
+
 @intrinsic
 def _stack_f64(typingctx, n):
     """A pointer to ``n`` (a constant) float64 in the calling function's stack frame,
     freed when it returns: the hidden layer's scratch without a heap allocation, so the
-    student's decisions compile without numba's reference counting."""
+    student's decisions compile without numba's reference counting. The buffer starts on
+    a 64-byte boundary: the hidden layer adds to its sums 8 at a time, and a sum that
+    straddles two cache lines cost a quarter of the student's speed wherever the stack
+    happened to put it (docs/strategies.md, "Where a decision's time goes")."""
     def codegen(context, builder, signature, args):
-        return cgutils.alloca_once(builder, context.get_value_type(types.float64),
-                                   size=args[0])
+        buf = cgutils.alloca_once(builder, context.get_value_type(types.float64),
+                                  size=args[0])
+        buf.align = STACK_ALIGN
+        return buf
     return types.CPointer(types.float64)(types.intp), codegen
 
 
