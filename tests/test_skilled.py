@@ -927,3 +927,30 @@ def test_a_training_stopped_by_a_signal_resumes_after_its_last_finished_iteratio
     assert (out / "model.npz").read_bytes() == (tmp_path / "b" / "tiny" / "model.npz"
                                                  ).read_bytes()
     assert os.listdir(out) and (out / "state.json").is_file()
+
+
+def test_the_students_stack_buffers_start_on_a_cache_line():
+    """tables._stack_f64 buffers (the hidden layer's sums, the features, the unseen-card
+    table) start on a 64-byte boundary, whatever sizes come before them: sums that
+    straddled two cache lines cost a quarter of the student's speed in the processes
+    whose stack put them there (docs/strategies.md, "A quarter of the speed lost to where
+    the stack fell")."""
+    import numba
+
+    from fishing2sim.train.tables import STACK_ALIGN, _stack_f64
+
+    @numba.njit
+    def offsets(k):
+        a = _stack_f64(3)
+        b = _stack_f64(32)
+        c = _stack_f64(5)
+        d = _stack_f64(1)
+        a[0] = b[0] = c[0] = d[0] = k
+        return (numba.carray(a, 3).ctypes.data % STACK_ALIGN,
+                numba.carray(b, 32).ctypes.data % STACK_ALIGN,
+                numba.carray(c, 5).ctypes.data % STACK_ALIGN,
+                numba.carray(d, 1).ctypes.data % STACK_ALIGN)
+
+    assert STACK_ALIGN == 64
+    for k in range(3):
+        assert offsets(k) == (0, 0, 0, 0)
