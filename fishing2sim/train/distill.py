@@ -178,7 +178,7 @@ def _evaluate(c: dict, out: Path, last: int, students: list, target: Path):
     """Every student and the distilled one against three weights on the same deals (the
     run's last evaluation's): distill.csv's rows, and the paired difference distilled -
     the run's last student (a deal's seatings one observation), or NaNs with no deals."""
-    from fishing2sim.train.evaluate import rotated_games, wilson
+    from fishing2sim.train.evaluate import rotated_games, rotated_mean, wilson
     from fishing2sim.train.model import file_sha256, write_student
     from fishing2sim.train.run import iteration_seed, run_tag
 
@@ -194,7 +194,7 @@ def _evaluate(c: dict, out: Path, last: int, students: list, target: Path):
             bot = write_student(out / f"{tag}.py", model, tag)
             g = rotated_games(str(bot), ["weights"], deals, seed=seed)
             games.append(g)
-            share = float(g.mean())
+            share = rotated_mean(g)  # as the iterations' evaluations sum it
             lo, hi = wilson(share, len(g))
         rows.append({"student": name, "role": role, "teacher": teacher,
                      "budget": " ".join(str(x) for x in budget) if budget else "",

@@ -55,11 +55,17 @@ def rotated_share(bot, opponents, deals: int, players: int = 4, seed: int = 1,
     """Win share of one ``bot`` seat against ``opponents`` (clockwise from it), over
     ``deals`` deals played from every seat: (share, games, lo, hi)."""
     g = rotated_games(bot, opponents, deals, players, seed, ruleset)
-    n = len(g)
+    share = rotated_mean(g, players)
+    return (share, len(g), *wilson(share, len(g)))
+
+
+def rotated_mean(g, players: int = 4) -> float:
+    """The mean of rotated_games' shares, summed seat by seat (as they always were): every
+    report of the same games gives the same figure to the last digit."""
     total = 0.0
-    for block in np.split(g, players):  # seat by seat: the sums as they always were
+    for block in np.split(g, players):
         total += float(block.sum())
-    return (total / n, n, *wilson(total / n, n))
+    return total / len(g)
 
 
 def pair_share(a_bot, b_bot, deals: int, seed: int = 1, ruleset: str = "fishing2"):

@@ -258,9 +258,11 @@ def _context(obs):
 
 @njit(cache=True, _nrt=False)
 def option_score(obs, o, ctx, w, base, out, store, table, places, nz):
-    """The score w[base:] . features of option ``o`` (``store`` 1: the features also go
-    to out[0:N_FEATURES], which the caller has zeroed; table: _fill_above's, filled for
-    a card play; places 0: the public-place features are left 0, see reads_places).
+    """The score w[base:] . features of option ``o`` (``store`` 1: the features written
+    also go to out[0:N_FEATURES], and each nonzero one sets its bit of the mask nz
+    (N_MASK words): a caller that reads all of out zeroes it first, one that reads only
+    the masked features (_best_net) zeroes only nz; table: _fill_above's, filled for a
+    card play; places 0: the public-place features are left 0, see reads_places).
     ``store`` is an int64 passed as np.int64(...), never a constant True / False: numba
     would compile a version per constant (tests/test_compile.py)."""
     (lo, hi, n_cards, exposed, progress, gap, fish, buoys, minus3, tvalue, green_in_trick,
