@@ -110,3 +110,32 @@ def test_every_seat_gets_exactly_its_own_parameters(tmp_path):
     assert table.shape[1] == n_params(64) + 1
     assert list(table[:4, -1]) == lengths
     assert np.array_equal(table[0, :n_params(32)], np.asarray(strats[0].defaults))
+
+
+def test_a_strategy_sees_its_own_vector_in_games_and_in_labelling(tmp_path):
+    """A probe that plays as `highest` only when its parameter vector is exactly its own
+    three numbers (else its first option) plays highest's games, in play_games and as the
+    behaviour of a labelling batch (train/label.py calls the strategies itself): both hand
+    a seat its own vector, not its row of the params table with the length column."""
+    from pathlib import Path
+
+    from fishing2sim.train.labels import label_chunk
+
+    text = (Path(__file__).resolve().parent.parent / "strategies" / "highest.py").read_text()
+    text = text.replace('NAME = "highest"', 'NAME = "probe"').replace(
+        "    return strongest_card(obs)\n",
+        "    return strongest_card(obs) if params.shape[0] == 3 else option(obs, 0)\n", 1)
+    probe = tmp_path / "probe.py"
+    probe.write_text(text + "\nPARAMS = (1.0, 2.0, 3.0)\n")
+    assert "params.shape[0] == 3" in probe.read_text()
+    for players in (3, 5):
+        a = play_games(40, players, seed=4, strategies="highest")
+        b = play_games(40, players, seed=4, strategies=str(probe))
+        key = [c for c in a.columns if "strat" not in c]
+        assert a[key].equals(b[key])
+    for ruleset in ("fishing2", "fishing"):
+        mine = label_chunk(ruleset, 4, 9, 0, 2, str(probe), "pimc", [2, 1, 0, 0], 0.3)
+        theirs = label_chunk(ruleset, 4, 9, 0, 2, "highest", "pimc", [2, 1, 0, 0], 0.3)
+        assert len(mine[0]) > 10
+        for x, y in zip(mine[:3], theirs[:3]):
+            assert np.array_equal(x, y)

@@ -541,6 +541,15 @@ def ask(st, rng, obs, decide, params, seat, kind, n_opt, subject):
 
 
 @njit(inline="always", _nrt=False)
+def seat_params(params, seat):
+    """Seat ``seat``'s parameter vector: its row of the params table (strategy.lineup's
+    build_lineup) up to the length the row's last column holds, so that a strategy gets
+    exactly its own vector however long the other seats' are."""
+    row = params[seat]
+    return row[:int(row[row.shape[0] - 1])]
+
+
+@njit(inline="always", _nrt=False)
 def ask_strategy(st, rng, obs, decide, params, seat, kind, n_opt, subject):
     """ask's call of the seat's strategy (not inlined: it is the rarer, longer path).
 
@@ -564,8 +573,7 @@ def ask_strategy(st, rng, obs, decide, params, seat, kind, n_opt, subject):
         o[O_N_OPTIONS] = n_opt
     st[S_ASK_SEAT] = seat
     st[S_ASK_KIND] = kind
-    row = params[seat]  # the seat's parameters, then (last column) how many it has
-    choice = decide(o, row[:int(row[row.shape[0] - 1])], rng[1 + seat:2 + seat])
+    choice = decide(o, seat_params(params, seat), rng[1 + seat:2 + seat])
     st[S_ASK_SEAT] = -1
     for i in range(n_opt):
         o[O_OPTIONS + i] = -1

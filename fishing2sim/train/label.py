@@ -24,7 +24,9 @@ from fishing2sim.engine.constants import (
     N_DECISIONS, O_HAND, O_N_CARDS,
     O_N_PLAYED, O_OPTIONS, O_PLAYED, O_PLAYED_BY,
 )
-from fishing2sim.engine.core import checked_choice, present, run_game, setup_game
+from fishing2sim.engine.core import (
+    checked_choice, present, run_game, seat_params, setup_game,
+)
 from fishing2sim.engine.batch import new_buffers
 from fishing2sim.engine.rng import game_seed, mix64
 from fishing2sim.search.kernels import (
@@ -118,7 +120,7 @@ def label_batch(deck, players, ruleset, hand_sizes, n_rounds, seed, start, n, st
                 out_meta[rows, M_PLAYERS] = players
                 rows += 1
                 stats[2] += 1
-            choice = strats[kind][s](o, params[s], rng[1 + s:2 + s])
+            choice = strats[kind][s](o, seat_params(params, s), rng[1 + s:2 + s])
             for i in range(n_opt):
                 o[O_OPTIONS + i] = -1
             for i in range(st[A_HAND_N + s]):
