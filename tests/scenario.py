@@ -118,7 +118,10 @@ class Table:
 
     def set_prefer(self, prefer):
         width = max([1] + [len(v) for v in prefer.values()])
-        self.params = np.full((K.MAX_PLAYERS, width), -1.0)
+        # the engine's params table: every seat's vector (its preferences, -1 filling the
+        # rest), then in the last column the vector's length (strategy.lineup.build_lineup)
+        self.params = np.full((K.MAX_PLAYERS, width + 1), -1.0)
+        self.params[:, -1] = width
         for p, prefs in prefer.items():
             for j, name in enumerate(prefs):
                 if name.startswith("shade:"):

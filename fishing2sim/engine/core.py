@@ -16,7 +16,9 @@ Everything here works on a state array ``st`` (layout in state.py), the RNG arra
 the immutable deck array ``deck`` [n_cards, N_FIELDS], an observation buffer ``obs``, an
 event buffer ``ev`` (written only when st[S_LOG] is 1), the lineup ``strats`` (a tuple of
 MAX_PLAYERS decision functions of one signature, see strategy.py) and ``params``
-[MAX_PLAYERS, n_params]. No Python object is touched inside a game.
+[MAX_PLAYERS, width]: a row per seat, its parameter vector and, in the last column, that
+vector's length (seat_params; strategy.lineup.build_lineup writes it). No Python object is
+touched inside a game.
 """
 import numpy as np
 from numba import njit
