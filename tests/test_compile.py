@@ -138,3 +138,23 @@ def test_a_decision_is_compiled_without_reference_counting_unless_it_allocates(t
     assert cold == {"results": [5, 5], "plain_nrt": False, "alloc_nrt": True,
                     "plain_counts": False}
     assert warm["results"] == [5, 5]
+
+
+def test_every_module_a_cached_kernel_reads_is_in_the_kernel_stamp():
+    """numba's cache keys a kernel on its own file only; engine.kernel_stamp drops the
+    cache when any source a kernel may have frozen in changes. Every package module that
+    compiles to the cache, or defines an intrinsic, must be among those sources: one left
+    out (train/tables.py was, for three releases) lets an edit of it meet the callers'
+    stale machine code, the old code still playing."""
+    from pathlib import Path
+
+    from fishing2sim.engine import _sources
+
+    pkg = Path(__file__).resolve().parent.parent / "fishing2sim"
+    stamped = {p.resolve() for p in _sources()}
+    kernels = [p for p in pkg.rglob("*.py")
+               if any(m in p.read_text() for m in ("cache=True", "@intrinsic", "@helper"))
+               and p.name != "__init__.py"]
+    assert len(kernels) >= 15
+    missing = sorted(str(p.relative_to(pkg)) for p in kernels if p.resolve() not in stamped)
+    assert missing == []

@@ -105,7 +105,7 @@ def test_the_numba_student_scores_options_as_the_trainer_does():
     X, blocks = features_of(d)
     obs = restore_obs(d["obs"], d["tails"][0])
     n_opt = d["meta"][:, M_N_OPT]
-    for hidden in (0, 8):
+    for hidden in (0, 8, 32, 40, 72):  # (32 units at a time in registers, then one by one)
         w = np.random.default_rng(hidden).normal(0, 1, n_params(hidden))
         S = scores(X, blocks, w)
         picks = [choose(obs[r], w) for r in range(len(obs))]
@@ -428,6 +428,39 @@ def test_the_students_unseen_cards_table_counts_as_the_kit_does():
                 checked += 1
                 nonzero += want > 0
     assert checked > 5000 and nonzero > checked // 10
+
+
+def test_the_unseen_cards_counters_count_every_multiplicity():
+    """The bit-sliced counters of _fill_above (tables._count_add, _count_from) count as a
+    histogram does, with many cards of one value (a deck file may repeat a card, and
+    values past 27 share the last slot): every card of a 128-card deck at one value, and
+    random mixes, for every threshold."""
+    from numba import njit
+
+    from fishing2sim.train.tables import (N_VALUES, ROW_WORDS, _count_add, _count_clear,
+                                          _count_from)
+
+    @njit
+    def counts(values):
+        cnt = np.zeros(2 * ROW_WORDS, np.uint64)  # two counters: the second must not move
+        _count_clear(cnt, 0)
+        _count_clear(cnt, ROW_WORDS)
+        for v in values:
+            _count_add(cnt, 0, np.uint64(1) << np.uint64(v))
+            _count_add(cnt, ROW_WORDS, np.uint64(0))  # no card: left as it is
+        out = np.zeros(N_VALUES, np.int64)
+        for v in range(N_VALUES):
+            out[v] = _count_from(cnt, 0, v) + 1000 * _count_from(cnt, ROW_WORDS, v)
+        return out
+
+    rng = np.random.default_rng(7)
+    cases = [np.full(128, 16), np.full(128, N_VALUES - 1), np.arange(N_VALUES), np.zeros(0)]
+    cases += [rng.integers(0, N_VALUES, int(rng.integers(1, 129))) for _ in range(200)]
+    cases += [rng.choice([3, 16, 16, 16, 28], 100) for _ in range(20)]
+    for values in cases:
+        values = values.astype(np.int64)
+        want = [int((values >= v).sum()) for v in range(N_VALUES)]
+        assert counts(values).tolist() == want
 
 
 def _places_reference(o, card):

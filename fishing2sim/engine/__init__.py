@@ -20,8 +20,10 @@ def _sources():
     yield _PKG / "strategy" / "heuristics.py"
     yield _PKG / "strategy" / "contract.py"
     yield _PKG / "strategy" / "reference.py"
-    # the student's features and decisions (strategies/skilled.py) and the labelling kernel
-    yield from (_PKG / "train" / f for f in ("features.py", "label.py", "student.py"))
+    # the student's features, tables, vector operations and decisions
+    # (strategies/skilled.py) and the labelling kernel
+    yield from (_PKG / "train" / f for f in ("features.py", "label.py", "simd.py",
+                                             "student.py", "tables.py"))
 
 
 def _cache_dirs():

@@ -29,6 +29,7 @@ from fishing2sim.engine.constants import (
     OPT_FACE_DOWN, OPT_LIGHT, OPT_SUIT, OPT_END, MAX_TRICK, RS_FISHING, SUIT_NONE,
     SUIT_TRUMP, D_PLAY,
 )
+from fishing2sim.train.simd import v8_fma, v8_load, v8_store
 from fishing2sim.train.tables import (
     N_SUIT_SLOTS, T_LATER_MAYBE, T_LATER_SURE, T_Q, T_TRUMPS_LATER, T_UNKNOWN, TABLE_SIZE,
     _above_in, _data_f64, _fill_above, _is_seen, _seen, _shade_others, _stack_f64, _stack_u64,
@@ -460,22 +461,47 @@ def weights_at(obs):
 def _hidden_score(x, nz, w, b, hidden, z):
     """u[b] . relu(W1' x + c[b]) for the features x whose nonzero entries are the set
     bits of nz (N_MASK words; the others are not read) (z: scratch of ``hidden``); w is
-    read through its data pointer (every offset below is inside n_params(hidden))."""
+    read through its data pointer (every offset below is inside n_params(hidden)). The
+    sums W1' x + c are built 32 units at a time in registers (a sum kept in memory waits
+    for its own store at every feature), then the rest one by one."""
     w = _data_f64(w)
     w1 = N_WEIGHTS
     c0 = w1 + N_FEATURES * hidden + b * hidden
     u0 = w1 + N_FEATURES * hidden + N_BLOCKS * hidden + b * hidden
-    for k in range(hidden):
-        z[k] = w[c0 + k]
-    for q in range(N_MASK):
-        m = nz[q]
-        while m != np.uint64(0):
-            j = 64 * q + trailing_zeros(m)
-            xj = x[j]
-            r = w1 + j * hidden
-            for k in range(hidden):
-                z[k] += xj * w[r + k]
-            m &= m - np.uint64(1)
+    k0 = 0
+    while k0 + 32 <= hidden:
+        a0 = v8_load(w, c0 + k0)
+        a1 = v8_load(w, c0 + k0 + 8)
+        a2 = v8_load(w, c0 + k0 + 16)
+        a3 = v8_load(w, c0 + k0 + 24)
+        for q in range(N_MASK):
+            m = nz[q]
+            while m != np.uint64(0):
+                j = 64 * q + trailing_zeros(m)
+                xj = x[j]
+                r = w1 + j * hidden + k0
+                a0 = v8_fma(a0, xj, w, r)
+                a1 = v8_fma(a1, xj, w, r + 8)
+                a2 = v8_fma(a2, xj, w, r + 16)
+                a3 = v8_fma(a3, xj, w, r + 24)
+                m &= m - np.uint64(1)
+        v8_store(z, k0, a0)
+        v8_store(z, k0 + 8, a1)
+        v8_store(z, k0 + 16, a2)
+        v8_store(z, k0 + 24, a3)
+        k0 += 32
+    if k0 < hidden:
+        for k in range(k0, hidden):
+            z[k] = w[c0 + k]
+        for q in range(N_MASK):
+            m = nz[q]
+            while m != np.uint64(0):
+                j = 64 * q + trailing_zeros(m)
+                xj = x[j]
+                r = w1 + j * hidden
+                for k in range(k0, hidden):
+                    z[k] += xj * w[r + k]
+                m &= m - np.uint64(1)
     s = 0.0
     for k in range(hidden):
         if z[k] > 0.0:

@@ -48,6 +48,35 @@ def _stack_u64(typingctx, n):
 
 
 @intrinsic
+def _words(typingctx, table):
+    """The float64 table (a stack pointer or a C-contiguous array) as uint64 words: the
+    counters of _fill_above share its buffer with the float entries."""
+    if isinstance(table, types.CPointer) and table.dtype == types.float64:
+        def codegen(context, builder, signature, args):
+            return builder.bitcast(args[0], context.get_value_type(
+                types.CPointer(types.uint64)))
+    elif isinstance(table, types.Array) and table.dtype == types.float64 and \
+            table.layout == "C":
+        def codegen(context, builder, signature, args):
+            data = context.make_array(signature.args[0])(context, builder, args[0]).data
+            return builder.bitcast(data, context.get_value_type(types.CPointer(types.uint64)))
+    else:
+        return None
+    return types.CPointer(types.uint64)(table), codegen
+
+
+@intrinsic
+def _popcount(typingctx, x):
+    """The set bits of a uint64 (one instruction where the machine has it)."""
+    if x != types.uint64:
+        return None
+
+    def codegen(context, builder, signature, args):
+        return builder.ctpop(args[0])
+    return types.uint64(types.uint64), codegen
+
+
+@intrinsic
 def _data_f64(typingctx, arr):
     """A pointer to the data of a C-contiguous float64 array: reading through it skips
     the negative-index fix-up of every array read, for the hidden layer's inner loop
@@ -85,15 +114,22 @@ def _seen(obs):
 
 
 # The unseen cards by suit and value, counted once per card play (_fill_above) so that an
-# option's unseen_above is one look-up: table[s * N_VALUES + v] = the unseen cards (not
-# blowfish) of suit s (a colour code or SUIT_TRUMP) whose value is at least v. Three more
-# such tables count them by public place (docs/rules.md C): held for sure, or perhaps, by a
-# player still to play this trick (T_LATER_SURE, T_LATER_MAYBE), and of unknown place
-# (T_UNKNOWN); then per player the cards known in their hand (T_HELD) and T_Q, the share
-# of the unknown cards that the hands still to play hold.
+# option's unseen_above is a few instructions: for each suit s (a colour code or
+# SUIT_TRUMP), a counter of the unseen cards (not blowfish) at each value, kept as bit
+# planes (row ROW_WORDS words: the planes in use, then plane i, whose bit v is bit i of the
+# count of value v). The cards at or above a value v are then sum_i popcount(plane_i >> v)
+# << i: no histogram to clear, nor suffix sums to run, for values no option has. Three
+# more such counters count them by public place (docs/rules.md C): held for sure, or
+# perhaps, by a player still to play this trick (T_LATER_SURE, T_LATER_MAYBE), and of
+# unknown place (T_UNKNOWN); then, as float64 entries of the same buffer, per player the
+# cards known in their hand (T_HELD) and T_Q, the share of the unknown cards that the hands
+# still to play hold.
 N_SUIT_SLOTS = SUIT_TRUMP + 1
-N_VALUES = 29  # values 0 .. 27, and one slot past the largest
-SUIT_TABLE = N_SUIT_SLOTS * N_VALUES
+N_VALUES = 29  # values 0 .. 27, and one slot past the largest (bits of a plane)
+N_PLANES = 8  # counts up to 255: every card of a deck (MAX_CARDS) could share one value
+assert MAX_CARDS < 1 << N_PLANES
+ROW_WORDS = 1 + N_PLANES
+SUIT_TABLE = N_SUIT_SLOTS * ROW_WORDS  # one counter per suit slot
 T_LATER_SURE = SUIT_TABLE
 T_LATER_MAYBE = 2 * SUIT_TABLE
 T_UNKNOWN = 3 * SUIT_TABLE
@@ -101,6 +137,54 @@ T_HELD = 4 * SUIT_TABLE
 T_Q = T_HELD + MAX_PLAYERS
 T_TRUMPS_LATER = T_Q + 1
 TABLE_SIZE = T_TRUMPS_LATER + 1
+
+
+@njit(inline="always", _nrt=False)
+def _count_clear(cnt, row):
+    """An empty counter at word ``row`` of cnt (one plane in use)."""
+    cnt[row] = np.uint64(1)
+    cnt[row + 1] = np.uint64(0)
+
+
+@njit(inline="always", _nrt=False)
+def _count_add(cnt, row, bit):
+    """One more card in the counter at word ``row``: bit is 1 << its value (0 .. N_VALUES-1),
+    or 0 for no card (the counter is left as it is). Plane 1 takes the bit; a value
+    already there carries into the next planes (_carry: rare, two cards of one suit and
+    value), so that a card play's count has no branch that the cards make unpredictable."""
+    x = cnt[row + 1]
+    cnt[row + 1] = x ^ bit
+    carry = x & bit
+    if carry != np.uint64(0):
+        _carry(cnt, row, carry)
+
+
+@njit(cache=True, _nrt=False)
+def _carry(cnt, row, bit):
+    """Add ``bit`` to the bit-sliced count from plane 2 on, using a new plane where needed."""
+    used = cnt[row]
+    i = 2
+    while True:
+        if np.uint64(i) > used:  # a plane not yet in use
+            cnt[row + i] = bit
+            cnt[row] = np.uint64(i)
+            return
+        x = cnt[row + i]
+        if x & bit == np.uint64(0):
+            cnt[row + i] = x | bit
+            return
+        cnt[row + i] = x & ~bit
+        i += 1
+
+
+@njit(inline="always", _nrt=False)
+def _count_from(cnt, row, v):
+    """The cards at value v or above in the counter at word ``row``."""
+    k = np.uint64(0)
+    sh = np.uint64(v)
+    for i in range(min(int(cnt[row]), N_PLANES)):  # (a counter never cleared: bounded)
+        k += _popcount(cnt[row + 1 + i] >> sh) << np.uint64(i)
+    return int(k)
 
 
 @njit(inline="always", _nrt=False)
@@ -122,17 +206,16 @@ def option_suits(obs):
 
 @njit(cache=True, _nrt=False)
 def _fill_above(obs, lo, hi, n_cards, table, need, places):
-    """table (TABLE_SIZE float64): the unseen cards of each suit at or above each value,
-    in all and (places 1) by public place (see T_LATER_SURE ...), for the suits in
-    ``need`` (bits; the other rows are not read, nor written); T_TRUMPS_LATER: the trumps
-    known in the hands still to play (sure 1, perhaps 1/2)."""
+    """table (TABLE_SIZE float64): the unseen cards of each suit at each value, in all and
+    (places 1) by public place (see T_LATER_SURE ...), as counters, for the suits in
+    ``need`` (bits; the other counters are not read, nor written); T_TRUMPS_LATER: the
+    trumps known in the hands still to play (sure 1, perhaps 1/2)."""
+    cnt = _words(table)
     tables = 4 if places else 1
     for t in range(tables):
         for s in range(N_SUIT_SLOTS):
             if (need >> s) & 1 != 0:
-                b = t * SUIT_TABLE + s * N_VALUES
-                for v in range(N_VALUES):
-                    table[b + v] = 0.0
+                _count_clear(cnt, t * SUIT_TABLE + s * ROW_WORDS)
     for i in range(T_HELD, TABLE_SIZE):
         table[i] = 0.0
     players = min(max(obs[O_PLAYERS], 2), MAX_PLAYERS)
@@ -159,9 +242,12 @@ def _fill_above(obs, lo, hi, n_cards, table, need, places):
             counted = obs[O_CARD_KIND + c] != K_BLOWFISH and 0 <= s < N_SUIT_SLOTS
             trump = counted and s == SUIT_TRUMP
             counted = counted and (need >> s) & 1 != 0
-            slot = s * N_VALUES + _value_slot(obs[O_CARD_VALUE + c])
+            if not counted and not places:
+                continue
+            row = s * ROW_WORDS
+            bit = np.uint64(1) << np.uint64(_value_slot(obs[O_CARD_VALUE + c]))
             if counted:
-                table[slot] += 1.0
+                _count_add(cnt, row, bit)
             if not places:
                 continue
             code = obs[O_HOLDER + c]
@@ -174,17 +260,12 @@ def _fill_above(obs, lo, hi, n_cards, table, need, places):
                     if trump:
                         table[T_TRUMPS_LATER] += wq
                     if counted:
-                        table[(T_LATER_SURE if q == HELD_SURE else T_LATER_MAYBE) + slot] += 1.0
+                        _count_add(cnt, (T_LATER_SURE if q == HELD_SURE else T_LATER_MAYBE)
+                                   + row, bit)
             elif code == HOLDER_UNKNOWN:
                 pool += 1.0
                 if counted:
-                    table[T_UNKNOWN + slot] += 1.0
-    for t in range(tables):
-        for s in range(N_SUIT_SLOTS):
-            if (need >> s) & 1 != 0:
-                b = t * SUIT_TABLE + s * N_VALUES
-                for v in range(N_VALUES - 2, -1, -1):
-                    table[b + v] += table[b + v + 1]
+                    _count_add(cnt, T_UNKNOWN + row, bit)
     slots = 0.0  # the unknown cards in the hands still to play
     for p in range(players):
         if (later >> p) & 1 != 0:
@@ -198,7 +279,8 @@ def _above_in(obs, card, t, table):
     s = suit(obs, card)
     if not 0 <= s < N_SUIT_SLOTS:
         return 0.0
-    return table[t + s * N_VALUES + _value_slot(obs[O_CARD_VALUE + card])]
+    return float(_count_from(_words(table), t + s * ROW_WORDS,
+                             _value_slot(obs[O_CARD_VALUE + card])))
 
 
 @njit(cache=True, _nrt=False)
@@ -236,7 +318,7 @@ def _unseen_above(obs, card, lo, hi, n_cards, table):
                     obs[O_CARD_VALUE + c] >= v and not _is_seen(lo, hi, c) and suit(obs, c) == s:
                 k += 1
         return k
-    k = int(table[s * N_VALUES + _value_slot(v)])
+    k = _count_from(_words(table), s * ROW_WORDS, _value_slot(v))
     if 0 <= card < n_cards and obs[O_CARD_KIND + card] != K_BLOWFISH and \
             not _is_seen(lo, hi, card):
         k -= 1  # the card itself is not counted
