@@ -148,10 +148,9 @@ def _count_clear(cnt, row):
 
 @njit(inline="always", _nrt=False)
 def _count_add(cnt, row, bit):
-    """One more card in the counter at word ``row``: bit is 1 << its value (0 .. N_VALUES-1),
-    or 0 for no card (the counter is left as it is). Plane 1 takes the bit; a value
-    already there carries into the next planes (_carry: rare, two cards of one suit and
-    value), so that a card play's count has no branch that the cards make unpredictable."""
+    """One more card in the counter at word ``row``: bit is 1 << its value (0 .. N_VALUES-1;
+    0 leaves the counter as it is). Plane 1 takes the bit; a value already there carries
+    into the next planes (_carry, out of line: rare, two cards of one suit and value)."""
     x = cnt[row + 1]
     cnt[row + 1] = x ^ bit
     carry = x & bit
