@@ -25,7 +25,7 @@ CHILD = r"""
 import gc, json, sys, time
 from fishing2sim.api import run_games
 from fishing2sim.engine.batch import G_PLAYS
-lineup, games, ruleset, map_path = json.loads(sys.argv[1])
+lineup, games, ruleset, map_path, code_path, code_path_target = json.loads(sys.argv[1])
 run_games(20, len(lineup), seed=0, strategies=lineup, ruleset=ruleset)
 from numba.core.registry import CPUDispatcher
 addrs = {}
@@ -45,6 +45,22 @@ for obj in gc.get_objects():
 with open(map_path, "w") as fh:
     for a, name in sorted(addrs.items()):
         fh.write(f"{a:x} {name}\n")
+if code_path:  # --annotate: the machine code of the named functions, for objdump
+    import ctypes
+    maps = []
+    with open("/proc/self/maps") as fh:
+        for line in fh:
+            lo, hi = (int(x, 16) for x in line.split()[0].split("-"))
+            maps.append((lo, hi))
+    starts = sorted(addrs)
+    with open(code_path, "wb") as fh:
+        for i, a in enumerate(starts):
+            if code_path_target not in addrs[a]:
+                continue
+            end = starts[i + 1] if i + 1 < len(starts) else a + (1 << 16)
+            end = min([end, a + (1 << 16)] + [hi for lo, hi in maps if lo <= a < hi])
+            fh.write(a.to_bytes(8, "little") + (end - a).to_bytes(8, "little"))
+            fh.write(ctypes.string_at(a, end - a))
 t = time.perf_counter()
 a = run_games(games, len(lineup), seed=1, strategies=lineup, ruleset=ruleset)
 dt = time.perf_counter() - t
@@ -71,14 +87,18 @@ def readable(symbol: str) -> str:
     return ("cfunc " if cfunc else "") + ".".join(parts)
 
 
-def profile(lineup: list, games: int, ruleset: str = "fishing2", frequency: int = 4000):
+def profile(lineup: list, games: int, ruleset: str = "fishing2", frequency: int = 4000,
+            annotate: str = ""):
     """Play ``games`` games of ``lineup`` under ``perf record`` in a fresh process; returns
     (games/s under perf, card plays per game, Counter of samples per compiled function,
-    samples in compiled code)."""
+    samples in compiled code); with ``annotate`` (a part of a function's name, e.g.
+    ``_fill_above``) also prints that function's machine code with its samples per
+    instruction."""
     import json
 
     with tempfile.TemporaryDirectory() as tmp:
         map_path = os.path.join(tmp, "functions.map")
+        code_path = os.path.join(tmp, "code.bin") if annotate else ""
         data = os.path.join(tmp, "perf.data")
         env = dict(os.environ, NUMBA_CACHE_DIR=os.path.join(tmp, "numba"))
         child = os.path.join(tmp, "child.py")
@@ -86,7 +106,7 @@ def profile(lineup: list, games: int, ruleset: str = "fishing2", frequency: int 
             fh.write(CHILD)
         run = subprocess.run(
             ["perf", "record", "-q", "-F", str(frequency), "-o", data, "--", sys.executable,
-             child, json.dumps([lineup, games, ruleset, map_path])],
+             child, json.dumps([lineup, games, ruleset, map_path, code_path, annotate])],
             env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL,
             text=True)
         if run.returncode != 0:
@@ -100,6 +120,8 @@ def profile(lineup: list, games: int, ruleset: str = "fishing2", frequency: int 
         starts = [a for a, _ in rows]
         ips = subprocess.run(["perf", "script", "-i", data, "-F", "ip"], capture_output=True,
                              text=True).stdout.split()
+        if annotate:
+            _annotate(code_path, ips, tmp)
     counts = collections.Counter()
     total = 0
     for x in ips:
@@ -112,6 +134,38 @@ def profile(lineup: list, games: int, ruleset: str = "fishing2", frequency: int 
     return rate, plays, counts, total
 
 
+def _annotate(code_path: str, ips: list, tmp: str, top: int = 60):
+    """Print each dumped function's hottest instructions (objdump), samples per line."""
+    hits = collections.Counter(int(x, 16) for x in ips)
+    with open(code_path, "rb") as fh:
+        data = fh.read()
+    at = 0
+    while at < len(data):
+        start = int.from_bytes(data[at:at + 8], "little")
+        size = int.from_bytes(data[at + 8:at + 16], "little")
+        code = data[at + 16:at + 16 + size]
+        at += 16 + size
+        path = os.path.join(tmp, "f.bin")
+        with open(path, "wb") as fh:
+            fh.write(code)
+        asm = subprocess.run(["objdump", "-D", "-b", "binary", "-mi386:x86-64",
+                              f"--adjust-vma={start:#x}", path], capture_output=True,
+                             text=True).stdout.splitlines()
+        lines = []
+        for line in asm:
+            head = line.split(":", 1)[0].strip()
+            try:
+                a = int(head, 16)
+            except ValueError:
+                continue
+            lines.append((a, line.split("\t")[-1].strip()))
+        inside = sum(hits[a] for a in range(start, start + size))
+        print(f"\n{start:#x}, {size} bytes, {inside} samples")
+        for i, (a, text) in enumerate(lines):
+            k = hits[a]
+            print(f"{k:6d} {a - start:6x}  {text}")
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--lineup", default="random,random,random,random")
@@ -119,9 +173,13 @@ def main(argv=None):
     ap.add_argument("--ruleset", default="fishing2")
     ap.add_argument("--frequency", type=int, default=4000)
     ap.add_argument("--top", type=int, default=20)
+    ap.add_argument("--annotate", default="", metavar="NAME",
+                    help="also print the machine code of the functions whose symbol "
+                         "contains NAME, with the samples of each instruction")
     args = ap.parse_args(argv)
     lineup = args.lineup.split(",")
-    rate, _, counts, total = profile(lineup, args.games, args.ruleset, args.frequency)
+    rate, _, counts, total = profile(lineup, args.games, args.ruleset, args.frequency,
+                                     args.annotate)
     print(f"{','.join(lineup)}, {args.ruleset}: {rate:,.0f} games/s under perf; "
           f"{total} samples in compiled code\n")
     print("| function | share |")

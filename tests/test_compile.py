@@ -158,3 +158,28 @@ def test_every_module_a_cached_kernel_reads_is_in_the_kernel_stamp():
     assert len(kernels) >= 15
     missing = sorted(str(p.relative_to(pkg)) for p in kernels if p.resolve() not in stamped)
     assert missing == []
+
+
+def test_a_cache_elsewhere_keeps_its_own_stamp_and_leaves_the_packages(tmp_path, monkeypatch):
+    """With NUMBA_CACHE_DIR set, the stale-cache check drops that cache and stamps it, and
+    leaves the package's own cache and stamp alone: the stamp was once always written to
+    the package, so a run with a cache elsewhere marked the package's cache fresh without
+    dropping it, and the next ordinary run loaded machine code of sources edited since."""
+    from fishing2sim import engine
+
+    package_stamp = engine._PKG / "engine" / "__pycache__" / "kernels.stamp"
+    before = package_stamp.read_bytes() if package_stamp.is_file() else None
+    stale = tmp_path / "cache" / "fishing2sim" / "engine" / "core.run_game-1.py311.nbi"
+    stale.parent.mkdir(parents=True)
+    stale.write_bytes(b"old machine code")
+    (tmp_path / "cache" / "fishing2sim-kernels.stamp").write_text("a stamp of other sources")
+    monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path / "cache"))
+    engine._drop_stale_cache()
+    assert not stale.exists()  # that cache was stale: dropped
+    assert (tmp_path / "cache" / "fishing2sim-kernels.stamp").read_text() == \
+        engine.kernel_stamp()
+    after = package_stamp.read_bytes() if package_stamp.is_file() else None
+    assert after == before  # the package's stamp is not this cache's to write
+    stale.write_bytes(b"fresh machine code")  # a fresh stamp: the cache is kept
+    engine._drop_stale_cache()
+    assert stale.read_bytes() == b"fresh machine code"

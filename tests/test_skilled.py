@@ -430,37 +430,107 @@ def test_the_students_unseen_cards_table_counts_as_the_kit_does():
     assert checked > 5000 and nonzero > checked // 10
 
 
-def test_the_unseen_cards_counters_count_every_multiplicity():
-    """The bit-sliced counters of _fill_above (tables._count_add, _count_from) count as a
-    histogram does, with many cards of one value (a deck file may repeat a card, and
-    values past 27 share the last slot): every card of a 128-card deck at one value, and
-    random mixes, for every threshold."""
+def test_the_unseen_cards_masks_count_as_the_cards_one_by_one():
+    """_fill_above gathers the unseen cards as card masks, 64 cards a compare
+    (simd.mask64_eq / mask64_ge); on made-up observations that a deck file could give
+    (many cards of one value, values past the last slot and below 0, every suit code, deck
+    sizes either side of 64 and up to 128, random public places) every count it gives an
+    option equals the cards' count one by one: the unseen cards that could beat it, those
+    of them held for sure or perhaps by a player still to play, those of unknown place, the
+    cards known in each later hand, the trumps among them, and the unseen blowfish."""
+    from fishing2sim.strategy.observation import suit
+    from fishing2sim.train.tables import (
+        N_SUIT_SLOTS, N_VALUES, T_HELD, T_Q, T_TRUMPS_LATER, TABLE_SIZE, W_LATER_MAYBE,
+        W_LATER_SURE, W_UNKNOWN, _above, _fill_above, _in, _seen, _unseen_above,
+        unseen_blowfish,
+    )
     from numba import njit
 
-    from fishing2sim.train.tables import (N_VALUES, ROW_WORDS, _count_add, _count_clear,
-                                          _count_from)
-
     @njit
-    def counts(values):
-        cnt = np.zeros(2 * ROW_WORDS, np.uint64)  # two counters: the second must not move
-        _count_clear(cnt, 0)
-        _count_clear(cnt, ROW_WORDS)
-        for v in values:
-            _count_add(cnt, 0, np.uint64(1) << np.uint64(v))
-            _count_add(cnt, ROW_WORDS, np.uint64(0))  # no card: left as it is
-        out = np.zeros(N_VALUES, np.int64)
-        for v in range(N_VALUES):
-            out[v] = _count_from(cnt, 0, v) + 1000 * _count_from(cnt, ROW_WORDS, v)
-        return out
+    def counts(o, lo, hi, n_cards, table, card):
+        a0, a1 = _above(o, card, table)
+        return (_unseen_above(o, card, lo, hi, n_cards, table),
+                _in(table, W_LATER_SURE, a0, a1), _in(table, W_LATER_MAYBE, a0, a1),
+                _in(table, W_UNKNOWN, a0, a1))
 
-    rng = np.random.default_rng(7)
-    cases = [np.full(128, 16), np.full(128, N_VALUES - 1), np.arange(N_VALUES), np.zeros(0)]
-    cases += [rng.integers(0, N_VALUES, int(rng.integers(1, 129))) for _ in range(200)]
-    cases += [rng.choice([3, 16, 16, 16, 28], 100) for _ in range(20)]
-    for values in cases:
-        values = values.astype(np.int64)
-        want = [int((values >= v).sum()) for v in range(N_VALUES)]
-        assert counts(values).tolist() == want
+    rng = np.random.default_rng(20261204)
+    checked = 0
+    for case in range(160):
+        n_cards = int(rng.choice([0, 1, 40, 63, 64, 65, 99, 100, 127, 128]))
+        players = int(rng.integers(3, 6))
+        o = np.zeros(K.OBS_SIZE, np.int64)
+        o[K.O_KIND] = K.D_PLAY
+        o[K.O_N_CARDS] = n_cards
+        o[K.O_PLAYERS] = players
+        o[K.O_SEAT] = me = int(rng.integers(players))
+        o[K.O_TRICK_N] = tn = int(rng.integers(players))
+        o[K.O_TRUMP] = int(rng.choice([K.C_NONE, K.C_LIGHT, K.C_DARK]))
+        values = ([16] * 128, [N_VALUES + 5] * 128, list(range(-2, 126)))[case % 4] \
+            if case % 4 < 3 else rng.integers(-2, 34, 128)
+        for c in range(K.MAX_CARDS):  # (the columns past n_cards too: they must not count)
+            o[K.O_CARD_VALUE + c] = values[c]
+            o[K.O_CARD_KIND + c] = rng.choice([K.K_BLOWFISH, K.K_GREEN, K.K_BUOY, 0, 0, 0])
+            for shade in range(3):
+                o[K.O_CARD_SUIT + shade * K.MAX_CARDS + c] = rng.choice(
+                    [K.SUIT_NONE, K.SUIT_TRUMP, 0, 1, 2, 5, 7])
+            o[K.O_HOLDER + c] = rng.choice(
+                [K.HOLDER_UNKNOWN, K.HOLDER_OCEAN, K.HOLDER_OUT]
+                + [p + K.MAX_PLAYERS * q for p in range(players) for q in range(3)])
+        ids = rng.permutation(max(n_cards, 1))[:int(rng.integers(0, min(n_cards, 40) + 1))]
+        n = len(ids) // 2
+        o[K.O_HAND_N] = n
+        o[K.O_HAND:K.O_HAND + n] = ids[:n]
+        o[K.O_N_PLAYED] = len(ids) - n
+        o[K.O_PLAYED:K.O_PLAYED + len(ids) - n] = ids[n:]
+        lo, hi = (np.uint64(x) for x in _seen(o))  # (as the kernel keeps them)
+        table = np.zeros(TABLE_SIZE)
+        _fill_above(o, lo, hi, n_cards, table, (1 << N_SUIT_SLOTS) - 1, 1)
+        unseen = [c for c in range(n_cards) if c not in set(ids.tolist())]
+        later = [(me + 1 + i) % players for i in range(players - tn - 1)]
+        known = {p: 0.0 for p in later}
+        trumps = unknown_pool = 0.0
+        for c in unseen:
+            code = int(o[K.O_HOLDER + c])
+            p, q = code % K.MAX_PLAYERS, code // K.MAX_PLAYERS
+            w = 1.0 if q == K.HELD_SURE else 0.5
+            if code >= 0 and q != K.HELD_BOAT and p in known:
+                known[p] += w
+                if o[K.O_CARD_KIND + c] != K.K_BLOWFISH and suit(o, c) == K.SUIT_TRUMP:
+                    trumps += w
+            unknown_pool += code == K.HOLDER_UNKNOWN
+        assert [table[T_HELD + p] for p in later] == [known[p] for p in later]
+        assert table[T_TRUMPS_LATER] == trumps
+        slots = sum(max(n - k, 0.0) for k in known.values())
+        assert table[T_Q] == (min(slots / unknown_pool, 1.0) if unknown_pool else 0.0)
+        assert unseen_blowfish(o, lo, hi, n_cards) == sum(
+            o[K.O_CARD_KIND + c] == K.K_BLOWFISH for c in unseen)
+        slot = lambda v: min(max(int(v), 0), N_VALUES - 1)  # noqa: E731
+        for card in range(max(n_cards, 1)):
+            s = suit(o, card)
+            if not 0 <= s < N_SUIT_SLOTS:
+                continue
+            beat = [c for c in unseen if c != card and o[K.O_CARD_KIND + c] != K.K_BLOWFISH
+                    and suit(o, c) == s and slot(o[K.O_CARD_VALUE + c])
+                    >= slot(o[K.O_CARD_VALUE + card])]
+            codes = [int(o[K.O_HOLDER + c]) for c in beat]
+            sure = sum(x >= 0 and x // K.MAX_PLAYERS == K.HELD_SURE
+                       and x % K.MAX_PLAYERS in known for x in codes)
+            maybe = sum(x >= 0 and x // K.MAX_PLAYERS == K.HELD_MAYBE
+                        and x % K.MAX_PLAYERS in known for x in codes)
+            unknown = sum(x == K.HOLDER_UNKNOWN for x in codes)
+            got = counts(o, lo, hi, n_cards, table, card)
+            own = int(card in unseen and o[K.O_CARD_KIND + card] != K.K_BLOWFISH)
+            # the place counts include the card itself when it is unseen (an option never is)
+            own_code = int(o[K.O_HOLDER + card])
+            own_sure = own and own_code >= 0 and own_code // K.MAX_PLAYERS == K.HELD_SURE \
+                and own_code % K.MAX_PLAYERS in known
+            own_maybe = own and own_code >= 0 and own_code // K.MAX_PLAYERS == K.HELD_MAYBE \
+                and own_code % K.MAX_PLAYERS in known
+            own_unknown = own and own_code == K.HOLDER_UNKNOWN
+            assert got == (len(beat), sure + own_sure, maybe + own_maybe,
+                           unknown + own_unknown), (case, card)
+            checked += 1
+    assert checked > 3000
 
 
 def _places_reference(o, card):

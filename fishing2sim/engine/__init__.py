@@ -51,9 +51,20 @@ def kernel_stamp() -> str:
     return _stamp
 
 
+def _stamp_file() -> Path:
+    """Where the stamp of the cache in use is kept: in that cache. A stamp kept in the
+    package for a cache elsewhere (NUMBA_CACHE_DIR) would mark the package's own cache
+    fresh without dropping it: the next run without NUMBA_CACHE_DIR would then load
+    machine code compiled from sources since edited."""
+    root = os.environ.get("NUMBA_CACHE_DIR")
+    if root:
+        return Path(root) / "fishing2sim-kernels.stamp"
+    return _PKG / "engine" / "__pycache__" / "kernels.stamp"
+
+
 def _drop_stale_cache():
     stamp = kernel_stamp()
-    stamp_file = _PKG / "engine" / "__pycache__" / "kernels.stamp"
+    stamp_file = _stamp_file()
     try:
         if stamp_file.is_file() and stamp_file.read_text() == stamp:
             return
@@ -61,7 +72,7 @@ def _drop_stale_cache():
             if d.is_dir():
                 for f in list(d.glob("*.nbi")) + list(d.glob("*.nbc")):
                     f.unlink(missing_ok=True)
-        stamp_file.parent.mkdir(exist_ok=True)
+        stamp_file.parent.mkdir(parents=True, exist_ok=True)
         tmp = stamp_file.with_suffix(f".{os.getpid()}.tmp")
         tmp.write_text(stamp)
         os.replace(tmp, stamp_file)

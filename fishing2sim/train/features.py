@@ -31,10 +31,9 @@ from fishing2sim.engine.constants import (
 )
 from fishing2sim.train.simd import v8_fma, v8_load, v8_store
 from fishing2sim.train.tables import (
-    N_SUIT_SLOTS, T_LATER_MAYBE, T_LATER_SURE, T_Q, T_TRUMPS_LATER, T_UNKNOWN, TABLE_SIZE,
-    _above_in, _data_f64, _fill_above, _is_seen, _seen, _shade_others, _stack_f64, _stack_u64,
-    _unseen_above,
-    option_suits,
+    N_SUIT_SLOTS, T_Q, T_TRUMPS_LATER, TABLE_SIZE, W_LATER_MAYBE, W_LATER_SURE, W_UNKNOWN,
+    _above, _data_f64, _fill_above, _in, _seen, _shade_others, _stack_f64, _stack_u64,
+    _unseen_above, _without, option_suits, unseen_blowfish,
 )
 from fishing2sim.strategy.kit import (
     colour, effect, future_power, keep_value, kind, leader_gap, power, suit, suit_under,
@@ -233,10 +232,7 @@ def _context(obs):
                 tvalue += max(obs[O_CARD_VALUE + c], 0)
             if k == K_GREEN:
                 green_in_trick = True
-    unseen_fish = 0
-    for c in range(n_cards):
-        if obs[O_CARD_KIND + c] == K_BLOWFISH and not _is_seen(lo, hi, c):
-            unseen_fish += 1
+    unseen_fish = unseen_blowfish(obs, lo, hi, n_cards)
     hand_suits = 0  # the hand's cards of each suit code 0 .. N_SUIT_SLOTS-1, 6 bits a suit
     for i in range(n):
         hs = suit(obs, obs[O_HAND + i])
@@ -316,8 +312,15 @@ def option_score(obs, o, ctx, w, base, out, store, table, places, nz):
                 sc += _put(out, w, base, 27, p, store, nz)
                 sc += _put(out, w, base, 28, 1.0 if trump else 0.0, store, nz)
                 sc += _put(out, w, base, 44, share, store, nz)
+            a0 = np.uint64(0)  # the unseen cards that could beat it (tables._above)
+            a1 = np.uint64(0)
+            if 0 <= s < N_SUIT_SLOTS:
+                a0, a1 = _above(obs, o, table)
             if s != SUIT_NONE:
-                ua = _unseen_above(obs, o, lo, hi, n_cards, table)
+                if 0 <= s < N_SUIT_SLOTS:
+                    ua = _without(a0, a1, o)
+                else:
+                    ua = _unseen_above(obs, o, lo, hi, n_cards, table)
                 sc += _put(out, w, base, 29, min(ua, 10) / 10.0, store, nz)
                 if ua == 0:
                     sc += _put(out, w, base, 30, 1.0, store, nz)
@@ -353,9 +356,9 @@ def option_score(obs, o, ctx, w, base, out, store, table, places, nz):
                 sc += _put(out, w, base, 42, float(minus3), store, nz)
                 sc += _put(out, w, base, 43, unseen_fish / 4.0 * exposed, store, nz)
             if places and s != SUIT_NONE and 0 <= s < N_SUIT_SLOTS:
-                ks = _above_in(obs, o, T_LATER_SURE, table)
-                km = _above_in(obs, o, T_LATER_MAYBE, table)
-                ku = _above_in(obs, o, T_UNKNOWN, table)
+                ks = _in(table, W_LATER_SURE, a0, a1)
+                km = _in(table, W_LATER_MAYBE, a0, a1)
+                ku = _in(table, W_UNKNOWN, a0, a1)
                 q = table[T_Q]
                 sc += _put(out, w, base, F_PLACES, min(ks + 0.5 * km, 4.0) / 4.0, store, nz)
                 sc += _put(out, w, base, F_PLACES + 1, min(ku * q, 4.0) / 4.0, store, nz)

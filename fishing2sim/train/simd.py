@@ -1,9 +1,11 @@
-"""Eight float64 in one vector register, for the student's hidden layer (features.py,
-_hidden_score): a numba type whose value is an LLVM vector <8 x double>, and three
+"""Vector operations for the student. Eight float64 in one vector register, for its hidden
+layer (features.py, _hidden_score): a numba type whose value is an LLVM vector <8 x double>, and three
 operations on it through raw pointers. A loop that carries such a value keeps it in a
 register from one feature to the next; a sum kept in a buffer instead waits at every
 feature for its own store to come back. On a machine without 512-bit registers LLVM
-splits the vector in two or four."""
+splits the vector in two or four. And 64 cards' entries of an observation column compared
+with a number at once, the matches as one word's bits (mask64_eq, mask64_ge: the unseen
+cards' masks of tables.py)."""
 from llvmlite import ir
 from numba import types
 from numba.core import cgutils
@@ -75,3 +77,42 @@ def v8_store(typingctx, p, offset, a):
         builder.store(args[2], _at(builder, args[0], args[1]), align=8)
         return context.get_dummy_value()
     return types.none(p, offset, a), codegen
+
+
+# ---- 64 cards at a time: a per-card column of the observation compared with a number ----
+# The observation's per-card columns (kind, value, suit, public place) are MAX_CARDS int64
+# each. One comparison of 64 of them with a number, as LLVM's <64 x i64> compare whose 64
+# results are the bits of one word, gives the cards that match as a card mask, with no
+# branch per card: a few vector compares where the machine has 512-bit registers (LLVM
+# splits the vector on a machine without).
+_I64 = ir.IntType(64)
+_V64 = ir.VectorType(_I64, 64)
+
+
+def _mask64(predicate, doc):
+    def mask(typingctx, arr, offset, x):
+        if not (isinstance(arr, types.Array) and arr.dtype == types.int64 and arr.ndim == 1
+                and arr.layout == "C" and isinstance(offset, types.Integer)
+                and isinstance(x, types.Integer)):
+            return None
+
+        def codegen(context, builder, signature, args):
+            data = context.make_array(signature.args[0])(context, builder, args[0]).data
+            at = builder.bitcast(builder.gep(data, [args[1]]), _V64.as_pointer())
+            v = builder.load(at, align=8)
+            xs = context.cast(builder, args[2], signature.args[2], types.int64)
+            splat = cgutils.get_null_value(_V64)
+            for i in range(64):
+                splat = builder.insert_element(splat, xs, ir.Constant(ir.IntType(32), i))
+            bits = builder.icmp_signed(predicate, v, splat)
+            return builder.bitcast(bits, _I64)
+        return types.uint64(arr, offset, x), codegen
+    mask.__doc__ = doc
+    mask.__name__ = f"mask64_{'eq' if predicate == '==' else 'ge'}"
+    return intrinsic(mask)
+
+
+mask64_eq = _mask64("==", """The cards ``c`` of arr[offset : offset + 64] with arr[offset + c] == x, as
+    the bits of a uint64 (arr: a C-contiguous int64 array; the 64 entries must lie
+    inside it: the caller's offsets are a column's start or its start + 64).""")
+mask64_ge = _mask64(">=", """As mask64_eq, the entries >= x (signed).""")

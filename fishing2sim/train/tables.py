@@ -1,22 +1,22 @@
 """The student's scratch and the unseen cards' tables (fishing2sim/train/features.py reads
 them): a stack buffer for a decision's scratch, the cards the seat has seen this round as
-two 64-bit masks, and the unseen cards by suit and value, in all and by public place
-(docs/rules.md C), counted once per card play so that every option reads its counts in one
-look-up. Everything reads only the observation."""
+two 64-bit masks, and the unseen cards by suit, in all and by public place (docs/rules.md
+C), gathered once per card play as card masks so that every option's counts are a few
+popcounts. Everything reads only the observation."""
 import numpy as np
 from numba import njit, types
 from numba.core import cgutils
-from numba.cpython.unsafe.numbers import trailing_zeros
 from numba.extending import intrinsic
 
 from fishing2sim.engine.constants import (
-    C_BOTH, HELD_BOAT, HELD_SURE, HOLDER_UNKNOWN, K_BLOWFISH, K_GREEN, MAX_CARDS, MAX_HAND,
+    C_BOTH, HELD_BOAT, HELD_MAYBE, HELD_SURE, HOLDER_UNKNOWN, K_BLOWFISH, K_GREEN, MAX_CARDS, MAX_HAND,
     MAX_PLAYERS, MAX_TRICK, O_CARD_KIND, O_CARD_VALUE, O_HAND, O_HAND_N, O_HOLDER,
     O_N_OPTIONS, O_N_PLAYED, O_OPTIONS, O_PLAYED, O_PLAYERS, O_SEAT, O_TRICK_N, O_TRUMP,
     SUIT_NONE, SUIT_TRUMP,
 )
 from fishing2sim.strategy.kit import colour, suit
 from fishing2sim.strategy.observation import _suit_base
+from fishing2sim.train.simd import mask64_eq, mask64_ge
 
 STACK_ALIGN = 64  # bytes: a cache line, and the width of the widest vector registers
 
@@ -113,77 +113,28 @@ def _seen(obs):
     return lo, hi
 
 
-# The unseen cards by suit and value, counted once per card play (_fill_above) so that an
-# option's unseen_above is a few instructions: for each suit s (a colour code or
-# SUIT_TRUMP), a counter of the unseen cards (not blowfish) at each value, kept as bit
-# planes (row ROW_WORDS words: the planes in use, then plane i, whose bit v is bit i of the
-# count of value v). The cards at or above a value v are then sum_i popcount(plane_i >> v)
-# << i: no histogram to clear, nor suffix sums to run, for values no option has. Three
-# more such counters count them by public place (docs/rules.md C): held for sure, or
-# perhaps, by a player still to play this trick (T_LATER_SURE, T_LATER_MAYBE), and of
-# unknown place (T_UNKNOWN); then, as float64 entries of the same buffer, per player the
-# cards known in their hand (T_HELD) and T_Q, the share of the unknown cards that the hands
-# still to play hold.
+# The unseen cards, gathered once per card play (_fill_above) as card masks (two 64-bit
+# words: bit c of word c // 64 is card c), so that an option's counts are a few popcounts:
+# for each suit s (a colour code or SUIT_TRUMP) the unseen cards of that suit that are not
+# blowfish (W_SUIT + 2 s); by public place (docs/rules.md C) the unseen cards held for
+# sure, or perhaps, by a player still to play this trick (W_LATER_SURE, W_LATER_MAYBE), and
+# those of unknown place (W_UNKNOWN); then, as float64 entries of the same buffer, per
+# player the cards known in their hand (T_HELD), T_Q, the share of the unknown cards that
+# the hands still to play hold, and T_TRUMPS_LATER. Each mask is built from the
+# observation's per-card columns 64 cards at a time (simd.mask64_eq): no loop, nor branch,
+# per card. An option's cards that could beat it are its suit's mask and the cards at or
+# above its value (_above).
 N_SUIT_SLOTS = SUIT_TRUMP + 1
-N_VALUES = 29  # values 0 .. 27, and one slot past the largest (bits of a plane)
-N_PLANES = 8  # counts up to 255: every card of a deck (MAX_CARDS) could share one value
-assert MAX_CARDS < 1 << N_PLANES
-ROW_WORDS = 1 + N_PLANES
-SUIT_TABLE = N_SUIT_SLOTS * ROW_WORDS  # one counter per suit slot
-T_LATER_SURE = SUIT_TABLE
-T_LATER_MAYBE = 2 * SUIT_TABLE
-T_UNKNOWN = 3 * SUIT_TABLE
-T_HELD = 4 * SUIT_TABLE
+N_VALUES = 29  # value slots 0 .. 28: a value is clamped to them (_value_slot)
+W_SUIT = 0
+W_LATER_SURE = W_SUIT + 2 * N_SUIT_SLOTS
+W_LATER_MAYBE = W_LATER_SURE + 2
+W_UNKNOWN = W_LATER_MAYBE + 2
+T_HELD = W_UNKNOWN + 2
 T_Q = T_HELD + MAX_PLAYERS
 T_TRUMPS_LATER = T_Q + 1
 TABLE_SIZE = T_TRUMPS_LATER + 1
-
-
-@njit(inline="always", _nrt=False)
-def _count_clear(cnt, row):
-    """An empty counter at word ``row`` of cnt (one plane in use)."""
-    cnt[row] = np.uint64(1)
-    cnt[row + 1] = np.uint64(0)
-
-
-@njit(inline="always", _nrt=False)
-def _count_add(cnt, row, bit):
-    """One more card in the counter at word ``row``: bit is 1 << its value (0 .. N_VALUES-1;
-    0 leaves the counter as it is). Plane 1 takes the bit; a value already there carries
-    into the next planes (_carry, out of line: rare, two cards of one suit and value)."""
-    x = cnt[row + 1]
-    cnt[row + 1] = x ^ bit
-    carry = x & bit
-    if carry != np.uint64(0):
-        _carry(cnt, row, carry)
-
-
-@njit(cache=True, _nrt=False)
-def _carry(cnt, row, bit):
-    """Add ``bit`` to the bit-sliced count from plane 2 on, using a new plane where needed."""
-    used = cnt[row]
-    i = 2
-    while True:
-        if np.uint64(i) > used:  # a plane not yet in use
-            cnt[row + i] = bit
-            cnt[row] = np.uint64(i)
-            return
-        x = cnt[row + i]
-        if x & bit == np.uint64(0):
-            cnt[row + i] = x | bit
-            return
-        cnt[row + i] = x & ~bit
-        i += 1
-
-
-@njit(inline="always", _nrt=False)
-def _count_from(cnt, row, v):
-    """The cards at value v or above in the counter at word ``row``."""
-    k = np.uint64(0)
-    sh = np.uint64(v)
-    for i in range(min(int(cnt[row]), N_PLANES)):  # (a counter never cleared: bounded)
-        k += _popcount(cnt[row + 1 + i] >> sh) << np.uint64(i)
-    return int(k)
+assert MAX_CARDS == 128  # two words of card bits
 
 
 @njit(inline="always", _nrt=False)
@@ -191,10 +142,41 @@ def _value_slot(v):
     return min(max(v, 0), N_VALUES - 1)
 
 
+@njit(inline="always", _nrt=False)
+def _unseen(lo, hi, n_cards):
+    """The cards of the deck (0 .. n_cards-1) not in the seen masks, as two words."""
+    lo = np.uint64(lo)
+    hi = np.uint64(hi)
+    if n_cards >= 128:
+        return ~lo, ~hi
+    if n_cards >= 64:
+        return ~lo, ~hi & ((np.uint64(1) << np.uint64(n_cards - 64)) - np.uint64(1))
+    return ~lo & ((np.uint64(1) << np.uint64(max(n_cards, 0))) - np.uint64(1)), np.uint64(0)
+
+
+@njit(inline="always", _nrt=False)
+def _eq(obs, column, x):
+    """The cards whose entry of the per-card ``column`` is x, as two words."""
+    return mask64_eq(obs, column, x), mask64_eq(obs, column + 64, x)
+
+
+@njit(inline="always", _nrt=False)
+def _pop2(w0, w1):
+    return int(_popcount(w0) + _popcount(w1))
+
+
+@njit(cache=True, _nrt=False)
+def unseen_blowfish(obs, lo, hi, n_cards):
+    """The blowfish the seat has not seen this round."""
+    u0, u1 = _unseen(lo, hi, n_cards)
+    f0, f1 = _eq(obs, O_CARD_KIND, K_BLOWFISH)
+    return _pop2(u0 & f0, u1 & f1)
+
+
 @njit(cache=True, _nrt=False)
 def option_suits(obs):
-    """The suits of the options, as bits (a suit code s is bit s): the rows of the tables
-    a card play reads."""
+    """The suits of the options, as bits (a suit code s is bit s): the masks a card play
+    reads."""
     need = 0
     for i in range(min(max(obs[O_N_OPTIONS], 0), MAX_HAND)):
         s = suit(obs, obs[O_OPTIONS + i])
@@ -205,66 +187,62 @@ def option_suits(obs):
 
 @njit(cache=True, _nrt=False)
 def _fill_above(obs, lo, hi, n_cards, table, need, places):
-    """table (TABLE_SIZE float64): the unseen cards of each suit at each value, in all and
-    (places 1) by public place (see T_LATER_SURE ...), as counters, for the suits in
-    ``need`` (bits; the other counters are not read, nor written); T_TRUMPS_LATER: the
-    trumps known in the hands still to play (sure 1, perhaps 1/2)."""
+    """table (TABLE_SIZE float64): the unseen cards of each suit, not blowfish, as card
+    masks (W_SUIT), for the suits in ``need`` (bits; the other suits' masks are not read,
+    nor written), and (places 1) by public place (W_LATER_SURE, W_LATER_MAYBE, W_UNKNOWN:
+    every unseen card there), the cards known in the hands still to play (T_HELD), T_Q and
+    T_TRUMPS_LATER: the trumps known in the hands still to play (sure 1, perhaps 1/2)."""
     cnt = _words(table)
-    tables = 4 if places else 1
-    for t in range(tables):
-        for s in range(N_SUIT_SLOTS):
-            if (need >> s) & 1 != 0:
-                _count_clear(cnt, t * SUIT_TABLE + s * ROW_WORDS)
-    for i in range(T_HELD, TABLE_SIZE):
-        table[i] = 0.0
+    u0, u1 = _unseen(lo, hi, n_cards)
+    f0, f1 = _eq(obs, O_CARD_KIND, K_BLOWFISH)
+    c0 = u0 & ~f0  # the unseen cards that are counted: not blowfish
+    c1 = u1 & ~f1
+    suits = _suit_base(obs, obs[O_TRUMP])  # the suit column under the active shade
+    for s in range(N_SUIT_SLOTS):
+        if (need >> s) & 1 != 0 or (places != 0 and s == SUIT_TRUMP):
+            s0, s1 = _eq(obs, suits, s)
+            cnt[W_SUIT + 2 * s] = c0 & s0
+            cnt[W_SUIT + 2 * s + 1] = c1 & s1
+    if places == 0:
+        return
     players = min(max(obs[O_PLAYERS], 2), MAX_PLAYERS)
     me = obs[O_SEAT]
     n = min(max(obs[O_HAND_N], 0), MAX_HAND)
-    later = 0  # the players still to play this trick, as bits
+    for p in range(MAX_PLAYERS):
+        table[T_HELD + p] = 0.0
+    sure0 = np.uint64(0)  # the unseen cards held by a player still to play this trick
+    sure1 = np.uint64(0)
+    maybe0 = np.uint64(0)
+    maybe1 = np.uint64(0)
+    later = 0  # those players, as bits
     for i in range(players - min(max(obs[O_TRICK_N], 0), MAX_TRICK) - 1):
-        later |= 1 << ((me + 1 + i) % players)
-    pool = 0.0
-    suits = _suit_base(obs, obs[O_TRUMP])  # the suit column under the active shade
-    # the unseen cards in order (n_cards <= MAX_CARDS: _context): the clear bits of the
-    # seen masks, one word at a time, with no branch per seen card
-    for w in range(2):
-        first = 64 * w
-        if first >= n_cards:
-            break
-        m = ~(lo if w == 0 else hi)
-        if n_cards - first < 64:
-            m &= (np.uint64(1) << np.uint64(n_cards - first)) - np.uint64(1)
-        while m != np.uint64(0):
-            c = first + trailing_zeros(m)
-            m &= m - np.uint64(1)
-            s = obs[suits + c]  # suit(obs, c), its column found once
-            counted = obs[O_CARD_KIND + c] != K_BLOWFISH and 0 <= s < N_SUIT_SLOTS
-            trump = counted and s == SUIT_TRUMP
-            counted = counted and (need >> s) & 1 != 0
-            if not counted and not places:
-                continue
-            row = s * ROW_WORDS
-            bit = np.uint64(1) << np.uint64(_value_slot(obs[O_CARD_VALUE + c]))
-            if counted:
-                _count_add(cnt, row, bit)
-            if not places:
-                continue
-            code = obs[O_HOLDER + c]
-            if code >= 0:
-                p = code % MAX_PLAYERS
-                q = code // MAX_PLAYERS
-                if q != HELD_BOAT and (later >> p) & 1 != 0:
-                    wq = 1.0 if q == HELD_SURE else 0.5
-                    table[T_HELD + p] += wq
-                    if trump:
-                        table[T_TRUMPS_LATER] += wq
-                    if counted:
-                        _count_add(cnt, (T_LATER_SURE if q == HELD_SURE else T_LATER_MAYBE)
-                                   + row, bit)
-            elif code == HOLDER_UNKNOWN:
-                pool += 1.0
-                if counted:
-                    _count_add(cnt, T_UNKNOWN + row, bit)
+        p = (me + 1 + i) % players
+        later |= 1 << p
+        e0, e1 = _eq(obs, O_HOLDER, p + MAX_PLAYERS * HELD_SURE)
+        m0, m1 = _eq(obs, O_HOLDER, p + MAX_PLAYERS * HELD_MAYBE)
+        e0 &= u0
+        e1 &= u1
+        m0 &= u0
+        m1 &= u1
+        table[T_HELD + p] = _pop2(e0, e1) + 0.5 * _pop2(m0, m1)
+        sure0 |= e0
+        sure1 |= e1
+        maybe0 |= m0
+        maybe1 |= m1
+    k0, k1 = _eq(obs, O_HOLDER, HOLDER_UNKNOWN)
+    k0 &= u0
+    k1 &= u1
+    cnt[W_LATER_SURE] = sure0
+    cnt[W_LATER_SURE + 1] = sure1
+    cnt[W_LATER_MAYBE] = maybe0
+    cnt[W_LATER_MAYBE + 1] = maybe1
+    cnt[W_UNKNOWN] = k0
+    cnt[W_UNKNOWN + 1] = k1
+    t0 = cnt[W_SUIT + 2 * SUIT_TRUMP]
+    t1 = cnt[W_SUIT + 2 * SUIT_TRUMP + 1]
+    table[T_TRUMPS_LATER] = _pop2(t0 & sure0, t1 & sure1) + 0.5 * _pop2(t0 & maybe0,
+                                                                         t1 & maybe1)
+    pool = float(_pop2(k0, k1))
     slots = 0.0  # the unknown cards in the hands still to play
     for p in range(players):
         if (later >> p) & 1 != 0:
@@ -272,14 +250,39 @@ def _fill_above(obs, lo, hi, n_cards, table, need, places):
     table[T_Q] = min(slots / pool, 1.0) if pool > 0.0 else 0.0
 
 
-@njit(inline="always", _nrt=False)  # (inlined: no version per table offset)
-def _above_in(obs, card, t, table):
-    """Table t's count of the cards that could beat ``card`` (0 for no suit)."""
+@njit(inline="always", _nrt=False)
+def _above(obs, card, table):
+    """The unseen cards, not blowfish, that could beat ``card`` (its suit under the active
+    shade, a value slot at least its own; the card itself too if unseen), as two words,
+    from the masks of _fill_above; none for a card of no suit slot."""
     s = suit(obs, card)
     if not 0 <= s < N_SUIT_SLOTS:
-        return 0.0
-    return float(_count_from(_words(table), t + s * ROW_WORDS,
-                             _value_slot(obs[O_CARD_VALUE + card])))
+        return np.uint64(0), np.uint64(0)
+    cnt = _words(table)
+    w0 = cnt[W_SUIT + 2 * s]
+    w1 = cnt[W_SUIT + 2 * s + 1]
+    t = _value_slot(obs[O_CARD_VALUE + card])
+    if t > 0:  # (slot 0: every value is at or above it)
+        w0 &= mask64_ge(obs, O_CARD_VALUE, t)
+        w1 &= mask64_ge(obs, O_CARD_VALUE + 64, t)
+    return w0, w1
+
+
+@njit(inline="always", _nrt=False)
+def _in(table, t, w0, w1):
+    """Of the cards w0, w1 (_above), how many are in the place mask at word t."""
+    cnt = _words(table)
+    return float(_pop2(w0 & cnt[t], w1 & cnt[t + 1]))
+
+
+@njit(inline="always", _nrt=False)
+def _without(w0, w1, card):
+    """How many of the cards w0, w1 are not ``card``."""
+    if 0 <= card < 64:
+        w0 &= ~(np.uint64(1) << np.uint64(card))
+    elif 64 <= card < MAX_CARDS:
+        w1 &= ~(np.uint64(1) << np.uint64(card - 64))
+    return _pop2(w0, w1)
 
 
 @njit(cache=True, _nrt=False)
@@ -305,7 +308,7 @@ def _shade_others(obs, shade, n_cards):
 def _unseen_above(obs, card, lo, hi, n_cards, table):
     """Cards of ``card``'s suit (under the active trump) that could beat it and that the
     seat has not seen this round (strategy_kit.unseen_above, from the seen masks): read
-    from the table of _fill_above."""
+    from the masks of _fill_above."""
     s = suit(obs, card)
     if s == SUIT_NONE:
         return 0
@@ -317,8 +320,5 @@ def _unseen_above(obs, card, lo, hi, n_cards, table):
                     obs[O_CARD_VALUE + c] >= v and not _is_seen(lo, hi, c) and suit(obs, c) == s:
                 k += 1
         return k
-    k = _count_from(_words(table), s * ROW_WORDS, _value_slot(v))
-    if 0 <= card < n_cards and obs[O_CARD_KIND + card] != K_BLOWFISH and \
-            not _is_seen(lo, hi, card):
-        k -= 1  # the card itself is not counted
-    return k
+    w0, w1 = _above(obs, card, table)
+    return _without(w0, w1, card)  # the card itself is not counted
