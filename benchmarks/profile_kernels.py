@@ -134,7 +134,7 @@ def profile(lineup: list, games: int, ruleset: str = "fishing2", frequency: int 
     return rate, plays, counts, total
 
 
-def _annotate(code_path: str, ips: list, tmp: str, top: int = 60):
+def _annotate(code_path: str, ips: list, tmp: str):
     """Print each dumped function's hottest instructions (objdump), samples per line."""
     hits = collections.Counter(int(x, 16) for x in ips)
     with open(code_path, "rb") as fh:
@@ -161,9 +161,8 @@ def _annotate(code_path: str, ips: list, tmp: str, top: int = 60):
             lines.append((a, line.split("\t")[-1].strip()))
         inside = sum(hits[a] for a in range(start, start + size))
         print(f"\n{start:#x}, {size} bytes, {inside} samples")
-        for i, (a, text) in enumerate(lines):
-            k = hits[a]
-            print(f"{k:6d} {a - start:6x}  {text}")
+        for a, text in lines:
+            print(f"{hits[a]:6d} {a - start:6x}  {text}")
 
 
 def main(argv=None):

@@ -448,7 +448,7 @@ def test_the_unseen_cards_masks_count_as_the_cards_one_by_one():
 
     @njit
     def counts(o, lo, hi, n_cards, table, card):
-        a0, a1 = _above(o, card, table)
+        a0, a1 = _above(o, card, suit(o, card), table)
         return (_unseen_above(o, card, lo, hi, n_cards, table),
                 _in(table, W_LATER_SURE, a0, a1), _in(table, W_LATER_MAYBE, a0, a1),
                 _in(table, W_UNKNOWN, a0, a1))

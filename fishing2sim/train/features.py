@@ -312,10 +312,7 @@ def option_score(obs, o, ctx, w, base, out, store, table, places, nz):
                 sc += _put(out, w, base, 27, p, store, nz)
                 sc += _put(out, w, base, 28, 1.0 if trump else 0.0, store, nz)
                 sc += _put(out, w, base, 44, share, store, nz)
-            a0 = np.uint64(0)  # the unseen cards that could beat it (tables._above)
-            a1 = np.uint64(0)
-            if 0 <= s < N_SUIT_SLOTS:
-                a0, a1 = _above(obs, o, table)
+            a0, a1 = _above(obs, o, s, table)  # the unseen cards that could beat it
             if s != SUIT_NONE:
                 if 0 <= s < N_SUIT_SLOTS:
                     ua = _without(a0, a1, o)

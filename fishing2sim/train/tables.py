@@ -251,11 +251,10 @@ def _fill_above(obs, lo, hi, n_cards, table, need, places):
 
 
 @njit(inline="always", _nrt=False)
-def _above(obs, card, table):
-    """The unseen cards, not blowfish, that could beat ``card`` (its suit under the active
+def _above(obs, card, s, table):
+    """The unseen cards, not blowfish, that could beat ``card`` (of suit s under the active
     shade, a value slot at least its own; the card itself too if unseen), as two words,
     from the masks of _fill_above; none for a card of no suit slot."""
-    s = suit(obs, card)
     if not 0 <= s < N_SUIT_SLOTS:
         return np.uint64(0), np.uint64(0)
     cnt = _words(table)
@@ -320,5 +319,5 @@ def _unseen_above(obs, card, lo, hi, n_cards, table):
                     obs[O_CARD_VALUE + c] >= v and not _is_seen(lo, hi, c) and suit(obs, c) == s:
                 k += 1
         return k
-    w0, w1 = _above(obs, card, table)
+    w0, w1 = _above(obs, card, s, table)
     return _without(w0, w1, card)  # the card itself is not counted
