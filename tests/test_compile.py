@@ -183,3 +183,40 @@ def test_a_cache_elsewhere_keeps_its_own_stamp_and_leaves_the_packages(tmp_path,
     stale.write_bytes(b"fresh machine code")  # a fresh stamp: the cache is kept
     engine._drop_stale_cache()
     assert stale.read_bytes() == b"fresh machine code"
+
+
+def test_the_stale_cache_check_follows_no_link(tmp_path, monkeypatch):
+    """The stamp is read and written without following a link, and a linked folder in the
+    cache is not dropped through: links planted at the stamp's name, at the name of its
+    temporary file and among the cache's folders leave their targets as they were."""
+    import os
+
+    from fishing2sim import engine
+
+    cache = tmp_path / "cache"
+    stale = cache / "fishing2sim" / "engine" / "core.run_game-1.py311.nbi"
+    stale.parent.mkdir(parents=True)
+    stale.write_bytes(b"old machine code")
+    fresh_looking = tmp_path / "fresh.txt"  # a user's file holding today's stamp
+    fresh_looking.write_text(engine.kernel_stamp())
+    stamp = cache / "fishing2sim-kernels.stamp"
+    stamp.symlink_to(fresh_looking)  # read through the link, it would keep the stale cache
+    victim = tmp_path / "victim.txt"  # a user's file the temporary name points to
+    victim.write_text("the user's text")
+    tmp_name = cache / f".fishing2sim-kernels.stamp.{os.getpid()}.tmp"
+    tmp_name.symlink_to(victim)
+    elsewhere = tmp_path / "users" / "fishing2sim-notes"  # a user's folder, linked in
+    elsewhere.mkdir(parents=True)
+    (elsewhere / "keep.nbi").write_bytes(b"the user's file")
+    (cache / "fishing2sim-linked").symlink_to(elsewhere, target_is_directory=True)
+    monkeypatch.setenv("NUMBA_CACHE_DIR", str(cache))
+
+    engine._drop_stale_cache()
+
+    assert not stale.exists()  # a stamp behind a link counts as stale: the cache is dropped
+    assert victim.read_text() == "the user's text"  # not written through the link
+    assert fresh_looking.read_text() == engine.kernel_stamp()
+    assert not stamp.is_symlink() and stamp.read_text() == engine.kernel_stamp()
+    assert (elsewhere / "keep.nbi").read_bytes() == b"the user's file"
+    engine._drop_stale_cache()  # the stamp now a real file: fresh, nothing dropped
+    assert stamp.read_text() == engine.kernel_stamp()

@@ -29,7 +29,9 @@ def _sources():
 def _cache_dirs():
     root = os.environ.get("NUMBA_CACHE_DIR")
     if root:
-        return [p for p in Path(root).rglob("*") if p.is_dir() and "fishing2sim" in str(p)]
+        # a link among them is not a folder of the cache: nothing is dropped through it
+        return [p for p in Path(root).rglob("*")
+                if p.is_dir() and not p.is_symlink() and "fishing2sim" in str(p)]
     return [p / "__pycache__" for p in (_PKG, _PKG / "engine", _PKG / "search",
                                         _PKG / "strategy", _PKG / "train", _PKG / "bots",
                                         _PKG.parent / "strategies")]
@@ -65,17 +67,22 @@ def _stamp_file() -> Path:
 def _drop_stale_cache():
     stamp = kernel_stamp()
     stamp_file = _stamp_file()
+    # the stamp is read as a small regular file and written by write_atomic: a link, FIFO
+    # or device planted under its name (or under the temporary file's) is never followed;
+    # a stamp that cannot be read so counts as stale, and the cache is dropped
+    from fishing2sim.safe_files import read_regular, write_atomic
     try:
-        if stamp_file.is_file() and stamp_file.read_text() == stamp:
-            return
+        try:
+            if read_regular(stamp_file, limit=1024, what="kernel stamp") == stamp.encode():
+                return
+        except OSError:  # missing, or not a small regular file
+            pass
         for d in _cache_dirs():
             if d.is_dir():
                 for f in list(d.glob("*.nbi")) + list(d.glob("*.nbc")):
                     f.unlink(missing_ok=True)
         stamp_file.parent.mkdir(parents=True, exist_ok=True)
-        tmp = stamp_file.with_suffix(f".{os.getpid()}.tmp")
-        tmp.write_text(stamp)
-        os.replace(tmp, stamp_file)
+        write_atomic(stamp_file, stamp)
     except OSError:  # a read-only install: the cache cannot be stale there
         pass
 
