@@ -1,7 +1,8 @@
-"""pimc's horizon: pimc rolling out to the end of the game (benchmarks/bots/pimc_game.py)
+"""pimc's horizon: pimc rolling out to the end of the game (benchmarks/bots/pimc_game.py),
+or another bot (--bot, e.g. benchmarks/bots/pimc_value.py: the learned rest of the game),
 against pimc rolling out to the end of the round (the shipped default), head to head.
 
-    python benchmarks/bench_horizon.py [--deals 200] [--workers 2] [--seed 31]
+    python benchmarks/bench_horizon.py [--deals 200] [--workers 2] [--seed 31] [--bot FILE]
 
 4 players of Fishing 2, [A, A, B, B] seat-rotated: each deal played 4 times, A's two seats
 moving one seat a time. The deals are split into --workers blocks, block i on seed
@@ -21,15 +22,15 @@ import numpy as np
 BOT = str(Path(__file__).resolve().parent / "bots" / "pimc_game.py")
 
 
-def block(seed: int, deals: int) -> np.ndarray:
+def block(seed: int, deals: int, bot: str = BOT) -> np.ndarray:
     """A's share of each deal's 4 games (mean over the rotations), deal by deal."""
     from fishing2sim.api import run_games
     from fishing2sim.train.evaluate import G_WINNERS, _shares
 
     per_deal = np.zeros(deals)
     for r in range(4):
-        lineup = [BOT if (i - r) % 4 < 2 else "pimc" for i in range(4)]
-        seats = [i for i in range(4) if lineup[i] == BOT]
+        lineup = [bot if (i - r) % 4 < 2 else "pimc" for i in range(4)]
+        seats = [i for i in range(4) if lineup[i] == bot]
         a = run_games(deals, 4, seed=seed, strategies=lineup)
         per_deal += _shares(a["int"][:, G_WINNERS], seats) / 4
     return per_deal
@@ -40,15 +41,17 @@ def main(argv=None) -> None:
     ap.add_argument("--deals", type=int, default=200)
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--seed", type=int, default=31)
+    ap.add_argument("--bot", default=BOT, help="the bot A (default: pimc_game)")
     a = ap.parse_args(argv)
     t = time.perf_counter()
     w = max(1, a.workers)
     sizes = [a.deals // w + (1 if i < a.deals % w else 0) for i in range(w)]
     with ProcessPoolExecutor(w) as ex:
-        x = np.concatenate(list(ex.map(block, [a.seed + i for i in range(w)], sizes)))
+        x = np.concatenate(list(ex.map(block, [a.seed + i for i in range(w)], sizes,
+                                       [a.bot] * w)))
     m = float(x.mean())
     half = 1.96 * float(x.std(ddof=1)) / math.sqrt(len(x))
-    print(f"pimc to the end of the game against pimc to the end of the round, [A, A, B, B], "
+    print(f"{Path(a.bot).stem} against pimc, [A, A, B, B], "
           f"{4 * len(x)} games ({len(x)} deals x 4 rotations): {m:.3f} "
           f"[{m - half:.3f}, {m + half:.3f}] of the games; {time.perf_counter() - t:.0f} s "
           f"on {w} processes")

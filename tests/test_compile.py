@@ -158,6 +158,8 @@ def test_every_module_a_cached_kernel_reads_is_in_the_kernel_stamp():
     assert len(kernels) >= 15
     missing = sorted(str(p.relative_to(pkg)) for p in kernels if p.resolve() not in stamped)
     assert missing == []
+    # the learned end-of-round value's table is frozen into the search kernels
+    assert (pkg / "data" / "round_value.npz").resolve() in stamped
 
 
 def test_a_cache_elsewhere_keeps_its_own_stamp_and_leaves_the_packages(tmp_path, monkeypatch):

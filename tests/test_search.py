@@ -378,7 +378,7 @@ def test_ismcts_is_deterministic_and_prefers_what_its_tree_found_best():
     ([0, 1, 0, 0], "worlds must be a whole number from 1 to 4096, got 0"),
     ([2.5, 1, 0, 0], "worlds must be a whole number from 1 to 4096, got 2.5"),
     ([4, -1, 0, 0], "rollouts must be a whole number from 1 to 1024, got -1"),
-    ([4, 1, 2, 0], "horizon must be a whole number from 0 to 1, got 2"),
+    ([4, 1, 3, 0], "horizon must be a whole number from 0 to 2, got 3"),
     ([4, 1, 0, 0, 1], "takes 4 parameters"),
 ])
 def test_bad_search_parameters_are_one_clear_error(vec, msg):

@@ -409,7 +409,8 @@ def pair_results(exp, totals: list) -> tuple[list, list]:
 # the kind column of ladder.csv: the cheater is labelled wherever it is shown
 KIND_TEXT = {"heuristic": "heuristic", "search": "search",
              "cheater": "cheater (sees every hand: an upper bound, not a fair player)"}
-HORIZONS = {0: "to the end of the round", 1: "to the end of the game"}
+HORIZONS = {0: "to the end of the round", 1: "to the end of the game",
+            2: "to the end of the round, plus the learned rest of the game"}
 OBJECTIVES = {0: "points margin", 1: "win share"}
 
 

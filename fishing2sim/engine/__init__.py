@@ -23,7 +23,9 @@ def _sources():
     # the student's features, tables, vector operations and decisions
     # (strategies/skilled.py) and the labelling kernel
     yield from (_PKG / "train" / f for f in ("features.py", "label.py", "simd.py",
-                                             "student.py", "tables.py"))
+                                             "student.py", "tables.py", "round_value.py"))
+    # the learned end-of-round value's coefficients, frozen into the search kernels
+    yield _PKG / "data" / "round_value.npz"
 
 
 def _cache_dirs():

@@ -46,6 +46,7 @@ from fishing2sim.engine.core import (
 )
 from fishing2sim.engine.rng import game_seed, mix64, next_u64, rand_below, seed_streams
 from fishing2sim.engine.sigs import DECK, EV, OBS, PARAMS, RNG, ST, STRATS, b1, i64, types, void
+from fishing2sim.search.round_value import rest_of_game
 from fishing2sim.engine.state import (
     A_BOAT, A_BOAT_HEAD, A_BOAT_N, A_FISHER, A_FISHER_N, A_HAND, A_HAND_N, A_KIND, A_OCEAN,
     A_SCRATCH, A_TRICK_PLAYER, S_FIN_K, S_FIN_ON, S_FIN_TAKEN,
@@ -82,6 +83,7 @@ UCB_C = 0.7  # the exploration constant, on rewards scaled to about one unit (RE
 REWARD_SCALE_MARGIN = 10.0  # points of margin per reward unit in the tree
 HORIZON_ROUND = 0
 HORIZON_GAME = 1
+HORIZON_LEARNED = 2  # to the end of the round, plus the learned rest of the game (round_value.py)
 OBJ_MARGIN = 0
 OBJ_WIN = 1
 
@@ -466,8 +468,11 @@ def sample_world(st, world, s, pz, hidden, vw, srng, pos, zone, cards, assign, c
     return True
 
 
-@njit(types.float64(ST, i64, i64, i64), cache=True, _nrt=False)
-def _value(br, s, players, objective):
+@njit(types.float64(ST, i64, i64, i64, i64), cache=True, _nrt=False)
+def _value(br, s, players, objective, horizon):
+    """Seat s's value of a rollout that stopped at its horizon: its points margin over the
+    best other seat (objective OBJ_MARGIN; horizon HORIZON_LEARNED adds the learned estimate
+    of the margin's change in the rounds still to play) or its share of the win (OBJ_WIN)."""
     best = best_points(br, players, s)
     mine = br[A_POINTS + s]
     if objective == OBJ_WIN:
@@ -480,6 +485,8 @@ def _value(br, s, players, objective):
             if q != s and br[A_POINTS + q] == mine:
                 k += 1
         return 1.0 / k
+    if horizon == HORIZON_LEARNED:
+        return float(mine - best) + rest_of_game(br, s)
     return float(mine - best)
 
 
@@ -581,7 +588,8 @@ def ismcts_decide(st, ev, n_ev, tier, deck, sp, srng, rstrats, rparams, robserve
     players = st[S_PLAYERS]
     iters = np.int64(sp[s, SP_WORLDS])
     n_roll = np.int64(sp[s, SP_ROLLOUTS])
-    stop = STOP_AT_ROUND_END if np.int64(sp[s, SP_HORIZON]) == HORIZON_ROUND else STOP_NEVER
+    horizon = np.int64(sp[s, SP_HORIZON])
+    stop = STOP_NEVER if horizon == HORIZON_GAME else STOP_AT_ROUND_END
     objective = np.int64(sp[s, SP_OBJECTIVE])
     scale = 1.0 if objective == OBJ_WIN else REWARD_SCALE_MARGIN
     cheat = np.int64(sp[s, SP_METHOD]) == METHOD_CHEATER
@@ -695,10 +703,10 @@ def ismcts_decide(st, ev, n_ev, tier, deck, sp, srng, rstrats, rparams, robserve
                         world[:] = br
                         break
                     for q in range(players):
-                        total[q] += _value(br, q, players, objective)
+                        total[q] += _value(br, q, players, objective, horizon)
             else:
                 for q in range(players):
-                    total[q] += _value(world, q, players, objective) * n_roll
+                    total[q] += _value(world, q, players, objective, horizon) * n_roll
         if world[S_ERR_CODE] != 0:
             rollout_failed(st, world, s)
             return -1
@@ -737,7 +745,8 @@ def search_decide(st, ev, n_ev, tier, deck, sp, srng, rstrats, rparams, robserve
     method = np.int64(sp[s, SP_METHOD])
     worlds = np.int64(sp[s, SP_WORLDS])
     n_roll = np.int64(sp[s, SP_ROLLOUTS])
-    stop = STOP_AT_ROUND_END if np.int64(sp[s, SP_HORIZON]) == HORIZON_ROUND else STOP_NEVER
+    horizon = np.int64(sp[s, SP_HORIZON])
+    stop = STOP_NEVER if horizon == HORIZON_GAME else STOP_AT_ROUND_END
     objective = np.int64(sp[s, SP_OBJECTIVE])
     pz, hidden, vw, snap = view
     if method == METHOD_ISMCTS or method == METHOD_CHEATER:
@@ -774,7 +783,7 @@ def search_decide(st, ev, n_ev, tier, deck, sp, srng, rstrats, rparams, robserve
                 if br[S_ERR_CODE] != 0:  # a rollout strategy failed: the game stops
                     rollout_failed(st, br, s)
                     return -1
-                values[i] += _value(br, s, players, objective)
+                values[i] += _value(br, s, players, objective, horizon)
     best = 0
     for i in range(1, n_opt):
         if values[i] > values[best]:

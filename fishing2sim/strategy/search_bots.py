@@ -14,11 +14,12 @@ SEARCH_METHODS = {"pimc": 0, "cheater": 3, "ismcts": 2}  # engine/search.py METH
 SEARCH_PARAM_NAMES = ("worlds", "rollouts", "horizon", "objective")
 SEARCHABLE = DECISION_FUNCTIONS  # a search can make every decision (docs/search.md)
 # (lowest, highest, whole numbers only) of each search parameter
-SEARCH_PARAM_RANGES = ((1, 4096, True), (1, 1024, True), (0, 1, True), (0, 1, True))
+SEARCH_PARAM_RANGES = ((1, 4096, True), (1, 1024, True), (0, 2, True), (0, 1, True))
 SEARCH_PARAM_HELP = ("worlds: sampled worlds per decision (ismcts: iterations, one sampled world"
                      " each; cheater: iterations of the tree on the true state)",
                      "rollouts: rollouts per world and option",
-                     "horizon: 0 = to the end of the round, 1 = to the end of the game",
+                     "horizon: 0 = to the end of the round, 1 = to the end of the game, "
+                     "2 = to the end of the round plus the learned rest of the game",
                      "objective: 0 = points margin over the best other seat, 1 = win share")
 
 
@@ -88,6 +89,9 @@ def search_params_problem(vec) -> str:
         if not np.isfinite(x) or x < lo or x > hi or (whole and x != int(x)):
             kind = "a whole number" if whole else "a number"
             return f"{pname} must be {kind} from {lo} to {hi}, got {x:g} ({text})"
+    if vec[2] == 2 and vec[3] != 0:
+        return ("horizon 2 (the learned rest of the game) estimates the points margin: it "
+                "needs objective 0, got objective 1")
     return ""
 
 
