@@ -131,16 +131,29 @@ def test_the_estimate_is_the_tables_row_times_the_features():
     assert seen_nonzero  # the shipped table is not all zeros
 
 
-def test_the_shipped_table_is_read_and_a_foreign_file_reads_as_zeros(tmp_path):
+def test_the_shipped_table_is_read_and_a_foreign_file_is_refused(tmp_path, monkeypatch):
     table = RV.load_coefficients()
-    assert np.array_equal(table, RV.RV_COEF) and np.abs(table).sum() > 0
+    assert RV.RV_OK and np.array_equal(table, RV.RV_COEF) and np.abs(table).sum() > 0
     for c in ((0, 3), (0, 4), (0, 5), (1, 4)):  # every condition of the shipped fit
         assert np.abs(table[c][1:]).sum() > 0
     bad = tmp_path / "rv.npz"
     np.savez(bad, version=np.int64(RV.RV_VERSION + 1), coef=table)
-    assert not RV.load_coefficients(bad).any()  # another version: horizon 2 = horizon 0
+    assert RV.load_coefficients(bad) is None  # another version
+    np.savez(bad, version=np.int64(RV.RV_VERSION), coef=table[:, :, :4])
+    assert RV.load_coefficients(bad) is None  # another layout
     bad.write_bytes(b"not a table")
-    assert not RV.load_coefficients(bad).any()
+    assert RV.load_coefficients(bad) is None
+    bad.write_bytes(RV.RV_FILE.read_bytes()[:200])  # truncated
+    assert RV.load_coefficients(bad) is None
+    assert RV.load_coefficients(tmp_path / "missing.npz") is None
+    # without a usable table a bot asking for horizon 2 is refused with one line (it would
+    # otherwise search as horizon 0 without saying so)
+    monkeypatch.setattr(RV, "RV_OK", False)
+    with pytest.raises(StrategyError, match="horizon 2 needs the learned end-of-round "
+                                            "value's table .*round_value.npz, which is "
+                                            "missing"):
+        api.play_games(1, strategies=["pimc", "random", "random", "random"],
+                       params=[[4, 1, 2, 0], None, None, None])
 
 
 def test_the_fit_is_deterministic_and_predicts_held_out_games():

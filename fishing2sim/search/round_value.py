@@ -16,6 +16,7 @@ into the compiled search; the engine's stale-cache check covers that file).
 The estimate reads the whole state of the rollout's world: a search's worlds are sampled,
 so it uses nothing a seat could not have drawn in its own sampled world.
 """
+import zipfile
 from pathlib import Path
 
 import numpy as np
@@ -42,20 +43,26 @@ RV_FILE = Path(__file__).resolve().parent.parent / "data" / "round_value.npz"
 RV_VERSION = 1
 
 
-def load_coefficients(path: Path = RV_FILE) -> np.ndarray:
-    """The coefficient table [ruleset, players, rounds left, N_RV] (zeros without the file:
-    horizon 2 then values a world as horizon 0 does)."""
+def load_coefficients(path: Path = RV_FILE) -> np.ndarray | None:
+    """The coefficient table [ruleset, players, rounds left, N_RV], or None if the file is
+    missing, unreadable or of another version or layout."""
     table = np.zeros((N_RV_RULESETS, N_RV_PLAYERS, N_RV_LEFT, N_RV), np.float64)
     try:
         with np.load(path) as z:
-            if int(z["version"]) == RV_VERSION and z["coef"].shape == table.shape:
-                table[:] = z["coef"]
-    except (OSError, KeyError, ValueError):
-        pass
+            if int(z["version"]) != RV_VERSION or z["coef"].shape != table.shape \
+                    or not np.isfinite(z["coef"]).all():
+                return None
+            table[:] = z["coef"]
+    except (OSError, KeyError, ValueError, EOFError, zipfile.BadZipFile):
+        return None
     return table
 
 
-RV_COEF = load_coefficients()
+_loaded = load_coefficients()
+# a search bot asking for horizon 2 without a usable table is refused
+# (strategy.search_bots.search_params_problem); the kernels then see zeros
+RV_OK = _loaded is not None
+RV_COEF = _loaded if RV_OK else np.zeros((N_RV_RULESETS, N_RV_PLAYERS, N_RV_LEFT, N_RV))
 
 
 @njit(cache=True, _nrt=False)

@@ -92,6 +92,13 @@ def search_params_problem(vec) -> str:
     if vec[2] == 2 and vec[3] != 0:
         return ("horizon 2 (the learned rest of the game) estimates the points margin: it "
                 "needs objective 0, got objective 1")
+    if vec[2] == 2:
+        from fishing2sim.search import round_value  # (loaded only when a seat asks for it)
+
+        if not round_value.RV_OK:
+            return (f"horizon 2 needs the learned end-of-round value's table "
+                    f"{round_value.RV_FILE}, which is missing, unreadable or of another "
+                    "version: fit it again with python -m fishing2sim.train.round_value")
     return ""
 
 
