@@ -1236,6 +1236,18 @@ def last_position(st, p):
 
 
 @njit(cache=True, _nrt=False)
+def next_leader(st, players):
+    """A10.3: the next round's leader has the fewest points; ties go to whoever played
+    earlier in the previous round's final trick."""
+    leader = st[A_LAST_ORDER]
+    for k in range(1, players):
+        p = st[A_LAST_ORDER + k]
+        if st[A_POINTS + p] < st[A_POINTS + leader]:
+            leader = p
+    return leader
+
+
+@njit(cache=True, _nrt=False)
 def begin_round(st, ev):
     """A10.2: draws for the new round; A10.3: its leader. Returns False on overfishing."""
     players = st[S_PLAYERS]
@@ -1300,12 +1312,7 @@ def begin_round(st, ev):
     pub_drawn(st, 5000)
     st[R_OCEAN + r] = ocean_size(st)
     st[R_OCEAN_END + r] = ocean_size(st)
-    # A10.3: the leader has the fewest points; ties -> earlier in the previous final trick.
-    leader = st[A_LAST_ORDER]
-    for k in range(1, players):
-        p = st[A_LAST_ORDER + k]
-        if st[A_POINTS + p] < st[A_POINTS + leader]:
-            leader = p
+    leader = next_leader(st, players)
     st[S_LEADER] = leader
     if st[S_LOG] != 0:
         log_event(st, ev, EV_LEADER, r, leader, 0, 0, 0)

@@ -46,7 +46,6 @@ from fishing2sim.engine.core import (
 )
 from fishing2sim.engine.rng import game_seed, mix64, next_u64, rand_below, seed_streams
 from fishing2sim.engine.sigs import DECK, EV, OBS, PARAMS, RNG, ST, STRATS, b1, i64, types, void
-from fishing2sim.search.round_value import rest_of_game
 from fishing2sim.engine.state import (
     A_BOAT, A_BOAT_HEAD, A_BOAT_N, A_FISHER, A_FISHER_N, A_HAND, A_HAND_N, A_KIND, A_OCEAN,
     A_SCRATCH, A_TRICK_PLAYER, S_FIN_K, S_FIN_ON, S_FIN_TAKEN,
@@ -54,6 +53,7 @@ from fishing2sim.engine.state import (
     S_ASK_SEAT, S_CHECK, S_END, S_PHASE, S_ROUND, PH_TRUMP, S_ERR_CODE, S_ERR_SEAT, S_FORCED, S_LOG, S_N_OPTIONS, S_OBSERVE_MASK,
     S_EVN, S_OCEAN_LEN, S_OCEAN_TOP, S_PLAYERS, S_SEARCH_MASK, S_TRICK_N, STATE_SIZE,
 )
+from fishing2sim.search.round_value import rest_of_game
 
 # zones of a hidden card (columns of the possible-zones table)
 Z_HAND = 0  # + player

@@ -25,9 +25,10 @@ from numba import njit
 from fishing2sim.engine.constants import (
     END_RUNNING, K_BLOWFISH, K_BUOY, K_GREEN, MAX_CARDS, MAX_PLAYERS,
 )
+from fishing2sim.engine.core import best_points, next_leader
 from fishing2sim.engine.sigs import ST, i64, types
 from fishing2sim.engine.state import (
-    A_BOAT, A_BOAT_HEAD, A_BOAT_N, A_HAND_SIZES, A_KIND, A_LAST_ORDER, A_POINTS, A_VALUE,
+    A_BOAT, A_BOAT_HEAD, A_BOAT_N, A_HAND_SIZES, A_KIND, A_POINTS, A_VALUE,
     PH_ROUND_START, S_END, S_N_ROUNDS, S_OCEAN_LEN, S_OCEAN_TOP, S_PHASE,
     S_PLAYERS, S_ROUND, S_RULESET,
 )
@@ -39,6 +40,7 @@ RV_NAMES = ("bias", "margin", "margin_ahead", "boat", "short", "hand_strength",
 N_RV_RULESETS = 2
 N_RV_PLAYERS = MAX_PLAYERS + 1  # index = player count
 N_RV_LEFT = 8  # index = rounds still to play (1 .. 7)
+RV_SHAPE = (N_RV_RULESETS, N_RV_PLAYERS, N_RV_LEFT, N_RV)  # the coefficient table
 RV_FILE = Path(__file__).resolve().parent.parent / "data" / "round_value.npz"
 RV_VERSION = 1
 
@@ -46,7 +48,7 @@ RV_VERSION = 1
 def load_coefficients(path: Path = RV_FILE) -> np.ndarray | None:
     """The coefficient table [ruleset, players, rounds left, N_RV], or None if the file is
     missing, unreadable or of another version or layout."""
-    table = np.zeros((N_RV_RULESETS, N_RV_PLAYERS, N_RV_LEFT, N_RV), np.float64)
+    table = np.zeros(RV_SHAPE, np.float64)
     try:
         with np.load(path) as z:
             if int(z["version"]) != RV_VERSION or z["coef"].shape != table.shape \
@@ -62,7 +64,7 @@ _loaded = load_coefficients()
 # a search bot asking for horizon 2 without a usable table is refused
 # (strategy.search_bots.search_params_problem); the kernels then see zeros
 RV_OK = _loaded is not None
-RV_COEF = _loaded if RV_OK else np.zeros((N_RV_RULESETS, N_RV_PLAYERS, N_RV_LEFT, N_RV))
+RV_COEF = _loaded if RV_OK else np.zeros(RV_SHAPE)
 
 
 @njit(cache=True, _nrt=False)
@@ -83,20 +85,8 @@ def _features(st, s):
         total_short += max(0, h - st[A_BOAT_N + p])
     if total_short > ocean:
         return (0.0, z, z, z, z, z, z, z, z, z, z, z, z)
-    best_other = -(1 << 40)
-    fewest = 1 << 40
-    for p in range(players):
-        if p != s and st[A_POINTS + p] > best_other:
-            best_other = st[A_POINTS + p]
-    # the next round's leader (A10.3): the fewest points, ties to the earlier player in
-    # the last trick
-    leader = -1
-    for k in range(players):
-        p = st[A_LAST_ORDER + k]
-        if st[A_POINTS + p] < fewest:
-            fewest = st[A_POINTS + p]
-            leader = p
-    margin = float(st[A_POINTS + s] - best_other)
+    leader = next_leader(st, players)
+    margin = float(st[A_POINTS + s] - best_points(st, players, s))
     slack = float(ocean - total_short)
     # per seat: boat size, ocean shortfall, the next hand's strength from the boat (the
     # top h cards: values of colour and green cards), its greens, blowfish and buoys, and

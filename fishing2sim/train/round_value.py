@@ -26,13 +26,13 @@ from numba import njit
 from fishing2sim.engine.batch import new_buffers
 from fishing2sim.errors import Fishing2simError
 from fishing2sim.engine.constants import END_RUNNING, EV_FIELDS, STOP_AT_ROUND_END
-from fishing2sim.engine.core import run_game, setup_game
+from fishing2sim.engine.core import best_points, run_game, setup_game
 from fishing2sim.engine.rng import game_seed
 from fishing2sim.engine.state import (
     A_POINTS, RNG_SIZE, S_END, S_ERR_CODE, S_N_ROUNDS, S_ROUND,
 )
 from fishing2sim.search.round_value import (
-    N_RV, N_RV_LEFT, N_RV_PLAYERS, N_RV_RULESETS, RV_FILE, RV_NAMES, RV_VERSION,
+    N_RV, N_RV_LEFT, RV_FILE, RV_NAMES, RV_SHAPE, RV_VERSION,
     round_end_features,
 )
 
@@ -68,22 +68,14 @@ def collect(deck, players, ruleset, hand_sizes, n_rounds, seed, n, strats, param
                 if k >= X.shape[0]:
                     break
                 if round_end_features(st, s, X[k]):
-                    best = -(1 << 40)
-                    for p in range(players):
-                        if p != s and st[A_POINTS + p] > best:
-                            best = st[A_POINTS + p]
                     rows[k, 0] = st[S_N_ROUNDS] - st[S_ROUND]
-                    margin_at[k] = st[A_POINTS + s] - best
+                    margin_at[k] = st[A_POINTS + s] - best_points(st, players, s)
                     rows[k, 2] = s
                     rows[k, 3] = g
                     k += 1
         for j in range(first, k):
             s = rows[j, 2]
-            best = -(1 << 40)
-            for p in range(players):
-                if p != s and st[A_POINTS + p] > best:
-                    best = st[A_POINTS + p]
-            rows[j, 1] = st[A_POINTS + s] - best - margin_at[j]
+            rows[j, 1] = st[A_POINTS + s] - best_points(st, players, s) - margin_at[j]
         if k >= X.shape[0]:
             break
     return k
@@ -130,7 +122,7 @@ def fit_table(games: int, seed: int, strategy="weights", conditions=CONDITIONS,
     game's rows are not fitted)."""
     from fishing2sim.engine import constants as K
 
-    table = np.zeros((N_RV_RULESETS, N_RV_PLAYERS, N_RV_LEFT, N_RV))
+    table = np.zeros(RV_SHAPE)
     report = []
     for ruleset, players in conditions:
         t0 = time.perf_counter()
