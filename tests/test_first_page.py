@@ -162,3 +162,48 @@ def test_no_measurable_effect_says_how_many_games_would_tell(tmp_path):
                                      "difference of this size from none (this run: 2,000)")
     r0 = dict(r, difference=0.0)
     assert games_to_tell(Ctx, r0) == "; the two conditions came out the same"
+
+
+def test_who_played_names_the_parameters_that_differ_from_a_bots_defaults(tmp_path):
+    """Two levels of one bot at two budgets must not read as the same players: "Who
+    played" and "What was run" name each seat's parameters where they differ from its
+    strategy's defaults (an explicit vector equal to the defaults reads as the bot alone;
+    more than three changes are counted, not listed)."""
+    from fishing2sim.config.experiment import load_experiment_data
+    from fishing2sim.report.common import seat_labels
+    from fishing2sim.report.panel import who_played
+
+    tuned = [0.5, 3.0, -2.0, -0.5, -1.0, -1.0, 0.0, 0.3, 1.0, 0.3, 2.0, 0.0, 1.0, 0.0, -1.0,
+             -1.0, 10.0, 0.0, 0.0, 0.5, 0.0]  # weights' defaults
+    many = list(tuned)
+    many[:4] = [1.0, 2.0, -1.0, 0.5]
+    exp = load_experiment_data({
+        "name": "budgets", "players": 4, "games": 100, "chunk": 100, "seed": 3,
+        "output": str(tmp_path),
+        "play_levels": {"levels": [
+            {"level": "round", "seats": {"strategy": "pimc", "params": [24, 1, 0, 0]}},
+            {"level": "learned", "seats": {"strategy": "pimc", "params": [48, 1, 2, 0]}},
+            {"level": "mixed", "seats": [{"strategy": "weights", "params": tuned},
+                                         {"strategy": "weights", "params": many},
+                                         "greedy", "greedy"]},
+        ]}}, "budgets")
+    text = who_played(exp)
+    assert "round (four `pimc` players, 100 games per condition)" in text
+    assert "learned (four `pimc` players with worlds 48, horizon 2, 100 games" in text
+    assert ("mixed (`weights`, `weights` (4 of its 21 parameters changed), `greedy`, "
+            "`greedy`, 100 games") in text
+    by = {c.level: c for c in exp.conditions}
+    assert seat_labels(by["learned"]) == ["pimc (worlds 48, horizon 2)"] * 4
+    assert seat_labels(by["round"]) == ["pimc"] * 4
+    # a plain run: the opening sentence and the lineup line of "What was run"
+    path = tmp_path / "one.yaml"
+    path.write_text(f"name: one\noutput: {tmp_path / 'reports'}\n"
+                    "players: 4\ngames: 200\nchunk: 100\nseed: 5\nanalyses: [overfishing]\n"
+                    "seats: {strategy: weights, params: [0.5, 5.0, -2.0, -0.5, -1.0, -1.0, "
+                    "0.0, 0.3, 1.0, 0.3, 2.0, 0.0, 1.0, 0.0, -1.0, -1.0, 10.0, 0.0, 0.0, 0.5, "
+                    "0.0]}\n")
+    run(path, workers=1, progress=False)
+    md = (tmp_path / "reports" / "one" / "summary.md").read_text()
+    assert md.split("## In short\n\n", 1)[1].startswith(
+        "Who played: four `weights` players with win 5 in every condition.")
+    assert "- Lineup (seat 0, 1, ...): " + ", ".join(["weights (win 5)"] * 4) in md

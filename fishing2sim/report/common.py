@@ -4,6 +4,7 @@ summary.md and report.html."""
 
 from __future__ import annotations
 
+import functools
 import textwrap
 from typing import Any, Iterable
 
@@ -224,6 +225,61 @@ def lineup_names(c: Any) -> list[str]:
     NAME (its identity's), else the lineup entries as given."""
     ids = identities(c)
     return [i.name for i in ids] if ids else [str(s) for s in getattr(c, "lineup", None) or ()]
+
+
+@functools.lru_cache(maxsize=None)
+def _param_defaults(file: str) -> tuple[tuple, tuple]:
+    """(parameter names, defaults) of the strategy file ``file``."""
+    from fishing2sim.strategy.loading import load_strategy
+
+    s = load_strategy(file)
+    return tuple(s.param_names), tuple(float(x) for x in s.defaults)
+
+
+def params_note(ident: Any, vec: Any) -> str:
+    """The parameters a seat plays with, in words, where they differ from its strategy's
+    defaults ("horizon 2"; "" for the defaults or none given): two conditions of one bot
+    at two budgets must not read as the same lineup."""
+    if vec is None or ident is None:
+        return ""
+    names, defaults = _param_defaults(ident.file)
+    vec = tuple(float(x) for x in vec)
+    if len(vec) != len(defaults):
+        return "its own parameters"
+    diff = [(n, v) for n, v, d in zip(names, vec, defaults) if v != d]
+    if len(diff) > 3:
+        return f"{len(diff)} of its {len(vec)} parameters changed"
+    return ", ".join(f"{n} {v:g}" for n, v in diff)
+
+
+def seat_parts(c: Any) -> list[tuple[str, str]]:
+    """(name, params_note) per seat of condition ``c``."""
+    names = lineup_names(c)
+    ids = identities(c)
+    params = tuple(getattr(c, "params", None) or ())
+    return [(n, params_note(ids[i] if i < len(ids) else None,
+                            params[i] if i < len(params) else None))
+            for i, n in enumerate(names)]
+
+
+def seat_labels(c: Any) -> list[str]:
+    """lineup_names, each with its seat's parameters where they differ from the bot's
+    defaults (``pimc (horizon 2)``): the words of "What was run"."""
+    return [f"{n} ({note})" if note else n for n, note in seat_parts(c)]
+
+
+NUMBERS = {2: "two", 3: "three", 4: "four", 5: "five"}
+
+
+def players_text(count: int, name: str, note: str) -> str:
+    """``five `pimc` players with horizon 2``."""
+    return (f"{NUMBERS.get(count, count)} `{name}` players"
+            + (f" with {note}" if note else ""))
+
+
+def seat_md(name: str, note: str) -> str:
+    """```pimc` (horizon 2)``."""
+    return f"`{name}`" + (f" ({note})" if note else "")
 
 
 def strategy_order(ctx: Context, names: Iterable[str]) -> list[str]:

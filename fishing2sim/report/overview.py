@@ -11,10 +11,9 @@ import yaml
 
 from fishing2sim.report import contrasts as _contrasts
 from fishing2sim.report.common import (Context, Doc, effect, first, fmt, int_, lineup_names, package_version,
-                     rows_of)
+                                        players_text, rows_of, seat_labels, seat_md, seat_parts)
 
 
-NUMBERS = {2: "two", 3: "three", 4: "four", 5: "five"}
 
 
 def who_played(ctx: Context) -> str:
@@ -23,24 +22,23 @@ def who_played(ctx: Context) -> str:
         from fishing2sim.report.panel import who_played as panel_who
 
         return panel_who(ctx.exp)
-    lineups = [lineup_names(c) for c in ctx.conditions]
+    lineups = [seat_parts(c) for c in ctx.conditions]
     if not lineups or not any(lineups):
         return ""
     rot = any(c.rotate for c in ctx.conditions)
 
-    def one(names) -> str:
-        kinds = list(dict.fromkeys(names))
+    def one(seats) -> str:
+        kinds = list(dict.fromkeys(seats))
         if len(kinds) == 1:
-            k = len(names)
-            return f"{NUMBERS.get(k, k)} `{kinds[0]}` players"
-        return ", ".join(f"`{n}`" + (f" ×{names.count(n)}" if names.count(n) > 1 else "")
-                         for n in kinds) + (" (seat-rotated: every deal in every seat order)"
+            return players_text(len(seats), *kinds[0])
+        return ", ".join(seat_md(*k) + (f" ×{seats.count(k)}" if seats.count(k) > 1 else "")
+                         for k in kinds) + (" (seat-rotated: every deal in every seat order)"
                                             if rot else "")
 
     if all(x == lineups[0] for x in lineups):
         return f"Who played: {one(lineups[0])} in every condition."
     if ctx.conditions and all(len(set(x)) == 1 for x in lineups):
-        parts = [f"{ctx.label(c.index)}: {one(lineup_names(c))}" for c in ctx.conditions]
+        parts = [f"{ctx.label(c.index)}: {one(seat_parts(c))}" for c in ctx.conditions]
         return "Who played: " + "; ".join(parts) + "."
     return ("Who played: the lineups differ by condition (listed under What was run)"
             + (", seat-rotated" if rot else "") + ".")
@@ -157,7 +155,7 @@ def what_was_run(ctx: Context, doc: Doc) -> None:
     players = sorted({p for p in (ctx.players(c) for c in ctx.indices) if p is not None})
     lineups = []
     for c in ctx.conditions:
-        lu = ", ".join(lineup_names(c))
+        lu = ", ".join(seat_labels(c))
         if lu and lu not in lineups:
             lineups.append(lu)
     rulesets = []
@@ -205,7 +203,7 @@ def what_was_run(ctx: Context, doc: Doc) -> None:
     crow = []
     for c in ctx.indices:
         cond = ctx.by_index.get(c)
-        lu = ", ".join(lineup_names(cond))
+        lu = ", ".join(seat_labels(cond))
         sha = str(getattr(cond, "deck_sha256", "") or "")
         base = getattr(cond, "baseline", None)
         role = "baseline" if getattr(cond, "is_baseline", False) else (

@@ -14,10 +14,10 @@ import pandas as pd
 
 from fishing2sim.analysis.contrasts import FIGURE_INFO
 from fishing2sim.analysis.panel import group_name, strength_order
-from fishing2sim.report.common import Context, colour, finish, int_, lineup_names, wrap
+from fishing2sim.report.common import (Context, NUMBERS, colour, finish, int_, players_text,
+                                       seat_md, seat_parts, wrap)
 from fishing2sim.report.words import isnan, number
 
-NUMBERS = {2: "two", 3: "three", 4: "four", 5: "five"}
 UNIT_WORDS = {"pp": "pp", "cards": "cards", "points": "points", "changes": "changes"}
 
 
@@ -43,14 +43,14 @@ def level_lineup(exp, name: str) -> str:
     cond = next((c for c in exp.conditions if c.level == name), None)
     if cond is None:
         return ""
-    names = lineup_names(cond)
-    kinds = list(dict.fromkeys(names))
+    seats = seat_parts(cond)
+    kinds = list(dict.fromkeys(seats))
     counts = {c.players for c in exp.conditions if c.level == name}
     if len(kinds) == 1 and len(counts) > 1:
-        return f"`{kinds[0]}` in every seat"
+        return f"{seat_md(*kinds[0])} in every seat"
     if len(kinds) == 1:
-        return f"{NUMBERS.get(len(names), len(names))} `{kinds[0]}` players"
-    return ", ".join(f"`{n}`" for n in names)
+        return players_text(len(seats), *kinds[0])
+    return ", ".join(seat_md(*k) for k in seats)
 
 
 def level_games(exp, name: str) -> int:
