@@ -278,7 +278,7 @@ def players_text(count: int, name: str, note: str) -> str:
 
 
 def seat_md(name: str, note: str) -> str:
-    """```pimc` (horizon 2)``."""
+    """A seat in markdown: the name as code, then its parameters note in brackets."""
     return f"`{name}`" + (f" ({note})" if note else "")
 
 

@@ -14,8 +14,6 @@ from fishing2sim.report.common import (Context, Doc, effect, first, fmt, int_, l
                                         players_text, rows_of, seat_labels, seat_md, seat_parts)
 
 
-
-
 def who_played(ctx: Context) -> str:
     """The opening sentence of every summary: who sat at the table."""
     if getattr(ctx.exp, "panel", None) is not None:
