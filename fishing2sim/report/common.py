@@ -4,7 +4,6 @@ summary.md and report.html."""
 
 from __future__ import annotations
 
-import functools
 import textwrap
 from typing import Any, Iterable
 
@@ -227,22 +226,16 @@ def lineup_names(c: Any) -> list[str]:
     return [i.name for i in ids] if ids else [str(s) for s in getattr(c, "lineup", None) or ()]
 
 
-@functools.lru_cache(maxsize=None)
-def _param_defaults(file: str) -> tuple[tuple, tuple]:
-    """(parameter names, defaults) of the strategy file ``file``."""
-    from fishing2sim.strategy.loading import load_strategy
-
-    s = load_strategy(file)
-    return tuple(s.param_names), tuple(float(x) for x in s.defaults)
-
-
 def params_note(ident: Any, vec: Any) -> str:
     """The parameters a seat plays with, in words, where they differ from its strategy's
     defaults ("horizon 2"; "" for the defaults or none given): two conditions of one bot
     at two budgets must not read as the same lineup."""
     if vec is None or ident is None:
         return ""
-    names, defaults = _param_defaults(ident.file)
+    from fishing2sim.strategy.loading import load_strategy  # (cached: loaded at the run's start)
+
+    s = load_strategy(ident.file)
+    names, defaults = s.param_names, tuple(float(x) for x in s.defaults)
     vec = tuple(float(x) for x in vec)
     if len(vec) != len(defaults):
         return "its own parameters"
