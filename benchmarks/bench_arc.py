@@ -1,4 +1,4 @@
-"""The cost of the game-arc figures (analyses: [arc], issue 24): the same experiment with and
+"""The cost of the game-arc figures (analyses: [arc]): the same experiment with and
 without arc, the median wall time of 3 runs each (alternating, so a busy machine slows both
 alike), one worker in this process (the run, its tables and its report written: what a
 user waits for). Also the median CPU time of this process, which other load on a shared

@@ -1,4 +1,4 @@
-"""The time of experiments/cards.yaml (analyses: [cards], issue 24) and the precision it
+"""The time of experiments/cards.yaml (analyses: [cards]) and the precision it
 reaches: the whole run (its games, tables and report, in a temporary folder) with the
 given workers, its wall time, the number of deals and of games played (each deal once with
 the standard deck and once without each card), and the widest 95% CI half-width of the

@@ -1,4 +1,4 @@
-"""The cost of the decision stakes (analyses: [decisions], issue 24): the same experiment with
+"""The cost of the decision stakes (analyses: [decisions]): the same experiment with
 and without decisions, in one run side by side: the median wall time of 3 runs each
 (alternating, so a busy machine slows both alike), one worker in this process (the run, its
 tables and its report written: what a user waits for), and the median CPU time of this

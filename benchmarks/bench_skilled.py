@@ -1,4 +1,4 @@
-"""The student policy `skilled` (issue 20): speed side by side with `weights` and `pimc`,
+"""The student policy `skilled`: speed side by side with `weights` and `pimc`,
 and strength against the targets' fields, with 95% CIs.
 
     python benchmarks/bench_skilled.py                        # speed + every strength row

@@ -1,4 +1,4 @@
-"""Where the student `skilled` departs from its teacher pimc (issue 20's overfishing gap).
+"""Where the student `skilled` departs from its teacher pimc (it overfishes where pimc does not).
 
     python benchmarks/diag_student.py                     # both parts, 5 players
     python benchmarks/diag_student.py --only decisions --budgets 48,192

@@ -1,4 +1,4 @@
-"""skilled: a fast policy distilled from search (issue 20, fishing2sim/train).
+"""skilled: a fast policy distilled from search (fishing2sim/train).
 
 Every decision of both rulesets -- card plays, the trump choice, determine-trump, the
 buoys' catch-1-other and catch-1-card, exchange-1-card's take and give, and the original

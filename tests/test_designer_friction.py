@@ -1,4 +1,4 @@
-"""The friction points a designer hit (issue 13): seats in `play`, a condition's game, the
+"""The friction points a designer hit: seats in `play`, a condition's game, the
 first-run compile message, --open, ocean figures that agree with overfishing, survival,
 per-strategy trump value, plots that read right, the module structure, docs that match."""
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""fishing2sim tune and the files it keeps (issue 23): one tune per report folder (the
+"""fishing2sim tune and the files it keeps: one tune per report folder (the
 folder lock `run` takes), a study.db that is not an Optuna study of this tune is refused
 in one line and never deleted (with or without --resume), and a budget above a run's size
 limits needs --yes."""

@@ -1,4 +1,4 @@
-"""The first minute (issue 26): a mistake in a file is reported without loading the engine,
+"""The first minute: a mistake in a file is reported without loading the engine,
 the compile notice comes before the compile, a name finds its file, and the small things a
 designer reads first (a resumed run's rate, play's did-you-mean)."""
 from __future__ import annotations

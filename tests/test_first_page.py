@@ -207,3 +207,48 @@ def test_who_played_names_the_parameters_that_differ_from_a_bots_defaults(tmp_pa
     assert md.split("## In short\n\n", 1)[1].startswith(
         "Who played: four `weights` players with win 5 in every condition.")
     assert "- Lineup (seat 0, 1, ...): " + ", ".join(["weights (win 5)"] * 4) in md
+
+
+def test_a_name_holding_a_table_bar_stays_in_its_own_cell(tmp_path):
+    """A bot NAME or a parameter name may hold " | " (or a line break): summary.md's table
+    rows keep the header's number of cells (the bar escaped as GitHub reads it), and the
+    page rebuilt from summary.md (``fishing2sim report DIR``) shows the name whole, in one
+    cell."""
+    import html as _h
+    import re
+
+    from fishing2sim.report.document import md_cell, md_table, table_cells
+    from fishing2sim.report.folder import render_html
+
+    # the writer and the reader agree, whatever the cell holds
+    cells = ["a | b", "x\\", "p\\|q", "", "two\nlines", "|edge|"]
+    line = md_table(["h"] * len(cells), [cells]).split("\n")[2]
+    assert table_cells(line) == [c.replace("\n", " ") for c in cells]
+    assert md_cell("a | b") == "a \\| b"
+
+    bot = tmp_path / "bar_bot.py"
+    bot.write_text(
+        "from fishing2sim.strategy.reference import choose_uniformly as u\n"
+        "NAME = 'odd | name'\nOBSERVES = False\nPARAMS = [1.0]\n"
+        "PARAM_NAMES = ['gain | loss']\n"
+        "play = trump_choice = determine_trump = catch_1_other = exchange_take = u\n"
+        "exchange_give = catch_1_card = zero_catch = pass_1_left = determine_colour = u\n")
+    path = tmp_path / "bars.yaml"
+    path.write_text(f"name: bars\noutput: {tmp_path / 'reports'}\nplayers: 4\ngames: 200\n"
+                    f"chunk: 100\nseed: 5\nanalyses: [overfishing, strategies]\n"
+                    f"seats: [{{strategy: {bot}, params: [2.0]}}, random, random, random]\n")
+    run(path, workers=1, progress=False)
+    folder = tmp_path / "reports" / "bars"
+    md = (folder / "summary.md").read_text()
+    assert "odd \\| name" in md and "gain \\| loss 2" in md
+    tables = [p for p in md.split("\n\n") if p.startswith("|")]
+    assert tables
+    for t in tables:
+        rows = [table_cells(r) for r in t.splitlines()]
+        assert {len(r) for r in rows} == {len(rows[0])}, t
+    assert any(c.startswith("odd | name") for t in tables for r in t.splitlines()
+               for c in table_cells(r))
+    (folder / "report.html").unlink()
+    page = render_html(folder, warn=lambda m: None).read_text()
+    cell = re.search(r"<td>([^<]*odd \| name[^<]*)</td>", _h.unescape(page))
+    assert cell is not None and "\\|" not in cell.group(1)

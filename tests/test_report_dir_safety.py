@@ -1,4 +1,4 @@
-"""`fishing2sim report DIR` treats the folder's files as untrusted (issue 23): it embeds only
+"""`fishing2sim report DIR` treats the folder's files as untrusted: it embeds only
 PNG files of the folder itself, reads only regular files with a size cap, never writes
 through a link, writes report.html whole or not at all under the run's folder lock, names
 the file behind every problem in one line, and renders long labels in linear time.

@@ -1,4 +1,4 @@
-"""The student policy ``skilled`` and its training (issue 20; fishing2sim/train): it decides
+"""The student policy ``skilled`` and its training (fishing2sim/train): it decides
 every decision kind of both rulesets, deterministically, from the observation only; its
 model file is checked; a tiny training run beats random and repeats byte for byte."""
 from __future__ import annotations

@@ -114,9 +114,38 @@ def fence_for(text: str) -> str:
     return "`" * max(3, longest + 1)
 
 
+def md_cell(text) -> str:
+    """A table cell's markdown: a "|" in it is escaped ("\\|", as GitHub's tables read it) and a
+    line break becomes a space, so a name holding either (a bot's NAME, a parameter's name)
+    stays in its own cell of its own row. ``table_cells`` reads it back."""
+    return str(text).replace("|", "\\|").replace("\r", " ").replace("\n", " ")
+
+
 def md_table(header: list[str], rows: list[list[str]]) -> str:
-    out = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
-    out += ["| " + " | ".join(r) + " |" for r in rows]
+    out = ["| " + " | ".join(map(md_cell, header)) + " |", "|" + "---|" * len(header)]
+    out += ["| " + " | ".join(map(md_cell, r)) + " |" for r in rows]
     return "\n".join(out)
+
+
+def table_cells(line: str) -> list[str]:
+    """The cells of one markdown table row written by ``md_table``: split at each "|" that
+    is not escaped, each "\\|" read back as "|"."""
+    s = line.strip()
+    s = s[1:] if s.startswith("|") else s
+    s = s[:-1] if s.endswith("|") and not s.endswith("\\|") else s
+    cells, cur, i = [], [], 0
+    while i < len(s):
+        if s.startswith("\\|", i):
+            cur.append("|")
+            i += 2
+        elif s[i] == "|":
+            cells.append("".join(cur).strip())
+            cur = []
+            i += 1
+        else:
+            cur.append(s[i])
+            i += 1
+    cells.append("".join(cur).strip())
+    return cells
 
 

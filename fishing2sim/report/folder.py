@@ -13,7 +13,7 @@ from pathlib import Path
 import pandas as pd
 
 from fishing2sim.report import html as _html
-from fishing2sim.report.document import Doc
+from fishing2sim.report.document import Doc, table_cells
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 TEXT_MAX = 16 * 1024 * 1024     # summary.md, config.yaml
@@ -194,8 +194,8 @@ def _paragraphs(text: str, doc: Doc) -> None:
             level = len(para) - len(para.lstrip("#"))
             doc.h(min(level, 3), para.lstrip("#").strip())
         elif para.startswith("|"):
-            lines = [ln.strip().strip("|").split(" | ") for ln in para.strip().splitlines()]
-            doc.table([c.strip() for c in lines[0]], [[c.strip() for c in r] for r in lines[2:]])
+            lines = [table_cells(ln) for ln in para.strip().splitlines()]
+            doc.table(lines[0], lines[2:])
         elif para.startswith("- "):
             doc.ul([x[2:] for x in para.strip().splitlines() if x.startswith("- ")])
         else:

@@ -211,6 +211,8 @@ def _evaluate(c: dict, out: Path, last: int, students: list, target: Path):
 
 def summary_lines(c: dict, state: dict) -> list:
     """summary.md's section on the distill step."""
+    from fishing2sim.report.document import md_cell
+
     d = state.get("distill")
     if not c.get("distill") or not d:
         return []
@@ -220,7 +222,7 @@ def summary_lines(c: dict, state: dict) -> list:
              "| student | teacher | budget | model sha256 | win share vs three weights "
              "[95% CI] |", "|---|---|---|---|---|"]
     for r in d["rows"]:
-        lines.append(f"| {r['student']} | {r['teacher']} | {r['budget']} | "
+        lines.append(f"| {md_cell(r['student'])} | {md_cell(r['teacher'])} | {r['budget']} | "
                      f"{r['model_sha256']} | {r['win_share_vs_weights']:.3f} "
                      f"[{r['ci_lo']:.3f}, {r['ci_hi']:.3f}] |")
     m, lo, hi = d["difference"]
