@@ -307,7 +307,7 @@ def test_a_full_disk_while_writing_the_report_keeps_the_older_report(tmp_path, r
     shutil.copytree(runs["report"], out)
     (out / "summary.md").write_text("the older report")
     before = {p.name: p.read_bytes() for p in out.iterdir()}
-    import fishing2sim.report as report
+    import fishing2sim.report.write as report
 
     real = report._save_figure
 

@@ -330,8 +330,8 @@ def _w(k, n):
 # ---- paired trump figures --------------------------------------------------------------------
 TRUMP_PAIRED = """
     players: 4
-    games: 2000
-    chunk: 500
+    games: 800
+    chunk: 200
     seed: 5
     paired: true
     sweep:
@@ -415,8 +415,8 @@ def test_paired_trump_contrasts_match_an_independent_computation(trump_paired):
     con = pd.read_csv(root / "two/reports/tp/contrasts.csv").set_index("figure")
     a_c, b_c = exp.conditions[1], exp.conditions[0]
     assert a_c.seed == b_c.seed and a_c.paired
-    ma, ga, pa, ca = _per_game_trump(a_c, 2000, exp.trump_max_round)
-    mb, gb, pb, cb = _per_game_trump(b_c, 2000, exp.trump_max_round)
+    ma, ga, pa, ca = _per_game_trump(a_c, exp.games, exp.trump_max_round)
+    mb, gb, pb, cb = _per_game_trump(b_c, exp.games, exp.trump_max_round)
     for fig, xa, xb, f, df in (
             ("trump_value", ga, gb, lambda q: q / 4, lambda q: 0.25),
             ("trump_stakes_half_low", ca, cb, lambda q: q / 4, lambda q: 0.25),
@@ -454,7 +454,7 @@ def test_a_paired_checkpoint_without_its_trump_unit_vectors_is_played_again(tmp_
     again, and the contrasts equal an uninterrupted run's."""
     from fishing2sim.run.checkpoints import _checksum
 
-    body = TRUMP_PAIRED.replace("games: 2000", "games: 200").replace("chunk: 500", "chunk: 100")
+    body = TRUMP_PAIRED.replace("games: 800", "games: 200").replace("chunk: 200", "chunk: 100")
     ref = write(tmp_path / "ref", "ck", body)
     run(ref, workers=1, progress=False)
     path = write(tmp_path / "x", "ck", body)

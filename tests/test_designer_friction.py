@@ -189,7 +189,7 @@ def test_per_strategy_trump_value_adds_up(mixed):
 
 # ---- plots that read right --------------------------------------------------------------------
 def test_category_plots_have_a_panel_per_player_count_and_no_lines(tmp_path, monkeypatch):
-    from fishing2sim import report
+    from fishing2sim.report import write as report
 
     figs = {}
 
@@ -274,7 +274,7 @@ def test_plots_read_right_with_six_decks(tmp_path, monkeypatch):
     overfishing bars are grouped by players (one bar per deck in each group), every title
     and legend lies inside the figure, and the final points are drawn (scores.png); the same
     for a tournament of four strategies with a long name (its win-share title wraps)."""
-    from fishing2sim import report
+    from fishing2sim.report import write as report
 
     figs = {}
     save = report._save_figure

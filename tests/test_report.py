@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 import yaml
 
-from fishing2sim import report
+from fishing2sim.report import write as report
 
 GAMES = 2000
 

@@ -422,3 +422,21 @@ def test_the_docs_say_what_report_dir_embeds():
     assert "fishing2sim report DIR" in section
     for words in ("PNG", "symbolic link", "report.html", "warning"):
         assert words in section, words
+
+
+def test_rendering_a_folder_loads_no_plotting(tmp_path):
+    # `fishing2sim report DIR` renders a page from files already written: it must not pay
+    # for matplotlib and the report sections (most of a second at every call)
+    d = _folder(tmp_path)
+    script = ("import sys\nfrom fishing2sim.cli import main\n"
+              "try:\n    main(['report', sys.argv[1]])\nexcept SystemExit:\n    pass\n"
+              "print(sorted(m for m in sys.modules if m.startswith(('matplotlib', "
+              "'fishing2sim.report.write', 'fishing2sim.report.trump'))))")
+    res = subprocess.run([sys.executable, "-c", script, str(d)], capture_output=True, text=True,
+                         timeout=TIMEOUT)
+    assert res.returncode == 0, res.stderr
+    assert res.stdout.strip().splitlines()[-1] == "[]"
+    assert (d / "report.html").is_file()
+    # a run's report still comes through the same package name
+    from fishing2sim import report
+    assert report.write_report.__module__ == "fishing2sim.report.write"

@@ -83,7 +83,7 @@ def test_one_and_two_workers_give_byte_identical_csvs(tmp_path):
 
 
 def test_resume_after_a_killed_run_gives_the_uninterrupted_result(tmp_path):
-    body = ("players: 4\ngames: 4000\nchunk: 100\nseed: 2\n"
+    body = ("players: 4\ngames: 2000\nchunk: 50\nseed: 2\n"
             "analyses: [trump_value, overfishing, strategies]\n")
     (tmp_path / "a").mkdir()
     (tmp_path / "b").mkdir()

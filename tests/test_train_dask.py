@@ -29,7 +29,9 @@ def test_dask_labels_equal_local_labels():
             assert np.array_equal(one[k], other[k]), k
 
 
-def test_train_with_a_bad_scheduler_is_one_line(tmp_path):
+def test_train_with_a_bad_scheduler_is_one_line(tmp_path, monkeypatch):
+    # the run's own test (test_dask.py) waits the real 5 s; here 1 s tells the same
+    monkeypatch.setattr("fishing2sim.run.dask.CONNECT_TIMEOUT", "1s")
     res = CliRunner().invoke(main, ["train", TRAINING, "--scheduler", "tcp://127.0.0.1:9", "--output",
                                     str(tmp_path / "out")])
     assert res.exit_code == 2, res.output

@@ -1,7 +1,7 @@
 """report.html: the summary as one self-contained web page (plots embedded as base64 PNG,
 sortable tables, the CSV tables, the configuration and the stamps). No network access, no
 external files: it opens from anywhere, also when mailed alone. :func:`render` reads no file;
-its callers decide what is embedded (report/__init__.py, report/folder.py, tune/report.py).
+its callers decide what is embedded (report/write.py, report/folder.py, tune/report.py).
 
 The page is the Jinja2 template ``templates/report.html.j2`` (installed with the package),
 rendered with autoescaping: every text is escaped, and only the filters below turn text into
