@@ -23,7 +23,6 @@ package's.
 from __future__ import annotations
 
 import argparse
-import sys
 import time
 from pathlib import Path
 
@@ -163,14 +162,12 @@ def lead_features(obs_rows, out):
 
 
 def _load(folder: Path):
-    from fishing2sim.train.labels import features_of, join, load_positions
-    n = len(list(folder.glob("positions_*.npz")))
-    if not n:
-        print(f"{folder}: no positions_*.npz (not a training run's folder)", file=sys.stderr)
-        raise SystemExit(2)
-    data = join([load_positions(folder / f"positions_{j}.npz") for j in range(1, n + 1)])
-    X, blocks = features_of(data)
-    return data, X, blocks
+    """(positions, features, blocks) of a training folder, as diag_context.py reads them."""
+    try:
+        from benchmarks.diag_context import load
+    except ImportError:  # run as a script: benchmarks/ is the first import path
+        from diag_context import load
+    return load(folder)
 
 
 def _lead_rows(data, idx):
