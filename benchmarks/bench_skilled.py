@@ -6,7 +6,8 @@ and strength against the targets' fields, with 95% CIs.
     python benchmarks/bench_skilled.py --deals 1000 --pimc-deals 200 --workers 1
 
 Speed: one process, one numba thread; games/s of 4 players (Fishing 2) with the bot in every
-seat for `skilled` and `weights` (median of --repeats runs of --games games), and of one
+seat for the bot (--bot, `skilled` by default) and `weights` (median of --repeats runs of
+--games games), and of one
 `pimc` seat against three `weights` (a game with four pimc seats would cost four times as
 much), all in this one run.
 
@@ -107,12 +108,12 @@ def strength(kind, a, b, deals, workers, seed) -> dict:
     return out
 
 
-def speed(games: int, repeats: int, pimc_games: int) -> list:
+def speed(games: int, repeats: int, pimc_games: int, bot: str = "skilled") -> list:
     os.environ.setdefault("NUMBA_NUM_THREADS", "1")
     from fishing2sim.api import run_games
 
     rows = []
-    for name, lineup, n in (("skilled", ["skilled"] * 4, games),
+    for name, lineup, n in ((bot, [bot] * 4, games),
                             ("weights", ["weights"] * 4, games),
                             ("pimc (one seat, three weights)", ["pimc"] + ["weights"] * 3,
                              pimc_games)):
@@ -143,15 +144,15 @@ def main() -> None:
                     help="no `pimc_skilled` vs `pimc` row (it does not depend on --bot)")
     a = ap.parse_args()
     if a.only in ("speed", "all"):
-        rows = speed(a.games, a.repeats, max(20, a.games // 500))
+        rows = speed(a.games, a.repeats, max(20, a.games // 500), a.bot)
         print("Speed, 4 players, Fishing 2, one core (median games/s):\n")
         print("| lineup | games/s | games |")
         print("|---|---|---|")
         for name, rate, n in rows:
             print(f"| {name} | {rate:,.0f} | {n} |")
         base = dict((n, r) for n, r, _ in rows)
-        print(f"\nskilled / pimc: {base['skilled'] / base['pimc (one seat, three weights)']:.0f}x;"
-              f" skilled / weights: {base['skilled'] / base['weights']:.2f}x\n", flush=True)
+        print(f"\n{a.bot} / pimc: {base[a.bot] / base['pimc (one seat, three weights)']:.0f}x;"
+              f" {a.bot} / weights: {base[a.bot] / base['weights']:.2f}x\n", flush=True)
     if a.only in ("overfishing", "all"):
         from fishing2sim.api import play_games
         from fishing2sim.train.evaluate import wilson

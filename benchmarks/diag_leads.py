@@ -53,7 +53,7 @@ LEAD_FEATURES = (
 N_LEAD = len(LEAD_FEATURES)
 
 
-@njit(cache=True)
+@njit(cache=False)
 def _weights(obs, wt):
     """wt[c]: 1 / 0.5 for a card surely / perhaps in another hand, -1 for one of unknown
     place, 0 otherwise (seen this round, this seat's, in a boat, the ocean, out); returns
@@ -91,7 +91,7 @@ def _weights(obs, wt):
     return min(1.0, max(0.0, q))
 
 
-@njit(cache=True)
+@njit(cache=False)
 def lead_features(obs_rows, out):
     """out[r, j, :]: the candidate features of option j of every lead (a card play with
     no card in the trick yet) in obs_rows; other rows and options are left as they are."""

@@ -29,6 +29,28 @@ from fishing2sim.train.tables import (
 HERE = Path(__file__).resolve().parent
 
 
+def _drop_stale_cache() -> None:
+    """numba's cache of ensemble_best (benchmarks/__pycache__) holds the package's feature
+    code compiled into it, and numba checks only this file's date: when the package's
+    compiled sources change (fishing2sim.engine.kernel_stamp), the cache is dropped."""
+    from fishing2sim.engine import kernel_stamp
+
+    cache = HERE / "__pycache__"
+    stamp = cache / "ensemble_bot.stamp"
+    try:
+        if stamp.read_text() == kernel_stamp():
+            return
+    except OSError:
+        pass
+    for f in cache.glob("ensemble_bot.*.nb[ic]"):
+        f.unlink(missing_ok=True)
+    cache.mkdir(exist_ok=True)
+    stamp.write_text(kernel_stamp())
+
+
+_drop_stale_cache()
+
+
 @njit(cache=True, _nrt=False)
 def ensemble_best(obs, params):
     """The option with the highest sum of the models' scores; params: the models' weight

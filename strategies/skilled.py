@@ -5,7 +5,8 @@ buoys' catch-1-other and catch-1-card, exchange-1-card's take and give, and the 
 Fishing's zero-catch, pass-1-left and determine-colour -- takes the option with the highest
 score: a linear score ``w . features(option)`` (fishing2sim/train/features.py: the card's
 strength now and later, its worth on the boat, trump, blowfish, buoy effects, how it
-stands in the trick, the boss of its suit, the shade's trump cards in hand, ...) plus a
+stands in the trick, the boss of its suit, what a lead leaves in other hands and in its
+own, the shade's trump cards in hand, ...) plus a
 hidden layer of 32 ReLU units over the same features (train/net.py). The weights (a linear
 block and an output row per ruleset and decision kind, the hidden layer shared) were
 fitted in self-play positions (expert iteration; ``fishing2sim train
@@ -24,5 +25,5 @@ from fishing2sim.train.student import (  # noqa: F401  (the student's decisions)
 NAME = "skilled"
 OBSERVES = True
 MODEL = "skilled.npz"
-MODEL_SHA256 = "ccc3239f501006607d7eb13bcd188964b8334df12d33246e46e52c6079fd6c5b"
+MODEL_SHA256 = "9fee4e5e2c1df1c6c597da29c8ee68de722db61855f15a7669085fe23ac7c9d5"
 PARAMS = load_params(MODEL, MODEL_SHA256, __file__)

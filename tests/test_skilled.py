@@ -594,6 +594,79 @@ def test_the_public_place_features_count_what_the_table_knows():
     assert checked > 1000 and known > checked // 20  # the places name threats often
 
 
+def _lead_reference(o, card):
+    """The lead features of a lead's card (feature version 5), one card at a time with the
+    kit's readers (docs/strategies.md, "The lead features")."""
+    from fishing2sim.strategy.heuristics import held, holder, in_hand, power, was_played
+    from fishing2sim.strategy.observation import suit
+
+    players, me, n = int(o[K.O_PLAYERS]), int(o[K.O_SEAT]), int(o[K.O_HAND_N])
+    others = {p for p in range(players) if p != me}
+    weight, pool, known = {}, 0, dict.fromkeys(others, 0.0)
+    for c in range(int(o[K.O_N_CARDS])):
+        if in_hand(o, c) or was_played(o, c):
+            continue
+        place, who = held(o, c), holder(o, c)
+        if who in others and place in (K.HELD_SURE, K.HELD_MAYBE):
+            weight[c] = 1.0 if place == K.HELD_SURE else 0.5
+            known[who] += weight[c]
+        elif place == K.HOLDER_UNKNOWN:
+            weight[c] = None
+            pool += 1
+    q = min(sum(max(n - k, 0.0) for k in known.values()) / pool, 1.0) if pool else 0.0
+
+    def count(xs):  # sure 1, perhaps 1/2, unknown q each: summed as the student sums them
+        xs = list(xs)
+        return (sum(weight[x] == 1.0 for x in xs) + 0.5 * sum(weight[x] == 0.5 for x in xs)
+                + q * sum(weight[x] is None for x in xs))
+
+    fish = [c for c in weight if o[K.O_CARD_KIND + c] == K.K_BLOWFISH]
+    cards = [c for c in weight if o[K.O_CARD_KIND + c] != K.K_BLOWFISH]
+
+    def beat(c):  # what in other hands could beat c: its suit, a value at least its own
+        return count(x for x in cards if x != c and suit(o, x) == suit(o, c)
+                     and o[K.O_CARD_VALUE + x] >= o[K.O_CARD_VALUE + c])
+
+    s = suit(o, card)
+    same = count(x for x in cards if suit(o, x) == s)
+    above = beat(card)
+    hand = [int(o[K.O_HAND + i]) for i in range(n)]
+    mine = [c for c in hand if c != card and suit(o, c) == s]
+    bosses = [c for c in hand if c != card and suit(o, c) != K.SUIT_NONE and beat(c) < 0.5]
+    return [min(same / 5, 2), min(max(same - above, 0) / 5, 2), min(above / 5, 2),
+            len(mine) / 5, sum(suit(o, c) == s for c in bosses) / 3, len(bosses) / 5,
+            min(count(x for x in cards if suit(o, x) == K.SUIT_TRUMP) / 5, 2),
+            count(fish) / 4 if above >= 0.5 else 0.0,
+            sum(power(o, c) < power(o, card) for c in mine) / len(mine) if mine else 1.0, q]
+
+
+def test_the_lead_features_count_what_the_table_knows():
+    """Every lead's lead features (feature version 5) against a recount card by card with
+    the kit's readers of the public card places, and 0 for every other card play (3-5
+    players of Fishing 2 and Fishing, rounds 1-8)."""
+    from fishing2sim.strategy.observation import suit
+    from fishing2sim.train.features import F_LEAD, N_FEATURES
+
+    checked = nonzero = 0
+    for ruleset, players in (("fishing2", 4), ("fishing2", 3), ("fishing2", 5), ("fishing", 4)):
+        d = label_games(ruleset, players, 7, 3, "weights", "pimc", [1, 1, 0, 0], 1.0, chunk=3)
+        X, _ = features_of(d)
+        obs = restore_obs(d["obs"], d["tails"][0])
+        for r, o in enumerate(obs):
+            lead = o[K.O_KIND] == K.D_PLAY and o[K.O_TRICK_N] == 0
+            for i in range(int(d["meta"][r, M_N_OPT])):
+                card = int(o[K.O_OPTIONS + i])
+                x = X[r, i, F_LEAD:N_FEATURES]
+                if not lead or suit(o, card) == K.SUIT_NONE:
+                    assert not x.any(), (ruleset, r, card)
+                    continue
+                assert x.tolist() == pytest.approx(_lead_reference(o, card), abs=1e-6), \
+                    (ruleset, r, card)
+                checked += 1
+                nonzero += np.count_nonzero(x)
+    assert checked > 300 and nonzero > 5 * checked  # most of the ten are not 0
+
+
 def test_a_cards_suit_share_counts_the_hands_cards_of_its_suit():
     """suit_share (and lead_suit_share when leading) of every card option is the share of
     the hand in the card's suit under the active trump, counted card by card with the kit
@@ -668,34 +741,38 @@ def test_the_shipped_model_scores_by_its_features():
     assert _numpy_picks_agree(path, raw, hidden, len(FEATURE_NAMES)) > 300
 
 
-def test_a_version_3_model_scores_as_it_did(tmp_path):
-    """A version-3 model (fitted before the public card places, e.g. the release before's
-    shipped model), read by this version, scores every option by version 3's features
-    alone: its numba picks equal a numpy score over the first N_FEATURES_V3 features with
-    the file's own weights. The file here is the shipped model without the newer
-    features' weights, written as version 3 writes it."""
+@pytest.mark.parametrize("version", [3, 4])
+def test_an_older_model_scores_as_it_did(tmp_path, version):
+    """A version-3 model (fitted before the public card places) or a version-4 one (before
+    the lead features; the release before's shipped model), read by this version, scores
+    every option by its own features alone: its numba picks equal a numpy score over the
+    first N_FEATURES_V3 or N_FEATURES_V4 features with the file's own weights. The file
+    here is the shipped model without the newer features' weights, written as that version
+    writes it."""
     import io
     import zipfile
 
-    from fishing2sim.train.features import N_FEATURES_V3
-    from fishing2sim.train.model import model_path
+    from fishing2sim.train.model import OLDER, model_path
 
     with np.load(model_path("skilled.npz")) as z:
-        w, hidden = z["weights"], int(z["hidden"])
-    nf, f3 = len(FEATURE_NAMES), N_FEATURES_V3
+        w, hidden, nf = z["weights"], int(z["hidden"]), len(z["features"])
+    f3 = OLDER[version]
+    padded_size = len(w) + (len(FEATURE_NAMES) - nf) * (N_BLOCKS + hidden)
     lin = w[:N_BLOCKS * nf].reshape(N_BLOCKS, nf)[:, :f3]
     W1 = w[N_BLOCKS * nf:N_BLOCKS * nf + nf * hidden].reshape(nf, hidden)[:f3]
     raw = np.concatenate([lin.ravel(), W1.ravel(), w[N_BLOCKS * nf + nf * hidden:]])
     arrays = {"weights": raw, "hidden": np.array(hidden, np.int64),
-              "version": np.array(3, np.int64), "features": np.array(FEATURE_NAMES[:f3])}
-    path = tmp_path / "v3.npz"
+              "version": np.array(version, np.int64),
+              "features": np.array(FEATURE_NAMES[:f3])}
+    path = tmp_path / f"v{version}.npz"
     with zipfile.ZipFile(path, "w") as zf:
         for name, a in arrays.items():
             b = io.BytesIO()
             np.lib.format.write_array(b, a, allow_pickle=False)
             zf.writestr(f"{name}.npy", b.getvalue())
     padded = read_model(path)["weights"]
-    assert padded.shape == w.shape and int(read_model(path)["version"]) == FEATURES_VERSION
+    assert padded.shape == (padded_size,)
+    assert int(read_model(path)["version"]) == FEATURES_VERSION
     assert _numpy_picks_agree(path, raw, hidden, f3) > 300
 
 

@@ -22,7 +22,7 @@ def _sources():
     yield _PKG / "strategy" / "reference.py"
     # the student's features, tables, vector operations and decisions
     # (strategies/skilled.py) and the labelling kernel
-    yield from (_PKG / "train" / f for f in ("features.py", "label.py", "simd.py",
+    yield from (_PKG / "train" / f for f in ("features.py", "layout.py", "label.py", "simd.py",
                                              "student.py", "tables.py", "round_value.py"))
     # the learned end-of-round value's coefficients, frozen into the search kernels
     yield _PKG / "data" / "round_value.npz"

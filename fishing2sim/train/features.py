@@ -4,8 +4,9 @@ Every option of every decision kind is described by the same N_FEATURES numbers,
 from the observation only (the deciding seat's view, docs/rules.md C): the card's own
 properties (strength now and for later rounds, its worth on the boat, trump, blowfish,
 buoy and which effect), for a card play how it stands in the trick (would it be the
-trick's highest card so far, how many players still follow, the boss of its suit, ...),
-for a shade its trump cards in hand, for a suit (original Fishing's determine-colour) the
+trick's highest card so far, how many players still follow, the boss of its suit, where
+the cards that could beat it are known to be, and for a lead what other hands hold of its
+suit and what it leaves in its own hand), for a shade its trump cards in hand, for a suit (original Fishing's determine-colour) the
 hand's cards of that colour. Features that do not apply to a kind are 0.
 
 The student scores an option by ``w[ruleset, kind] . features`` plus, for a model with a
@@ -31,106 +32,22 @@ from fishing2sim.engine.constants import (
 )
 from fishing2sim.train.simd import v8_fma, v8_load, v8_store
 from fishing2sim.train.tables import (
-    N_SUIT_SLOTS, T_Q, T_TRUMPS_LATER, TABLE_SIZE, W_LATER_MAYBE, W_LATER_SURE, W_UNKNOWN,
-    _above, _data_f64, _fill_above, _in, _seen, _shade_others, _stack_f64, _stack_u64,
-    _unseen_above, _without, option_suits, unseen_blowfish,
+    N_SUIT_SLOTS, T_BOSSES, T_BOSSES_ALL, T_LEAD_FISH, T_Q, T_TRUMPS_LATER, TABLE_SIZE, W_LATER_MAYBE,
+    W_LATER_SURE, W_UNKNOWN, _above, _data_f64, _fill_above, _in, _seen, _shade_others,
+    _stack_f64, _stack_u64, _suit_words, _unseen_above, _weighted, _without, option_suits,
+    unseen_blowfish,
 )
 from fishing2sim.strategy.kit import (
     colour, effect, future_power, keep_value, kind, leader_gap, power, suit, suit_under,
     value, weakest_now, wins_now,
 )
 
-FEATURES_VERSION = 4
-N_RULESETS = 2
-# A card play's weights depend on where the card goes in the trick (leading, following,
-# last) and on the half of the round: six blocks of weights per ruleset for card plays
-# (the first is the D_PLAY block), one for every other decision kind.
-N_PLAY_BLOCKS = 6
-BLOCKS_PER_RULESET = N_DECISIONS + N_PLAY_BLOCKS - 1
-
-FEATURE_NAMES = (
-    "power",          # card strength now / 47 (strategy_kit.power)
-    "future_power",   # strength for later rounds / 47
-    "keep_value",     # worth on the boat / 40 (strategy_kit.keep_value)
-    "value",          # printed value / 26 (0 for buoys)
-    "trump",          # trump in the current trick
-    "blowfish",
-    "buoy",
-    "green",
-    "both_shades",    # one of the two 16s
-    "e_catch_1_other", "e_plus_3", "e_determine_trump", "e_draw_1_card", "e_catch_1_card",
-    "e_exchange_1_card", "e_zero", "e_pass_1_left", "e_minus_3", "e_catch_all_others",
-    "e_play_first", "e_determine_colour", "e_lowest_wins",
-    "face_down",      # a face-down trick card (its identity unseen)
-    # card play: the card in the trick
-    "win",            # would be the trick's highest card so far
-    "win_exposed",    # win * share of the other players still to play
-    "win_power",      # win * strength
-    "lose_power",     # (1 - win) * strength
-    "lead_power",     # leading: strength
-    "lead_trump",     # leading a trump
-    "unseen_above",   # cards of its suit that could beat it, not seen this round / 10
-    "boss",           # no unseen card of its suit beats it
-    "weakest_fish",   # would be the weakest card, times the blowfish in the trick
-    "win_progress",   # win * progress through the round
-    "win_behind",     # win * points behind the best other player / 20
-    "win_ocean",      # win * ocean cards left / 60
-    "ruff",           # a trump on a trick led in another suit
-    "next_trumps",    # share of the rest of the hand that is trump in the next trick
-    "suit_share",     # share of the hand in the card's suit (any card option)
-    "win_last",       # win as the trick's last card
-    "win_trick_value",  # win * values of the face-up cards in the trick / 50
-    "win_buoys",      # win * buoys in the trick
-    "win_blowfish",   # win * blowfish in the trick
-    "win_minus_3",    # win * minus-3 buoys in the trick
-    "win_fish_risk",  # win * unseen blowfish / 4 * share still to play
-    "lead_suit_share",  # leading: share of the hand in the card's suit
-    "round_power",    # round progress through the game * strength
-    # trump choice / determine-trump: the shade
-    "shade_cards",    # hand cards that are trump under the shade / hand size
-    "shade_value",    # their values / (26 * hand size)
-    "shade_light",    # the shade is LIGHT
-    # determine-colour (original Fishing): the suit
-    "colour_cards", "colour_value", "colour_high",
-    "suit_blue", "suit_yellow", "suit_purple", "suit_red", "suit_green",
-    # card play: interactions
-    "win_boss",       # win and no unseen card of its suit beats it
-    "win_unseen_exposed",  # win * unseen_above * share still to play
-    "lose_trump",     # a trump that is not the highest card so far
-    "follows",        # a card of the led suit
-    "shed",           # a colour card of another suit than the led one (not trump)
-    "win_hand_trumps",  # win * share of the hand that is trump now
-    "lead_boss",      # leading a card no unseen card of its suit beats
-    "last_lose_power",  # last to play and not the highest: strength given away
-    # the public card places (docs/rules.md C; version 4): where the cards that could beat
-    # an option are, for all at the table to know
-    "later_above",    # cards that could beat it in the hands still to play this trick
-                      # (sure 1, perhaps 1/2) / 4
-    "unknown_later",  # cards of unknown place that could beat it x the share of the
-                      # unknown cards the hands still to play hold / 4
-    "hold",           # win x the chance no hand still to play holds a card that beats it
-    "hold_trick_value",  # hold * values of the face-up cards in the trick / 50
-    "win_later_trumps",  # win, not trump: trumps known in the hands still to play / 4
-    "shade_others",   # the shade's trump cards known in other hands / 10
+from fishing2sim.train.layout import (  # noqa: F401  (the layout, read from here too)
+    FEATURES_VERSION, N_RULESETS, N_PLAY_BLOCKS, BLOCKS_PER_RULESET, FEATURE_NAMES,
+    N_FEATURES, N_FEATURES_V3, N_FEATURES_V4, F_PLACES, F_LEAD, F_EFFECT0, F_FACE_DOWN,
+    F_WIN, F_SHADE, F_COLOUR, F_INTER, N_BLOCKS, N_WEIGHTS, PER_HIDDEN, MAX_HIDDEN,
+    N_MASK, HAND_SUIT_BITS, HAND_SUIT_MASK,
 )
-N_FEATURES = len(FEATURE_NAMES)
-# Version 3's features are version 4's first N_FEATURES_V3: a version-3 model reads as
-# one whose weights of the newer features are 0 (model.py pads it), and plays the same.
-N_FEATURES_V3 = FEATURE_NAMES.index("later_above")
-F_PLACES = N_FEATURES_V3
-F_EFFECT0 = FEATURE_NAMES.index("e_catch_1_other")  # effect codes 1 .. 13
-F_FACE_DOWN = FEATURE_NAMES.index("face_down")
-F_WIN = FEATURE_NAMES.index("win")
-F_SHADE = FEATURE_NAMES.index("shade_cards")
-F_COLOUR = FEATURE_NAMES.index("colour_cards")
-F_INTER = FEATURE_NAMES.index("win_boss")
-N_BLOCKS = N_RULESETS * BLOCKS_PER_RULESET
-N_WEIGHTS = N_BLOCKS * N_FEATURES
-PER_HIDDEN = N_FEATURES + 2 * N_BLOCKS  # parameters per hidden unit (W1's column, c, u)
-MAX_HIDDEN = 256  # the student's scratch for the hidden layer lives on the stack
-N_MASK = (N_FEATURES + 63) // 64  # 64-bit words of an option's nonzero-feature mask
-HAND_SUIT_BITS = 6  # _context counts the hand's cards by suit in 6 bits each (MAX_HAND < 64)
-HAND_SUIT_MASK = (1 << HAND_SUIT_BITS) - 1
 assert MAX_HAND <= HAND_SUIT_MASK and N_SUIT_SLOTS * HAND_SUIT_BITS <= 63
 
 
@@ -150,19 +67,27 @@ def hidden_of(n):
 
 @njit(cache=True, _nrt=False)
 def reads_places(w, b, hidden):
-    """1 if the weights of block b give the public-place features any weight (linear or
-    through the hidden layer), else 0: a model that reads none of them (a version-3 model)
-    skips counting them, and scores every option the same."""
+    """2 if the weights of block b give the lead features any weight (linear or through
+    the hidden layer), else 1 if they give the other public-place features any, else 0: a
+    model that reads none of them (a version-3 or version-4 model) skips counting them,
+    and scores every option the same."""
+    if _reads(w, b, hidden, F_LEAD, N_FEATURES):
+        return 2
+    return 1 if _reads(w, b, hidden, F_PLACES, F_LEAD) else 0
+
+
+@njit(cache=True, _nrt=False)
+def _reads(w, b, hidden, first, end):
     base = b * N_FEATURES
-    for j in range(F_PLACES, N_FEATURES):
+    for j in range(first, end):
         if w[base + j] != 0.0:
-            return 1
-    for j in range(F_PLACES, N_FEATURES):
+            return True
+    for j in range(first, end):
         r = N_WEIGHTS + j * hidden
         for k in range(hidden):
             if w[r + k] != 0.0:
-                return 1
-    return 0
+                return True
+    return False
 
 
 @njit(inline="always", _nrt=False)
@@ -366,6 +291,9 @@ def option_score(obs, o, ctx, w, base, out, store, table, places, nz):
                 if win > 0.0 and not trump and obs[O_LED] != SUIT_TRUMP:
                     kt = table[T_TRUMPS_LATER]
                     sc += _put(out, w, base, F_PLACES + 4, min(kt, 4.0) / 4.0, store, nz)
+                if places >= 2 and tn == 0:
+                    sc += _lead_features(obs, o, s, a0, a1, same, table, w, base, out,
+                                         store, nz)
             if trump and obs[O_LED] != SUIT_NONE and obs[O_LED] != SUIT_TRUMP:
                 sc += _put(out, w, base, 35, 1.0, store, nz)
             if n > 1 and obs[O_TRUMP] != C_NONE:
@@ -421,6 +349,37 @@ def option_score(obs, o, ctx, w, base, out, store, table, places, nz):
         slot = _suit_slot(col)
         if slot >= 0:
             sc += _put(out, w, base, F_COLOUR + 3 + slot, 1.0, store, nz)
+    return sc
+
+
+@njit(inline="always", _nrt=False)
+def _lead_features(obs, o, s, a0, a1, same, table, w, base, out, store, nz):
+    """The lead features of card o of suit slot s (a0, a1: the unseen cards that could
+    beat it; same: the hand's cards of its suit, o among them): their share of the score."""
+    s0, s1 = _suit_words(table, s)
+    suit_n = _weighted(table, s0, s1)
+    above = _weighted(table, a0, a1)
+    t0, t1 = _suit_words(table, SUIT_TRUMP)
+    boss = 1.0 if above < 0.5 else 0.0
+    p = power(obs, o)
+    lower = 0
+    n = min(max(obs[O_HAND_N], 0), MAX_HAND)
+    for i in range(n):
+        c = obs[O_HAND + i]
+        if c != o and suit(obs, c) == s and power(obs, c) < p:
+            lower += 1
+    mine = same - 1
+    sc = _put(out, w, base, F_LEAD, min(suit_n / 5.0, 2.0), store, nz)
+    sc += _put(out, w, base, F_LEAD + 1, min(max(suit_n - above, 0.0) / 5.0, 2.0), store, nz)
+    sc += _put(out, w, base, F_LEAD + 2, min(above / 5.0, 2.0), store, nz)
+    sc += _put(out, w, base, F_LEAD + 3, mine / 5.0, store, nz)
+    sc += _put(out, w, base, F_LEAD + 4, (table[T_BOSSES + s] - boss) / 3.0, store, nz)
+    sc += _put(out, w, base, F_LEAD + 5, (table[T_BOSSES_ALL] - boss) / 5.0, store, nz)
+    sc += _put(out, w, base, F_LEAD + 6, min(_weighted(table, t0, t1) / 5.0, 2.0), store, nz)
+    if above >= 0.5:
+        sc += _put(out, w, base, F_LEAD + 7, table[T_LEAD_FISH] / 4.0, store, nz)
+    sc += _put(out, w, base, F_LEAD + 8, lower / mine if mine > 0 else 1.0, store, nz)
+    sc += _put(out, w, base, F_LEAD + 9, table[T_Q], store, nz)
     return sc
 
 
@@ -575,11 +534,11 @@ def features_batch(obs_rows, X, blocks):
         nz = _stack_u64(N_MASK)
         table = _stack_f64(TABLE_SIZE)
         if obs[O_KIND] == D_PLAY:
-            _fill_above(obs, ctx[0], ctx[1], ctx[2], table, option_suits(obs), np.int64(1))
+            _fill_above(obs, ctx[0], ctx[1], ctx[2], table, option_suits(obs), np.int64(2))
         for i in range(min(max(obs[O_N_OPTIONS], 0), MAX_HAND)):
             for j in range(N_FEATURES):
                 x[j] = 0.0
             option_score(obs, obs[O_OPTIONS + i], ctx, w, np.int64(0), x, np.int64(1), table,
-                         np.int64(1), nz)
+                         np.int64(2), nz)
             for j in range(N_FEATURES):
                 X[r, i, j] = x[j]

@@ -24,9 +24,11 @@ from fishing2sim.errors import Fishing2simError
 from fishing2sim.safe_files import write_atomic
 
 from fishing2sim.train.features import (FEATURE_NAMES, FEATURES_VERSION, N_BLOCKS, N_FEATURES,
-                                        N_FEATURES_V3, n_params)
+                                        N_FEATURES_V3, N_FEATURES_V4, n_params)
 
 DATA_DIR = Path(__file__).resolve().parent.parent / "data"
+# the older feature versions this one reads, by their number of features (_from_older)
+OLDER = {3: N_FEATURES_V3, 4: N_FEATURES_V4}
 
 
 class ModelError(Fishing2simError, ValueError):
@@ -95,12 +97,13 @@ def read_model(path) -> dict:
         if k not in d:
             raise ModelError(f"model file {path} is not a skilled model (no '{k}' array)")
     version = int(d["version"]) if d["version"].shape == () else -1
-    if version not in (3, FEATURES_VERSION):
+    if version not in OLDER and version != FEATURES_VERSION:
         raise ModelError(f"model file {path} has feature version {version}; this fishing2sim "
-                         f"reads versions 3 and {FEATURES_VERSION} (train the model again)")
+                         f"reads versions {', '.join(map(str, OLDER))} and {FEATURES_VERSION} "
+                         "(train the model again)")
     names = tuple(str(x) for x in d["features"].ravel())
-    if version == 3 and names == FEATURE_NAMES[:N_FEATURES_V3]:
-        d = _from_version_3(path, d)
+    if version in OLDER and names == FEATURE_NAMES[:OLDER[version]]:
+        d = _from_older(path, d, version)
     elif names != FEATURE_NAMES:
         raise ModelError(f"model file {path} was fitted for another feature layout "
                          f"({len(names)} features, this one has {len(FEATURE_NAMES)}); train "
@@ -121,18 +124,19 @@ def _hidden_units(d: dict) -> int:
     return int(hd) if hd.shape == () and hd.dtype.kind == "i" and hd >= 0 else -1
 
 
-def _from_version_3(path, d: dict) -> dict:
-    """A version-3 model (the features before the public card places) as a model of this
+def _from_older(path, d: dict, version: int) -> dict:
+    """A model of an older feature version (3: before the public card places; 4: before
+    the lead features), whose features are this layout's first ones, as a model of this
     layout: the weights of the newer features are 0, so it scores every option as it did
     (tests/test_skilled.py plays the same games with both)."""
     w3 = d["weights"]
     hidden = _hidden_units(d)
-    f3 = N_FEATURES_V3
+    f3 = OLDER[version]
     n3 = N_BLOCKS * f3 + hidden * (f3 + 2 * N_BLOCKS)
     if hidden < 0 or w3.dtype != np.float64 or w3.shape != (n3,):
         raise ModelError(f"model file {path}: weights of shape {w3.shape} ({w3.dtype}), "
-                         f"expected {n3} float64 for a version-3 model with {hidden} hidden "
-                         "units")
+                         f"expected {n3} float64 for a version-{version} model with {hidden} "
+                         "hidden units")
     w = np.zeros(n_params(hidden))
     lin = N_BLOCKS * N_FEATURES
     w[:lin].reshape(N_BLOCKS, N_FEATURES)[:, :f3] = w3[:N_BLOCKS * f3].reshape(N_BLOCKS, f3)

@@ -133,7 +133,12 @@ W_UNKNOWN = W_LATER_MAYBE + 2
 T_HELD = W_UNKNOWN + 2
 T_Q = T_HELD + MAX_PLAYERS
 T_TRUMPS_LATER = T_Q + 1
-TABLE_SIZE = T_TRUMPS_LATER + 1
+# a lead (feature version 5, _fill_lead): per suit the hand's cards that nothing in another
+# hand beats (T_BOSSES + s), and all of them (T_BOSSES_ALL)
+T_BOSSES = T_TRUMPS_LATER + 1
+T_BOSSES_ALL = T_BOSSES + N_SUIT_SLOTS
+T_LEAD_FISH = T_BOSSES_ALL + 1  # and the blowfish in other hands (_weighted)
+TABLE_SIZE = T_LEAD_FISH + 1
 assert MAX_CARDS == 128  # two words of card bits
 
 
@@ -176,12 +181,17 @@ def unseen_blowfish(obs, lo, hi, n_cards):
 @njit(cache=True, _nrt=False)
 def option_suits(obs):
     """The suits of the options, as bits (a suit code s is bit s): the masks a card play
-    reads."""
+    reads (a lead: those of the whole hand, which the lead features read)."""
     need = 0
     for i in range(min(max(obs[O_N_OPTIONS], 0), MAX_HAND)):
         s = suit(obs, obs[O_OPTIONS + i])
         if 0 <= s < N_SUIT_SLOTS:
             need |= 1 << s
+    if obs[O_TRICK_N] == 0:
+        for i in range(min(max(obs[O_HAND_N], 0), MAX_HAND)):
+            s = suit(obs, obs[O_HAND + i])
+            if 0 <= s < N_SUIT_SLOTS:
+                need |= 1 << s
     return need
 
 
@@ -191,7 +201,8 @@ def _fill_above(obs, lo, hi, n_cards, table, need, places):
     masks (W_SUIT), for the suits in ``need`` (bits; the other suits' masks are not read,
     nor written), and (places 1) by public place (W_LATER_SURE, W_LATER_MAYBE, W_UNKNOWN:
     every unseen card there), the cards known in the hands still to play (T_HELD), T_Q and
-    T_TRUMPS_LATER: the trumps known in the hands still to play (sure 1, perhaps 1/2)."""
+    T_TRUMPS_LATER: the trumps known in the hands still to play (sure 1, perhaps 1/2); and
+    (places 2, a lead) the lead's counts of _fill_lead."""
     cnt = _words(table)
     u0, u1 = _unseen(lo, hi, n_cards)
     f0, f1 = _eq(obs, O_CARD_KIND, K_BLOWFISH)
@@ -248,6 +259,46 @@ def _fill_above(obs, lo, hi, n_cards, table, need, places):
         if (later >> p) & 1 != 0:
             slots += max(n - table[T_HELD + p], 0.0)
     table[T_Q] = min(slots / pool, 1.0) if pool > 0.0 else 0.0
+    if places >= 2 and obs[O_TRICK_N] == 0:
+        _fill_lead(obs, table, n)
+
+
+@njit(inline="always", _nrt=False)
+def _weighted(table, w0, w1):
+    """Of the cards w0, w1, how many are in the hands still to play: 1 each known there
+    for sure, 1/2 each perhaps, T_Q each of unknown place (from _fill_above's masks)."""
+    cnt = _words(table)
+    return (_pop2(w0 & cnt[W_LATER_SURE], w1 & cnt[W_LATER_SURE + 1])
+            + 0.5 * _pop2(w0 & cnt[W_LATER_MAYBE], w1 & cnt[W_LATER_MAYBE + 1])
+            + table[T_Q] * _pop2(w0 & cnt[W_UNKNOWN], w1 & cnt[W_UNKNOWN + 1]))
+
+
+@njit(inline="always", _nrt=False)
+def _suit_words(table, s):
+    """The unseen cards of suit slot s, not blowfish (W_SUIT), as two words."""
+    cnt = _words(table)
+    return cnt[W_SUIT + 2 * s], cnt[W_SUIT + 2 * s + 1]
+
+
+@njit(inline="always", _nrt=False)
+def _fill_lead(obs, table, n):
+    """A lead's bosses: the hand's cards that no card in another hand could beat (weighted
+    below 1/2, _weighted of _above), counted per suit (T_BOSSES + s) and in all; and the
+    blowfish in other hands (T_LEAD_FISH)."""
+    f0, f1 = _eq(obs, O_CARD_KIND, K_BLOWFISH)
+    table[T_LEAD_FISH] = _weighted(table, f0, f1)
+    for s in range(N_SUIT_SLOTS):
+        table[T_BOSSES + s] = 0.0
+    total = 0.0
+    for i in range(n):
+        c = obs[O_HAND + i]
+        s = suit(obs, c)
+        if 0 <= s < N_SUIT_SLOTS:
+            a0, a1 = _above(obs, c, s, table)
+            if _weighted(table, a0, a1) < 0.5:
+                table[T_BOSSES + s] += 1.0
+                total += 1.0
+    table[T_BOSSES_ALL] = total
 
 
 @njit(inline="always", _nrt=False)
