@@ -71,23 +71,16 @@ def reads_places(w, b, hidden):
     the hidden layer), else 1 if they give the other public-place features any, else 0: a
     model that reads none of them (a version-3 or version-4 model) skips counting them,
     and scores every option the same."""
-    if _reads(w, b, hidden, F_LEAD, N_FEATURES):
-        return 2
-    return 1 if _reads(w, b, hidden, F_PLACES, F_LEAD) else 0
-
-
-@njit(cache=True, _nrt=False)
-def _reads(w, b, hidden, first, end):
     base = b * N_FEATURES
-    for j in range(first, end):
-        if w[base + j] != 0.0:
-            return True
-    for j in range(first, end):
+    for j in range(N_FEATURES - 1, F_PLACES - 1, -1):  # the lead features first
+        used = w[base + j] != 0.0
         r = N_WEIGHTS + j * hidden
         for k in range(hidden):
             if w[r + k] != 0.0:
-                return True
-    return False
+                used = True
+        if used:
+            return 2 if j >= F_LEAD else 1
+    return 0
 
 
 @njit(inline="always", _nrt=False)
