@@ -5,13 +5,17 @@ help? On a training run's positions (held-out games, numbered 0 mod 10):
    with 2 options or more, by place in the trick and player count, and by round: the
    teacher's best value less the value of the model's pick, in points per decision, and
    each group's share of all that regret;
-2. on the leads alone, the student's network shape fitted twice on the same positions,
-   targets and held-out games (PyTorch, from the same seed): on the student's features,
-   and on those plus the candidate lead features below (LEAD_FEATURES), and the held-out
-   top-1 agreement and regret of both. --ablate adds each candidate alone and each left
-   out.
+2. on the leads alone (--place lead, the default), the student's network shape fitted
+   twice on the same positions, targets and held-out games (PyTorch, from the same seed):
+   on the student's features, and on those plus the candidate lead features below
+   (LEAD_FEATURES), and the held-out top-1 agreement and regret of both. --ablate adds
+   each candidate alone and each left out. --place follow fits the card plays that follow
+   with more than one player still to play instead (the same candidates, counted there,
+   and FOLLOW_EXTRA), --place last the trick's last cards; --control replaces the
+   candidates by noise of the same shape (what more inputs give without information).
 
     python benchmarks/diag_leads.py FOLDER [--model MODEL.npz] [--seeds 2] [--ablate]
+        [--place lead|follow|last] [--control]
 
 The candidate features read only the observation (docs/rules.md C): every card the seat
 has not seen this round and that everyone knows to be in another hand counts 1 (for sure)
@@ -31,7 +35,7 @@ from numba import njit
 
 from fishing2sim.engine.constants import (
     D_PLAY, HELD_MAYBE, HELD_SURE, K_BLOWFISH, MAX_CARDS, MAX_HAND, MAX_PLAYERS, O_CARD_KIND,
-    O_HAND, O_HAND_N, O_HOLDER, O_KIND, O_N_CARDS, O_N_OPTIONS, O_N_PLAYED, O_OPTIONS,
+    O_HAND, O_HAND_N, O_HOLDER, O_KIND, O_LED, O_N_CARDS, O_N_OPTIONS, O_N_PLAYED, O_OPTIONS,
     O_PLAYED, O_PLAYERS, O_ROUND, O_SEAT, O_TRICK_N, SUIT_NONE, SUIT_TRUMP,
 )
 from fishing2sim.strategy.heuristics import power
@@ -92,13 +96,23 @@ def _weights(obs, wt):
 
 
 @njit(cache=False)
-def lead_features(obs_rows, out):
+def _place(obs):
+    """0 leading, 1 following, 2 the trick's last card."""
+    if obs[O_TRICK_N] == 0:
+        return 0
+    return 2 if obs[O_TRICK_N] >= obs[O_PLAYERS] - 1 else 1
+
+
+@njit(cache=False)
+def lead_features(obs_rows, out, place=0):
     """out[r, j, :]: the candidate features of option j of every lead (a card play with
-    no card in the trick yet) in obs_rows; other rows and options are left as they are."""
+    no card in the trick yet) in obs_rows; other rows and options are left as they are.
+    place 1 computes them for following card plays instead (cards in the trick, more
+    than one player still to play), place 2 for the trick's last card."""
     wt = np.zeros(MAX_CARDS)
     for r in range(obs_rows.shape[0]):
         obs = obs_rows[r]
-        if obs[O_KIND] != D_PLAY or obs[O_TRICK_N] != 0:
+        if obs[O_KIND] != D_PLAY or _place(obs) != place:
             continue
         n_cards = obs[O_N_CARDS]
         hn = obs[O_HAND_N]
@@ -161,6 +175,33 @@ def lead_features(obs_rows, out):
             out[r, j, 10] = q
 
 
+FOLLOW_EXTRA = (
+    "led_mine_after",  # the hand's other cards of the led suit / 5 (none led: 0)
+    "void_after",      # the card follows and leaves none of the led suit in the hand
+)
+
+
+@njit(cache=False)
+def follow_extra(obs_rows, out, place):
+    """out[r, j, :]: the candidates FOLLOW_EXTRA of option j of the card plays at place."""
+    for r in range(obs_rows.shape[0]):
+        obs = obs_rows[r]
+        if obs[O_KIND] != D_PLAY or _place(obs) != place:
+            continue
+        led = obs[O_LED]
+        for j in range(obs[O_N_OPTIONS]):
+            card = obs[O_OPTIONS + j]
+            if card < 0 or card >= obs[O_N_CARDS]:
+                continue
+            mine = 0.0
+            for i in range(obs[O_HAND_N]):
+                c2 = obs[O_HAND + i]
+                if led != SUIT_NONE and c2 != card and suit(obs, c2) == led:
+                    mine += 1.0
+            out[r, j, 0] = mine / 5
+            out[r, j, 1] = 1.0 if suit(obs, card) == led and mine == 0 else 0.0
+
+
 def _load(folder: Path):
     """(positions, features, blocks) of a training folder, as diag_context.py reads them."""
     try:
@@ -170,17 +211,24 @@ def _load(folder: Path):
     return load(folder)
 
 
-def _lead_rows(data, idx):
-    """The candidate features [len(idx), MAX_HAND, N_LEAD] of the positions idx."""
+def _lead_rows(data, idx, place=0):
+    """The candidate features [len(idx), MAX_HAND, N_LEAD] of the positions idx (with
+    FOLLOW_EXTRA after them for a place other than the lead)."""
     from fishing2sim.train.label import M_PLAYERS, M_RULESET
     from fishing2sim.train.labels import restore_obs
     m = data["meta"]
-    out = np.zeros((len(idx), MAX_HAND, N_LEAD))
+    width = N_LEAD + (len(FOLLOW_EXTRA) if place else 0)
+    out = np.zeros((len(idx), MAX_HAND, width))
     for (rs, players), tail in zip(data["tail_keys"], data["tails"]):
         at = np.flatnonzero((m[idx, M_RULESET] == rs) & (m[idx, M_PLAYERS] == players))
         if len(at):
-            part = np.zeros((len(at), MAX_HAND, N_LEAD))
-            lead_features(restore_obs(data["obs"][idx[at]], tail), part)
+            part = np.zeros((len(at), MAX_HAND, width))
+            obs = restore_obs(data["obs"][idx[at]], tail)
+            lead_features(obs, part, place)
+            if place:
+                extra = np.zeros((len(at), MAX_HAND, len(FOLLOW_EXTRA)))
+                follow_extra(obs, extra, place)
+                part[:, :, N_LEAD:] = extra
             out[at] = part
     return out
 
@@ -230,7 +278,13 @@ def main(argv=None) -> None:
     ap.add_argument("--hidden", type=int, default=32)
     ap.add_argument("--temperature", type=float, default=8.0)
     ap.add_argument("--ablate", action="store_true")
+    ap.add_argument("--place", choices=("lead", "follow", "last"), default="lead",
+                    help="the card plays whose candidate features are fitted")
+    ap.add_argument("--control", action="store_true",
+                    help="replace the candidates by uniform noise of the same shape (what "
+                         "a few more inputs give without information)")
     a = ap.parse_args(argv)
+    place = ("lead", "follow", "last").index(a.place)
     import torch
     from torch import nn
 
@@ -241,17 +295,23 @@ def main(argv=None) -> None:
     regret_table(data, X, blocks, a.model)
     m = data["meta"]
     n_opt = m[:, M_N_OPT].astype(np.int64)
+    obs = data["obs"]
+    at = np.where(obs[:, O_TRICK_N] == 0, 0,
+                  np.where(obs[:, O_TRICK_N] >= obs[:, O_PLAYERS] - 1, 2, 1))
     idx = np.flatnonzero((m[:, M_KIND] == D_PLAY) & (m[:, M_RULESET] == 0) &
-                         (data["obs"][:, O_TRICK_N] == 0) & (n_opt >= 2))
+                         (at == place) & (n_opt >= 2))
     width = X.shape[1]
-    XL = _lead_rows(data, idx)[:, :width].astype(np.float32)
+    XL = _lead_rows(data, idx, place)[:, :width].astype(np.float32)
+    names = LEAD_FEATURES + (FOLLOW_EXTRA if place else ())
+    if a.control:
+        XL = np.random.default_rng(7).random(XL.shape).astype(np.float32)
     Xa = X[idx]
     V = data["values"][idx, :width].astype(np.float32)
     real = np.arange(width)[None, :] < n_opt[idx][:, None]
     held = m[idx, M_GAME] % 10 == 0
     _, block = np.unique(blocks[idx], return_inverse=True)
-    print(f"\nleads: {len(idx):,} Fishing 2 leads with 2 options or more, {held.sum():,} "
-          "held out")
+    print(f"\n{a.place}: {len(idx):,} Fishing 2 card plays there with 2 options or more, "
+          f"{held.sum():,} held out")
 
     def fit(x, seed):
         torch.manual_seed(seed)
@@ -295,13 +355,13 @@ def main(argv=None) -> None:
         b = fit(Xa, seed)
         w = fit(np.concatenate([Xa, XL], 2), seed)
         print(f"seed {seed}: the student's features: top-1 {b[0]:.3f}, regret {b[1]:.3f}; "
-              f"with the {N_LEAD} lead features: top-1 {w[0]:.3f}, regret {w[1]:.3f} "
+              f"with the {len(names)} candidates: top-1 {w[0]:.3f}, regret {w[1]:.3f} "
               f"({time.perf_counter() - t0:.0f} s)", flush=True)
     if a.ablate:
         base = fit(Xa, 0)[1]
         full = fit(np.concatenate([Xa, XL], 2), 0)[1]
-        for f, name in enumerate(LEAD_FEATURES):
-            rest = [g for g in range(N_LEAD) if g != f]
+        for f, name in enumerate(names):
+            rest = [g for g in range(len(names)) if g != f]
             alone = fit(np.concatenate([Xa, XL[:, :, [f]]], 2), 0)[1]
             without = fit(np.concatenate([Xa, XL[:, :, rest]], 2), 0)[1]
             print(f"{name}: alone {alone - base:+.3f}, left out {without - full:+.3f} "

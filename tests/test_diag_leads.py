@@ -55,25 +55,49 @@ def _reference(o, card):
             sum(power(o, c) < p for c in mine) / len(mine) if mine else 1.0, q]
 
 
-def test_the_lead_features_count_what_the_table_knows():
-    from benchmarks.diag_leads import N_LEAD, lead_features
+@pytest.fixture(scope="module")
+def positions():
+    """Labelled positions of 3-5 players of both rulesets (one set for both places)."""
+    out = []
+    for ruleset, players in (("fishing2", 4), ("fishing2", 3), ("fishing", 5)):
+        d = label_games(ruleset, players, 11, 3, "weights", "pimc", [1, 1, 0, 0], 1.0, chunk=3)
+        out.append((ruleset, players, d, restore_obs(d["obs"], d["tails"][0])))
+    return out
+
+
+@pytest.mark.parametrize("place", [0, 1])
+def test_the_lead_features_count_what_the_table_knows(positions, place):
+    """place 0: every lead's candidates; place 1 (--place follow): every following card's
+    (cards in the trick, more than one player still to play), the same eleven and the two
+    of FOLLOW_EXTRA; every other card play's left as it was."""
+    from benchmarks.diag_leads import FOLLOW_EXTRA, N_LEAD, follow_extra, lead_features
     from fishing2sim.strategy.observation import suit
 
     checked = nonzero = 0
-    for ruleset, players in (("fishing2", 4), ("fishing2", 3), ("fishing", 5)):
-        d = label_games(ruleset, players, 11, 3, "weights", "pimc", [1, 1, 0, 0], 1.0, chunk=3)
-        obs = restore_obs(d["obs"], d["tails"][0])
+    for ruleset, players, d, obs in positions:
         out = np.full((len(obs), K.MAX_HAND, N_LEAD), -7.0)
-        lead_features(obs, out)
+        extra = np.full((len(obs), K.MAX_HAND, len(FOLLOW_EXTRA)), -7.0)
+        lead_features(obs, out, place)
+        follow_extra(obs, extra, place)
         for r, o in enumerate(obs):
-            lead = o[K.O_KIND] == K.D_PLAY and o[K.O_TRICK_N] == 0
+            tn = int(o[K.O_TRICK_N])
+            at = 0 if tn == 0 else (2 if tn >= players - 1 else 1)
+            here = o[K.O_KIND] == K.D_PLAY and at == place
             for i in range(int(d["meta"][r, M_N_OPT])):
                 card = int(o[K.O_OPTIONS + i])
-                if not lead or suit(o, card) == K.SUIT_NONE:
-                    assert (out[r, i] == -7.0).all()  # not a lead's card: left as it was
+                if not here:
+                    assert (extra[r, i] == -7.0).all()
+                if not here or suit(o, card) == K.SUIT_NONE:
+                    assert (out[r, i] == -7.0).all()  # not a card of the place: as it was
                     continue
                 ref = _reference(o, card)
                 assert out[r, i].tolist() == pytest.approx(ref, abs=1e-9), (ruleset, r, card)
+                led = int(o[K.O_LED])
+                hand = [int(o[K.O_HAND + j]) for j in range(int(o[K.O_HAND_N]))]
+                kept = sum(c != card and suit(o, c) == led for c in hand) \
+                    if led != K.SUIT_NONE else 0
+                assert extra[r, i].tolist() == [
+                    kept / 5, 1.0 if suit(o, card) == led and kept == 0 else 0.0]
                 checked += 1
                 nonzero += np.count_nonzero(out[r, i, :10])
     assert checked > 300 and nonzero > 3 * checked  # the features are mostly not 0

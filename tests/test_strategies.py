@@ -279,6 +279,15 @@ PARAM_NAMES = ["a", "b"]
 def play(obs, params, rng):
     return option(obs, 0)
 ''', r"PARAM_NAMES has 2 names for 1 PARAMS"),
+    "backtick_name_bot": ('''
+NAME = "a`b"
+''', r"NAME 'a`b' holds '`'.*may not hold a backtick"),
+    "pipe_name_bot": ('''
+NAME = "a|b"
+''', r"NAME 'a\|b' holds '\|'"),
+    "newline_name_bot": ('''
+NAME = "a\\nb"
+''', r"NAME 'a\\nb' holds '\\n'"),
     "no_decision_bot": ('''
 NAME = "no_decision"
 ''', r"defines none of the decisions"),
