@@ -20,8 +20,9 @@ from numba import njit
 
 from fishing2sim.engine.constants import D_PLAY, MAX_HAND, O_KIND, O_N_OPTIONS, O_OPTIONS
 from fishing2sim.train.features import (
-    N_FEATURES, N_MASK, _context, _hidden_score, block_of, hidden_of, option_score, reads_places,
+    _context, _hidden_score, block_of, hidden_of, option_score, reads_places,
 )
+from fishing2sim.train.layout import N_FEATURES, N_MASK
 from fishing2sim.train.tables import (
     TABLE_SIZE, _fill_above, _stack_f64, _stack_u64, option_suits,
 )

@@ -51,15 +51,14 @@ PLAY_FEATURE_POWER = 0  # features.py: the card's strength now
 
 def play_blocks() -> list:
     """The weight blocks of Fishing 2's card plays, by features.play_block 0..5."""
-    from fishing2sim.engine.constants import D_PLAY
-    from fishing2sim.train.features import N_DECISIONS
+    from fishing2sim.engine.constants import D_PLAY, N_DECISIONS
 
     return [D_PLAY] + [N_DECISIONS + pb - 1 for pb in range(1, 6)]
 
 
 def tuned_weights(w: np.ndarray, knobs: dict) -> np.ndarray:
     """The model's weights (file order) with the knobs applied."""
-    from fishing2sim.train.features import N_FEATURES
+    from fishing2sim.train.layout import N_FEATURES
     from fishing2sim.train.net import hidden_of, split
 
     w = np.array(w, np.float64)

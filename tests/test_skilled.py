@@ -20,8 +20,8 @@ from fishing2sim.engine.state import A_HAND
 from fishing2sim.strategy.contract import StrategyError
 from fishing2sim.strategy.loading import load_strategy
 from fishing2sim.train.evaluate import rotated_share
-from fishing2sim.train.features import (FEATURE_NAMES, FEATURES_VERSION, N_BLOCKS, N_WEIGHTS,
-                                        n_params)
+from fishing2sim.train.features import n_params
+from fishing2sim.train.layout import FEATURE_NAMES, FEATURES_VERSION, N_BLOCKS, N_WEIGHTS
 from fishing2sim.train.label import M_KIND, M_N_OPT
 from fishing2sim.train.labels import features_of, label_games, restore_obs
 from fishing2sim.train.model import load_params, read_model, save_model, write_student
@@ -567,7 +567,7 @@ def test_the_public_place_features_count_what_the_table_knows():
     the public card places (3-5 players of Fishing 2 and Fishing, rounds 1-8)."""
     from fishing2sim.strategy.heuristics import wins_now
     from fishing2sim.strategy.observation import suit
-    from fishing2sim.train.features import F_PLACES
+    from fishing2sim.train.layout import F_PLACES
 
     checked = known = 0
     for ruleset, players in (("fishing2", 4), ("fishing2", 5), ("fishing2", 3), ("fishing", 4)):
@@ -645,7 +645,7 @@ def test_the_lead_features_count_what_the_table_knows():
     the kit's readers of the public card places, and 0 for every other card play (3-5
     players of Fishing 2 and Fishing, rounds 1-8)."""
     from fishing2sim.strategy.observation import suit
-    from fishing2sim.train.features import F_LEAD, N_FEATURES
+    from fishing2sim.train.layout import F_LEAD, N_FEATURES
 
     checked = nonzero = 0
     for ruleset, players in (("fishing2", 4), ("fishing2", 3), ("fishing2", 5), ("fishing", 4)):
@@ -982,8 +982,8 @@ def test_the_student_tuners_knobs_change_only_their_weights():
     scales only its block's output row, and the tuned weights play other games."""
     from benchmarks.tune_student import (PLAY_FEATURE_POWER, PLAY_FEATURE_WIN, overfished,
                                          play_blocks, tuned_weights)
-    from fishing2sim.engine.constants import D_PLAY
-    from fishing2sim.train.features import FEATURE_NAMES, N_DECISIONS
+    from fishing2sim.engine.constants import D_PLAY, N_DECISIONS
+    from fishing2sim.train.layout import FEATURE_NAMES
     from fishing2sim.train.net import split
 
     assert FEATURE_NAMES[PLAY_FEATURE_WIN] == "win"

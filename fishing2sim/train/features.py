@@ -32,21 +32,20 @@ from fishing2sim.engine.constants import (
 )
 from fishing2sim.train.simd import v8_fma, v8_load, v8_store
 from fishing2sim.train.tables import (
-    N_SUIT_SLOTS, T_BOSSES, T_BOSSES_ALL, T_LEAD_FISH, T_Q, T_TRUMPS_LATER, TABLE_SIZE, W_LATER_MAYBE,
-    W_LATER_SURE, W_UNKNOWN, _above, _data_f64, _fill_above, _in, _seen, _shade_others,
-    _stack_f64, _stack_u64, _suit_words, _unseen_above, _weighted, _without, option_suits,
-    unseen_blowfish,
+    N_SUIT_SLOTS, T_BOSSES, T_BOSSES_ALL, T_LEAD_FISH, T_LEAD_TRUMPS, T_Q, T_TRUMPS_LATER,
+    TABLE_SIZE, W_LATER_MAYBE, W_LATER_SURE, W_UNKNOWN, _above, _data_f64, _fill_above, _in,
+    _seen, _shade_others, _stack_f64, _stack_u64, _suit_words, _unseen_above, _weighted,
+    _without, option_suits, unseen_blowfish,
 )
 from fishing2sim.strategy.kit import (
     colour, effect, future_power, keep_value, kind, leader_gap, power, suit, suit_under,
     value, weakest_now, wins_now,
 )
 
-from fishing2sim.train.layout import (  # noqa: F401  (the layout, read from here too)
-    FEATURES_VERSION, N_RULESETS, N_PLAY_BLOCKS, BLOCKS_PER_RULESET, FEATURE_NAMES,
-    N_FEATURES, N_FEATURES_V3, N_FEATURES_V4, F_PLACES, F_LEAD, F_EFFECT0, F_FACE_DOWN,
-    F_WIN, F_SHADE, F_COLOUR, F_INTER, N_BLOCKS, N_WEIGHTS, PER_HIDDEN, MAX_HIDDEN,
-    N_MASK, HAND_SUIT_BITS, HAND_SUIT_MASK,
+from fishing2sim.train.layout import (
+    BLOCKS_PER_RULESET, F_COLOUR, F_EFFECT0, F_FACE_DOWN, F_INTER, F_LEAD, F_PLACES, F_SHADE,
+    HAND_SUIT_BITS, HAND_SUIT_MASK, MAX_HIDDEN, N_BLOCKS, N_FEATURES, N_MASK, N_WEIGHTS,
+    PER_HIDDEN,
 )
 assert MAX_HAND <= HAND_SUIT_MASK and N_SUIT_SLOTS * HAND_SUIT_BITS <= 63
 
@@ -352,7 +351,6 @@ def _lead_features(obs, o, s, a0, a1, same, table, w, base, out, store, nz):
     s0, s1 = _suit_words(table, s)
     suit_n = _weighted(table, s0, s1)
     above = _weighted(table, a0, a1)
-    t0, t1 = _suit_words(table, SUIT_TRUMP)
     boss = 1.0 if above < 0.5 else 0.0
     p = power(obs, o)
     lower = 0
@@ -368,7 +366,7 @@ def _lead_features(obs, o, s, a0, a1, same, table, w, base, out, store, nz):
     sc += _put(out, w, base, F_LEAD + 3, mine / 5.0, store, nz)
     sc += _put(out, w, base, F_LEAD + 4, (table[T_BOSSES + s] - boss) / 3.0, store, nz)
     sc += _put(out, w, base, F_LEAD + 5, (table[T_BOSSES_ALL] - boss) / 5.0, store, nz)
-    sc += _put(out, w, base, F_LEAD + 6, min(_weighted(table, t0, t1) / 5.0, 2.0), store, nz)
+    sc += _put(out, w, base, F_LEAD + 6, min(table[T_LEAD_TRUMPS] / 5.0, 2.0), store, nz)
     if above >= 0.5:
         sc += _put(out, w, base, F_LEAD + 7, table[T_LEAD_FISH] / 4.0, store, nz)
     sc += _put(out, w, base, F_LEAD + 8, lower / mine if mine > 0 else 1.0, store, nz)

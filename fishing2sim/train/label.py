@@ -34,7 +34,7 @@ from fishing2sim.search.kernels import (
 )
 from fishing2sim.engine.state import (
     A_HAND_N, S_ASK_KIND, S_ASK_SEAT, S_END,
-    RNG_SIZE, S_ERR_CODE, S_EVN, S_FORCED, S_N_OPTIONS, S_SEARCH_MASK, STATE_SIZE,
+    RNG_SIZE, S_ERR_CODE, S_EVN, S_FORCED, S_N_OPTIONS, S_SEARCH_MASK,
 )
 
 OBS_KEEP = O_N_CARDS  # the stored part of an observation

@@ -187,7 +187,8 @@ def restore_obs(obs_keep: np.ndarray, tail: np.ndarray) -> np.ndarray:
 def features_of(data: dict) -> np.ndarray:
     """The features [n, most options, N_FEATURES] (float32) of stored positions and their
     weight blocks [n] (features.block_of)."""
-    from fishing2sim.train.features import N_FEATURES, features_batch
+    from fishing2sim.train.features import features_batch
+    from fishing2sim.train.layout import N_FEATURES
     from fishing2sim.train.label import M_PLAYERS, M_RULESET
 
     obs, meta = data["obs"], data["meta"]

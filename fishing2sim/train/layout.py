@@ -1,8 +1,8 @@
 """The student's feature layout (fishing2sim/train/features.py computes the features): the
 feature names in order, the feature version, the weight blocks and the sizes of the
 parameter vector. Plain constants: features.py and every module that reads a model import
-them from here (features.py re-exports them), and the compiled kernels freeze them in
-(fishing2sim.engine.kernel_stamp hashes this file)."""
+them from here (features.py holds the functions: n_params, hidden_of, the scores), and the
+compiled kernels freeze them in (fishing2sim.engine.kernel_stamp hashes this file)."""
 from fishing2sim.engine.constants import N_DECISIONS
 
 FEATURES_VERSION = 5

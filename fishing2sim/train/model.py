@@ -23,8 +23,10 @@ import numpy as np
 from fishing2sim.errors import Fishing2simError
 from fishing2sim.safe_files import write_atomic
 
-from fishing2sim.train.features import (FEATURE_NAMES, FEATURES_VERSION, N_BLOCKS, N_FEATURES,
-                                        N_FEATURES_V3, N_FEATURES_V4, n_params)
+from fishing2sim.train.features import n_params
+from fishing2sim.train.layout import (
+    FEATURE_NAMES, FEATURES_VERSION, N_BLOCKS, N_FEATURES, N_FEATURES_V3, N_FEATURES_V4,
+)
 
 DATA_DIR = Path(__file__).resolve().parent.parent / "data"
 # the older feature versions this one reads, by their number of features (_from_older)

@@ -14,7 +14,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from fishing2sim.train.features import N_BLOCKS, N_FEATURES, N_WEIGHTS, n_params
+from fishing2sim.train.features import n_params
+from fishing2sim.train.layout import N_BLOCKS, N_FEATURES, N_WEIGHTS
 
 BATCH = 512
 DECAY = 1e-5  # a small L2 pull on W1, u and the linear weights

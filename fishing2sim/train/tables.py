@@ -138,7 +138,8 @@ T_TRUMPS_LATER = T_Q + 1
 T_BOSSES = T_TRUMPS_LATER + 1
 T_BOSSES_ALL = T_BOSSES + N_SUIT_SLOTS
 T_LEAD_FISH = T_BOSSES_ALL + 1  # and the blowfish in other hands (_weighted)
-TABLE_SIZE = T_LEAD_FISH + 1
+T_LEAD_TRUMPS = T_LEAD_FISH + 1  # and the trumps in other hands (_weighted)
+TABLE_SIZE = T_LEAD_TRUMPS + 1
 assert MAX_CARDS == 128  # two words of card bits
 
 
@@ -284,9 +285,11 @@ def _suit_words(table, s):
 def _fill_lead(obs, table, n):
     """A lead's bosses: the hand's cards that no card in another hand could beat (weighted
     below 1/2, _weighted of _above), counted per suit (T_BOSSES + s) and in all; and the
-    blowfish in other hands (T_LEAD_FISH)."""
+    blowfish and the trumps in other hands (T_LEAD_FISH, T_LEAD_TRUMPS)."""
     f0, f1 = _eq(obs, O_CARD_KIND, K_BLOWFISH)
     table[T_LEAD_FISH] = _weighted(table, f0, f1)
+    t0, t1 = _suit_words(table, SUIT_TRUMP)
+    table[T_LEAD_TRUMPS] = _weighted(table, t0, t1)
     for s in range(N_SUIT_SLOTS):
         table[T_BOSSES + s] = 0.0
     total = 0.0
