@@ -282,9 +282,6 @@ def play(obs, params, rng):
     "backtick_name_bot": ('''
 NAME = "a`b"
 ''', r"NAME 'a`b' holds '`'.*may not hold a backtick"),
-    "pipe_name_bot": ('''
-NAME = "a|b"
-''', r"NAME 'a\|b' holds '\|'"),
     "newline_name_bot": ('''
 NAME = "a\\nb"
 ''', r"NAME 'a\\nb' holds '\\n'"),

@@ -245,11 +245,11 @@ def _load(path: Path, strict: bool) -> Strategy:
     name = getattr(module, "NAME", None)
     if not isinstance(name, str) or not name:
         raise StrategyError(f"strategy file {path}: no NAME (a non-empty string) defined")
-    bad = [ch for ch in name if ch in "`|" or not ch.isprintable()]
+    bad = [ch for ch in name if ch == "`" or not ch.isprintable()]
     if bad:
         raise StrategyError(f"strategy file {path}: NAME {name!r} holds {bad[0]!r}: a NAME is "
-                            "printed in the reports' tables and code spans, so it may not "
-                            "hold a backtick, a '|' or a control character")
+                            "printed in the reports' code spans and lines, so it may not hold "
+                            "a backtick or a control character")
     _check_names(path, module)
     if getattr(module, "SEARCH", None) is not None:
         return search_bot(path, module, name, strict, load_strategy)
