@@ -35,18 +35,22 @@ def _drop_stale_cache() -> None:
     code compiled into it, and numba checks only this file's date: when the package's
     compiled sources change (fishing2sim.engine.kernel_stamp), the cache is dropped."""
     from fishing2sim.engine import kernel_stamp
+    from fishing2sim.safe_files import write_atomic
 
     cache = HERE / "__pycache__"
+    if cache.is_symlink():  # not a cache numba made here: leave it alone
+        return
     stamp = cache / "ensemble_bot.stamp"
     try:
-        if stamp.read_text() == kernel_stamp():
+        if not stamp.is_symlink() and stamp.read_text() == kernel_stamp():
             return
     except OSError:
         pass
     for f in cache.glob("ensemble_bot.*.nb[ic]"):
-        f.unlink(missing_ok=True)
+        if f.is_file() and not f.is_symlink():
+            f.unlink(missing_ok=True)
     cache.mkdir(exist_ok=True)
-    stamp.write_text(kernel_stamp())
+    write_atomic(stamp, kernel_stamp())  # (a link planted at the stamp is replaced)
 
 
 _drop_stale_cache()

@@ -6,8 +6,9 @@ properties (strength now and for later rounds, its worth on the boat, trump, blo
 buoy and which effect), for a card play how it stands in the trick (would it be the
 trick's highest card so far, how many players still follow, the boss of its suit, where
 the cards that could beat it are known to be, and for a lead what other hands hold of its
-suit and what it leaves in its own hand), for a shade its trump cards in hand, for a suit (original Fishing's determine-colour) the
-hand's cards of that colour. Features that do not apply to a kind are 0.
+suit and what it leaves in its own hand), for a shade its trump cards in hand, for a suit
+(original Fishing's determine-colour) the hand's cards of that colour. Features that do
+not apply to a kind are 0.
 
 The student scores an option by ``w[ruleset, kind] . features`` plus, for a model with a
 hidden layer of H units, ``u[block] . relu(W1' features + c[block])`` (a residual one-layer
