@@ -292,6 +292,16 @@ NAME = "no_decision"
 from fishing2sim.strategy.kit import no_such_helper
 NAME = "broken"
 ''', r"cannot be imported: ImportError"),
+    # sys.exit at import would end the program as if it had finished (exit 0, no report)
+    "exit_zero_bot": ('''
+import sys
+NAME = "exit_zero"
+sys.exit(0)
+''', r"cannot be imported: it called sys.exit\(0\) while being imported"),
+    "exit_code_bot": ('''
+NAME = "exit_code"
+raise SystemExit(3)
+''', r"cannot be imported: it called sys.exit\(3\)"),
 }
 
 
@@ -304,6 +314,29 @@ def test_bad_strategy_file_is_an_error_naming_file_and_problem(tmp_path, stem):
         play_games(5, 4, seed=1, strategies=[str(path), "random", "random", "random"])
     assert path.name in str(err.value)
 
+
+
+@pytest.mark.parametrize("command", ["run", "play"])
+def test_a_strategy_file_that_exits_at_import_fails_the_command(tmp_path, command):
+    """sys.exit(0) in a strategy file would end the command as if it had succeeded: exit 0,
+    no report, no word. It is one line naming the file, exit 2, and nothing is written."""
+    from click.testing import CliRunner
+
+    from fishing2sim.cli import main
+
+    bot = tmp_path / "exit_zero_bot.py"
+    bot.write_text(textwrap.dedent(BAD_FILES["exit_zero_bot"][0]))
+    (tmp_path / "e.yaml").write_text("name: e\ngames: 40\nseats: [./exit_zero_bot.py, random, "
+                                     "random, random]\noutput: out\n")
+    args = (["run", str(tmp_path / "e.yaml"), "--no-progress"] if command == "run" else
+            ["play", "--strategy", str(bot)])
+    r = CliRunner().invoke(main, args)
+    assert r.exit_code == 2, r.output
+    lines = [ln for ln in r.output.splitlines() if ln.strip()]
+    assert lines[-1].startswith("Error: ") and "exit_zero_bot.py" in lines[-1]
+    assert "it called sys.exit(0) while being imported" in lines[-1]
+    assert "Traceback" not in r.output
+    assert not (tmp_path / "out").exists()
 
 def test_parameter_vector_of_the_wrong_length_is_an_error():
     with pytest.raises(StrategyError, match=r"strategy 'sandbagger' \(.*sandbagger\.py\) "

@@ -239,6 +239,11 @@ def _load(path: Path, strict: bool) -> Strategy:
         module = _import_file(path)
     except StrategyError:
         raise
+    except SystemExit as exc:  # sys.exit() at import: not a finished run, a broken file
+        raise StrategyError(
+            f"strategy file {path}: cannot be imported: it called sys.exit({exc.code!r}) "
+            "while being imported (a strategy file defines its bot; it may not end the "
+            "program)") from None
     except Exception as exc:  # a user's file: report it, do not crash
         raise StrategyError(
             f"strategy file {path}: cannot be imported: {_short_error(exc, path)}") from None
