@@ -22,7 +22,8 @@ from fishing2sim.config.experiment import Experiment, load_experiment
 from fishing2sim.run import runner
 from fishing2sim.run.checkpoints import OutputLock, drop_checkpoints, open_checkpoints
 from fishing2sim.run.chunks import RunError, n_chunks
-from fishing2sim.run.processes import RunInterrupted, StopSignals, WorkerPool, default_workers
+from fishing2sim.run.processes import (RunInterrupted, StopSignals, WorkerPool, check_workers,
+                                       default_workers)
 from fishing2sim.safe_files import FileSafetyError, check_replaceable
 
 __all__ = ["Results", "load", "play", "tables", "write_report", "run"]
@@ -105,8 +106,13 @@ def run(experiment, workers: int | None = None, resume: bool = False, progress: 
         scheduler = scheduler or getattr(exp, "scheduler", None)
         if dask_local is not None and dask_local < 1:
             raise RunError(f"--dask-local needs a number of workers >= 1, got {dask_local}")
+        if dask_local is not None:  # a local cluster's workers are processes of this machine
+            check_workers(dask_local, "--dask-local")
+        where = "--workers" if workers else f"{exp.path.name}: workers"
         if workers is None or workers == 0:
             workers = exp.workers or default_workers()
+        if not (scheduler or dask_local):
+            check_workers(workers, where)
         if in_process is None:
             in_process = workers == 1
         first_run.before_compile()  # the workers (or this process) compile the engine now

@@ -78,6 +78,32 @@ def default_workers() -> int:
     return max(1, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1)
 
 
+WORKERS_PER_CORE = 4  # more local processes than this per core: refused (check_workers)
+
+
+def worker_limit() -> int:
+    """The most local worker processes a run, tune or training starts on this machine: 4
+    per core it may use, at least 8. Each process holds its own copy of the compiled engine
+    (a few hundred MB); beyond the cores they add memory, not speed, and a slip of the
+    finger (``--workers 10000``) would otherwise fill the memory until the system kills the
+    run."""
+    return max(8, WORKERS_PER_CORE * default_workers())
+
+
+def check_workers(workers: int, where: str = "--workers") -> int:
+    """``workers`` if this machine allows that many local processes (worker_limit), else
+    one clear error naming ``where`` (the option or the file's key) and the limit."""
+    limit = worker_limit()
+    if workers > limit:
+        from fishing2sim.errors import InputError
+
+        raise InputError(
+            f"{where}: {workers:,} local worker processes is more than this machine allows "
+            f"({limit}: {WORKERS_PER_CORE} per core, {default_workers()} cores; more "
+            "processes than cores add memory, not speed); use Dask (--scheduler) for more")
+    return workers
+
+
 def serial(exp, pending):
     _init_local(exp)
     for task in pending:

@@ -306,25 +306,41 @@ def _open_output(out: Path, h: str, fresh: bool) -> dict:
 
 
 def train(path, workers=None, output=None, fresh=False, progress=print,
-          scheduler: str | None = None, dask_local: int | None = None) -> Path:
+          scheduler: str | None = None, dask_local: int | None = None,
+          using_dask: bool = False) -> Path:
     """Run (or resume) the training file; returns its output folder. With ``scheduler`` (a
     Dask scheduler address) or ``dask_local`` (a local Dask cluster of that many workers)
     the labelling's chunks run as Dask tasks: the same chunks, joined in game order, so the
     same positions and models as locally. The folder is locked meanwhile (the lock file
     ``<output>/.<name>.lock``, as a run's): a second training of it stops with one line.
     """
+    if dask_local:  # a local cluster's workers are processes of this machine
+        from fishing2sim.run.processes import check_workers
+
+        try:
+            check_workers(dask_local, "--dask-local")
+        except ValueError as exc:
+            raise TrainError(str(exc)) from None
     if scheduler or dask_local:
         from fishing2sim.run.dask import dask_executor
         from fishing2sim.train.labels import using_executor
 
         with dask_executor(scheduler, dask_local) as ex, using_executor(ex):
-            return train(path, workers, output, fresh, progress)
+            return train(path, workers, output, fresh, progress, using_dask=True)
     c = read_config(path)
     h = config_hash(c)
-    workers = int(workers or c["workers"])
-    out = Path(output or c["output"]) / c["name"]
     from fishing2sim.run.checkpoints import OutputLock
     from fishing2sim.run.chunks import RunError
+    from fishing2sim.run.processes import check_workers
+
+    where = "--workers" if workers else f"{Path(path).name}: workers"
+    workers = int(workers or c["workers"])
+    if not using_dask:
+        try:
+            check_workers(workers, where)
+        except ValueError as exc:
+            raise TrainError(str(exc)) from None
+    out = Path(output or c["output"]) / c["name"]
 
     if c["distill"]:  # the members' folders checked before any work (train/distill.py)
         from fishing2sim.train.distill import check_member_folders

@@ -251,9 +251,10 @@ def _tune(spec: TuneSpec, workers, resume: bool, progress: bool, write: bool,
           pool) -> TuneResult:
     from optuna.trial import TrialState
 
-    from fishing2sim.run.processes import default_workers
+    from fishing2sim.run.processes import check_workers, default_workers
 
-    workers = workers or spec.raw.get("workers") or default_workers()
+    where = "--workers" if workers else f"{spec.path.name}: workers"
+    workers = check_workers(workers or spec.raw.get("workers") or default_workers(), where)
     t0 = time.perf_counter()
     _prepare_output(spec)
     study, storage = open_study(spec, resume)
