@@ -245,6 +245,44 @@ def open_regular(path: Path, within: Path | None = None, what: str = "file") -> 
     return fd
 
 
+MAX_INPUT = 8 * 1024 * 1024  # the cap of read_input: an experiment, tune or deck file
+
+
+class NotAFile(OSError):
+    """An input file that is a FIFO, a device or larger than read_input reads: ``str`` is
+    the reason, worded to follow "cannot read the file: "."""
+
+
+def read_input(path: Path, limit: int = MAX_INPUT) -> bytes:
+    """The bytes of a file the user gave to read (an experiment, tune or deck file). A
+    symbolic link the user made is followed, but what it ends at must be a regular file of
+    at most ``limit`` bytes: /dev/zero or /dev/urandom would otherwise be read until the
+    memory is full, and a FIFO would hang the command (it is opened non-blocking and
+    refused). Raises FileNotFoundError and IsADirectoryError as open() does, NotAFile for
+    the rest; the caller words them."""
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
+    fd = os.open(path, flags)
+    try:
+        mode = os.fstat(fd).st_mode
+        if stat.S_ISDIR(mode):
+            raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), str(path))
+        if not stat.S_ISREG(mode):
+            kind = "a FIFO" if stat.S_ISFIFO(mode) else \
+                "a device" if stat.S_ISCHR(mode) or stat.S_ISBLK(mode) else "not a regular file"
+            raise NotAFile(f"it is {kind}, not a regular file")
+        chunks, n = [], 0
+        while True:
+            b = os.read(fd, 1 << 20)
+            if not b:
+                return b"".join(chunks)
+            n += len(b)
+            if n > limit:
+                raise NotAFile(f"it has more than the {limit:,} bytes read at most")
+            chunks.append(b)
+    finally:
+        os.close(fd)
+
+
 def read_regular(path: Path, limit: int = MAX_READ, within: Path | None = None,
                  what: str = "file") -> bytes:
     """The bytes of ``path`` if it is a regular file (not a link, FIFO, device or folder)

@@ -26,6 +26,7 @@ import numpy as np
 import pandas as pd
 
 from fishing2sim.config.keys import MAX_TIER, SUPPORTED_PLAYERS
+from fishing2sim.safe_files import read_input
 from fishing2sim.engine.constants import (
     COLOURS,
     EFFECTS,
@@ -179,7 +180,7 @@ def _name_index(deck: Deck) -> dict[str, int]:
 def _read_rows(path: Path, what: str) -> tuple[list[str], list[tuple[int, list[str]]]]:
     """Header and (1-based data row number, cells) of a CSV file; blank lines are skipped."""
     try:
-        text = path.read_text(encoding="utf-8-sig")
+        text = read_input(path).decode("utf-8-sig")
     except FileNotFoundError:
         raise DeckError(f"{path}: {what} file not found") from None
     except (OSError, UnicodeDecodeError) as exc:
@@ -427,7 +428,7 @@ def _load(path: Path, hands_path: Path, ruleset: str) -> Deck:
     hand_sizes = _parse_hands(hands_path, arrays, path)
     h = hashlib.sha256()
     for p in (path, hands_path):
-        data = p.read_bytes()
+        data = read_input(p)  # read (and checked) by the parsers above
         h.update(len(data).to_bytes(8, "little"))
         h.update(data)
     return Deck(ruleset=ruleset, path=path, hands_path=hands_path, table=table, arrays=arrays,

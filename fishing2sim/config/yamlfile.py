@@ -11,6 +11,7 @@ import yaml
 
 from fishing2sim.config.keys import MAX_YAML_DEPTH, MAX_YAML_VALUES
 from fishing2sim.config.messages import ExperimentError, did_you_mean
+from fishing2sim.safe_files import read_input
 
 __all__ = ["read_mapping"]
 
@@ -100,7 +101,7 @@ def _load_yaml(text: str):
 def read_mapping(path: Path, given: str) -> dict:
     """The mapping of the experiment file ``path`` (``given``: as the user named it)."""
     try:
-        text = path.read_text(encoding="utf-8")
+        text = read_input(path).decode("utf-8")
     except FileNotFoundError:
         hint = ""
         if "/" not in given and "\\" not in given:
