@@ -955,20 +955,42 @@ def test_a_teachers_rollout_strategy_that_raises_is_named(tmp_path):
 
 def test_an_ensemble_bot_of_the_student_plays_the_students_games(tmp_path):
     """benchmarks/ensemble_bot.py (docs/strategies.md, "Where the student's gap is") sums
-    its models' scores: one model, or that model and a model of zeros, play exactly the
-    student's games; a model of another layout is refused with one line."""
+    its models' scores: the shipped model cut in two (the card play's blocks in one, every
+    other block in the other; their sum is the model, exactly) plays exactly the student's
+    games, which neither half alone would; a model that cannot be read is refused with one
+    line. (One bot file: each compiles anew in its own folder, ~10 s.)"""
     from benchmarks.ensemble_bot import write_ensemble
+    from fishing2sim.engine.constants import D_PLAY, N_DECISIONS
+    from fishing2sim.train.layout import BLOCKS_PER_RULESET, N_BLOCKS
     from fishing2sim.train.model import ModelError
+    from fishing2sim.train.net import split
 
     shipped = REPO / "fishing2sim" / "data" / "skilled.npz"
-    w = read_model(shipped)["weights"]
-    zero = tmp_path / "zero.npz"
-    save_model(zero, np.zeros_like(w), "zero", {}, hidden=32)
+    model = read_model(shipped)
+    w, hidden = model["weights"], int(model["hidden"])
+    play = np.zeros(N_BLOCKS, bool)
+    kinds = np.array([D_PLAY] + [N_DECISIONS + k for k in range(5)])  # the card play's
+    for rs in range(N_BLOCKS // BLOCKS_PER_RULESET):
+        play[rs * BLOCKS_PER_RULESET + kinds] = True
+    halves, weights = [], []
+    for name, drop in (("cards", ~play), ("rest", play)):
+        h = w.copy()
+        lin, _, _, u = split(h, hidden)
+        lin[drop] = 0.0
+        u[drop] = 0.0
+        halves.append(tmp_path / f"{name}.npz")
+        weights.append(h)
+        save_model(halves[-1], h, name, {}, hidden=hidden)
+    one, two = (split(x, hidden) for x in weights)
+    assert np.array_equal(one[0] + two[0], split(w, hidden)[0]) and not one[0][~play].any()
+    assert np.array_equal(one[3] + two[3], split(w, hidden)[3]) and not two[3][play].any()
     ref = run_games(30, 4, seed=5, strategies=["skilled"] * 4)
-    for name, models in (("ens_one", [shipped]), ("ens_zero", [shipped, zero])):
-        bot = write_ensemble(tmp_path / f"{name}.py", models, name)
-        got = run_games(30, 4, seed=5, strategies=[str(bot)] * 4)
-        assert np.array_equal(got["points"], ref["points"]), name
+    for h in weights:  # either half alone plays other games (the student with its weights)
+        alone = run_games(30, 4, seed=5, strategies=["skilled"] * 4, params=[h] * 4)
+        assert not np.array_equal(alone["points"], ref["points"])
+    bot = write_ensemble(tmp_path / "ens_halves.py", halves, "ens_halves")
+    got = run_games(30, 4, seed=5, strategies=[str(bot)] * 4)
+    assert np.array_equal(got["points"], ref["points"])
     (tmp_path / "bad.npz").write_bytes(b"not a model")
     with pytest.raises(ModelError, match="cannot be read as an npz model"):
         write_ensemble(tmp_path / "ens_bad.py", [shipped, tmp_path / "bad.npz"], "ens_bad")
