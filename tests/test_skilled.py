@@ -356,6 +356,11 @@ def test_a_bad_training_file_is_one_line_and_exit_2_and_nothing_written(tmp_path
 def test_a_missing_training_file_is_one_line(tmp_path):
     with pytest.raises(TrainError, match="does not exist"):
         read_config(tmp_path / "nope.yaml")
+    with pytest.raises(TrainError, match="is a folder, not a file"):
+        read_config(tmp_path)
+    if os.path.exists("/dev/null"):  # a device is not a training file (nor missing)
+        with pytest.raises(TrainError, match=r"/dev/null is not a regular file"):
+            read_config("/dev/null")
 
 
 def test_pimc_skilled_rolls_out_with_the_student():

@@ -103,7 +103,9 @@ def read_config(path) -> dict:
 
 def _read_yaml(path: Path, where: str) -> dict:
     _need(path.is_file(), f"training file {path} "
-          + ("is a folder, not a file" if path.is_dir() else "does not exist"))
+          + ("is a folder, not a file" if path.is_dir() else
+             "is not a regular file (a device or a FIFO)" if path.exists() else
+             "does not exist"))
     try:
         raw = yaml.safe_load(read_regular(path, 1 << 20, what="training file").decode("utf-8"))
     except (yaml.YAMLError, UnicodeDecodeError) as exc:
