@@ -192,6 +192,56 @@ def test_a_user_strategy_cache_built_by_another_version_is_dropped(tmp_path):
     assert all(rebuilt.get(name) != info for name, info in first.items())  # recompiled
 
 
+
+def test_a_strategy_cache_check_follows_no_link(tmp_path):
+    """A user's bot's cache stamp is read and written without following a link, and a
+    linked cache folder is not dropped through: links planted at the stamp's name, at the
+    name of its temporary file and in place of the cache folder leave their targets as
+    they were (the engine's own cache: test_compile.py)."""
+    import os
+
+    from fishing2sim.strategy.files import (_cache_dirs, _cache_stamp,
+                                            _drop_stale_strategy_cache, _stamp_file,
+                                            _write_strategy_stamp)
+
+    bot = tmp_path / "bot" / "linkbot.py"
+    bot.parent.mkdir()
+    bot.write_text('NAME = "linkbot"\n')
+    [cache] = [d for d in _cache_dirs(bot) if d.parent == bot.parent]
+    cache.mkdir(exist_ok=True)  # (the locator may have made it)
+    stale = cache / "linkbot.play-9.py311.nbi"
+    stale.write_bytes(b"old machine code")
+    fresh_looking = tmp_path / "fresh.txt"  # a user's file holding today's stamp
+    fresh_looking.write_text(_cache_stamp(bot))
+    stamp = _stamp_file(cache, bot)
+    stamp.symlink_to(fresh_looking)  # read through the link, the stale cache would stay
+    victim = tmp_path / "victim.txt"
+    victim.write_text("the user's text")
+    (cache / f".{stamp.name}.{os.getpid()}.tmp").symlink_to(victim)
+
+    _drop_stale_strategy_cache(bot)
+    assert not stale.exists()  # a stamp behind a link counts as stale: dropped
+    stale.write_bytes(b"new machine code")
+    _write_strategy_stamp(bot)
+    assert victim.read_text() == "the user's text"  # not written through either link
+    assert fresh_looking.read_text() == _cache_stamp(bot)
+    assert not stamp.is_symlink() and stamp.read_text() == _cache_stamp(bot)
+    _drop_stale_strategy_cache(bot)  # now a real, fresh stamp: kept
+    assert stale.read_bytes() == b"new machine code"
+
+    # the cache folder itself a link to a user's folder: nothing in it is dropped or written
+    users = tmp_path / "users"
+    users.mkdir()
+    (users / "linkbot.keep.nbi").write_bytes(b"the user's file")
+    for f in cache.iterdir():
+        f.unlink()
+    cache.rmdir()
+    cache.symlink_to(users, target_is_directory=True)
+    _drop_stale_strategy_cache(bot)
+    _write_strategy_stamp(bot)
+    assert sorted(f.name for f in users.iterdir()) == ["linkbot.keep.nbi"]
+    assert (users / "linkbot.keep.nbi").read_bytes() == b"the user's file"
+
 def test_strategy_parameters_reach_the_bot():
     # sandbagger ducking for the whole round plays different games from never ducking
     lineup = ["sandbagger", "random", "random", "random"]

@@ -7,7 +7,6 @@ from __future__ import annotations
 import ast
 import difflib
 import hashlib
-import os
 from pathlib import Path
 
 
@@ -229,28 +228,40 @@ def _drop_stale_strategy_cache(path: Path) -> None:
         cached = list(folder.glob(f"{path.stem}.*.nbi")) + list(folder.glob(f"{path.stem}.*.nbc"))
         if not cached:
             continue
-        sf = _stamp_file(folder, path)
+        if _stamp_reads(_stamp_file(folder, path), stamp):
+            continue
         try:
-            if sf.is_file() and sf.read_text() == stamp:
-                continue
             for src in sources:
                 for d in _cache_dirs(src):
+                    if d.is_symlink():  # a linked cache folder is not dropped through
+                        continue
                     for f in list(d.glob(f"{src.stem}.*.nbi")) + list(d.glob(f"{src.stem}.*.nbc")):
-                        f.unlink(missing_ok=True)
+                        if f.is_file() and not f.is_symlink():
+                            f.unlink(missing_ok=True)
         except OSError:  # a read-only cache cannot have been written by another version
             pass
 
 
+def _stamp_reads(sf: Path, stamp: str) -> bool:
+    """Whether the stamp file ``sf`` holds ``stamp``, read without following a link (a
+    link, FIFO or device there counts as stale: the cache is compiled again)."""
+    from fishing2sim.safe_files import read_regular
+
+    try:
+        return read_regular(sf, limit=4096, what="cache stamp") == stamp.encode()
+    except OSError:  # missing, a link, not a regular file: stale
+        return False
+
+
 def _write_strategy_stamp(path: Path) -> None:
+    from fishing2sim.safe_files import write_atomic
+
     stamp = _cache_stamp(path)
     for folder in _cache_dirs(path):
-        if any(folder.glob(f"{path.stem}.*.nbi")):
-            sf = _stamp_file(folder, path)
-            tmp = sf.with_suffix(f".{os.getpid()}.tmp")
+        if not folder.is_symlink() and any(folder.glob(f"{path.stem}.*.nbi")):
             try:
-                tmp.write_text(stamp)
-                os.replace(tmp, sf)
-            except OSError:
+                write_atomic(_stamp_file(folder, path), stamp)  # never through a link
+            except OSError:  # a read-only cache: it stays unstamped, compiled again
                 pass
 
 
