@@ -2,6 +2,7 @@
 the user can cause (fishing2sim.errors.Fishing2simError) into one line with exit code 2."""
 from __future__ import annotations
 
+import errno
 import json
 import signal
 import sys
@@ -44,6 +45,14 @@ class _Group(click.Group):
         except click.exceptions.Abort:
             click.echo("Aborted!", err=True)
             sys.exit(1)
+        except OSError as exc:
+            if exc.errno != errno.ENAMETOOLONG:
+                raise
+            # a path the user gave (a file, a folder, a name in a file) that the file system
+            # cannot hold, met wherever it is first used: one line, not a traceback
+            UserError(f"{exc.filename}: the file system cannot hold this name "
+                      f"({exc.strerror}: 255 bytes a name at most)").show()
+            sys.exit(UserError.exit_code)
         sys.exit(rv if isinstance(rv, int) else 0)
 
 

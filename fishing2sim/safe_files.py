@@ -245,6 +245,27 @@ def open_regular(path: Path, within: Path | None = None, what: str = "file") -> 
     return fd
 
 
+MAX_NAME_BYTES = 120  # a report folder's name: its lock and temporary names add to it
+
+
+def name_problem(name: str) -> str | None:
+    """What keeps ``name`` (an experiment's, tune's or training's, which names its report
+    folder, its lock ``.<name>.lock`` and its temporary folders) from being a folder name
+    on one line, or None: a control character (a line break would split every line that
+    prints it), or more than MAX_NAME_BYTES bytes in UTF-8 (file systems allow 255 for a
+    name, and the run adds to it)."""
+    bad = next((ch for ch in name if not ch.isprintable()), None)
+    if bad is not None:
+        return (f"holds {bad!r}: a report folder's name is printed on one line and names "
+                "files, so it may not hold a control character")
+    n = len(name.encode("utf-8"))
+    if n > MAX_NAME_BYTES:
+        return (f"has {n} bytes (UTF-8), more than the {MAX_NAME_BYTES} a report folder's "
+                "name may have (file systems allow 255 for a name, and the run adds its lock "
+                "and temporary files' suffixes to it)")
+    return None
+
+
 MAX_INPUT = 8 * 1024 * 1024  # the cap of read_input: an experiment, tune or deck file
 
 

@@ -2,8 +2,11 @@
 end at a regular file of at most 8 MiB (fishing2sim/safe_files.py, read_input): a device
 (/dev/zero would be read until the memory is full), a FIFO (it would hang the command) or
 an oversized file is one line naming the file, exit 2. A link the user made to a regular
-file is followed."""
+file is followed. A report folder's name that could not name a folder on one line (a
+control character, more than 120 bytes) is refused, and a path the file system cannot hold
+is one line wherever it is first met."""
 import os
+import re
 import threading
 from pathlib import Path
 
@@ -90,3 +93,55 @@ def test_a_link_to_a_regular_file_is_followed_and_a_folder_named_as_before(tmp_p
     line = one_error(CliRunner().invoke(main, ["run", str(tmp_path), "--no-progress"]))
     assert "a folder, not an experiment file" in line
     assert read_input(real) == Path(real).read_bytes()
+
+
+# ---- names and paths the file system cannot hold ------------------------------------------
+
+@pytest.mark.parametrize("name, words", [
+    ("x\ny", r"name: the name holds '\n': a report folder's name is printed on one line"),
+    ("a" * 121, "name: the name has 121 bytes (UTF-8), more than the 120 a report folder's"),
+    ("é" * 61, "name: the name has 122 bytes"),
+])
+def test_an_experiment_name_that_cannot_name_a_folder_on_one_line_is_refused(tmp_path, name,
+                                                                             words):
+    import yaml
+
+    f = tmp_path / "n.yaml"
+    f.write_text(yaml.safe_dump({"name": name, "games": 10, "output": str(tmp_path / "out")}))
+    line = one_error(CliRunner().invoke(main, ["run", str(f), "--no-progress"]))
+    assert line.startswith("Error: ") and words in line
+    assert not (tmp_path / "out").exists()
+    assert load_experiment(_named(tmp_path, "a" * 120)).name == "a" * 120  # the limit itself
+
+
+def _named(folder: Path, name: str) -> Path:
+    f = folder / "ok.yaml"
+    f.write_text(f"name: {name}\ngames: 10\n")
+    return f
+
+
+def test_a_training_name_is_checked_the_same_way(tmp_path):
+    from fishing2sim.train.run import TrainError, read_config
+    from test_skilled import TINY
+
+    for name, words in (('"x\\ty"', "holds '\\t'"), ("b" * 121, "has 121 bytes")):
+        text = "\n".join(ln for ln in TINY.splitlines() if not ln.startswith("name:"))
+        f = tmp_path / "t.yaml"
+        f.write_text(f"{text}\nname: {name}\n")
+        with pytest.raises(TrainError, match=re.escape(words)):
+            read_config(f)
+
+
+def test_a_path_too_long_for_the_file_system_is_one_line(tmp_path):
+    """Wherever it is first used (the output folder, a deck file, a strategy file named in
+    an experiment), a name longer than the file system holds is one line and exit 2."""
+    long = "b" * 300
+    ok = _named(tmp_path, "ok")
+    for args in (["run", str(ok), "--no-progress", "--output", str(tmp_path / long)],
+                 ["play", "--deck", str(tmp_path / f"{long}.csv")],
+                 ["play", "--strategy", str(tmp_path / f"{long}.py")]):
+        line = one_error(CliRunner().invoke(main, args))
+        assert long in line, args
+        assert line.endswith("the file system cannot hold this name (File name too long: "
+                             "255 bytes a name at most)"), line
+    assert not any(p.name == "ok" for p in tmp_path.rglob("*") if p.is_dir())

@@ -27,6 +27,7 @@ from fishing2sim.config.keys import (
 )
 from fishing2sim.config.messages import did_you_mean, first_error, got, problem
 from fishing2sim.engine.constants import DECISION_NAMES, MAX_HAND, MAX_ROUNDS, RULESETS
+from fishing2sim.safe_files import name_problem
 
 __all__ = ["ADD_KEYS", "ConditionSettings", "DeckEdits", "DeckSpec", "ExperimentFile",
            "Schema", "SchemaError", "Seat", "check"]
@@ -141,6 +142,9 @@ def _name(v):
         raise problem("a report folder's name may not start with '.' (the run keeps its "
                       f"hidden files beside the report: .checkpoints, .<name>.lock), "
                       f"{got(v.strip())}")
+    why = name_problem(v.strip())
+    if why:
+        raise problem(f"the name {why}")
     return v.strip()
 
 

@@ -47,8 +47,9 @@ import yaml
 from fishing2sim import __version__
 from fishing2sim.engine.constants import N_DECISIONS, RULESETS
 from fishing2sim.errors import Fishing2simError
-from fishing2sim.safe_files import (FileSafetyError, check_replaceable, read_regular,
-                                    real_folder, remove_ours, write_atomic, write_marker)
+from fishing2sim.safe_files import (FileSafetyError, check_replaceable, name_problem,
+                                    read_regular, real_folder, remove_ours, write_atomic,
+                                    write_marker)
 from fishing2sim.strategy.contract import DECISION_FUNCTIONS, StrategyError
 from fishing2sim.strategy.loading import load_strategy
 from fishing2sim.strategy.search_bots import search_params_problem
@@ -121,6 +122,8 @@ def _check_settings(c: dict, where: str) -> None:
     _need(isinstance(c["name"], str) and c["name"].strip() and "/" not in c["name"]
           and not c["name"].startswith("."),
           f"{where}: name must be a non-empty name without '/' (not starting with '.')")
+    why = name_problem(c["name"])
+    _need(not why, f"{where}: the name {why}")
     for k in ("seed", "iterations", "workers", "chunk", "hidden", "epochs"):
         v = c[k]
         low = 0 if k in ("seed", "hidden") else 1
