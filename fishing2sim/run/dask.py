@@ -12,6 +12,7 @@ import os
 import signal
 
 from fishing2sim.run.chunks import RunError, Task, run_chunk
+from fishing2sim.run.processes import STOPPING
 
 CONNECT_TIMEOUT = "5s"
 
@@ -41,6 +42,33 @@ class dask_executor:
         return False
 
 
+class _QuietAfterStop(logging.Filter):
+    """Once Ctrl-C or SIGTERM has stopped the run (processes.STOPPING), what Dask and
+    tornado log about it (workers lost, scattered data gone, a task's comm closed, and a
+    NameError from a race in distributed's own sync() when the signal lands inside it) is
+    dropped: the run's one line says what happened. Before a stop everything passes."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return not STOPPING.is_set()
+
+
+_QUIET_AFTER_STOP = _QuietAfterStop()
+
+
+def quiet_after_stop() -> None:
+    """Put _QuietAfterStop on every logger of distributed and tornado there is (a logger's
+    filter sees the records made by that logger; called once the cluster and its client
+    exist, when distributed's modules, and so their loggers, are all imported), whatever
+    handlers print them."""
+    names = ["distributed", "tornado", "tornado.application",
+             *(n for n in list(logging.root.manager.loggerDict)
+               if n.startswith(("distributed.", "tornado.")))]
+    for name in names:
+        logger = logging.getLogger(name)
+        if _QUIET_AFTER_STOP not in logger.filters:
+            logger.addFilter(_QUIET_AFTER_STOP)
+
+
 class DaskBackend:
     def __init__(self, exp, scheduler: str | None = None, n_local: int | None = None):
         try:
@@ -68,6 +96,7 @@ class DaskBackend:
                                         processes=True, dashboard_address=None,
                                         silence_logs=logging.ERROR)
             self.client = Client(self.cluster)
+        quiet_after_stop()
         info = self.client.scheduler_info()
         self.n_workers = len(info.get("workers", {}))
         self.address = info.get("address") or scheduler

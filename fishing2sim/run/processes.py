@@ -39,6 +39,9 @@ class _Stop(KeyboardInterrupt):
         self.signum = signum
 
 
+STOPPING = threading.Event()  # set by a stopping signal, cleared as a run starts
+
+
 class StopSignals:
     """While active (main thread only): SIGINT and SIGTERM raise _Stop once; any further
     signal is ignored while the run cleans up (and after it, with ``ignore_after_stop``:
@@ -52,9 +55,11 @@ class StopSignals:
     def _handle(self, signum, frame):
         if self.signum is None:
             self.signum = signum
+            STOPPING.set()
             raise _Stop(signum)
 
     def __enter__(self):
+        STOPPING.clear()
         if threading.current_thread() is threading.main_thread():
             for s in (signal.SIGINT, signal.SIGTERM):
                 self.old[s] = signal.signal(s, self._handle)
