@@ -12,7 +12,6 @@ import os
 import signal
 
 from fishing2sim.run.chunks import RunError, Task, run_chunk
-from fishing2sim.run.processes import STOPPING
 
 CONNECT_TIMEOUT = "5s"
 
@@ -48,8 +47,11 @@ class _QuietAfterStop(logging.Filter):
     NameError from a race in distributed's own sync() when the signal lands inside it) is
     dropped: the run's one line says what happened. Before a stop everything passes."""
 
+    stopping = None  # processes.STOPPING, set by quiet_after_stop (this module does not
+    # import the local runner: tests/test_structure.py)
+
     def filter(self, record: logging.LogRecord) -> bool:
-        return not STOPPING.is_set()
+        return self.stopping is None or not self.stopping.is_set()
 
 
 _QUIET_AFTER_STOP = _QuietAfterStop()
@@ -60,6 +62,9 @@ def quiet_after_stop() -> None:
     filter sees the records made by that logger; called once the cluster and its client
     exist, when distributed's modules, and so their loggers, are all imported), whatever
     handlers print them."""
+    from fishing2sim.run.processes import STOPPING
+
+    _QUIET_AFTER_STOP.stopping = STOPPING
     names = ["distributed", "tornado", "tornado.application",
              *(n for n in list(logging.root.manager.loggerDict)
                if n.startswith(("distributed.", "tornado.")))]
