@@ -291,17 +291,26 @@ def read_input(path: Path, limit: int = MAX_INPUT) -> bytes:
             kind = "a FIFO" if stat.S_ISFIFO(mode) else \
                 "a device" if stat.S_ISCHR(mode) or stat.S_ISBLK(mode) else "not a regular file"
             raise NotAFile(f"it is {kind}, not a regular file")
-        chunks, n = [], 0
-        while True:
-            b = os.read(fd, 1 << 20)
-            if not b:
-                return b"".join(chunks)
-            n += len(b)
-            if n > limit:
-                raise NotAFile(f"it has more than the {limit:,} bytes read at most")
-            chunks.append(b)
+        data = _read_at_most(fd, limit)
+        if data is None:
+            raise NotAFile(f"it has more than the {limit:,} bytes read at most")
+        return data
     finally:
         os.close(fd)
+
+
+def _read_at_most(fd: int, limit: int) -> bytes | None:
+    """The bytes left in ``fd``, or None if there are more than ``limit`` (read in 1 MiB
+    pieces, so a file that grows while it is read stops at the limit too)."""
+    chunks, n = [], 0
+    while True:
+        b = os.read(fd, 1 << 20)
+        if not b:
+            return b"".join(chunks)
+        n += len(b)
+        if n > limit:
+            return None
+        chunks.append(b)
 
 
 def read_regular(path: Path, limit: int = MAX_READ, within: Path | None = None,
@@ -317,16 +326,10 @@ def read_regular(path: Path, limit: int = MAX_READ, within: Path | None = None,
         if size > limit:
             raise FileSafetyError(f"{path}: the {what} has {size:,} bytes, more than "
                                   f"the {limit:,} read at most")
-        chunks, n = [], 0
-        while True:
-            b = os.read(fd, 1 << 20)
-            if not b:
-                break
-            n += len(b)
-            if n > limit:  # grew while read
-                raise FileSafetyError(f"{path}: the {what} has more than the {limit:,} "
-                                      "bytes read at most")
-            chunks.append(b)
-        return b"".join(chunks)
+        data = _read_at_most(fd, limit)
+        if data is None:  # grew while read
+            raise FileSafetyError(f"{path}: the {what} has more than the {limit:,} "
+                                  "bytes read at most")
+        return data
     finally:
         os.close(fd)
