@@ -76,6 +76,8 @@ def ensemble_best(obs, params):
     table = _stack_f64(TABLE_SIZE)
     w0 = params[1:1 + size]
     places = reads_places(w0, b, hidden)
+    for m in range(1, k_models):  # every model's features counted: the most any reads
+        places = max(places, reads_places(params[1 + m * size:1 + (m + 1) * size], b, hidden))
     if obs[O_KIND] == D_PLAY:
         _fill_above(obs, ctx[0], ctx[1], ctx[2], table, option_suits(obs), places)
     base = b * N_FEATURES

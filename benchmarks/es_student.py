@@ -1,0 +1,182 @@
+"""A policy step beyond imitation, on many weights at once: evolution strategies (ES) on
+the student `skilled`'s Fishing 2 card-play blocks, scored by its win share.
+
+benchmarks/tune_student.py tunes 12 to 18 hand-picked knobs with Optuna's TPE and found
+none that beats the model's own weights. This script moves every weight of the six
+Fishing 2 card-play blocks (features.play_block; per block its linear weights, its hidden
+biases c and its hidden output row u: 6 x (81 + 32 + 32) = 870 numbers) along an
+estimated gradient of the win share:
+
+- the weights are z in units of each group's root mean square in the model (a block's
+  linear weights, its c, its u), z = 0 being the model;
+- each iteration draws ``--pairs`` directions e (seeded by the iteration and the pair) and
+  plays the bot at z + sigma e and at z - sigma e on the same deals (common random
+  numbers: the two differ only where the weights move a decision), new deals each
+  iteration; the objective is tune_student's: the mean of the share against three
+  ``weights`` (every deal from every seat) and of [A, A, B, B] against ``weights_tuned``;
+- the gradient estimate sum((F+ - F-) e) / (2 n sigma) feeds Adam on z.
+
+Every ``--check-every`` iterations (and at the end) the current weights are measured on
+other deals against the model's own, paired by deal (the figure that counts: the tuning
+deals' directions are chosen on those deals). The script writes the tuned model only with
+``--out``; the iterations' z are kept in ``--state`` (an npz), so a stopped run resumes.
+
+    python benchmarks/es_student.py --iterations 80 --pairs 24 --deals 400 \
+        --out /tmp/es.npz --state /tmp/es_state.npz
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from tune_student import games, play_blocks  # noqa: E402
+
+
+def groups(w: np.ndarray):
+    """The flat indices into the model's weights (file order) of the tuned numbers, and
+    each one's scale (its group's root mean square in the model)."""
+    from fishing2sim.train.layout import N_BLOCKS, N_FEATURES, N_WEIGHTS
+    from fishing2sim.train.net import hidden_of
+
+    h = hidden_of(w)
+    c0 = N_WEIGHTS + N_FEATURES * h
+    u0 = c0 + N_BLOCKS * h
+    idx, scale = [], []
+    for b in play_blocks():
+        for start, n in ((b * N_FEATURES, N_FEATURES), (c0 + b * h, h), (u0 + b * h, h)):
+            ii = np.arange(start, start + n)
+            rms = float(np.sqrt(np.mean(w[ii] ** 2))) or 1e-3
+            idx.append(ii)
+            scale.append(np.full(n, rms))
+    return np.concatenate(idx), np.concatenate(scale)
+
+
+def weights_at(w0, idx, scale, z):
+    w = np.array(w0, np.float64)
+    w[idx] += scale * z
+    return w
+
+
+_W0 = _IDX = _SCALE = None
+
+
+def _init():
+    import signal
+
+    global _W0, _IDX, _SCALE
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    from fishing2sim.train.model import model_path, read_model
+
+    _W0 = read_model(model_path("skilled.npz"))["weights"]
+    _IDX, _SCALE = groups(_W0)
+
+
+def _score(args):
+    z, deals, seed = args
+    g = games(weights_at(_W0, _IDX, _SCALE, z), deals, seed)
+    n = len(g) // 2
+    return 0.5 * (float(g[:n].mean()) + float(g[n:].mean())), g
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--iterations", type=int, default=80)
+    ap.add_argument("--pairs", type=int, default=24)
+    ap.add_argument("--deals", type=int, default=400, help="deals per evaluation")
+    ap.add_argument("--sigma", type=float, default=0.1)
+    ap.add_argument("--lr", type=float, default=0.02)
+    ap.add_argument("--seed", type=int, default=20261205)
+    ap.add_argument("--check-every", type=int, default=10)
+    ap.add_argument("--check-deals", type=int, default=3000)
+    ap.add_argument("--check-seed", type=int, default=20261401)
+    ap.add_argument("--workers", type=int, default=2)
+    ap.add_argument("--state", default=None, metavar="STATE.npz")
+    ap.add_argument("--out", default=None, metavar="MODEL.npz")
+    a = ap.parse_args()
+    for name in ("iterations", "pairs", "deals", "check_every", "check_deals", "workers"):
+        if getattr(a, name) < 1:
+            print(f"--{name.replace('_', '-')} {getattr(a, name)}: at least 1", file=sys.stderr)
+            raise SystemExit(2)
+    if not (a.sigma > 0 and a.lr > 0):
+        print("--sigma and --lr: above 0", file=sys.stderr)
+        raise SystemExit(2)
+
+    from fishing2sim.safe_files import write_atomic
+    from fishing2sim.train.model import model_path, read_model, save_model
+
+    w0 = read_model(model_path("skilled.npz"))["weights"]
+    idx, scale = groups(w0)
+    dim = len(idx)
+    z = np.zeros(dim)
+    m = np.zeros(dim)
+    v = np.zeros(dim)
+    start = 0
+    if a.state and Path(a.state).exists():
+        with np.load(a.state) as s:
+            z, m, v, start = s["z"], s["m"], s["v"], int(s["iteration"])
+        print(f"resumed after iteration {start}")
+    print(f"{dim} weights, {a.pairs} pairs x {a.deals} deals an iteration, sigma {a.sigma}, "
+          f"lr {a.lr}", flush=True)
+
+    def check(it):
+        ref = games(w0, a.check_deals, a.check_seed)
+        got = games(weights_at(w0, idx, scale, z), a.check_deals, a.check_seed)
+        n = len(ref) // 2
+        out = []
+        for part in (slice(0, n), slice(n, 2 * n)):
+            # paired by deal: a deal's 4 seatings are one observation
+            d = (got[part] - ref[part]).reshape(4, -1).mean(axis=0)
+            half = 1.96 * d.std(ddof=1) / np.sqrt(len(d))
+            out.append(f"{got[part].mean():.3f} (own {ref[part].mean():.3f}; "
+                       f"{d.mean():+.3f} [{d.mean() - half:+.3f}, {d.mean() + half:+.3f}])")
+        print(f"  check after iteration {it}, {a.check_deals} other deals: against three "
+              f"weights {out[0]}; against weights_tuned {out[1]}; |z| {np.sqrt(np.mean(z ** 2)):.3f}",
+              flush=True)
+
+    with ProcessPoolExecutor(a.workers, initializer=_init) as pool:
+        for it in range(start, a.iterations):
+            t0 = time.perf_counter()
+            rng = np.random.default_rng([a.seed, it])
+            eps = rng.standard_normal((a.pairs, dim))
+            seed = a.seed + 7919 * (it + 1)
+            jobs = []
+            for e in eps:
+                jobs.append((z + a.sigma * e, a.deals, seed))
+                jobs.append((z - a.sigma * e, a.deals, seed))
+            res = list(pool.map(_score, jobs))
+            f = np.array([r[0] for r in res]).reshape(a.pairs, 2)
+            changed = np.mean([np.mean(res[2 * i][1] != res[2 * i + 1][1])
+                               for i in range(a.pairs)])
+            diff = f[:, 0] - f[:, 1]
+            g = (diff[:, None] * eps).sum(axis=0) / (2 * a.pairs * a.sigma)
+            # Adam, ascending
+            m = 0.9 * m + 0.1 * g
+            v = 0.999 * v + 0.001 * g * g
+            t = it + 1
+            z = z + a.lr * (m / (1 - 0.9 ** t)) / (np.sqrt(v / (1 - 0.999 ** t)) + 1e-8)
+            print(f"iteration {it + 1}: F {f.mean():.4f}, |F+ - F-| {np.abs(diff).mean():.4f}, "
+                  f"games changed {changed:.2f}, {time.perf_counter() - t0:.0f} s", flush=True)
+            if a.state:
+                import io
+
+                buf = io.BytesIO()
+                np.savez(buf, z=z, m=m, v=v, iteration=it + 1)
+                write_atomic(Path(a.state), buf.getvalue())
+            if (it + 1) % a.check_every == 0 or it + 1 == a.iterations:
+                check(it + 1)
+    if a.out:
+        d = read_model(model_path("skilled.npz"))
+        save_model(Path(a.out), weights_at(w0, idx, scale, z), "es_student", {},
+                   hidden=int(d["hidden"]))
+        print(f"wrote {a.out}")
+
+
+if __name__ == "__main__":
+    main()

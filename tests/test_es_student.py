@@ -1,0 +1,56 @@
+"""benchmarks/es_student.py (docs/strategies.md, "Evolution strategies on the win share"):
+which weights it moves, in which units, and its refusals of bad arguments."""
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from fishing2sim.train.layout import N_FEATURES
+from fishing2sim.train.model import read_model
+from fishing2sim.train.net import split
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+def test_the_es_moves_only_the_card_play_blocks_in_units_of_their_own_size():
+    from benchmarks.es_student import groups, weights_at
+    from benchmarks.tune_student import play_blocks
+
+    d = read_model(REPO / "fishing2sim" / "data" / "skilled.npz")
+    w, hidden = d["weights"], int(d["hidden"])
+    idx, scale = groups(w)
+    assert len(idx) == len(set(idx.tolist())) == 6 * (N_FEATURES + 2 * hidden)
+    assert np.array_equal(weights_at(w, idx, scale, np.zeros(len(idx))), w)
+    # every tuned number is a play block's linear weight, hidden bias or output row
+    marks = np.zeros(len(w))
+    marks[idx] = 1.0
+    lin, W1, c, u = split(marks, hidden)
+    blocks = play_blocks()
+    assert not W1.any()
+    for part in (lin, c, u):
+        assert part[blocks].all() and not np.delete(part, blocks, axis=0).any()
+    # a unit step moves one number by its group's root mean square in the model
+    lin0 = split(w, hidden)[0]
+    k = 5  # block 0's sixth linear weight
+    z = np.zeros(len(idx))
+    z[k] = 1.0
+    moved = weights_at(w, idx, scale, z)
+    assert np.flatnonzero(moved != w).tolist() == [idx[k]]
+    rms = np.sqrt(np.mean(lin0[blocks[0]] ** 2))
+    assert moved[idx[k]] - w[idx[k]] == pytest.approx(rms)
+
+
+@pytest.mark.parametrize("args, words", [
+    (["--pairs", "0"], "--pairs 0: at least 1"),
+    (["--check-deals", "-1"], "--check-deals -1: at least 1"),
+    (["--sigma", "0"], "--sigma and --lr: above 0"),
+])
+def test_es_refuses_bad_arguments_in_one_line(args, words):
+    r = subprocess.run([sys.executable, str(REPO / "benchmarks" / "es_student.py"), *args],
+                       capture_output=True, text=True, timeout=120)
+    assert r.returncode == 2 and r.stdout == ""
+    assert r.stderr.strip().splitlines() == [r.stderr.strip()] and words in r.stderr
