@@ -179,4 +179,9 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    try:
+        main()
+    except KeyboardInterrupt:
+        print("stopped: the finished iterations are in --state (if given); the same command "
+              "resumes after the last of them", file=sys.stderr)
+        raise SystemExit(130)

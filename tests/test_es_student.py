@@ -54,3 +54,25 @@ def test_es_refuses_bad_arguments_in_one_line(args, words):
                        capture_output=True, text=True, timeout=120)
     assert r.returncode == 2 and r.stdout == ""
     assert r.stderr.strip().splitlines() == [r.stderr.strip()] and words in r.stderr
+
+
+def test_a_resumed_es_run_ends_where_an_uninterrupted_one_does(tmp_path):
+    """--state keeps each finished iteration (z and Adam's moments); a run stopped after
+    iteration 2 and resumed to 3 holds exactly the numbers of a run of 3 at once."""
+    def run(state, iterations):
+        r = subprocess.run(
+            [sys.executable, str(REPO / "benchmarks" / "es_student.py"), "--iterations",
+             str(iterations), "--pairs", "1", "--deals", "10", "--workers", "1",
+             "--check-every", "100", "--check-deals", "5", "--state", str(state)],
+            capture_output=True, text=True, timeout=300)
+        assert r.returncode == 0, r.stderr
+        return r.stdout
+
+    run(tmp_path / "a.npz", 2)
+    assert "resumed after iteration 2" in run(tmp_path / "a.npz", 3)
+    run(tmp_path / "b.npz", 3)
+    with np.load(tmp_path / "a.npz") as a, np.load(tmp_path / "b.npz") as b:
+        assert int(a["iteration"]) == int(b["iteration"]) == 3
+        assert np.abs(a["z"]).max() > 0  # the weights moved
+        for k in ("z", "m", "v"):
+            assert np.array_equal(a[k], b[k])
