@@ -36,7 +36,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from tune_student import games, play_blocks  # noqa: E402
+from tune_student import _refuse, check_out, games, play_blocks  # noqa: E402
 
 
 def groups(w: np.ndarray):
@@ -56,6 +56,9 @@ def groups(w: np.ndarray):
             idx.append(ii)
             scale.append(np.full(n, rms))
     return np.concatenate(idx), np.concatenate(scale)
+
+
+MAX_STATE = 1 << 20  # bytes: a state holds three vectors of 870 numbers (about 21 kB)
 
 
 def weights_at(w0, idx, scale, z):
@@ -102,13 +105,15 @@ def main() -> None:
     a = ap.parse_args()
     for name in ("iterations", "pairs", "deals", "check_every", "check_deals", "workers"):
         if getattr(a, name) < 1:
-            print(f"--{name.replace('_', '-')} {getattr(a, name)}: at least 1", file=sys.stderr)
-            raise SystemExit(2)
+            _refuse(f"--{name.replace('_', '-')} {getattr(a, name)}: at least 1")
     if not (a.sigma > 0 and a.lr > 0):
-        print("--sigma and --lr: above 0", file=sys.stderr)
-        raise SystemExit(2)
+        _refuse("--sigma and --lr: above 0")
+    if a.out is not None:
+        check_out(a.out)
 
-    from fishing2sim.safe_files import write_atomic
+    import io
+
+    from fishing2sim.safe_files import read_regular, write_atomic
     from fishing2sim.train.model import model_path, read_model, save_model
 
     w0 = read_model(model_path("skilled.npz"))["weights"]
@@ -118,10 +123,25 @@ def main() -> None:
     m = np.zeros(dim)
     v = np.zeros(dim)
     start = 0
-    if a.state and Path(a.state).exists():
-        with np.load(a.state) as s:
-            z, m, v, start = s["z"], s["m"], s["v"], int(s["iteration"])
-        print(f"resumed after iteration {start}")
+    if a.state:
+        state = Path(a.state)
+        if state.is_symlink() or state.is_dir() or not state.parent.is_dir():
+            _refuse(f"--state {a.state}: " + ("a symbolic link" if state.is_symlink() else
+                                              "a folder, not a file's name" if state.is_dir()
+                                              else f"no folder {state.parent}"))
+        if state.exists():
+            try:
+                data = read_regular(state, MAX_STATE)
+                if not data.startswith(b"PK"):
+                    raise ValueError("not an npz file")
+                with np.load(io.BytesIO(data), allow_pickle=False) as s:
+                    z, m, v, start = s["z"], s["m"], s["v"], int(s["iteration"])
+                if not z.shape == m.shape == v.shape == (dim,) or start < 0:
+                    raise ValueError(f"not of these {dim} weights")
+            except Exception as exc:  # not an npz, another run's, a FIFO, too large ...
+                _refuse(f"--state {a.state}: not this script's state ({exc}); it is left as "
+                        "it is: choose another name")
+            print(f"resumed after iteration {start}")
     print(f"{dim} weights, {a.pairs} pairs x {a.deals} deals an iteration, sigma {a.sigma}, "
           f"lr {a.lr}", flush=True)
 
@@ -164,8 +184,6 @@ def main() -> None:
             print(f"iteration {it + 1}: F {f.mean():.4f}, |F+ - F-| {np.abs(diff).mean():.4f}, "
                   f"games changed {changed:.2f}, {time.perf_counter() - t0:.0f} s", flush=True)
             if a.state:
-                import io
-
                 buf = io.BytesIO()
                 np.savez(buf, z=z, m=m, v=v, iteration=it + 1)
                 write_atomic(Path(a.state), buf.getvalue())

@@ -145,23 +145,29 @@ def check_args(a) -> None:
     if a.hidden[0] < 0:
         _refuse(f"--hidden {a.hidden[0]:g} {a.hidden[1]:g}: a factor is not negative")
     if a.out is not None:
-        from pathlib import Path
+        check_out(a.out)
 
-        out = Path(a.out)
-        if out.is_symlink() or out.is_dir() or not out.parent.is_dir():
-            _refuse(f"--out {a.out}: " + ("a symbolic link" if out.is_symlink() else
-                                          "a folder, not a model file's name" if out.is_dir()
-                                          else f"no folder {out.parent}"))
-        if out.exists():  # only a model file may be written over (a FIFO, yours: never)
-            from fishing2sim.train.model import ModelError, read_model
 
-            try:
-                if not out.is_file():
-                    raise ModelError("not a regular file")
-                read_model(out)
-            except ModelError:
-                _refuse(f"--out {a.out}: a file that is not a model file stands there; "
-                        "it is left as it is: choose another name")
+def check_out(name: str) -> None:
+    """--out names a new file, or a model file to write over, in a folder that exists:
+    otherwise one line and exit 2 (benchmarks/es_student.py checks its --out so too)."""
+    from pathlib import Path
+
+    out = Path(name)
+    if out.is_symlink() or out.is_dir() or not out.parent.is_dir():
+        _refuse(f"--out {name}: " + ("a symbolic link" if out.is_symlink() else
+                                     "a folder, not a model file's name" if out.is_dir()
+                                     else f"no folder {out.parent}"))
+    if out.exists():  # only a model file may be written over (a FIFO, yours: never)
+        from fishing2sim.train.model import ModelError, read_model
+
+        try:
+            if not out.is_file():
+                raise ModelError("not a regular file")
+            read_model(out)
+        except ModelError:
+            _refuse(f"--out {name}: a file that is not a model file stands there; "
+                    "it is left as it is: choose another name")
 
 
 def main() -> None:

@@ -76,3 +76,24 @@ def test_a_resumed_es_run_ends_where_an_uninterrupted_one_does(tmp_path):
         assert np.abs(a["z"]).max() > 0  # the weights moved
         for k in ("z", "m", "v"):
             assert np.array_equal(a[k], b[k])
+
+
+def test_es_refuses_an_out_or_state_it_must_not_touch(tmp_path):
+    """--out over a file that is not a model, and a --state that is not this script's (a
+    text file, a link, another run's of other numbers), are one line and exit 2, before
+    any game, and the file is left as it was."""
+    text = tmp_path / "notes.txt"
+    text.write_text("mine\n")
+    link = tmp_path / "link.npz"
+    link.symlink_to(text)
+    other = tmp_path / "other.npz"
+    np.savez(other, z=np.zeros(3), m=np.zeros(3), v=np.zeros(3), iteration=1)
+    for args, words in ((["--out", str(text)], "a file that is not a model file stands there"),
+                        (["--state", str(text)], "not an npz file"),
+                        (["--state", str(link)], "a symbolic link"),
+                        (["--state", str(other)], "not of these 870 weights")):
+        r = subprocess.run([sys.executable, str(REPO / "benchmarks" / "es_student.py"),
+                            *args], capture_output=True, text=True, timeout=120)
+        assert r.returncode == 2 and r.stdout == "", (args, r.stdout, r.stderr)
+        assert len(r.stderr.strip().splitlines()) == 1 and words in r.stderr, r.stderr
+    assert text.read_text() == "mine\n"
