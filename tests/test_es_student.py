@@ -56,6 +56,7 @@ def test_es_refuses_bad_arguments_in_one_line(args, words):
     assert r.stderr.strip().splitlines() == [r.stderr.strip()] and words in r.stderr
 
 
+@pytest.mark.slow  # three runs of the script, ~8 s: a benchmark's, run by .ci/run's slow step
 def test_a_resumed_es_run_ends_where_an_uninterrupted_one_does(tmp_path):
     """--state keeps each finished iteration (z and Adam's moments); a run stopped after
     iteration 2 and resumed to 3 holds exactly the numbers of a run of 3 at once."""
