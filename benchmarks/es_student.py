@@ -36,7 +36,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from tune_student import _refuse, check_out, games, play_blocks  # noqa: E402
+from tune_student import _refuse, check_out, check_place, games, play_blocks  # noqa: E402
 
 
 def groups(w: np.ndarray):
@@ -116,7 +116,8 @@ def main() -> None:
     from fishing2sim.safe_files import read_regular, write_atomic
     from fishing2sim.train.model import model_path, read_model, save_model
 
-    w0 = read_model(model_path("skilled.npz"))["weights"]
+    shipped = read_model(model_path("skilled.npz"))
+    w0 = shipped["weights"]
     idx, scale = groups(w0)
     dim = len(idx)
     z = np.zeros(dim)
@@ -124,11 +125,7 @@ def main() -> None:
     v = np.zeros(dim)
     start = 0
     if a.state:
-        state = Path(a.state)
-        if state.is_symlink() or state.is_dir() or not state.parent.is_dir():
-            _refuse(f"--state {a.state}: " + ("a symbolic link" if state.is_symlink() else
-                                              "a folder, not a file's name" if state.is_dir()
-                                              else f"no folder {state.parent}"))
+        state = check_place("--state", a.state, "a file's name")
         if state.exists():
             try:
                 data = read_regular(state, MAX_STATE)
@@ -145,8 +142,12 @@ def main() -> None:
     print(f"{dim} weights, {a.pairs} pairs x {a.deals} deals an iteration, sigma {a.sigma}, "
           f"lr {a.lr}", flush=True)
 
+    own = []  # the model's own games on the check deals: played once
+
     def check(it):
-        ref = games(w0, a.check_deals, a.check_seed)
+        if not own:
+            own.append(games(w0, a.check_deals, a.check_seed))
+        ref = own[0]
         got = games(weights_at(w0, idx, scale, z), a.check_deals, a.check_seed)
         n = len(ref) // 2
         out = []
@@ -190,9 +191,8 @@ def main() -> None:
             if (it + 1) % a.check_every == 0 or it + 1 == a.iterations:
                 check(it + 1)
     if a.out:
-        d = read_model(model_path("skilled.npz"))
         save_model(Path(a.out), weights_at(w0, idx, scale, z), "es_student", {},
-                   hidden=int(d["hidden"]))
+                   hidden=int(shipped["hidden"]))
         print(f"wrote {a.out}")
 
 

@@ -148,16 +148,23 @@ def check_args(a) -> None:
         check_out(a.out)
 
 
+def check_place(flag: str, name: str, what: str):
+    """The Path ``name`` if it is no link nor folder, in a folder that exists: otherwise
+    one line naming ``flag`` and exit 2."""
+    from pathlib import Path
+
+    p = Path(name)
+    if p.is_symlink() or p.is_dir() or not p.parent.is_dir():
+        _refuse(f"{flag} {name}: " + ("a symbolic link" if p.is_symlink() else
+                                      f"a folder, not {what}" if p.is_dir()
+                                      else f"no folder {p.parent}"))
+    return p
+
+
 def check_out(name: str) -> None:
     """--out names a new file, or a model file to write over, in a folder that exists:
     otherwise one line and exit 2 (benchmarks/es_student.py checks its --out so too)."""
-    from pathlib import Path
-
-    out = Path(name)
-    if out.is_symlink() or out.is_dir() or not out.parent.is_dir():
-        _refuse(f"--out {name}: " + ("a symbolic link" if out.is_symlink() else
-                                     "a folder, not a model file's name" if out.is_dir()
-                                     else f"no folder {out.parent}"))
+    out = check_place("--out", name, "a model file's name")
     if out.exists():  # only a model file may be written over (a FIFO, yours: never)
         from fishing2sim.train.model import ModelError, read_model
 
