@@ -16,6 +16,9 @@ estimated gradient of the win share:
   ``weights`` (every deal from every seat) and of [A, A, B, B] against ``weights_tuned``;
 - the gradient estimate sum((F+ - F-) e) / (2 n sigma) feeds Adam on z.
 
+This is the training file's ``es`` step (fishing2sim/train/es.py: the same functions, the
+same seeds, so the same z), run here on the shipped model alone, outside a training run.
+
 Every ``--check-every`` iterations (and at the end) the current weights are measured on
 other deals against the model's own, paired by deal (the figure that counts: the tuning
 deals' directions are chosen on those deals). The script writes the tuned model only with
@@ -36,35 +39,13 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from tune_student import _refuse, check_out, check_place, games, play_blocks  # noqa: E402
+from tune_student import _refuse, check_out, check_place  # noqa: E402
 
-
-def groups(w: np.ndarray):
-    """The flat indices into the model's weights (file order) of the tuned numbers, and
-    each one's scale (its group's root mean square in the model)."""
-    from fishing2sim.train.layout import N_BLOCKS, N_FEATURES, N_WEIGHTS
-    from fishing2sim.train.net import hidden_of
-
-    h = hidden_of(w)
-    c0 = N_WEIGHTS + N_FEATURES * h
-    u0 = c0 + N_BLOCKS * h
-    idx, scale = [], []
-    for b in play_blocks():
-        for start, n in ((b * N_FEATURES, N_FEATURES), (c0 + b * h, h), (u0 + b * h, h)):
-            ii = np.arange(start, start + n)
-            rms = float(np.sqrt(np.mean(w[ii] ** 2))) or 1e-3
-            idx.append(ii)
-            scale.append(np.full(n, rms))
-    return np.concatenate(idx), np.concatenate(scale)
+from fishing2sim.train.es import (adam, directions, games, groups,  # noqa: E402,F401
+                                  iteration_deals_seed, paired_check, weights_at)
 
 
 MAX_STATE = 1 << 20  # bytes: a state holds three vectors of 870 numbers (about 21 kB)
-
-
-def weights_at(w0, idx, scale, z):
-    w = np.array(w0, np.float64)
-    w[idx] += scale * z
-    return w
 
 
 _W0 = _IDX = _SCALE = None
@@ -147,16 +128,9 @@ def main() -> None:
     def check(it):
         if not own:
             own.append(games(w0, a.check_deals, a.check_seed))
-        ref = own[0]
         got = games(weights_at(w0, idx, scale, z), a.check_deals, a.check_seed)
-        n = len(ref) // 2
-        out = []
-        for part in (slice(0, n), slice(n, 2 * n)):
-            # paired by deal: a deal's 4 seatings are one observation
-            d = (got[part] - ref[part]).reshape(4, -1).mean(axis=0)
-            half = 1.96 * d.std(ddof=1) / np.sqrt(len(d))
-            out.append(f"{got[part].mean():.3f} (own {ref[part].mean():.3f}; "
-                       f"{d.mean():+.3f} [{d.mean() - half:+.3f}, {d.mean() + half:+.3f}])")
+        out = [f"{x:.3f} (own {x0:.3f}; {d:+.3f} [{lo:+.3f}, {hi:+.3f}])"
+               for x, x0, d, lo, hi in paired_check(got, own[0])]
         print(f"  check after iteration {it}, {a.check_deals} other deals: against three "
               f"weights {out[0]}; against weights_tuned {out[1]}; |z| {np.sqrt(np.mean(z ** 2)):.3f}",
               flush=True)
@@ -164,9 +138,8 @@ def main() -> None:
     with ProcessPoolExecutor(a.workers, initializer=_init) as pool:
         for it in range(start, a.iterations):
             t0 = time.perf_counter()
-            rng = np.random.default_rng([a.seed, it])
-            eps = rng.standard_normal((a.pairs, dim))
-            seed = a.seed + 7919 * (it + 1)
+            eps = directions(a.seed, it, a.pairs, dim)
+            seed = iteration_deals_seed(a.seed, it)
             jobs = []
             for e in eps:
                 jobs.append((z + a.sigma * e, a.deals, seed))
@@ -177,11 +150,7 @@ def main() -> None:
                                for i in range(a.pairs)])
             diff = f[:, 0] - f[:, 1]
             g = (diff[:, None] * eps).sum(axis=0) / (2 * a.pairs * a.sigma)
-            # Adam, ascending
-            m = 0.9 * m + 0.1 * g
-            v = 0.999 * v + 0.001 * g * g
-            t = it + 1
-            z = z + a.lr * (m / (1 - 0.9 ** t)) / (np.sqrt(v / (1 - 0.999 ** t)) + 1e-8)
+            z, m, v = adam(z, m, v, g, it + 1, a.lr)
             print(f"iteration {it + 1}: F {f.mean():.4f}, |F+ - F-| {np.abs(diff).mean():.4f}, "
                   f"games changed {changed:.2f}, {time.perf_counter() - t0:.0f} s", flush=True)
             if a.state:

@@ -45,15 +45,10 @@ from concurrent.futures import ProcessPoolExecutor
 
 import numpy as np
 
+from fishing2sim.train.es import games, play_blocks  # noqa: F401  (the trials' games)
+
 PLAY_FEATURE_WIN = 23  # features.py: the option would be the trick's highest so far
 PLAY_FEATURE_POWER = 0  # features.py: the card's strength now
-
-
-def play_blocks() -> list:
-    """The weight blocks of Fishing 2's card plays, by features.play_block 0..5."""
-    from fishing2sim.engine.constants import D_PLAY, N_DECISIONS
-
-    return [D_PLAY] + [N_DECISIONS + pb - 1 for pb in range(1, 6)]
 
 
 def tuned_weights(w: np.ndarray, knobs: dict) -> np.ndarray:
@@ -69,30 +64,6 @@ def tuned_weights(w: np.ndarray, knobs: dict) -> np.ndarray:
         u[b] *= knobs.get(f"hidden_{i}", 1.0)
     assert lin.shape[1] == N_FEATURES
     return w
-
-
-def games(w_file_order, deals: int, seed: int) -> np.ndarray:
-    """Per game, the bot's share of the win: [4 * deals] against three weights (seat by
-    seat), then [4 * deals] of its two seats against weights_tuned (rotation by
-    rotation)."""
-    from fishing2sim.api import run_games
-    from fishing2sim.train.evaluate import G_WINNERS, _shares
-
-    kw = np.asarray(w_file_order, np.float64)  # (the strategy's PARAMS are in file order)
-    out = []
-    for seat in range(4):
-        lineup = ["weights"] * 4
-        lineup[seat] = "skilled"
-        params = [kw if s == "skilled" else None for s in lineup]
-        a = run_games(deals, 4, seed=seed, strategies=lineup, params=params)
-        out.append(_shares(a["int"][:, G_WINNERS], [seat]))
-    for r in range(4):
-        lineup = ["skilled" if (i - r) % 4 < 2 else "weights_tuned" for i in range(4)]
-        params = [kw if s == "skilled" else None for s in lineup]
-        seats = [i for i in range(4) if lineup[i] == "skilled"]
-        a = run_games(deals, 4, seed=seed + 1, strategies=lineup, params=params)
-        out.append(_shares(a["int"][:, G_WINNERS], seats))
-    return np.concatenate(out)
 
 
 def overfished(w_file_order, n: int, seed: int) -> np.ndarray:

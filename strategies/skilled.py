@@ -12,8 +12,9 @@ block and an output row per ruleset and decision kind, the hidden layer shared) 
 fitted in self-play positions (expert iteration; ``fishing2sim train
 experiments/train/skilled_policy.yaml``) to the mean score of three students, each taught
 by a search's option values (pimc to the end of the round, ismcts, and pimc to the end of
-the game: the training file's distill step), and are the parameter vector, read from the model file MODEL (fishing2sim/data) whose
-sha256 this file pins: a different or damaged model file is refused with one line. It
+the game: the training file's distill step), then Fishing 2's card plays tuned on the win
+share itself (evolution strategies: the training file's es step), and are the parameter
+vector, read from the model file MODEL (fishing2sim/data) whose sha256 this file pins: a different or damaged model file is refused with one line. It
 reads only the observation and draws nothing from its random stream.
 """
 from fishing2sim.train.model import load_params
@@ -25,5 +26,5 @@ from fishing2sim.train.student import (  # noqa: F401  (the student's decisions)
 NAME = "skilled"
 OBSERVES = True
 MODEL = "skilled.npz"
-MODEL_SHA256 = "9fee4e5e2c1df1c6c597da29c8ee68de722db61855f15a7669085fe23ac7c9d5"
+MODEL_SHA256 = "281c5012d52c24d8ae7b2d51dadfca5bc1608243bb191de2b23e60cd6238a6a2"
 PARAMS = load_params(MODEL, MODEL_SHA256, __file__)

@@ -17,8 +17,8 @@ REPO = Path(__file__).resolve().parent.parent
 
 
 def test_the_es_moves_only_the_card_play_blocks_in_units_of_their_own_size():
-    from benchmarks.es_student import groups, weights_at
-    from benchmarks.tune_student import play_blocks
+    from benchmarks.es_student import groups, weights_at  # (train/es.py's, re-exported)
+    from fishing2sim.train.es import play_blocks
 
     d = read_model(REPO / "fishing2sim" / "data" / "skilled.npz")
     w, hidden = d["weights"], int(d["hidden"])

@@ -218,7 +218,9 @@ def summary_lines(c: dict, state: dict) -> list:
         return []
     lines = ["", f"Distilled: one student fitted to the mean score of {len(d['members'])} "
                  f"students ({', '.join(d['members'])}) on this run's {d['positions']:,} "
-                 f"positions (fit {d['fit_s']} s). model.npz is it (distilled.npz).", "",
+                 f"positions (fit {d['fit_s']} s). "
+                 + ("The ES step starts from it (distilled.npz)." if c.get("es") else
+                    "model.npz is it (distilled.npz)."), "",
              "| student | teacher | budget | model sha256 | win share vs three weights "
              "[95% CI] |", "|---|---|---|---|---|"]
     for r in d["rows"]:
@@ -237,7 +239,8 @@ def summary_lines(c: dict, state: dict) -> list:
     if d.get("iterations_s"):
         t = d["iterations_s"]
         whole = sum(t) + d["fit_s"] + d["eval_s"]
-        lines += ["", f"Time of the whole training: {_min_s(whole)} (the iterations of "
+        lines += ["", f"Time of the {'training before the ES step' if c.get('es') else 'whole training'}: "
+                      f"{_min_s(whole)} (the iterations of "
                       + ", ".join(f"{n} {_min_s(x)}" for n, x in zip(d["members"], t))
                       + f"; the distill step {_min_s(d['fit_s'] + d['eval_s'])})."]
     return lines

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
+import os
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
@@ -143,7 +144,11 @@ def label_games(ruleset, players, seed, games, behaviour, teacher, budget, rate,
             if progress:
                 progress(i + 1, len(chunks))
     else:
-        with ProcessPoolExecutor(workers) as ex:
+        from fishing2sim.run.processes import die_with_parent
+
+        # a worker ends with its parent: a killed training leaves no process behind
+        with ProcessPoolExecutor(workers, initializer=die_with_parent,
+                                 initargs=(os.getpid(),)) as ex:
             futs = [ex.submit(label_chunk, *a) for a in args]
             for i, f in enumerate(futs):
                 parts[i] = f.result()

@@ -1,5 +1,6 @@
 """The training run's report (train/run.py writes it after every run, resumed or not):
-iterations.csv, agreement.csv, distill.csv (with a distill step), learning_curve.png,
+iterations.csv, agreement.csv, distill.csv (with a distill step), es.csv and es_curve.png
+(with an ES step), learning_curve.png,
 summary.md and report.html, each written atomically into the run's folder."""
 from __future__ import annotations
 
@@ -45,6 +46,16 @@ def write_report(out: Path, c: dict, state: dict) -> None:
         write_atomic(out / "distill.csv", _csv(dist))
     elif (out / "distill.csv").is_file():  # a step the file no longer has
         (out / "distill.csv").unlink()
+    from fishing2sim.train import es
+
+    es_rows = es.csv_rows(state) if c.get("es") else []
+    if es_rows:
+        write_atomic(out / "es.csv", _csv(es_rows))
+        es.plot(out, c, state)
+    else:
+        for name in ("es.csv", "es_curve.png"):  # a step the file no longer has
+            if (out / name).is_file():
+                (out / name).unlink()
     _plot(out, c, rows)
     write_atomic(out / "summary.md", _summary(c, state, rows, ag))
     from fishing2sim.report import render_html
@@ -76,6 +87,15 @@ def _plot(out: Path, c: dict, rows: list) -> None:
         write_atomic(out / "learning_curve.png", buf.getvalue())
     except Exception:  # a report without its plot is still a report
         pass
+
+
+def _before_es_seconds(c: dict, state: dict, rows: list) -> float:
+    """The time of the training before its ES step: the iterations, and the distill step's
+    members and fit when it has one."""
+    d = state.get("distill")
+    if c.get("distill") and d and d.get("iterations_s"):
+        return sum(d["iterations_s"]) + d["fit_s"] + d["eval_s"]
+    return sum(r["label_s"] + r["fit_s"] + r["eval_s"] for r in rows)
 
 
 def _summary(c: dict, state: dict, rows: list, ag: list) -> str:
@@ -110,5 +130,12 @@ def _summary(c: dict, state: dict, rows: list, ag: list) -> str:
     from fishing2sim.train.distill import summary_lines
 
     lines += summary_lines(c, state)
+    from fishing2sim.train import es
+
+    es_lines = es.summary_lines(c, state)
+    if es_lines:
+        whole = es.step_seconds(state) + _before_es_seconds(c, state, rows)
+        lines += es_lines + ["", f"Time of the whole training, the ES step included: "
+                                 f"{int(whole // 60)} min {whole % 60:.0f} s."]
     lines += ["", "![learning curve](learning_curve.png)", ""]
     return "\n".join(lines)

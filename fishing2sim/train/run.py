@@ -18,9 +18,11 @@ number of iterations and the fit's settings. Iteration i:
 4. with ``rollout: student`` the next iteration's teacher rolls out with this student
    (a search bot file teacher_<i+1>.py with ROLLOUT = the student's file).
 
-With ``distill: [MEMBER.yaml, ...]`` a last step follows the iterations (train/distill.py):
+With ``distill: [MEMBER.yaml, ...]`` a step follows the iterations (train/distill.py):
 the member training files are trained (or resumed) beside the run, and one student is fitted
-to the mean score of the run's last student and theirs; it is the run's model.
+to the mean score of the run's last student and theirs; it is the run's model. With ``es:
+{...}`` a last step tunes that model's Fishing 2 card plays on the win share itself
+(evolution strategies, train/es.py); its result is the run's model.
 
 state.json records the finished iterations, written last and atomically: an iteration
 stopped by Ctrl-C or a kill counts as not done, and its files are written again; a second
@@ -56,7 +58,7 @@ from fishing2sim.strategy.search_bots import search_params_problem
 
 KEYS = {"name", "seed", "iterations", "teacher", "budget", "rollout", "behaviour", "rate",
         "conditions", "decisions", "temperature", "l2", "hidden", "epochs", "evaluation",
-        "workers", "chunk", "output", "distill"}
+        "workers", "chunk", "output", "distill", "es"}
 EXECUTION = ("workers", "output", "chunk")
 
 
@@ -98,6 +100,9 @@ def read_config(path) -> dict:
     from fishing2sim.train.distill import check_members
 
     check_members(c, raw.get("distill"), path, where)
+    from fishing2sim.train.es import check_es
+
+    check_es(c, raw.get("es"), where)
     c["path"] = str(path.resolve())
     return c
 
@@ -223,9 +228,10 @@ def config_hash(c: dict) -> str:
     """Of everything that decides an iteration's positions and model: not the workers,
     the output folder or the chunk size, nor the number of iterations (iteration i is the
     same in a run of any length, so a longer run resumes a shorter one), nor the distill
-    step's members (train/distill.py: the step keeps its own key in state.json)."""
+    step's members, nor the ES step's settings (train/distill.py, train/es.py: each step
+    keeps its own key in state.json)."""
     keep = {k: v for k, v in c.items() if k not in EXECUTION and k not in (
-        "path", "teacher_file", "iterations", "distill")}
+        "path", "teacher_file", "iterations", "distill", "es")}
     from fishing2sim.engine.constants import OBS_LAYOUT
     from fishing2sim.train.layout import FEATURES_VERSION
 
@@ -385,6 +391,10 @@ def _train_in(c: dict, h: str, out: Path, workers: int, fresh: bool, progress) -
         from fishing2sim.train.distill import run_distill
 
         prev_model = run_distill(c, h, out, state, prev_model, workers, fresh, progress)
+    if c["es"]:  # a policy step on the win share (train/es.py)
+        from fishing2sim.train.es import run_es
+
+        prev_model = run_es(c, h, out, state, prev_model, workers, progress)
     write_atomic(out / "model.npz", read_regular(prev_model, 1 << 28, what="model file"))
     from fishing2sim.train.report import write_report
 

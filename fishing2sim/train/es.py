@@ -1,0 +1,423 @@
+"""The training file's policy step, ``es:``: evolution strategies (ES) on the student's win
+share, after the imitation (docs/strategies.md, "Evolution strategies on the win share").
+
+The student is fitted to its teachers' option values, not to winning. This step moves every
+weight of Fishing 2's six card-play blocks (features.play_block: leading, following, last in
+the trick, each in the first or the second half of the round; per block its linear weights,
+its hidden biases c and its hidden output row u: 6 x (81 + 32 + 32) = 870 numbers; the
+shared first layer stays) along an estimated gradient of the win share:
+
+- the weights are z in units of each group's root mean square in the start model (a block's
+  linear weights, its c, its u); z = 0 is the start model, the run's last (distilled) one;
+- iteration t draws ``pairs`` directions e (seeded by the step's seed and t) and plays the
+  student at z + sigma e and at z - sigma e on the same ``deals`` new deals (common random
+  numbers); the objective F is the mean of its share against three ``weights`` (every deal
+  from every seat) and of [A, A, B, B] against ``weights_tuned`` (every deal in the four
+  rotations);
+- the estimate sum((F+ - F-) e) / (2 pairs sigma) feeds Adam on z (step ``lr``).
+
+Every ``check_every`` iterations (and at the last) the current weights and the start
+model's play ``check_deals`` other deals, paired by deal: the step's learning curve. The
+evaluations run on the run's workers (processes, or its Dask cluster), joined in order: the
+same z for any worker count. state.json keeps the step's z and Adam moments after every
+iteration (one atomic write): a step stopped by Ctrl-C or a kill resumes after its last
+finished iteration, and a longer step of the same settings resumes a shorter one. The
+result is es.npz; model.npz is a copy of it.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import time
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+
+import numpy as np
+
+from fishing2sim.safe_files import write_atomic
+
+DEFAULTS = {"iterations": 100, "pairs": 24, "deals": 600, "sigma": 0.1, "lr": 0.02,
+            "check_every": 10, "check_deals": 3000}
+KEYS = set(DEFAULTS) | {"seed", "check_seed"}
+
+
+def check_es(c: dict, raw, where: str) -> None:
+    """``es``: a mapping of the step's settings (DEFAULTS; ``seed`` and ``check_seed``
+    default to seeds derived from the file's seed). Sets ``c["es"]`` (None: no step)."""
+    from fishing2sim.train.run import TrainError, _number, iteration_seed
+
+    if raw is None:
+        c["es"] = None
+        return
+    if not isinstance(raw, dict):
+        raise TrainError(f"{where}: es must be a mapping of settings ({', '.join(sorted(KEYS))}),"
+                         f" got {raw!r}")
+    unknown = sorted(set(raw) - KEYS)
+    if unknown:
+        raise TrainError(f"{where}: es: unknown key {unknown[0]!r} "
+                         f"(known: {', '.join(sorted(KEYS))})")
+    s = {**DEFAULTS, "seed": iteration_seed(c["seed"], 3000),
+         "check_seed": iteration_seed(c["seed"], 3001), **raw}
+    for k in ("iterations", "pairs", "deals", "check_every", "check_deals"):
+        low = 2 if k == "check_deals" else 1
+        if not (_number(s[k], whole=True) and s[k] >= low):
+            raise TrainError(f"{where}: es: {k} must be a whole number >= {low}, got {s[k]!r}")
+    for k in ("seed", "check_seed"):
+        if not (_number(s[k], whole=True) and s[k] >= 0):
+            raise TrainError(f"{where}: es: {k} must be a whole number >= 0, got {s[k]!r}")
+    for k in ("sigma", "lr"):
+        if not (_number(s[k]) and 0 < s[k] <= 10):
+            raise TrainError(f"{where}: es: {k} must be a number in (0, 10], got {s[k]!r}")
+    c["es"] = s
+
+
+def play_blocks() -> list:
+    """The weight blocks of Fishing 2's card plays, by features.play_block 0..5."""
+    from fishing2sim.engine.constants import D_PLAY, N_DECISIONS
+
+    return [D_PLAY] + [N_DECISIONS + pb - 1 for pb in range(1, 6)]
+
+
+def groups(w: np.ndarray):
+    """The flat indices into the model's weights (file order) of the tuned numbers, and
+    each one's scale (its group's root mean square in the model)."""
+    from fishing2sim.train.layout import N_BLOCKS, N_FEATURES, N_WEIGHTS
+    from fishing2sim.train.net import hidden_of
+
+    h = hidden_of(w)
+    c0 = N_WEIGHTS + N_FEATURES * h
+    u0 = c0 + N_BLOCKS * h
+    idx, scale = [], []
+    for b in play_blocks():
+        parts = [(b * N_FEATURES, N_FEATURES)]
+        if h:
+            parts += [(c0 + b * h, h), (u0 + b * h, h)]
+        for start, n in parts:
+            ii = np.arange(start, start + n)
+            rms = float(np.sqrt(np.mean(w[ii] ** 2))) or 1e-3
+            idx.append(ii)
+            scale.append(np.full(n, rms))
+    return np.concatenate(idx), np.concatenate(scale)
+
+
+def weights_at(w0, idx, scale, z):
+    """The start model's weights with the tuned numbers moved by ``z`` (in their units)."""
+    w = np.array(w0, np.float64)
+    w[idx] += scale * z
+    return w
+
+
+def games(w_file_order, deals: int, seed: int, bot: str = "skilled") -> np.ndarray:
+    """Per game, the share of the win of ``bot`` (a student's strategy: ``skilled``, or a
+    student file of the run's, whose model has as many weights) playing the weights
+    ``w_file_order``: [4 * deals] against three weights (seat by seat), then [4 * deals] of
+    its two seats against weights_tuned (rotation by rotation)."""
+    from fishing2sim.api import run_games
+    from fishing2sim.train.evaluate import G_WINNERS, _shares
+
+    kw = np.asarray(w_file_order, np.float64)  # (the strategy's PARAMS are in file order)
+    out = []
+    for seat in range(4):
+        lineup = ["weights"] * 4
+        lineup[seat] = bot
+        params = [kw if s == bot else None for s in lineup]
+        a = run_games(deals, 4, seed=seed, strategies=lineup, params=params)
+        out.append(_shares(a["int"][:, G_WINNERS], [seat]))
+    for r in range(4):
+        lineup = [bot if (i - r) % 4 < 2 else "weights_tuned" for i in range(4)]
+        params = [kw if s == bot else None for s in lineup]
+        seats = [i for i in range(4) if lineup[i] == bot]
+        a = run_games(deals, 4, seed=seed + 1, strategies=lineup, params=params)
+        out.append(_shares(a["int"][:, G_WINNERS], seats))
+    return np.concatenate(out)
+
+
+def score(w, deals: int, seed: int, bot: str = "skilled"):
+    """An evaluation: the objective F (the mean of the two rows' shares) and the games."""
+    g = games(w, deals, seed, bot)
+    n = len(g) // 2
+    return 0.5 * (float(g[:n].mean()) + float(g[n:].mean())), g
+
+
+def iteration_deals_seed(seed: int, t: int) -> int:
+    """The deals' seed of iteration t (0-based)."""
+    return seed + 7919 * (t + 1)
+
+
+def directions(seed: int, t: int, pairs: int, dim: int) -> np.ndarray:
+    return np.random.default_rng([seed, t]).standard_normal((pairs, dim))
+
+
+def adam(z, m, v, g, t: int, lr: float):
+    """One ascending Adam step (t: 1-based): the new z, m, v."""
+    m = 0.9 * m + 0.1 * g
+    v = 0.999 * v + 0.001 * g * g
+    z = z + lr * (m / (1 - 0.9 ** t)) / (np.sqrt(v / (1 - 0.999 ** t)) + 1e-8)
+    return z, m, v
+
+
+def paired_check(got: np.ndarray, ref: np.ndarray) -> list:
+    """Per row (against three weights, against weights_tuned): (share, the start model's,
+    difference, lo, hi), paired by deal (a deal's four seatings one observation)."""
+    n = len(ref) // 2
+    out = []
+    for part in (slice(0, n), slice(n, 2 * n)):
+        d = (got[part] - ref[part]).reshape(4, -1).mean(axis=0)
+        half = 1.96 * d.std(ddof=1) / np.sqrt(len(d))
+        out.append((float(got[part].mean()), float(ref[part].mean()), float(d.mean()),
+                    float(d.mean() - half), float(d.mean() + half)))
+    return out
+
+
+def _pool_start(parent_pid: int):
+    """In the step's processes: Ctrl-C is the main process's to handle, and a process ends
+    with its parent (a killed run leaves no process behind)."""
+    import signal
+
+    from fishing2sim.run.processes import die_with_parent
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    die_with_parent(parent_pid)
+
+
+class _Evaluator:
+    """score() of many weight vectors, in order: on the run's Dask cluster when it has one,
+    else on ``workers`` processes (or here, with one)."""
+
+    def __init__(self, workers: int):
+        from fishing2sim.train.labels import _EXECUTOR
+
+        self.executor = _EXECUTOR.get()
+        self.pool = None
+        if self.executor is None and workers > 1:
+            self.pool = ProcessPoolExecutor(workers, initializer=_pool_start,
+                                            initargs=(os.getpid(),))
+
+    def map(self, jobs: list) -> list:
+        ex = self.executor or self.pool
+        if ex is None:
+            return [score(*j) for j in jobs]
+        futs = [ex.submit(score, *j) for j in jobs]
+        return [f.result() for f in futs]
+
+    def close(self):
+        if self.pool is not None:
+            self.pool.shutdown(wait=False, cancel_futures=True)
+
+
+def step_key(h: str, start_sha: str, s: dict) -> str:
+    """The step's inputs: the run's configuration, the start model, the settings (not the
+    number of iterations: a longer step resumes a shorter one)."""
+    keep = {k: v for k, v in s.items() if k != "iterations"}
+    return hashlib.sha256(json.dumps([h, start_sha, keep], sort_keys=True).encode()).hexdigest()
+
+
+class _Step:
+    """The step's fixed parts: the start model's weights and the tuned numbers' places,
+    the strategy that plays them, the evaluator and the settings."""
+
+    def __init__(self, s: dict, w0, bot: str, ev: _Evaluator):
+        self.s, self.w0, self.bot, self.ev = s, w0, bot, ev
+        self.idx, self.scale = groups(w0)
+        self.own = []  # the start model's games on the check deals: played once
+
+    def at(self, z):
+        return weights_at(self.w0, self.idx, self.scale, z)
+
+    def iteration(self, t: int, z, m, v):
+        """Iteration t (0-based) from z and Adam's moments: the new z, m, v, its row and
+        its progress lines (for the caller to print once the iteration is kept)."""
+        s, t0 = self.s, time.perf_counter()
+        eps = directions(s["seed"], t, s["pairs"], len(z))
+        seed = iteration_deals_seed(s["seed"], t)
+        res = self.ev.map([(self.at(z + sign * s["sigma"] * e), s["deals"], seed, self.bot)
+                           for e in eps for sign in (1.0, -1.0)])
+        f = np.array([r[0] for r in res]).reshape(s["pairs"], 2)
+        changed = float(np.mean([np.mean(res[2 * i][1] != res[2 * i + 1][1])
+                                 for i in range(s["pairs"])]))
+        diff = f[:, 0] - f[:, 1]
+        g = (diff[:, None] * eps).sum(axis=0) / (2 * s["pairs"] * s["sigma"])
+        z, m, v = adam(z, m, v, g, t + 1, s["lr"])
+        row = {"iteration": t + 1, "objective": round(float(f.mean()), 5),
+               "abs_difference": round(float(np.abs(diff).mean()), 5),
+               "games_changed": round(changed, 4),
+               "z_rms": round(float(np.sqrt(np.mean(z ** 2))), 5),
+               "seconds": round(time.perf_counter() - t0, 1)}
+        lines = [f"es: iteration {t + 1}: F {f.mean():.4f}, |F+ - F-| "
+                 f"{np.abs(diff).mean():.4f}, games changed {changed:.2f}, "
+                 f"{row['seconds']:.0f} s"]
+        if (t + 1) % s["check_every"] == 0 or t + 1 == s["iterations"]:
+            t1 = time.perf_counter()
+            checked, line = self.check(t + 1, z)
+            row.update(checked)
+            row["check_s"] = round(time.perf_counter() - t1, 1)
+            lines.append(line)
+        return z, m, v, row, lines
+
+    def check(self, t: int, z):
+        """The weights z and the start model on the check deals, paired by deal: the
+        row's columns and a progress line."""
+        s = self.s
+        if not self.own:
+            self.own.extend(self.ev.map([(self.w0, s["check_deals"], s["check_seed"],
+                                          self.bot)]))
+        got = self.ev.map([(self.at(z), s["check_deals"], s["check_seed"], self.bot)])
+        (a, a0, da, la, ha), (b, b0, db, lb, hb) = paired_check(got[0][1], self.own[0][1])
+        line = (f"es: check after iteration {t}, {s['check_deals']} other deals: against "
+                f"three weights {a:.3f} (start {a0:.3f}, {da:+.3f} [{la:+.3f}, {ha:+.3f}]); "
+                f"against weights_tuned {b:.3f} (start {b0:.3f}, {db:+.3f})")
+        return {"check_vs_weights": round(a, 4), "check_start_vs_weights": round(a0, 4),
+                "check_diff": round(da, 4), "check_diff_lo": round(la, 4),
+                "check_diff_hi": round(ha, 4), "check_vs_weights_tuned": round(b, 4),
+                "check_start_vs_weights_tuned": round(b0, 4),
+                "check_diff_weights_tuned": round(db, 4),
+                "check_diff_weights_tuned_lo": round(lb, 4),
+                "check_diff_weights_tuned_hi": round(hb, 4)}, line
+
+
+def _step_state(state: dict, key: str, start_sha: str, dim: int, iterations: int,
+                progress) -> dict:
+    """The folder's state of this step (resumed), or a new one: for another key, or when
+    the folder's step ran more iterations than the file asks for (it starts over)."""
+    st = state.get("es") or {}
+    if st.get("key") == key and st["done"] > iterations:
+        progress(f"es: the folder's step ran {st['done']} iterations, this file asks for "
+                 f"{iterations}: starting the step over")
+    if st.get("key") != key or st["done"] > iterations:
+        st = {"key": key, "start_sha256": start_sha, "dim": dim, "done": 0, "rows": [],
+              "z": [0.0] * dim, "m": [0.0] * dim, "v": [0.0] * dim}
+    return st
+
+
+def run_es(c: dict, h: str, out: Path, state: dict, start_model: Path, workers: int,
+           progress) -> Path:
+    """The ES step after the run's iterations and distill step (the caller holds the run's
+    lock); returns es.npz's path."""
+    from fishing2sim.train.model import file_sha256, read_model, save_model, write_student
+    from fishing2sim.train.run import run_tag
+
+    s = c["es"]
+    start_sha = file_sha256(start_model)
+    target = out / "es.npz"
+    d = read_model(start_model)
+    dim = len(groups(d["weights"])[0])
+    st = _step_state(state, step_key(h, start_sha, s), start_sha, dim, s["iterations"],
+                     progress)
+    if (st["done"] >= s["iterations"] and target.is_file()
+            and file_sha256(target) == st.get("model_sha256")):
+        progress(f"es: done before ({target})")
+        return target
+    if st["done"]:
+        progress(f"es: resuming after iteration {st['done']}")
+    progress(f"es: {dim} weights, {s['pairs']} pairs x {s['deals']} deals an iteration, "
+             f"sigma {s['sigma']}, lr {s['lr']}")
+    name = f"es_{run_tag(out)}"  # a strategy of the start model's size: it plays every z
+    bot = str(write_student(out / f"{name}.py", start_model, name))
+    z, m, v = (np.array(st[k], np.float64) for k in ("z", "m", "v"))
+    ev = _Evaluator(workers)
+    try:
+        step = _Step(s, d["weights"], bot, ev)
+        for t in range(st["done"], s["iterations"]):
+            z, m, v, row, lines = step.iteration(t, z, m, v)
+            st["rows"] = [r for r in st["rows"] if r["iteration"] <= t] + [row]
+            st.update(done=t + 1, z=z.tolist(), m=m.tolist(), v=v.tolist())
+            state["es"] = st
+            write_atomic(out / "state.json", json.dumps(state, indent=1))
+            for line in lines:  # printed once the iteration is kept
+                progress(line)
+    finally:
+        ev.close()
+    st["model_sha256"] = save_model(
+        target, step.at(z), h, {"es_iterations": st["done"], "start_sha256": start_sha,
+                                "es": {k: s[k] for k in sorted(s) if k != "iterations"}},
+        hidden=int(d["hidden"]))
+    state["es"] = st
+    write_atomic(out / "state.json", json.dumps(state, indent=1))
+    return target
+
+
+def csv_rows(state: dict) -> list:
+    """es.csv's rows: one per iteration, the check's columns empty where none was made."""
+    st = state.get("es") or {}
+    rows = st.get("rows") or []
+    cols = []
+    for r in rows:
+        cols += [k for k in r if k not in cols]
+    return [{k: r.get(k, "") for k in cols} for r in rows]
+
+
+def summary_lines(c: dict, state: dict) -> list:
+    """summary.md's section on the ES step."""
+    st = state.get("es")
+    if not c.get("es") or not st or not st.get("rows"):
+        return []
+    s = c["es"]
+    rows = st["rows"]
+    secs = sum(r["seconds"] + r.get("check_s", 0.0) for r in rows)
+    lines = ["", f"Evolution strategies on the win share: {st['done']} iterations on "
+                 f"{st['dim']} weights of Fishing 2's card plays ({s['pairs']} pairs x "
+                 f"{s['deals']} deals an iteration, sigma {s['sigma']}, lr {s['lr']}; "
+                 f"{_min_s(secs)}). model.npz is its result (es.npz), started from "
+                 f"{st['start_sha256'][:12]}.", "",
+             f"Checks on {s['check_deals']} other deals (seed {s['check_seed']}), paired by "
+             "deal with the start model (a deal's four seatings one observation):", "",
+             "| iteration | against three weights | start | difference [95% CI] | against "
+             "weights_tuned [A,A,B,B] | start | difference [95% CI] |",
+             "|---|---|---|---|---|---|---|"]
+    for r in rows:
+        if "check_diff" in r:
+            lines.append(
+                f"| {r['iteration']} | {r['check_vs_weights']:.3f} | "
+                f"{r['check_start_vs_weights']:.3f} | {r['check_diff']:+.3f} "
+                f"[{r['check_diff_lo']:+.3f}, {r['check_diff_hi']:+.3f}] | "
+                f"{r['check_vs_weights_tuned']:.3f} | {r['check_start_vs_weights_tuned']:.3f}"
+                f" | {r['check_diff_weights_tuned']:+.3f} [{r['check_diff_weights_tuned_lo']:+.3f}, "
+                f"{r['check_diff_weights_tuned_hi']:+.3f}] |")
+    return lines + ["", "![evolution strategies](es_curve.png)"]
+
+
+def step_seconds(state: dict) -> float:
+    st = state.get("es") or {}
+    return round(sum(r["seconds"] + r.get("check_s", 0.0) for r in st.get("rows") or []), 1)
+
+
+def _min_s(s: float) -> str:
+    return f"{int(s // 60)} min {s % 60:.0f} s"
+
+
+def plot(out: Path, c: dict, state: dict) -> None:
+    """es_curve.png: the checks' paired differences by iteration, with their CIs."""
+    st = state.get("es") or {}
+    rows = [r for r in st.get("rows") or [] if "check_diff" in r]
+    if not c.get("es") or not rows:
+        return
+    try:
+        import io
+
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+
+        fig, ax = plt.subplots(figsize=(6, 3.5))
+        x = [r["iteration"] for r in rows]
+        for key, label in (("check_diff", "against three weights"),
+                           ("check_diff_weights_tuned", "[A,A,B,B] against weights_tuned")):
+            y = [r[key] for r in rows]
+            lo = [r[key] - r[f"{key}_lo"] for r in rows]
+            hi = [r[f"{key}_hi"] - r[key] for r in rows]
+            ax.errorbar(x, y, yerr=[lo, hi], marker="o", capsize=3, label=label)
+        ax.axhline(0.0, color="grey", lw=0.8, ls="--")
+        ax.set_xlabel("ES iteration")
+        ax.set_ylabel("win share - the start model's")
+        ax.set_title(f"{c['name']}: evolution strategies (checks, paired by deal)")
+        ax.legend(fontsize=8)
+        fig.tight_layout()
+        buf = io.BytesIO()
+        fig.savefig(buf, format="png", dpi=100)
+        plt.close(fig)
+        write_atomic(out / "es_curve.png", buf.getvalue())
+    except Exception:  # a report without its plot is still a report
+        pass
+
