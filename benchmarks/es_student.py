@@ -31,8 +31,6 @@ from __future__ import annotations
 
 import argparse
 import sys
-import time
-from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 import numpy as np
@@ -41,32 +39,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from tune_student import _refuse, check_out, check_place  # noqa: E402
 
-from fishing2sim.train.es import (adam, directions, games, groups,  # noqa: E402,F401
-                                  iteration_deals_seed, paired_check, weights_at)
+from fishing2sim.train.es import _Evaluator, _Step, groups, weights_at  # noqa: E402,F401
 
 
 MAX_STATE = 1 << 20  # bytes: a state holds three vectors of 870 numbers (about 21 kB)
-
-
-_W0 = _IDX = _SCALE = None
-
-
-def _init():
-    import signal
-
-    global _W0, _IDX, _SCALE
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    from fishing2sim.train.model import model_path, read_model
-
-    _W0 = read_model(model_path("skilled.npz"))["weights"]
-    _IDX, _SCALE = groups(_W0)
-
-
-def _score(args):
-    z, deals, seed = args
-    g = games(weights_at(_W0, _IDX, _SCALE, z), deals, seed)
-    n = len(g) // 2
-    return 0.5 * (float(g[:n].mean()) + float(g[n:].mean())), g
 
 
 def main() -> None:
@@ -123,42 +99,22 @@ def main() -> None:
     print(f"{dim} weights, {a.pairs} pairs x {a.deals} deals an iteration, sigma {a.sigma}, "
           f"lr {a.lr}", flush=True)
 
-    own = []  # the model's own games on the check deals: played once
-
-    def check(it):
-        if not own:
-            own.append(games(w0, a.check_deals, a.check_seed))
-        got = games(weights_at(w0, idx, scale, z), a.check_deals, a.check_seed)
-        out = [f"{x:.3f} (own {x0:.3f}; {d:+.3f} [{lo:+.3f}, {hi:+.3f}])"
-               for x, x0, d, lo, hi in paired_check(got, own[0])]
-        print(f"  check after iteration {it}, {a.check_deals} other deals: against three "
-              f"weights {out[0]}; against weights_tuned {out[1]}; |z| {np.sqrt(np.mean(z ** 2)):.3f}",
-              flush=True)
-
-    with ProcessPoolExecutor(a.workers, initializer=_init) as pool:
+    s = {"seed": a.seed, "pairs": a.pairs, "deals": a.deals, "sigma": a.sigma, "lr": a.lr,
+         "check_every": a.check_every, "iterations": a.iterations,
+         "check_deals": a.check_deals, "check_seed": a.check_seed}
+    ev = _Evaluator(a.workers)  # the training's ES step, on the shipped model
+    try:
+        step = _Step(s, w0, "skilled", ev)
         for it in range(start, a.iterations):
-            t0 = time.perf_counter()
-            eps = directions(a.seed, it, a.pairs, dim)
-            seed = iteration_deals_seed(a.seed, it)
-            jobs = []
-            for e in eps:
-                jobs.append((z + a.sigma * e, a.deals, seed))
-                jobs.append((z - a.sigma * e, a.deals, seed))
-            res = list(pool.map(_score, jobs))
-            f = np.array([r[0] for r in res]).reshape(a.pairs, 2)
-            changed = np.mean([np.mean(res[2 * i][1] != res[2 * i + 1][1])
-                               for i in range(a.pairs)])
-            diff = f[:, 0] - f[:, 1]
-            g = (diff[:, None] * eps).sum(axis=0) / (2 * a.pairs * a.sigma)
-            z, m, v = adam(z, m, v, g, it + 1, a.lr)
-            print(f"iteration {it + 1}: F {f.mean():.4f}, |F+ - F-| {np.abs(diff).mean():.4f}, "
-                  f"games changed {changed:.2f}, {time.perf_counter() - t0:.0f} s", flush=True)
+            z, m, v, _, lines = step.iteration(it, z, m, v)
             if a.state:
                 buf = io.BytesIO()
                 np.savez(buf, z=z, m=m, v=v, iteration=it + 1)
                 write_atomic(Path(a.state), buf.getvalue())
-            if (it + 1) % a.check_every == 0 or it + 1 == a.iterations:
-                check(it + 1)
+            for line in lines:
+                print(line, flush=True)
+    finally:
+        ev.close()
     if a.out:
         save_model(Path(a.out), weights_at(w0, idx, scale, z), "es_student", {},
                    hidden=int(shipped["hidden"]))
