@@ -56,15 +56,23 @@ def main() -> None:
     ap.add_argument("--check-every", type=int, default=10)
     ap.add_argument("--check-deals", type=int, default=3000)
     ap.add_argument("--check-seed", type=int, default=20261401)
+    ap.add_argument("--overfishing", type=float, default=None, metavar="LAMBDA",
+                    help="objective F - LAMBDA x the share of 5-player games (every seat the "
+                         "bot) ending by overfishing")
+    ap.add_argument("--overfishing-deals", type=int, default=600,
+                    help="5-player games an evaluation, with --overfishing")
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--state", default=None, metavar="STATE.npz")
     ap.add_argument("--out", default=None, metavar="MODEL.npz")
     a = ap.parse_args()
-    for name in ("iterations", "pairs", "deals", "check_every", "check_deals", "workers"):
+    for name in ("iterations", "pairs", "deals", "check_every", "check_deals", "workers",
+                 "overfishing_deals"):
         if getattr(a, name) < 1:
             _refuse(f"--{name.replace('_', '-')} {getattr(a, name)}: at least 1")
     if not (a.sigma > 0 and a.lr > 0):
         _refuse("--sigma and --lr: above 0")
+    if a.overfishing is not None and not 0 <= a.overfishing <= 100:
+        _refuse(f"--overfishing {a.overfishing}: a weight from 0 to 100")
     if a.out is not None:
         check_out(a.out)
 
@@ -102,6 +110,8 @@ def main() -> None:
     s = {"seed": a.seed, "pairs": a.pairs, "deals": a.deals, "sigma": a.sigma, "lr": a.lr,
          "check_every": a.check_every, "iterations": a.iterations,
          "check_deals": a.check_deals, "check_seed": a.check_seed}
+    if a.overfishing is not None:
+        s.update(overfishing=a.overfishing, overfishing_deals=a.overfishing_deals)
     ev = _Evaluator(a.workers)  # the training's ES step, on the shipped model
     try:
         step = _Step(s, w0, "skilled", ev)

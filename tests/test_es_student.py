@@ -48,6 +48,8 @@ def test_the_es_moves_only_the_card_play_blocks_in_units_of_their_own_size():
     (["--pairs", "0"], "--pairs 0: at least 1"),
     (["--check-deals", "-1"], "--check-deals -1: at least 1"),
     (["--sigma", "0"], "--sigma and --lr: above 0"),
+    (["--overfishing", "-1"], "--overfishing -1.0: a weight from 0 to 100"),
+    (["--overfishing", "1", "--overfishing-deals", "0"], "--overfishing-deals 0: at least 1"),
 ])
 def test_es_refuses_bad_arguments_in_one_line(args, words):
     r = subprocess.run([sys.executable, str(REPO / "benchmarks" / "es_student.py"), *args],

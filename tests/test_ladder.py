@@ -387,8 +387,12 @@ def test_the_rating_table_is_the_fit_of_the_pair_table(tiny):
     lad = pd.read_csv(out / "ladder.csv")
     rating = lad[lad.metric == "rating"].set_index("bot")
     assert list(lad.columns) == ["rank", "bot", "kind", "budget", "metric", "n", "estimate",
-                                 "ci_low", "ci_high"]
+                                 "ci_low", "ci_high", "ci_unit"]
     assert rating.loc["random", "estimate"] == 0
+    # the CIs' unit: the rotation block; the anchor's rating is fixed (no CI, no unit)
+    assert pd.isna(rating.loc["random", "ci_unit"])
+    with_ci = lad[(lad.metric == "score") | ((lad.metric == "rating") & (lad.bot != "random"))]
+    assert set(with_ci.ci_unit) == {"rotation block"}
     assert list(rating.sort_values("rank").estimate) == \
         sorted(rating.estimate, reverse=True)
     assert rating.loc["cheater", "kind"].startswith("cheater (sees every hand: an upper bound")
@@ -436,8 +440,14 @@ def test_the_ladder_tables_hold_the_difference_cis_and_the_fit(tiny):
     path, out = tiny
     pairs = pd.read_csv(out / "ladder_pairs.csv")
     assert list(pairs.columns) == ["condition", "bot", "opponent", "metric", "n", "estimate",
-                                   "ci_low", "ci_high", "rating_diff", "rating_diff_ci_low",
-                                   "rating_diff_ci_high", "residual_z", "residual_elo"]
+                                   "ci_low", "ci_high", "ci_unit", "rating_diff",
+                                   "rating_diff_ci_low", "rating_diff_ci_high", "residual_z",
+                                   "residual_elo"]
+    # a CI names its unit: the share's, and the rating difference's on every row
+    assert set(pairs[pairs.ci_low.notna()].ci_unit) == {"rotation block"}
+    with_diff = pairs[pairs.rating_diff_ci_low.notna()]
+    assert len(with_diff) and set(with_diff.ci_unit) == {"rotation block"}
+    assert pairs[pairs.ci_low.isna() & pairs.rating_diff_ci_low.isna()].ci_unit.isna().all()
     lad = pd.read_csv(out / "ladder.csv")
     rating = lad[lad.metric == "rating"].set_index("bot")["estimate"]
     ws = pairs[pairs.metric == "win_share"]

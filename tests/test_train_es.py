@@ -15,8 +15,9 @@ import numpy as np
 import pytest
 
 from cli_run import fishing2sim, message_lines
-from fishing2sim.train.es import (adam, directions, groups, iteration_deals_seed,
-                                  play_blocks, score, weights_at)
+from fishing2sim.train.es import (CHECK_UNIT, CHECK_UNIT_OVERFISHING, KEYS, adam, directions,
+                                  games, groups, iteration_deals_seed, overfished,
+                                  play_blocks, score, step_key, weights_at)
 from fishing2sim.train.model import file_sha256, read_model
 from fishing2sim.train.net import split
 from fishing2sim.train.run import TrainError, config_hash, read_config, train
@@ -84,6 +85,7 @@ def test_the_es_step_moves_the_card_play_weights_along_its_estimate(tmp_path):
     rows = _rows(out / "es.csv")
     assert [int(r["iteration"]) for r in rows] == [1, 2]
     for r in rows:
+        assert r["check_ci_unit"] == CHECK_UNIT  # every CI says what it counts
         lo, d_, hi = (float(r[k]) for k in ("check_diff_lo", "check_diff", "check_diff_hi"))
         assert lo <= d_ <= hi
         assert float(r["check_diff"]) == pytest.approx(
@@ -136,6 +138,10 @@ BAD = [
     ("es: {check_deals: 1}", "es: check_deals must be a whole number >= 2, got 1"),
     ("es: {seed: -1}", "es: seed must be a whole number >= 0, got -1"),
     ("es: {pair: 3}", "es: unknown key 'pair'"),
+    ("es: {overfishing: -0.5}", "es: overfishing must be a number in [0, 100]"),
+    ("es: {overfishing: lots}", "es: overfishing must be a number in [0, 100]"),
+    ("es: {overfishing: 1, overfishing_deals: 0}",
+     "es: overfishing_deals must be a whole number >= 1, got 0"),
 ]
 
 
@@ -152,6 +158,71 @@ def test_a_bad_es_step_is_one_line_and_exit_2_and_nothing_written(tmp_path, line
     lines = message_lines(r.stderr)
     assert len(lines) == 1 and words in lines[0]
     assert not out.exists()
+
+
+def test_overfishing_in_the_objective_is_the_share_less_its_weight_times_overfishing(tmp_path):
+    """es: {overfishing: L} scores F - L x (the share of 5-player games, every seat the
+    student, that end by overfishing); the iteration's row and the check report the
+    overfishing, the check's paired by game, with the CI's unit; a file without the key has
+    none of its settings (its step's key is unchanged)."""
+    f = tmp_path / "of.yaml"
+    f.write_text(MAIN + "es: {iterations: 1, pairs: 2, deals: 8, check_every: 1, "
+                 "check_deals: 40, overfishing: 0.5, overfishing_deals: 30}\n")
+    out = train(f, output=tmp_path / "out", progress=lambda m: None)
+    s = read_config(f)["es"]
+    assert s["overfishing"] == 0.5 and s["overfishing_deals"] == 30
+    w0 = read_model(out / "model_2.npz")["weights"]
+    bot = str(next(out.glob("es_*.py")))
+    seed = iteration_deals_seed(s["seed"], 0)
+    f_, g, o = score(w0, 8, seed, bot, 30, 0.5)
+    n = len(g) // 2
+    assert np.array_equal(g, games(w0, 8, seed, bot))
+    assert np.array_equal(o, overfished(w0, 30, seed + 2, bot)) and len(o) == 30
+    assert set(np.unique(o)) <= {0.0, 1.0}
+    assert f_ == pytest.approx(0.5 * (g[:n].mean() + g[n:].mean()) - 0.5 * o.mean())
+    assert score(w0, 8, seed, bot)[2] is None  # no overfishing games without the key
+    row = _rows(out / "es.csv")[0]
+    assert 0.0 <= float(row["overfishing"]) <= 1.0
+    own = overfished(w0, 40, s["check_seed"] + 2, bot)  # the check's start model
+    assert float(row["check_start_overfishing"]) == pytest.approx(own.mean(), abs=1e-4)
+    lo, hi = float(row["check_overfishing_diff_lo"]), float(row["check_overfishing_diff_hi"])
+    d = float(row["check_overfishing"]) - float(row["check_start_overfishing"])
+    assert float(row["check_overfishing_diff"]) == pytest.approx(d, abs=2e-4)
+    assert lo <= d + 1e-4 and d - 1e-4 <= hi
+    assert row["check_ci_unit"] == CHECK_UNIT_OVERFISHING
+    summary = (out / "summary.md").read_text()
+    assert "5-player overfishing" in summary and "weight 0.5" in summary
+    plain = read_config(_file(tmp_path))["es"]
+    assert not {"overfishing", "overfishing_deals"} & set(plain)
+    assert set(plain) == KEYS - {"overfishing", "overfishing_deals"}
+    assert step_key("h", "x", plain) != step_key("h", "x", s)
+
+
+def test_every_shipped_table_with_a_ci_names_its_unit():
+    """Every CSV the repository ships as a report (docs/) or data (fishing2sim/data) that
+    has a 95% CI has a column saying what the CI counts as one observation, filled on every
+    row whose CI is there."""
+    from pathlib import Path
+
+    repo = Path(__file__).resolve().parent.parent
+    files = sorted((repo / "docs").rglob("*.csv")) + sorted((repo / "fishing2sim" / "data")
+                                                           .glob("*.csv"))
+    checked = 0
+    for path in files:
+        rows = _rows(path)
+        if not rows:
+            continue
+        cis = [k for k in rows[0] if k.endswith(("_low", "_lo"))]
+        if not cis:
+            continue
+        units = [k for k in rows[0] if k.endswith("ci_unit")]
+        assert units, f"{path.relative_to(repo)}: CIs without a ci_unit column"
+        his = [k[:-4] + "_high" if k.endswith("_low") else k[:-3] + "_hi" for k in cis]
+        for r in rows:  # (a CI of zero width, a fixed anchor's [0, 0], is none)
+            if any(r[k] not in ("", "nan") and r[k] != r[h] for k, h in zip(cis, his)):
+                assert any(r[u] for u in units), f"{path.relative_to(repo)}: {r}"
+        checked += 1
+    assert checked >= 8  # the example report, the training's, the ladder's, the ratings
 
 
 def _processes_of(folder, wait: float = 5.0) -> list:

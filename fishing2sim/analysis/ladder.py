@@ -437,10 +437,15 @@ def ladder_tables(exp, totals: list) -> dict[str, pd.DataFrame]:
     share with a 95% CI over deals, the share the fitted ratings predict, the rating
     difference with its 95% CI from the covariance, the standardized and the Elo residual)
     and ``ladder_fit`` (the chi^2 of the fit: metrics chi2, df, p_value, chi2_min,
-    p_value_min; n = the pairs used)."""
+    p_value_min; n = the pairs used). ci_unit names what the CIs (the rating differences'
+    too) take as one observation: the rotation block, a deal's seat-rotated games."""
+    from fishing2sim.analysis.common import rotation_unit
+
     names, pairs = pair_results(exp, totals)
     lad = exp.ladder
     rows, prow, frow = [], [], []
+    conds = [c for c, t in zip(exp.conditions, totals) if t is not None]
+    unit = rotation_unit(conds[0]) if conds else ""
     fit = fit_ratings(names, pairs, names.index(lad["anchor"])) if pairs else None
     qual = fit_quality(fit, pairs) if fit is not None else None
     if fit is not None:
@@ -451,23 +456,25 @@ def ladder_tables(exp, totals: list) -> dict[str, pd.DataFrame]:
                     "budget": budget_text(lad["budgets"][i])}
             rows.append(dict(base, metric="rating", n=int(fit.games[i]),
                              estimate=float(fit.elo[i]), ci_low=float(fit.ci_low[i]),
-                             ci_high=float(fit.ci_high[i])))
+                             ci_high=float(fit.ci_high[i]),
+                             ci_unit=unit if fit.se[i] > 0 else ""))
             rows.append(dict(base, metric="score", n=int(fit.games[i]),
                              estimate=float(fit.score[i]),
                              ci_low=max(0.0, float(fit.score[i] - Z * fit.score_se[i])),
-                             ci_high=min(1.0, float(fit.score[i] + Z * fit.score_se[i]))))
+                             ci_high=min(1.0, float(fit.score[i] + Z * fit.score_se[i])),
+                             ci_unit=unit if np.isfinite(fit.score_se[i]) else ""))
         for metric, value in (("chi2", qual.chi2), ("df", qual.df), ("p_value", qual.p_value),
                               ("chi2_min", qual.chi2_min), ("p_value_min", qual.p_value_min)):
             frow.append({"metric": metric, "n": qual.pairs_used, "estimate": float(value),
-                         "ci_low": math.nan, "ci_high": math.nan})
-    conds = [c for c, t in zip(exp.conditions, totals) if t is not None]
+                         "ci_low": math.nan, "ci_high": math.nan, "ci_unit": ""})
     nan = math.nan
     for k, (cond, p) in enumerate(zip(conds, pairs)):
         v = p.score_var()
         hw = Z * math.sqrt(v) / p.games if not math.isnan(v) else math.nan
         for sign, me, them, share in ((1, p.a, p.b, p.share), (-1, p.b, p.a, 1.0 - p.share)):
             base = {"condition": cond.index, "bot": names[me], "opponent": names[them]}
-            if fit is not None and fit.finite:
+            diff_ci = fit is not None and fit.finite  # (the rating difference's CI)
+            if diff_ci:
                 d, dlo, dhi = fit.diff_ci(me, them)
                 base.update(rating_diff=d, rating_diff_ci_low=dlo, rating_diff_ci_high=dhi)
             else:
@@ -475,14 +482,16 @@ def ladder_tables(exp, totals: list) -> dict[str, pd.DataFrame]:
             lo, hi = (max(0.0, share - hw), min(1.0, share + hw)) if hw == hw \
                 else (math.nan, math.nan)  # one deal: no spread to measure
             prow.append(dict(base, metric="win_share", n=p.games, estimate=share,
-                             ci_low=lo, ci_high=hi,
+                             ci_low=lo, ci_high=hi, ci_unit=rotation_unit(cond)
+                             if hw == hw or diff_ci else "",
                              residual_z=sign * float(qual.z[k]) if qual else nan,
                              residual_elo=sign * float(qual.elo_residual[k]) if qual else nan))
             pred = fit.expected(me, them) if fit is not None and fit.finite else math.nan
             prow.append(dict(base, metric="predicted_win_share", n=p.games, estimate=pred,
-                             ci_low=math.nan, ci_high=math.nan, residual_z=nan,
+                             ci_low=math.nan, ci_high=math.nan,
+                             ci_unit=rotation_unit(cond) if diff_ci else "", residual_z=nan,
                              residual_elo=nan))
-    cols = ["metric", "n", "estimate", "ci_low", "ci_high"]
+    cols = ["metric", "n", "estimate", "ci_low", "ci_high", "ci_unit"]
     tail = ["rating_diff", "rating_diff_ci_low", "rating_diff_ci_high", "residual_z",
             "residual_elo"]
     ladder = pd.DataFrame(rows, columns=["rank", "bot", "kind", "budget"] + cols)
@@ -492,7 +501,7 @@ def ladder_tables(exp, totals: list) -> dict[str, pd.DataFrame]:
     return {"ladder": ladder, "ladder_pairs": pairs_df, "ladder_fit": fit_df}
 
 
-RATINGS_COLUMNS = ("bot", "rating", "ci_low", "ci_high", "games")
+RATINGS_COLUMNS = ("bot", "rating", "ci_low", "ci_high", "ci_unit", "games")
 RATINGS_FILE = Path(__file__).resolve().parent.parent / "data" / "ladder_ratings.csv"
 
 
@@ -508,7 +517,7 @@ def ratings_csv(ladder_csv: str) -> str:
     w.writerow(RATINGS_COLUMNS)
     for r in rows:
         w.writerow([r["bot"]] + [f"{float(r[k]):.1f}" for k in ("estimate", "ci_low", "ci_high")]
-                   + [int(float(r["n"]))])
+                   + [r.get("ci_unit", ""), int(float(r["n"]))])
     return out.getvalue()
 
 

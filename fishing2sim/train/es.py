@@ -39,7 +39,14 @@ from fishing2sim.safe_files import write_atomic
 
 DEFAULTS = {"iterations": 100, "pairs": 24, "deals": 600, "sigma": 0.1, "lr": 0.02,
             "check_every": 10, "check_deals": 3000}
-KEYS = set(DEFAULTS) | {"seed", "check_seed"}
+# Overfishing as a second term of the objective: F - overfishing x (the share of 5-player
+# games, every seat the student, that end by overfishing). Off unless set, and then not in
+# the settings at all (a file without it keeps its step's key).
+OVERFISHING_DEALS = 600
+KEYS = set(DEFAULTS) | {"seed", "check_seed", "overfishing", "overfishing_deals"}
+# What one observation of a check's CIs is (es.csv's check_ci_unit)
+CHECK_UNIT = "deal (its four seatings one observation)"
+CHECK_UNIT_OVERFISHING = CHECK_UNIT + "; overfishing: the 5-player game"
 
 
 def check_es(c: dict, raw, where: str) -> None:
@@ -69,6 +76,16 @@ def check_es(c: dict, raw, where: str) -> None:
     for k in ("sigma", "lr"):
         if not (_number(s[k]) and 0 < s[k] <= 10):
             raise TrainError(f"{where}: es: {k} must be a number in (0, 10], got {s[k]!r}")
+    if "overfishing" in s:
+        if not (_number(s["overfishing"]) and 0 <= s["overfishing"] <= 100):
+            raise TrainError(f"{where}: es: overfishing must be a number in [0, 100] (the "
+                             f"weight of 5-player overfishing in the objective), got "
+                             f"{s['overfishing']!r}")
+        s.setdefault("overfishing_deals", OVERFISHING_DEALS)
+    if "overfishing_deals" in s and not (_number(s["overfishing_deals"], whole=True)
+                                         and s["overfishing_deals"] >= 1):
+        raise TrainError(f"{where}: es: overfishing_deals must be a whole number >= 1, got "
+                         f"{s['overfishing_deals']!r}")
     c["es"] = s
 
 
@@ -133,11 +150,30 @@ def games(w_file_order, deals: int, seed: int, bot: str = "skilled") -> np.ndarr
     return np.concatenate(out)
 
 
-def score(w, deals: int, seed: int, bot: str = "skilled"):
-    """An evaluation: the objective F (the mean of the two rows' shares) and the games."""
+def overfished(w_file_order, n: int, seed: int, bot: str = "skilled") -> np.ndarray:
+    """1 for each of n 5-player Fishing 2 games (every seat ``bot`` playing the weights
+    ``w_file_order``) that ends by overfishing, else 0."""
+    from fishing2sim.api import run_games
+    from fishing2sim.engine.batch import G_END
+    from fishing2sim.engine.constants import END_OVERFISHED
+
+    kw = np.asarray(w_file_order, np.float64)
+    a = run_games(n, 5, seed=seed, strategies=[bot] * 5, params=[kw] * 5)
+    return (a["int"][:, G_END] == END_OVERFISHED).astype(np.float64)
+
+
+def score(w, deals: int, seed: int, bot: str = "skilled", over_deals: int = 0,
+          over_weight: float = 0.0):
+    """An evaluation: the objective F, the games' shares and the 5-player games'
+    overfishing (None without ``over_deals``). F is the mean of the two rows' shares, less
+    ``over_weight`` x the share of ``over_deals`` 5-player games ending by overfishing."""
     g = games(w, deals, seed, bot)
     n = len(g) // 2
-    return 0.5 * (float(g[:n].mean()) + float(g[n:].mean())), g
+    f = 0.5 * (float(g[:n].mean()) + float(g[n:].mean()))
+    if not over_deals:
+        return f, g, None
+    o = overfished(w, over_deals, seed + 2, bot)
+    return f - over_weight * float(o.mean()), g, o
 
 
 def iteration_deals_seed(seed: int, t: int) -> int:
@@ -225,13 +261,23 @@ class _Step:
     def at(self, z):
         return weights_at(self.w0, self.idx, self.scale, z)
 
+    def job(self, w, deals: int, seed: int, over_deals=None):
+        """score()'s arguments for the weights w on these deals, with ``over_deals``
+        5-player games (default: the settings' overfishing_deals) when the settings weigh
+        overfishing."""
+        s = self.s
+        if "overfishing" not in s:
+            return (w, deals, seed, self.bot, 0, 0.0)
+        return (w, deals, seed, self.bot, over_deals or s["overfishing_deals"],
+                float(s["overfishing"]))
+
     def iteration(self, t: int, z, m, v):
         """Iteration t (0-based) from z and Adam's moments: the new z, m, v, its row and
         its progress lines (for the caller to print once the iteration is kept)."""
         s, t0 = self.s, time.perf_counter()
         eps = directions(s["seed"], t, s["pairs"], len(z))
         seed = iteration_deals_seed(s["seed"], t)
-        res = self.ev.map([(self.at(z + sign * s["sigma"] * e), s["deals"], seed, self.bot)
+        res = self.ev.map([self.job(self.at(z + sign * s["sigma"] * e), s["deals"], seed)
                            for e in eps for sign in (1.0, -1.0)])
         f = np.array([r[0] for r in res]).reshape(s["pairs"], 2)
         changed = float(np.mean([np.mean(res[2 * i][1] != res[2 * i + 1][1])
@@ -244,8 +290,12 @@ class _Step:
                "games_changed": round(changed, 4),
                "z_rms": round(float(np.sqrt(np.mean(z ** 2))), 5),
                "seconds": round(time.perf_counter() - t0, 1)}
+        extra = ""
+        if res[0][2] is not None:
+            row["overfishing"] = round(float(np.mean([r[2].mean() for r in res])), 4)
+            extra = f", overfishing {row['overfishing']:.3f}"
         lines = [f"es: iteration {t + 1}: F {f.mean():.4f}, |F+ - F-| "
-                 f"{np.abs(diff).mean():.4f}, games changed {changed:.2f}, "
+                 f"{np.abs(diff).mean():.4f}, games changed {changed:.2f}{extra}, "
                  f"{row['seconds']:.0f} s"]
         if (t + 1) % s["check_every"] == 0 or t + 1 == s["iterations"]:
             t1 = time.perf_counter()
@@ -260,20 +310,33 @@ class _Step:
         row's columns and a progress line."""
         s = self.s
         if not self.own:
-            self.own.extend(self.ev.map([(self.w0, s["check_deals"], s["check_seed"],
-                                          self.bot)]))
-        got = self.ev.map([(self.at(z), s["check_deals"], s["check_seed"], self.bot)])
+            self.own.extend(self.ev.map([self.job(self.w0, s["check_deals"], s["check_seed"],
+                                                  s["check_deals"])]))
+        got = self.ev.map([self.job(self.at(z), s["check_deals"], s["check_seed"],
+                                    s["check_deals"])])
         (a, a0, da, la, ha), (b, b0, db, lb, hb) = paired_check(got[0][1], self.own[0][1])
         line = (f"es: check after iteration {t}, {s['check_deals']} other deals: against "
                 f"three weights {a:.3f} (start {a0:.3f}, {da:+.3f} [{la:+.3f}, {ha:+.3f}]); "
                 f"against weights_tuned {b:.3f} (start {b0:.3f}, {db:+.3f})")
+        over = {}
+        if got[0][2] is not None:
+            o, o0 = got[0][2], self.own[0][2]
+            d = o - o0  # the same deals: paired by game
+            half = 1.96 * d.std(ddof=1) / np.sqrt(len(d))
+            over = {"check_overfishing": round(float(o.mean()), 4),
+                    "check_start_overfishing": round(float(o0.mean()), 4),
+                    "check_overfishing_diff": round(float(d.mean()), 4),
+                    "check_overfishing_diff_lo": round(float(d.mean() - half), 4),
+                    "check_overfishing_diff_hi": round(float(d.mean() + half), 4)}
+            line += (f"; 5-player overfishing {o.mean():.3f} (start {o0.mean():.3f}, "
+                     f"{d.mean():+.3f} [{d.mean() - half:+.3f}, {d.mean() + half:+.3f}])")
         return {"check_vs_weights": round(a, 4), "check_start_vs_weights": round(a0, 4),
                 "check_diff": round(da, 4), "check_diff_lo": round(la, 4),
                 "check_diff_hi": round(ha, 4), "check_vs_weights_tuned": round(b, 4),
                 "check_start_vs_weights_tuned": round(b0, 4),
                 "check_diff_weights_tuned": round(db, 4),
                 "check_diff_weights_tuned_lo": round(lb, 4),
-                "check_diff_weights_tuned_hi": round(hb, 4)}, line
+                "check_diff_weights_tuned_hi": round(hb, 4), **over}, line
 
 
 def _step_state(state: dict, key: str, start_sha: str, dim: int, iterations: int,
@@ -338,9 +401,19 @@ def run_es(c: dict, h: str, out: Path, state: dict, start_model: Path, workers: 
 
 
 def csv_rows(state: dict) -> list:
-    """es.csv's rows: one per iteration, the check's columns empty where none was made."""
+    """es.csv's rows: one per iteration, the check's columns empty where none was made;
+    check_ci_unit says what one observation of the check's CIs is."""
     st = state.get("es") or {}
-    rows = st.get("rows") or []
+    rows = []
+    for r in st.get("rows") or []:
+        r = dict(r)
+        if "check_diff" in r:  # the unit next to the CIs, before the check's seconds
+            s = r.pop("check_s", None)
+            r["check_ci_unit"] = CHECK_UNIT_OVERFISHING if "check_overfishing" in r \
+                else CHECK_UNIT
+            if s is not None:
+                r["check_s"] = s
+        rows.append(r)
     cols = []
     for r in rows:
         cols += [k for k in r if k not in cols]
@@ -355,25 +428,39 @@ def summary_lines(c: dict, state: dict) -> list:
     s = c["es"]
     rows = st["rows"]
     secs = sum(r["seconds"] + r.get("check_s", 0.0) for r in rows)
-    lines = ["", f"Evolution strategies on the win share: {st['done']} iterations on "
+    of = "overfishing" in s
+    what = ("the win share" if not of else
+            f"the win share less {s['overfishing']} x 5-player overfishing (weight "
+            f"{s['overfishing']}: the share of {s['overfishing_deals']} 5-player games an "
+            "evaluation, every seat the student, that end by overfishing)")
+    lines = ["", f"Evolution strategies on {what}: {st['done']} iterations on "
                  f"{st['dim']} weights of Fishing 2's card plays ({s['pairs']} pairs x "
                  f"{s['deals']} deals an iteration, sigma {s['sigma']}, lr {s['lr']}; "
                  f"{_min_s(secs)}). model.npz is its result (es.npz), started from "
                  f"{st['start_sha256'][:12]}.", "",
              f"Checks on {s['check_deals']} other deals (seed {s['check_seed']}), paired by "
-             "deal with the start model (a deal's four seatings one observation):", "",
+             "deal with the start model (a deal's four seatings one observation)"
+             + (f"; 5-player overfishing on {s['check_deals']} games, paired by game"
+                if of else "") + ":", "",
              "| iteration | against three weights | start | difference [95% CI] | against "
-             "weights_tuned [A,A,B,B] | start | difference [95% CI] |",
-             "|---|---|---|---|---|---|---|"]
+             "weights_tuned [A,A,B,B] | start | difference [95% CI] |"
+             + (" 5-player overfishing | start | difference [95% CI] |" if of else ""),
+             "|---|---|---|---|---|---|---|" + ("---|---|---|" if of else "")]
     for r in rows:
         if "check_diff" in r:
+            more = ""
+            if "check_overfishing" in r:
+                more = (f" {r['check_overfishing']:.3f} | {r['check_start_overfishing']:.3f} | "
+                        f"{r['check_overfishing_diff']:+.3f} "
+                        f"[{r['check_overfishing_diff_lo']:+.3f}, "
+                        f"{r['check_overfishing_diff_hi']:+.3f}] |")
             lines.append(
                 f"| {r['iteration']} | {r['check_vs_weights']:.3f} | "
                 f"{r['check_start_vs_weights']:.3f} | {r['check_diff']:+.3f} "
                 f"[{r['check_diff_lo']:+.3f}, {r['check_diff_hi']:+.3f}] | "
                 f"{r['check_vs_weights_tuned']:.3f} | {r['check_start_vs_weights_tuned']:.3f}"
                 f" | {r['check_diff_weights_tuned']:+.3f} [{r['check_diff_weights_tuned_lo']:+.3f}, "
-                f"{r['check_diff_weights_tuned_hi']:+.3f}] |")
+                f"{r['check_diff_weights_tuned_hi']:+.3f}] |" + more)
     return lines + ["", "![evolution strategies](es_curve.png)"]
 
 
@@ -402,15 +489,19 @@ def plot(out: Path, c: dict, state: dict) -> None:
 
         fig, ax = plt.subplots(figsize=(6, 3.5))
         x = [r["iteration"] for r in rows]
-        for key, label in (("check_diff", "against three weights"),
-                           ("check_diff_weights_tuned", "[A,A,B,B] against weights_tuned")):
+        series = [("check_diff", "against three weights"),
+                  ("check_diff_weights_tuned", "[A,A,B,B] against weights_tuned")]
+        if "check_overfishing_diff" in rows[-1]:
+            series.append(("check_overfishing_diff", "5-player overfishing (share of games)"))
+        for key, label in series:
             y = [r[key] for r in rows]
             lo = [r[key] - r[f"{key}_lo"] for r in rows]
             hi = [r[f"{key}_hi"] - r[key] for r in rows]
             ax.errorbar(x, y, yerr=[lo, hi], marker="o", capsize=3, label=label)
         ax.axhline(0.0, color="grey", lw=0.8, ls="--")
         ax.set_xlabel("ES iteration")
-        ax.set_ylabel("win share - the start model's")
+        ax.set_ylabel("win share - the start model's" if len(series) == 2
+                      else "share - the start model's")
         ax.set_title(f"{c['name']}: evolution strategies (checks, paired by deal)")
         ax.legend(fontsize=8)
         fig.tight_layout()
