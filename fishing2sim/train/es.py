@@ -422,6 +422,8 @@ def csv_rows(state: dict) -> list:
 
 def summary_lines(c: dict, state: dict) -> list:
     """summary.md's section on the ES step."""
+    from fishing2sim.train.distill import _min_s
+
     st = state.get("es")
     if not c.get("es") or not st or not st.get("rows"):
         return []
@@ -469,19 +471,15 @@ def step_seconds(state: dict) -> float:
     return round(sum(r["seconds"] + r.get("check_s", 0.0) for r in st.get("rows") or []), 1)
 
 
-def _min_s(s: float) -> str:
-    return f"{int(s // 60)} min {s % 60:.0f} s"
-
-
 def plot(out: Path, c: dict, state: dict) -> None:
     """es_curve.png: the checks' paired differences by iteration, with their CIs."""
     st = state.get("es") or {}
     rows = [r for r in st.get("rows") or [] if "check_diff" in r]
     if not c.get("es") or not rows:
         return
-    try:
-        import io
+    from fishing2sim.train.report import save_png
 
+    try:
         import matplotlib
 
         matplotlib.use("Agg")
@@ -504,11 +502,7 @@ def plot(out: Path, c: dict, state: dict) -> None:
                       else "share - the start model's")
         ax.set_title(f"{c['name']}: evolution strategies (checks, paired by deal)")
         ax.legend(fontsize=8)
-        fig.tight_layout()
-        buf = io.BytesIO()
-        fig.savefig(buf, format="png", dpi=100)
-        plt.close(fig)
-        write_atomic(out / "es_curve.png", buf.getvalue())
+        save_png(fig, out / "es_curve.png")
     except Exception:  # a report without its plot is still a report
         pass
 

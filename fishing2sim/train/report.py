@@ -80,13 +80,20 @@ def _plot(out: Path, c: dict, rows: list) -> None:
         ax.set_xlabel("positions trained")
         ax.set_ylabel("win share vs three weights")
         ax.set_title(f"{c['name']}: learning curve")
-        fig.tight_layout()
-        buf = io.BytesIO()
-        fig.savefig(buf, format="png", dpi=100)
-        plt.close(fig)
-        write_atomic(out / "learning_curve.png", buf.getvalue())
+        save_png(fig, out / "learning_curve.png")
     except Exception:  # a report without its plot is still a report
         pass
+
+
+def save_png(fig, path: Path) -> None:
+    """A training report's figure: laid out, written as a PNG atomically, closed."""
+    import matplotlib.pyplot as plt
+
+    fig.tight_layout()
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=100)
+    plt.close(fig)
+    write_atomic(path, buf.getvalue())
 
 
 def _before_es_seconds(c: dict, state: dict, rows: list) -> float:
