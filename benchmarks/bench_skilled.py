@@ -3,6 +3,7 @@ and strength against the targets' fields, with 95% CIs.
 
     python benchmarks/bench_skilled.py                        # speed + every strength row
     python benchmarks/bench_skilled.py --only speed
+    python benchmarks/bench_skilled.py --only five --five-vs benchmarks/bots/skilled_overfishing.py --five-deals 2000
     python benchmarks/bench_skilled.py --deals 1000 --pimc-deals 200 --workers 1
 
 Speed: one process, one numba thread; games/s of 4 players (Fishing 2) with the bot in every
@@ -20,6 +21,11 @@ observation of the CI, as benchmarks/bench_search.py counts them):
     games, against `weights_tuned` and `pimc` (--pimc-deals deals: pimc is slow);
   * `pimc_skilled` against `pimc`, [A, A, B, B], with the ms per searched decision.
 
+Strength at 5 players (--only five): the bot's seats' share of the games in [A, A, B, B, B]
+and [A, A, A, B, B] lineups against --five-vs (`pimc` by default; --five-deals deals, each in
+its 5 seat rotations; an even share is 0.4 and 0.6): does the bot's way of playing 5-player
+games, overfishing included, win or lose against the other's?
+
 Overfishing: the share of 5-player games that end by overfishing with the bot in every
 seat (and `weights_tuned`, the earlier skilled seat), Wilson 95% CIs.
 """
@@ -31,15 +37,26 @@ import os
 import statistics
 import time
 from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
 
 import numpy as np
 
 FIELD = ["greedy", "counter", "buoy_savvy", "weights_tuned"]
 
 
+def _players(kind: str) -> int:
+    return 5 if kind.startswith("five") else 4
+
+
 def _lineups(kind: str, a: str, b: str, deal: int):
     """(lineup, seats of a) for every rotation of deal ``deal``."""
     out = []
+    if kind.startswith("five"):  # "five2": [A, A, B, B, B], "five3": [A, A, A, B, B]
+        na = int(kind[-1])
+        for r in range(5):
+            lineup = [a if (i - r) % 5 < na else b for i in range(5)]
+            out.append((lineup, [i for i in range(5) if (i - r) % 5 < na]))
+        return out
     for r in range(4):
         if kind == "one":
             opp = [b] * 3 if b != "field" else [x for i, x in enumerate(FIELD) if i != deal % 4]
@@ -59,6 +76,7 @@ def play_block(kind: str, a: str, b: str, seed: int, start: int, n: int) -> dict
     from fishing2sim.api import run_games
     from fishing2sim.engine.batch import G_WINNERS
 
+    players = _players(kind)
     shares = np.zeros(n)
     stats = np.zeros(3, np.int64)
     t = time.process_time()
@@ -70,11 +88,11 @@ def play_block(kind: str, a: str, b: str, seed: int, start: int, n: int) -> dict
                 stats += res["search"]
     else:
         for lineup, seats in _lineups(kind, a, b, start):
-            res = run_games(n, 4, seed=seed, start=start, strategies=lineup)
+            res = run_games(n, players, seed=seed, start=start, strategies=lineup)
             for j in range(n):
                 _credit(res, seats, shares, j, G_WINNERS, j)
             stats += res["search"]
-    return {"shares": shares / 4, "cpu": time.process_time() - t, "stats": stats}
+    return {"shares": shares / players, "cpu": time.process_time() - t, "stats": stats}
 
 
 def _credit(res, seats, shares, i, col, j=0):
@@ -83,8 +101,18 @@ def _credit(res, seats, shares, i, col, j=0):
     shares[i] += sum(((m >> s) & 1) / k for s in seats)
 
 
+def _row(kind: str, a: str, b: str) -> str:
+    a, b = (Path(x).stem if x.endswith(".py") else x for x in (a, b))  # a file: its name
+    if b == "field":
+        return f"`{a}` vs the mixed field"
+    if kind.startswith("five"):
+        na = int(kind[-1])
+        return f"{na} `{a}` vs {5 - na} `{b}`, 5 players (even share {na / 5:.1f})"
+    return f"`{a}` vs {'three ' if kind == 'one' else '[A,A,B,B] '}`{b}`"
+
+
 def strength(kind, a, b, deals, workers, seed) -> dict:
-    blocks = max(workers, math.ceil(deals / 100))
+    blocks = max(4 * workers, math.ceil(deals / 100))  # small blocks: search rows balance
     sizes = [deals // blocks + (1 if i < deals % blocks else 0) for i in range(blocks)]
     starts = [int(x) for x in np.cumsum([0] + sizes[:-1])]
     t = time.perf_counter()
@@ -99,10 +127,9 @@ def strength(kind, a, b, deals, workers, seed) -> dict:
     cpu = sum(p["cpu"] for p in parts)
     mean = float(shares.mean())
     half = 1.96 * float(shares.std(ddof=1)) / math.sqrt(len(shares))
-    out = {"row": f"`{a}` vs {'three ' if kind == 'one' else '[A,A,B,B] '}`{b}`"
-           if b != "field" else f"`{a}` vs the mixed field", "deals": deals, "share": mean,
+    out = {"row": _row(kind, a, b), "deals": deals, "share": mean,
            "lo": mean - half, "hi": mean + half, "wall": time.perf_counter() - t,
-           "ms_game": 1000 * cpu / (4 * deals)}
+           "ms_game": 1000 * cpu / (_players(kind) * deals)}
     if stats[0]:
         out["ms_decision"] = 1000 * cpu / stats[0]
     return out
@@ -129,8 +156,12 @@ def speed(games: int, repeats: int, pimc_games: int, bot: str = "skilled") -> li
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--only", choices=["speed", "strength", "overfishing", "all"],
+    ap.add_argument("--only", choices=["speed", "strength", "overfishing", "five", "all"],
                     default="all")
+    ap.add_argument("--five-vs", default="pimc",
+                    help="the 5-player rows' other bot (a name or a strategy file)")
+    ap.add_argument("--five-deals", type=int, help="the 5-player rows' deals "
+                    "(default: --pimc-deals)")
     ap.add_argument("--overfishing-games", type=int, default=20000)
     ap.add_argument("--deals", type=int, default=1000)
     ap.add_argument("--pimc-deals", type=int, default=200)
@@ -143,6 +174,12 @@ def main() -> None:
     ap.add_argument("--skip-rollouts", action="store_true",
                     help="no `pimc_skilled` vs `pimc` row (it does not depend on --bot)")
     a = ap.parse_args()
+    for key, least in (("deals", 2), ("pimc_deals", 2), ("five_deals", 2), ("games", 1),
+                       ("repeats", 1), ("overfishing_games", 1), ("workers", 1)):
+        if getattr(a, key) is not None and getattr(a, key) < least:
+            why = " (a CI needs 2 deals)" if least == 2 else ""
+            ap.error(f"--{key.replace('_', '-')} must be at least {least}{why}, "
+                     f"got {getattr(a, key)}")
     if a.only in ("speed", "all"):
         rows = speed(a.games, a.repeats, max(20, a.games // 500), a.bot)
         print("Speed, 4 players, Fishing 2, one core (median games/s):\n")
@@ -167,6 +204,11 @@ def main() -> None:
             print(f"| `{bot}` | {len(df):,} | {100 * p:.1f}% [{100 * lo:.1f}, {100 * hi:.1f}] |",
                   flush=True)
         print()
+    if a.only in ("five", "all"):
+        d = a.five_deals or a.pimc_deals
+        print(f"Strength, 5 players, Fishing 2, seed {a.seed}, {a.workers} workers: the "
+              "bot's seats' share of the games, every deal in its 5 seat rotations:\n")
+        _table([(k, a.bot, a.five_vs, d) for k in ("five2", "five3")], a)
     if a.only in ("strength", "all"):
         jobs = [("one", a.bot, "weights", a.deals), ("one", a.bot, "field", a.deals),
                 ("pair", a.bot, "weights_tuned", a.deals)]
@@ -176,14 +218,19 @@ def main() -> None:
             if not a.skip_rollouts:
                 jobs.append(("pair", "pimc_skilled", "pimc", a.pimc_deals))
         print(f"Strength, 4 players, Fishing 2, seed {a.seed}, {a.workers} workers:\n")
-        print("| row | deals x 4 rotations | share [95% CI] | ms per game | ms per searched "
-              "decision | wall |")
-        print("|---|---|---|---|---|---|")
-        for kind, x, y, d in jobs:
-            r = strength(kind, x, y, d, a.workers, a.seed)
-            dec = f"{r['ms_decision']:.2f}" if "ms_decision" in r else "–"
-            print(f"| {r['row']} | {d} | {r['share']:.3f} [{r['lo']:.3f}, {r['hi']:.3f}] | "
-                  f"{r['ms_game']:.2f} | {dec} | {r['wall']:.0f} s |", flush=True)
+        _table(jobs, a)
+
+
+def _table(jobs, a) -> None:
+    print("| row | deals x rotations | share [95% CI] | ms per game | ms per searched "
+          "decision | wall |")
+    print("|---|---|---|---|---|---|")
+    for kind, x, y, d in jobs:
+        r = strength(kind, x, y, d, a.workers, a.seed)
+        dec = f"{r['ms_decision']:.2f}" if "ms_decision" in r else "–"
+        print(f"| {r['row']} | {d} x {_players(kind)} | {r['share']:.3f} [{r['lo']:.3f}, "
+              f"{r['hi']:.3f}] | {r['ms_game']:.2f} | {dec} | {r['wall']:.0f} s |", flush=True)
+    print()
 
 
 if __name__ == "__main__":
