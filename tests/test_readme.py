@@ -86,7 +86,7 @@ def test_readme_commands_exist():
     assert "set -euo pipefail" in ci
     i = ci.index("python -m pip install -q -e '.[test]'")
     assert ci[i + 1] == "python -m pytest -q"
-    assert "python -m pytest -q -m slow" in ci
+    assert "python -m pytest -q -m slow -n 0" in ci  # the slow tests one at a time
 
 
 def test_the_main_job_leaves_the_repository_clean():
