@@ -180,6 +180,14 @@ def main() -> None:
             why = " (a CI needs 2 deals)" if least == 2 else ""
             ap.error(f"--{key.replace('_', '-')} must be at least {least}{why}, "
                      f"got {getattr(a, key)}")
+    from fishing2sim.strategy.contract import StrategyError
+    from fishing2sim.strategy.loading import load_strategy
+
+    for key in ("bot", "five_vs"):  # a bad bot is refused before any game, in one line
+        try:
+            load_strategy(getattr(a, key))
+        except StrategyError as exc:
+            ap.error(f"--{key.replace('_', '-')}: {exc}")
     if a.only in ("speed", "all"):
         rows = speed(a.games, a.repeats, max(20, a.games // 500), a.bot)
         print("Speed, 4 players, Fishing 2, one core (median games/s):\n")
