@@ -3,7 +3,7 @@ and strength against the targets' fields, with 95% CIs.
 
     python benchmarks/bench_skilled.py                        # speed + every strength row
     python benchmarks/bench_skilled.py --only speed
-    python benchmarks/bench_skilled.py --only five --five-vs benchmarks/bots/skilled_overfishing.py --five-deals 2000
+    python benchmarks/bench_skilled.py --only five --five-vs benchmarks/bots/skilled_overfishing_tuned.py --five-deals 2000
     python benchmarks/bench_skilled.py --deals 1000 --pimc-deals 200 --workers 1
 
 Speed: one process, one numba thread; games/s of 4 players (Fishing 2) with the bot in every
@@ -48,11 +48,16 @@ def _players(kind: str) -> int:
     return 5 if kind.startswith("five") else 4
 
 
+def _five_seats(kind: str) -> int:
+    """The bot's seats in a 5-player lineup: "five2" is [A, A, B, B, B], "five3" [A, A, A, B, B]."""
+    return int(kind[-1])
+
+
 def _lineups(kind: str, a: str, b: str, deal: int):
     """(lineup, seats of a) for every rotation of deal ``deal``."""
     out = []
-    if kind.startswith("five"):  # "five2": [A, A, B, B, B], "five3": [A, A, A, B, B]
-        na = int(kind[-1])
+    if kind.startswith("five"):
+        na = _five_seats(kind)
         for r in range(5):
             lineup = [a if (i - r) % 5 < na else b for i in range(5)]
             out.append((lineup, [i for i in range(5) if (i - r) % 5 < na]))
@@ -106,7 +111,7 @@ def _row(kind: str, a: str, b: str) -> str:
     if b == "field":
         return f"`{a}` vs the mixed field"
     if kind.startswith("five"):
-        na = int(kind[-1])
+        na = _five_seats(kind)
         return f"{na} `{a}` vs {5 - na} `{b}`, 5 players (even share {na / 5:.1f})"
     return f"`{a}` vs {'three ' if kind == 'one' else '[A,A,B,B] '}`{b}`"
 
@@ -215,7 +220,8 @@ def main() -> None:
     if a.only in ("five", "all"):
         d = a.five_deals or a.pimc_deals
         print(f"Strength, 5 players, Fishing 2, seed {a.seed}, {a.workers} workers: the "
-              "bot's seats' share of the games, every deal in its 5 seat rotations:\n")
+              "bot's seats' share of the games, every deal in its 5 seat rotations (a deal one "
+              "observation of the CI):\n")
         _table([(k, a.bot, a.five_vs, d) for k in ("five2", "five3")], a)
     if a.only in ("strength", "all"):
         jobs = [("one", a.bot, "weights", a.deals), ("one", a.bot, "field", a.deals),
