@@ -463,13 +463,16 @@ def train(training_file, workers, output, fresh, scheduler, dask_local):
         raise UserError(f"--workers must be >= 1, got {workers}")
     if dask_local is not None and dask_local < 1:
         raise UserError(f"--dask-local needs a number of workers >= 1, got {dask_local}")
-    try:
-        out = run_training(training_file, workers, output, fresh,
-                           progress=lambda m: click.echo(m, err=True), scheduler=scheduler,
-                           dask_local=dask_local)
-    except KeyboardInterrupt:
+    from fishing2sim.run.processes import StopSignals
+
+    try:  # Ctrl-C or SIGTERM stops it once; a second signal cannot cut its cleanup short
+        with StopSignals(ignore_after_stop=True):
+            out = run_training(training_file, workers, output, fresh,
+                               progress=lambda m: click.echo(m, err=True),
+                               scheduler=scheduler, dask_local=dask_local)
+    except KeyboardInterrupt as exc:
         click.echo("stopped: the finished iterations are kept; run again to resume", err=True)
-        sys.exit(130)
+        sys.exit(128 + getattr(exc, "signum", signal.SIGINT))
     click.echo(f"wrote {out}/summary.md (model: {out}/model.npz)")
 
 

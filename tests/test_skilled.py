@@ -1136,6 +1136,58 @@ def test_a_training_stopped_by_a_signal_resumes_after_its_last_finished_iteratio
     assert os.listdir(out) and (out / "state.json").is_file()
 
 
+@pytest.mark.slow
+@pytest.mark.parametrize("signum, times, code", [
+    ("SIGINT", 1, 130), ("SIGINT", 3, 130), ("SIGTERM", 1, 143)],
+    ids=["ctrl-c", "ctrl-c-x3", "sigterm"])
+def test_a_training_stopped_as_its_labelling_pool_starts_stops_at_once(tmp_path, signum,
+                                                                        times, code):
+    """A signal as the second condition's labelling pool forks its processes (a Ctrl-C to
+    the whole process group, as a terminal sends it, once or three times; a SIGTERM to the
+    main process): the training stops within seconds with its one line and exit 128 +
+    signal, no traceback, no process and no lock left. Before, such a Ctrl-C was lost half
+    the time (the training went on), three of them could hang it, and SIGTERM left the
+    lock behind without a word. Five times each: the signal lands at a slightly different
+    point each time."""
+    import os
+    import signal
+    import time
+
+    from test_stop import assert_no_survivors
+
+    f = tmp_path / "sig.yaml"
+    f.write_text(TINY.replace("games: 4}", "games: 60}"))
+    sig = getattr(signal, signum)
+    for k in range(5):
+        out = tmp_path / f"a{k}"
+        p = subprocess.Popen([sys.executable, "-m", "fishing2sim.cli", "train", str(f),
+                              "--workers", "2", "--output", str(out)], stdout=subprocess.PIPE,
+                             stderr=subprocess.STDOUT, text=True, start_new_session=True)
+        for line in p.stdout:  # the first condition is labelled: the next pool starts now
+            if line.startswith("iteration 1: fishing2 4 players"):
+                break
+        t0 = time.monotonic()
+        for i in range(times):
+            if signum == "SIGINT":
+                os.killpg(p.pid, sig)
+            else:
+                p.send_signal(sig)
+            time.sleep(0.05)
+        try:
+            rest = p.stdout.read()
+            rc = p.wait(timeout=60)
+        finally:
+            if p.poll() is None:
+                os.killpg(p.pid, signal.SIGKILL)
+        assert time.monotonic() - t0 < 10, rest
+        assert rc == code, rest
+        assert rest.splitlines() == ["stopped: the finished iterations are kept; run again "
+                                     "to resume"], rest
+        assert_no_survivors(p.pid)
+        assert not (out / ".tiny.lock").exists()
+        assert not (out / "tiny" / "model_1.npz").exists()
+
+
 def test_the_students_stack_buffers_start_on_a_cache_line():
     """tables._stack_f64 buffers (the hidden layer's sums, the features, the unseen-card
     table) start on a 64-byte boundary, whatever sizes come before them: sums that

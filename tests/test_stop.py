@@ -419,3 +419,85 @@ def test_tune_with_one_worker_stops_inside_a_chunk(tmp_path, looper_compiled, si
                                 "again with --resume to continue"], err
     assert_no_survivors(proc.pid)
     assert not (tmp_path / "reports" / ".tl.lock").exists()
+
+
+# ---- a training's job pools (train/labels.py, train/es.py) ----
+
+SUBMIT_HOLDS_CTRL_C = """
+import os, signal
+from fishing2sim.run.processes import submit_all
+
+class Pool:  # a pool whose first submit is hit by Ctrl-C, as a fork of its workers can be
+    def __init__(self):
+        self.jobs = []
+    def submit(self, fn, *job):
+        if not self.jobs:
+            os.kill(os.getpid(), signal.SIGINT)
+        self.jobs.append(job)
+        return job
+pool = Pool()
+try:
+    submit_all(pool, None, [(1,), (2,), (3,)])
+except KeyboardInterrupt:
+    print("interrupted after", pool.jobs)
+print("blocked after:", sorted(signal.pthread_sigmask(signal.SIG_BLOCK, [])))
+"""
+
+
+def test_a_ctrl_c_while_a_training_pool_forks_is_raised_once_its_submits_are_made():
+    """submit_all blocks SIGINT while it submits (a submit forks the pool's processes, and
+    a Ctrl-C inside logging's fork hook was printed as "Exception ignored" and lost: the
+    training went on). The Ctrl-C comes once every job is submitted, and the mask is as
+    before."""
+    r = subprocess.run([sys.executable, "-c", SUBMIT_HOLDS_CTRL_C], capture_output=True,
+                       text=True, timeout=60)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.splitlines() == ["interrupted after [(1,), (2,), (3,)]",
+                                     "blocked after: []"], r.stdout
+    assert r.stderr == ""
+
+
+def test_a_stopped_training_pool_ends_its_processes_and_its_manager_thread():
+    """close_pool(stopping=True) ends a pool's processes inside their jobs and waits for its
+    manager thread, so the interpreter's exit hook finds no wake-up pipe left open (one it
+    wrote to while the thread closed it printed "OSError: Bad file descriptor" after a
+    Ctrl-C). A job_pool's processes ignore Ctrl-C and block no signal."""
+    from concurrent.futures import process as cf_process
+
+    from fishing2sim.run.processes import close_pool, job_pool, submit_all
+
+    pool = job_pool(2)
+    try:
+        probe = submit_all(pool, signal.getsignal, [(signal.SIGINT,), (signal.SIGTERM,)])
+        assert [f.result(timeout=60) for f in probe] == [signal.SIG_IGN, signal.SIG_DFL]
+        masks = submit_all(pool, signal.pthread_sigmask, [(signal.SIG_BLOCK, [])] * 2)
+        assert [f.result(timeout=60) for f in masks] == [set(), set()]
+        procs = list(pool._processes.values())
+        assert len(procs) == 2
+        sleeping = submit_all(pool, time.sleep, [(60,)] * 3)
+        assert wait_for(lambda: sleeping[0].running(), timeout=30)
+    except BaseException:
+        close_pool(pool, True)
+        raise
+    t0 = time.monotonic()
+    close_pool(pool, True)
+    assert time.monotonic() - t0 < STOP_WITHIN
+    assert not any(p.is_alive() for p in procs)
+    assert all(w._closed for w in cf_process._threads_wakeups.values())
+    assert all(f.done() for f in sleeping)
+
+
+def test_a_finished_training_pool_closes_without_ending_a_job():
+    """close_pool(stopping=False), after the jobs: every result is kept, the processes
+    have ended and the manager thread's wake-up pipe is closed."""
+    from concurrent.futures import process as cf_process
+
+    from fishing2sim.run.processes import close_pool, job_pool, submit_all
+
+    pool = job_pool(2)
+    futs = submit_all(pool, pow, [(2, k) for k in range(10)])
+    procs = list(pool._processes.values())
+    close_pool(pool, False)
+    assert [f.result() for f in futs] == [2 ** k for k in range(10)]
+    assert not any(p.is_alive() for p in procs)
+    assert all(w._closed for w in cf_process._threads_wakeups.values())

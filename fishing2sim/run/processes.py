@@ -146,6 +146,39 @@ def die_with_parent(parent_pid: int) -> None:
         threading.Thread(target=watch, name="fishing2sim-parent-watch", daemon=True).start()
 
 
+def job_pool(workers: int):
+    """A ProcessPoolExecutor of ``workers`` processes for a training's jobs: each starts
+    with child_signals (Ctrl-C is the parent's; SIGTERM and the parent's death end it).
+    Submit to it with submit_all and close it with close_pool."""
+    from concurrent.futures import ProcessPoolExecutor
+
+    return ProcessPoolExecutor(workers, initializer=child_signals, initargs=(os.getpid(),))
+
+
+def submit_all(pool, fn, jobs) -> list:
+    """pool.submit(fn, *job) for every job, in order, with SIGINT and SIGTERM blocked: a
+    submit may fork the pool's processes, and a Ctrl-C that lands in a fork hook (logging
+    has one) is printed as "Exception ignored" and lost, so the run would go on. Pending,
+    it is raised as the mask is restored; the children unblock it in child_signals."""
+    old_mask = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM})
+    try:
+        return [pool.submit(fn, *job) for job in jobs]
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, old_mask)
+
+
+def close_pool(pool, stopping: bool) -> None:
+    """Shut a job_pool down and wait until its manager thread has ended (and its jobs, unless
+    ``stopping``). ``stopping`` (an exception is on its way out: Ctrl-C, a failed job)
+    cancels the jobs not started and ends the processes inside theirs: no result is kept. Waiting matters: Python 3.11's exit hook wakes every pool's
+    manager thread still alive, and can write to the pipe of one that is closing it,
+    printing an OSError traceback ("Bad file descriptor") after the run has ended."""
+    if stopping:
+        for proc in list((getattr(pool, "_processes", None) or {}).values()):
+            proc.terminate()
+    pool.shutdown(wait=True, cancel_futures=stopping)
+
+
 def child_signals(parent_pid: int) -> None:
     """The start of a child process that plays games (a run's worker, play's game): Ctrl-C
     is for the parent (which stops the child); SIGTERM ends it at once, even inside a

@@ -28,9 +28,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import time
-from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 import numpy as np
@@ -206,17 +204,6 @@ def paired_check(got: np.ndarray, ref: np.ndarray) -> list:
     return out
 
 
-def _pool_start(parent_pid: int):
-    """In the step's processes: Ctrl-C is the main process's to handle, and a process ends
-    with its parent (a killed run leaves no process behind)."""
-    import signal
-
-    from fishing2sim.run.processes import die_with_parent
-
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    die_with_parent(parent_pid)
-
-
 class _Evaluator:
     """score() of many weight vectors, in order: on the run's Dask cluster when it has one,
     else on ``workers`` processes (or here, with one)."""
@@ -227,19 +214,27 @@ class _Evaluator:
         self.executor = _EXECUTOR.get()
         self.pool = None
         if self.executor is None and workers > 1:
-            self.pool = ProcessPoolExecutor(workers, initializer=_pool_start,
-                                            initargs=(os.getpid(),))
+            from fishing2sim.run.processes import job_pool
+
+            self.pool = job_pool(workers)
 
     def map(self, jobs: list) -> list:
         ex = self.executor or self.pool
         if ex is None:
             return [score(*j) for j in jobs]
-        futs = [ex.submit(score, *j) for j in jobs]
+        if ex is self.pool:
+            from fishing2sim.run.processes import submit_all
+
+            futs = submit_all(ex, score, jobs)
+        else:
+            futs = [ex.submit(score, *j) for j in jobs]
         return [f.result() for f in futs]
 
-    def close(self):
+    def close(self, stopping: bool = False):
         if self.pool is not None:
-            self.pool.shutdown(wait=False, cancel_futures=True)
+            from fishing2sim.run.processes import close_pool
+
+            close_pool(self.pool, stopping)
 
 
 def step_key(h: str, start_sha: str, s: dict) -> str:
@@ -379,6 +374,7 @@ def run_es(c: dict, h: str, out: Path, state: dict, start_model: Path, workers: 
     bot = str(write_student(out / f"{name}.py", start_model, name))
     z, m, v = (np.array(st[k], np.float64) for k in ("z", "m", "v"))
     ev = _Evaluator(workers)
+    stopping = True
     try:
         step = _Step(s, d["weights"], bot, ev)
         for t in range(st["done"], s["iterations"]):
@@ -389,8 +385,9 @@ def run_es(c: dict, h: str, out: Path, state: dict, start_model: Path, workers: 
             write_atomic(out / "state.json", json.dumps(state, indent=1))
             for line in lines:  # printed once the iteration is kept
                 progress(line)
+        stopping = False
     finally:
-        ev.close()
+        ev.close(stopping)
     st["model_sha256"] = save_model(
         target, step.at(z), h, {"es_iterations": st["done"], "start_sha256": start_sha,
                                 "es": {k: s[k] for k in sorted(s) if k != "iterations"}},

@@ -10,8 +10,6 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
-import os
-from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 import numpy as np
@@ -144,16 +142,20 @@ def label_games(ruleset, players, seed, games, behaviour, teacher, budget, rate,
             if progress:
                 progress(i + 1, len(chunks))
     else:
-        from fishing2sim.run.processes import die_with_parent
+        from fishing2sim.run.processes import close_pool, job_pool, submit_all
 
         # a worker ends with its parent: a killed training leaves no process behind
-        with ProcessPoolExecutor(workers, initializer=die_with_parent,
-                                 initargs=(os.getpid(),)) as ex:
-            futs = [ex.submit(label_chunk, *a) for a in args]
+        ex = job_pool(workers)
+        stopping = True
+        try:
+            futs = submit_all(ex, label_chunk, args)
             for i, f in enumerate(futs):
                 parts[i] = f.result()
                 if progress:
                     progress(i + 1, len(chunks))
+            stopping = False
+        finally:
+            close_pool(ex, stopping)
     empty = (np.zeros((0, OBS_KEEP), np.int16), np.zeros((0, MAX_HAND), np.float32))
     return {
         "obs": np.concatenate([p[0] for p in parts]) if parts else empty[0],
