@@ -16,11 +16,13 @@ from __future__ import annotations
 
 import argparse
 import math
+import sys
 import time
-from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 import numpy as np
+
+from fishing2sim.run.processes import pool_map
 
 BOT = str(Path(__file__).resolve().parent / "bots" / "pimc_game.py")
 
@@ -50,9 +52,8 @@ def main(argv=None) -> None:
     t = time.perf_counter()
     w = max(1, a.workers)
     sizes = [a.deals // w + (1 if i < a.deals % w else 0) for i in range(w)]
-    with ProcessPoolExecutor(w) as ex:
-        x = np.concatenate(list(ex.map(block, [a.seed + i for i in range(w)], sizes,
-                                       [a.bot] * w, [a.opponent] * w)))
+    x = np.concatenate(pool_map(block, [(a.seed + i, sizes[i], a.bot, a.opponent)
+                                        for i in range(w)], w))
     m = float(x.mean())
     half = 1.96 * float(x.std(ddof=1)) / math.sqrt(len(x))
     print(f"{Path(a.bot).stem} against {Path(a.opponent).stem}, [A, A, B, B], "
@@ -62,4 +63,8 @@ def main(argv=None) -> None:
 
 
 if __name__ == "__main__":
-    main()
+    try:
+        main()
+    except KeyboardInterrupt:  # its processes ended with the pool: nothing is left running
+        print("stopped: what is printed above is all that was measured", file=sys.stderr)
+        raise SystemExit(130)

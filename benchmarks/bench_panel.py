@@ -21,7 +21,6 @@ import tempfile
 import time
 from pathlib import Path
 
-import pandas as pd
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -9,9 +9,7 @@ Every figure is measured in this one run; speeds are medians over repeats.
 from __future__ import annotations
 
 import argparse
-import json
 import os
-import resource
 import statistics
 import subprocess
 import sys

@@ -21,10 +21,12 @@ from __future__ import annotations
 import argparse
 import math
 import os
+import sys
 import time
-from concurrent.futures import ProcessPoolExecutor
 
 import numpy as np
+
+from fishing2sim.run.processes import pool_map
 
 OPPONENT = "weights"
 OPPONENTS = "weights,field,skilled"
@@ -72,10 +74,8 @@ def bench(bot: str, deals: int, workers: int, seed: int, params=None,
     sizes = [deals // blocks + (1 if i < deals % blocks else 0) for i in range(blocks)]
     starts = np.cumsum([0] + sizes[:-1])
     t = time.perf_counter()
-    with ProcessPoolExecutor(workers) as pool:
-        parts = list(pool.map(play_block, [bot] * blocks, [seed] * blocks,
-                              [int(s) for s in starts], sizes, [params] * blocks,
-                              [opponent] * blocks))
+    parts = pool_map(play_block, [(bot, seed, int(s), n, params, opponent)
+                                  for s, n in zip(starts, sizes)], workers)
     wall = time.perf_counter() - t
     shares = np.concatenate([p["shares"] for p in parts])
     cpu = sum(p["cpu"] for p in parts)
@@ -126,4 +126,8 @@ def table(a, opponent: str) -> None:
 
 
 if __name__ == "__main__":
-    main()
+    try:
+        main()
+    except KeyboardInterrupt:  # its processes ended with the pool: nothing is left running
+        print("stopped: what is printed above is all that was measured", file=sys.stderr)
+        raise SystemExit(130)

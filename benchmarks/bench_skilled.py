@@ -35,11 +35,13 @@ import argparse
 import math
 import os
 import statistics
+import sys
 import time
-from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 import numpy as np
+
+from fishing2sim.run.processes import pool_map
 
 FIELD = ["greedy", "counter", "buoy_savvy", "weights_tuned"]
 
@@ -124,9 +126,8 @@ def strength(kind, a, b, deals, workers, seed) -> dict:
     if workers <= 1:
         parts = [play_block(kind, a, b, seed, s, n) for s, n in zip(starts, sizes)]
     else:
-        with ProcessPoolExecutor(workers) as pool:
-            parts = list(pool.map(play_block, [kind] * blocks, [a] * blocks, [b] * blocks,
-                                  [seed] * blocks, starts, sizes))
+        parts = pool_map(play_block, [(kind, a, b, seed, s, n) for s, n in zip(starts, sizes)],
+                         workers)
     shares = np.concatenate([p["shares"] for p in parts])
     stats = sum(p["stats"] for p in parts)
     cpu = sum(p["cpu"] for p in parts)
@@ -248,4 +249,8 @@ def _table(jobs, a) -> None:
 
 
 if __name__ == "__main__":
-    main()
+    try:
+        main()
+    except KeyboardInterrupt:  # its processes ended with the pool: nothing is left running
+        print("stopped: what is printed above is all that was measured", file=sys.stderr)
+        raise SystemExit(130)

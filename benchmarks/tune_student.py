@@ -41,10 +41,10 @@ import argparse
 import json
 import sys
 import time
-from concurrent.futures import ProcessPoolExecutor
 
 import numpy as np
 
+from fishing2sim.run.processes import pooled, submit_all
 from fishing2sim.train.es import games, play_blocks  # noqa: F401  (the trials' games)
 
 PLAY_FEATURE_WIN = 23  # features.py: the option would be the trick's highest so far
@@ -86,11 +86,9 @@ def _trial(args):
     return float(g[:n].mean()), float(g[n:].mean()), over
 
 
-def _ignore_interrupts():
-    """In the trials' processes: Ctrl-C is the main process's to handle."""
-    import signal
-
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
+def _map(pool, fn, args: list) -> list:
+    """[fn(x) for x in args] on the pool's processes (which leave Ctrl-C to this one)."""
+    return [f.result() for f in submit_all(pool, fn, [(x,) for x in args])]
 
 
 def _refuse(message: str):
@@ -185,7 +183,7 @@ def main() -> None:
                          **{f"hidden_{i}": 1.0 for i in range(6)},
                          **({f"power_{i}": 0.0 for i in range(6)} if a.power else {})})
     t0 = time.perf_counter()
-    with ProcessPoolExecutor(2, initializer=_ignore_interrupts) as pool:
+    with pooled(2) as pool:
         done = 0
         while done < a.trials:
             batch = [study.ask() for _ in range(min(2, a.trials - done))]
@@ -195,8 +193,8 @@ def main() -> None:
                     t.suggest_float(f"hidden_{i}", *a.hidden)
                     if a.power:
                         t.suggest_float(f"power_{i}", *a.power)
-            res = list(pool.map(_trial, [(w, t.params, a.deals, a.seed, a.overfishing)
-                                         for t in batch]))
+            res = _map(pool, _trial, [(w, t.params, a.deals, a.seed, a.overfishing)
+                                      for t in batch])
             for t, (sw, st, ov) in zip(batch, res):
                 study.tell(t, [(sw + st) / 2, ov] if two else (sw + st) / 2)
                 print(f"trial {t.number}: vs weights {sw:.3f}, vs weights_tuned {st:.3f}, "
@@ -224,11 +222,11 @@ def main() -> None:
         parts = [(w, best.params, half, a.check_seed), (w, best.params, a.check_deals - half,
                                                         a.check_seed + 7),
                  (w, {}, half, a.check_seed), (w, {}, a.check_deals - half, a.check_seed + 7)]
-        g = list(pool.map(_games_args, parts))
+        g = _map(pool, _games_args, parts)
         if two:
-            over = list(pool.map(_over_args, [(w, best.params, a.check_overfishing,
-                                               a.check_seed + 11), (w, {}, a.check_overfishing,
-                                                                    a.check_seed + 11)]))
+            over = _map(pool, _over_args, [(w, best.params, a.check_overfishing,
+                                            a.check_seed + 11), (w, {}, a.check_overfishing,
+                                                                 a.check_seed + 11)])
     def by_deal(parts):  # per row, a deal's mean over its 4 seats / rotations
         rows = ([], [])
         for x in parts:

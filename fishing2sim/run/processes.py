@@ -1,7 +1,7 @@
 """Where a run's games are played: local worker processes fed chunk by chunk (or this
 process alone), a pool of workers kept from one run to the next (tune), one child process
-for a call that must stop at once on Ctrl-C (``play``), and the signal handling that stops
-them all. Every child dies with its parent (PR_SET_PDEATHSIG on Linux)."""
+for a call that must stop at once on Ctrl-C (``play``), the job pools of a training (and
+of the benchmarks), and the signal handling that stops them all. Every child dies with its parent (PR_SET_PDEATHSIG on Linux)."""
 from __future__ import annotations
 
 import os
@@ -10,6 +10,7 @@ import sys
 import threading
 import time
 from collections import deque
+from contextlib import contextmanager
 from multiprocessing import connection as mp_connection
 from multiprocessing import resource_tracker as _resource_tracker
 
@@ -156,15 +157,25 @@ def job_pool(workers: int):
 
 
 def submit_all(pool, fn, jobs) -> list:
-    """pool.submit(fn, *job) for every job, in order, with SIGINT and SIGTERM blocked: a
-    submit may fork the pool's processes, and a Ctrl-C that lands in a fork hook (logging
-    has one) is printed as "Exception ignored" and lost, so the run would go on. Pending,
-    it is raised as the mask is restored; the children unblock it in child_signals."""
-    old_mask = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM})
+    """pool.submit(fn, *job) for every job, in order, with a stopping signal held back: a
+    submit may fork the pool's processes, and a Ctrl-C raised inside a fork hook (logging
+    has one) is printed as "Exception ignored" and lost, so the run would go on. Meanwhile
+    SIGINT and SIGTERM are only noted; the first is raised again once the handlers are
+    back. (A mask would not do: any thread that does not block the signal, numpy's BLAS
+    threads among them, takes it, and the main thread runs the handler all the same.)"""
+    held: list = []
+    old = {}
+    if threading.current_thread() is threading.main_thread():
+        for s in (signal.SIGINT, signal.SIGTERM):
+            if signal.getsignal(s) is not None:  # (None: not set from Python, not ours)
+                old[s] = signal.signal(s, lambda signum, frame: held.append(signum))
     try:
         return [pool.submit(fn, *job) for job in jobs]
     finally:
-        signal.pthread_sigmask(signal.SIG_SETMASK, old_mask)
+        for s, handler in old.items():
+            signal.signal(s, handler)
+        if held:
+            signal.raise_signal(held[0])
 
 
 def close_pool(pool, stopping: bool) -> None:
@@ -177,6 +188,31 @@ def close_pool(pool, stopping: bool) -> None:
         for proc in list((getattr(pool, "_processes", None) or {}).values()):
             proc.terminate()
     pool.shutdown(wait=True, cancel_futures=stopping)
+
+
+@contextmanager
+def pooled(workers: int):
+    """A job_pool for a with-block, closed by close_pool as it ends: at once (its processes
+    ended inside their jobs) if the block raises, Ctrl-C included."""
+    pool = job_pool(workers)
+    try:
+        yield pool
+    except BaseException:
+        close_pool(pool, True)
+        raise
+    close_pool(pool, False)
+
+
+def pool_map(fn, jobs, workers: int, each=None) -> list:
+    """[fn(*job) for job in jobs], on a job_pool of ``workers`` processes; ``each(i,
+    result)`` as each result comes, in order. Ctrl-C or a failed job ends it at once."""
+    out = []
+    with pooled(workers) as pool:
+        for i, fut in enumerate(submit_all(pool, fn, jobs)):
+            out.append(fut.result())
+            if each is not None:
+                each(i, out[-1])
+    return out
 
 
 def child_signals(parent_pid: int) -> None:

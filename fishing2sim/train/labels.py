@@ -127,35 +127,28 @@ def label_games(ruleset, players, seed, games, behaviour, teacher, budget, rate,
     ``executor``, e.g. a Dask cluster's: run.dask.dask_executor), joined in game order:
     {"obs", "values", "meta", "stats"}. ``progress(done, total)`` after each chunk."""
     chunks = [(s, min(chunk, start + games - s)) for s in range(start, start + games, chunk)]
-    parts = [None] * len(chunks)
     args = [(ruleset, players, seed, s, n, behaviour, teacher, budget, rate) for s, n in chunks]
     executor = executor if executor is not None else _EXECUTOR.get()
+
+    def each(i, _):
+        if progress:
+            progress(i + 1, len(chunks))
+
     if executor is not None:
-        futs = [executor.submit(label_chunk, *a) for a in args]
-        for i, f in enumerate(futs):
-            parts[i] = f.result()
-            if progress:
-                progress(i + 1, len(chunks))
+        parts = []
+        for i, f in enumerate([executor.submit(label_chunk, *a) for a in args]):
+            parts.append(f.result())
+            each(i, parts[-1])
     elif workers <= 1:
+        parts = []
         for i, a in enumerate(args):
-            parts[i] = label_chunk(*a)
-            if progress:
-                progress(i + 1, len(chunks))
+            parts.append(label_chunk(*a))
+            each(i, parts[-1])
     else:
-        from fishing2sim.run.processes import close_pool, job_pool, submit_all
+        from fishing2sim.run.processes import pool_map
 
         # a worker ends with its parent: a killed training leaves no process behind
-        ex = job_pool(workers)
-        stopping = True
-        try:
-            futs = submit_all(ex, label_chunk, args)
-            for i, f in enumerate(futs):
-                parts[i] = f.result()
-                if progress:
-                    progress(i + 1, len(chunks))
-            stopping = False
-        finally:
-            close_pool(ex, stopping)
+        parts = pool_map(label_chunk, args, workers, each)
     empty = (np.zeros((0, OBS_KEEP), np.int16), np.zeros((0, MAX_HAND), np.float32))
     return {
         "obs": np.concatenate([p[0] for p in parts]) if parts else empty[0],
