@@ -1,7 +1,8 @@
 """Where a run's games are played: local worker processes fed chunk by chunk (or this
 process alone), a pool of workers kept from one run to the next (tune), one child process
 for a call that must stop at once on Ctrl-C (``play``), the job pools of a training (and
-of the benchmarks), and the signal handling that stops them all. Every child dies with its parent (PR_SET_PDEATHSIG on Linux)."""
+of the benchmarks), and the signal handling that stops them all. Every child dies with its
+parent (PR_SET_PDEATHSIG on Linux)."""
 from __future__ import annotations
 
 import os
