@@ -182,9 +182,10 @@ def submit_all(pool, fn, jobs) -> list:
 def close_pool(pool, stopping: bool) -> None:
     """Shut a job_pool down and wait until its manager thread has ended (and its jobs, unless
     ``stopping``). ``stopping`` (an exception is on its way out: Ctrl-C, a failed job)
-    cancels the jobs not started and ends the processes inside theirs: no result is kept. Waiting matters: Python 3.11's exit hook wakes every pool's
-    manager thread still alive, and can write to the pipe of one that is closing it,
-    printing an OSError traceback ("Bad file descriptor") after the run has ended."""
+    cancels the jobs not started and ends the processes inside theirs: no result is kept.
+    Waiting matters: Python 3.11's exit hook wakes every pool's manager thread still alive,
+    and can write to the pipe of one that is closing it, printing an OSError traceback
+    ("Bad file descriptor") after the run has ended."""
     if stopping:
         for proc in list((getattr(pool, "_processes", None) or {}).values()):
             proc.terminate()
