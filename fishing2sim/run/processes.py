@@ -158,12 +158,13 @@ def job_pool(workers: int):
 
 
 def submit_all(pool, fn, jobs) -> list:
-    """pool.submit(fn, *job) for every job, in order, with a stopping signal held back: a
-    submit may fork the pool's processes, and a Ctrl-C raised inside a fork hook (logging
-    has one) is printed as "Exception ignored" and lost, so the run would go on. Meanwhile
-    SIGINT and SIGTERM are only noted; the first is raised again once the handlers are
-    back. (A mask would not do: any thread that does not block the signal, numpy's BLAS
-    threads among them, takes it, and the main thread runs the handler all the same.)"""
+    """pool.submit(fn, *job) for every job, in order (a job_pool's, or any executor's: a
+    Dask client's), with a stopping signal held back: a submit may fork the pool's
+    processes, and a Ctrl-C raised inside a fork hook (logging has one) is printed as
+    "Exception ignored" and lost, so the run would go on. Meanwhile SIGINT and SIGTERM are
+    only noted; the first is raised again once the handlers are back. (A mask would not
+    do: any thread that does not block the signal, numpy's BLAS threads among them, takes
+    it, and the main thread runs the handler all the same.)"""
     held: list = []
     old = {}
     if threading.current_thread() is threading.main_thread():

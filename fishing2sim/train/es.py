@@ -222,13 +222,9 @@ class _Evaluator:
         ex = self.executor or self.pool
         if ex is None:
             return [score(*j) for j in jobs]
-        if ex is self.pool:
-            from fishing2sim.run.processes import submit_all
+        from fishing2sim.run.processes import submit_all
 
-            futs = submit_all(ex, score, jobs)
-        else:
-            futs = [ex.submit(score, *j) for j in jobs]
-        return [f.result() for f in futs]
+        return [f.result() for f in submit_all(ex, score, jobs)]
 
     def close(self, stopping: bool = False):
         if self.pool is not None:

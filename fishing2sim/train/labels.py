@@ -134,9 +134,11 @@ def label_games(ruleset, players, seed, games, behaviour, teacher, budget, rate,
         if progress:
             progress(i + 1, len(chunks))
 
+    from fishing2sim.run.processes import pool_map, submit_all
+
     if executor is not None:
         parts = []
-        for i, f in enumerate([executor.submit(label_chunk, *a) for a in args]):
+        for i, f in enumerate(submit_all(executor, label_chunk, args)):
             parts.append(f.result())
             each(i, parts[-1])
     elif workers <= 1:
@@ -144,10 +146,7 @@ def label_games(ruleset, players, seed, games, behaviour, teacher, budget, rate,
         for i, a in enumerate(args):
             parts.append(label_chunk(*a))
             each(i, parts[-1])
-    else:
-        from fishing2sim.run.processes import pool_map
-
-        # a worker ends with its parent: a killed training leaves no process behind
+    else:  # a worker ends with its parent: a killed training leaves no process behind
         parts = pool_map(label_chunk, args, workers, each)
     empty = (np.zeros((0, OBS_KEEP), np.int16), np.zeros((0, MAX_HAND), np.float32))
     return {
