@@ -3,7 +3,7 @@ and strength against the targets' fields, with 95% CIs.
 
     python benchmarks/bench_skilled.py                        # speed + every strength row
     python benchmarks/bench_skilled.py --only speed
-    python benchmarks/bench_skilled.py --only five --five-vs benchmarks/bots/skilled_overfishing_tuned.py --five-deals 2000
+    python benchmarks/bench_skilled.py --only five --five-vs research/bots/skilled_overfishing_tuned.py --five-deals 2000
     python benchmarks/bench_skilled.py --deals 1000 --pimc-deals 200 --workers 1
 
 Speed: one process, one numba thread; games/s of 4 players (Fishing 2) with the bot in every

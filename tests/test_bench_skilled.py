@@ -1,4 +1,4 @@
-"""benchmarks/bench_skilled.py's seat rotations (docs/strategies.md, "At 5 players,
+"""benchmarks/bench_skilled.py's seat rotations (docs/lab-notes.md, "At 5 players,
 overfishing as rarely as pimc loses games"): every seat plays each side equally often, so
 a bot against itself gets exactly its even share, and a strong bot more."""
 from __future__ import annotations

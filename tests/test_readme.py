@@ -32,7 +32,7 @@ def test_readme_strategy_example_runs_from_a_file_outside_the_repo(tmp_path):
 def test_readme_names_only_files_that_exist():
     # (a path followed by ": " starts a quoted error message, such as experiments/t.yaml: ...)
     for text in (README, *DOCS.values()):
-        for rel in set(re.findall(r"(experiments/\w+\.yaml|docs/[\w/-]+\.(?:md|csv)|benchmarks/\w+\.py|reports/README\.md)(?!: )", text)):
+        for rel in set(re.findall(r"(experiments/\w+\.yaml|docs/[\w/-]+\.(?:md|csv)|(?:benchmarks|research)/(?:bots/)?\w+\.py|reports/README\.md)(?!: )", text)):
             assert (ROOT / rel).is_file(), rel
 
 

@@ -109,3 +109,18 @@ def test_modules_and_functions_stay_small():
             if not kernel and node.end_lineno - node.lineno + 1 > 80:
                 big.append(f"{p.relative_to(REPO)}:{node.lineno} {node.name}")
     assert big == []
+
+
+def test_nothing_of_the_product_or_its_tests_imports_the_research_folder():
+    """research/ (docs/lab-notes.md) is outside the product: the package, the shipped bots,
+    the benchmarks and the tests never import it, so its scripts can use internal names
+    without freezing them."""
+    found = []
+    for folder in ("fishing2sim", "strategies", "benchmarks", "tests"):
+        for p in (REPO / folder).rglob("*.py"):
+            for n in ast.walk(ast.parse(p.read_text())):
+                names = [n.module or ""] if isinstance(n, ast.ImportFrom) else \
+                    [a.name for a in n.names] if isinstance(n, ast.Import) else []
+                found += [f"{p.relative_to(REPO)}: {m}" for m in names
+                          if m.split(".")[0] == "research"]
+    assert found == []

@@ -1,5 +1,5 @@
 """The training file's last step, ``distill:``: one student fitted to the mean score of
-several (docs/strategies.md, "Where the student's gap is").
+several (docs/lab-notes.md, "Where the student's gap is").
 
 ``distill: [skilled_ismcts.yaml, skilled_game.yaml]`` names member training files (a
 relative name is relative to the training file). After the run's own iterations:

@@ -1,5 +1,5 @@
 """The training file's policy step, ``es:``: evolution strategies (ES) on the student's win
-share, after the imitation (docs/strategies.md, "Evolution strategies on the win share").
+share, after the imitation (docs/lab-notes.md, "Evolution strategies on the win share").
 
 The student is fitted to its teachers' option values, not to winning. This step moves every
 weight of Fishing 2's six card-play blocks (features.play_block: leading, following, last in

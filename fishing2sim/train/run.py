@@ -474,9 +474,9 @@ def fit_iteration(c: dict, out: Path, i: int, data: dict, w, net: dict | None = 
     positions_1 .. i-1 and ``data``; the games numbered 0 mod 10 held out) from the
     linear weights ``w``, and its agreement with the teacher on this iteration's held-out
     positions. ``net``: other step sizes of the network's fit (``lr``, ``decay``:
-    train/net.fit_net's; benchmarks/refit_student.py). ``prepare(alldata, X, blocks,
+    train/net.fit_net's; research/refit_student.py). ``prepare(alldata, X, blocks,
     rows)``, if given, returns the rows and the values to fit instead (the diagnostics of
-    benchmarks/refit_student.py); the agreement is still with the teacher's values."""
+    research/refit_student.py); the agreement is still with the teacher's values."""
     from fishing2sim.train.layout import N_WEIGHTS
     from fishing2sim.train.fit import agreement, fit
     from fishing2sim.train.label import M_GAME, M_KIND, M_N_OPT, M_RULESET

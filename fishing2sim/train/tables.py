@@ -28,7 +28,7 @@ def _stack_f64(typingctx, n):
     student's decisions compile without numba's reference counting. The buffer starts on
     a 64-byte boundary: the hidden layer adds to its sums 8 at a time, and a sum that
     straddles two cache lines cost a quarter of the student's speed wherever the stack
-    happened to put it (docs/strategies.md, "Where a decision's time goes")."""
+    happened to put it (docs/lab-notes.md, "Where a decision's time goes")."""
     def codegen(context, builder, signature, args):
         buf = cgutils.alloca_once(builder, context.get_value_type(types.float64),
                                   size=args[0])

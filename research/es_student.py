@@ -1,7 +1,7 @@
 """A policy step beyond imitation, on many weights at once: evolution strategies (ES) on
 the student `skilled`'s Fishing 2 card-play blocks, scored by its win share.
 
-benchmarks/tune_student.py tunes 12 to 18 hand-picked knobs with Optuna's TPE and found
+research/tune_student.py tunes 12 to 18 hand-picked knobs with Optuna's TPE and found
 none that beats the model's own weights. This script moves every weight of the six
 Fishing 2 card-play blocks (features.play_block; per block its linear weights, its hidden
 biases c and its hidden output row u: 6 x (81 + 32 + 32) = 870 numbers) along an
@@ -24,7 +24,7 @@ other deals against the model's own, paired by deal (the figure that counts: the
 deals' directions are chosen on those deals). The script writes the tuned model only with
 ``--out``; the iterations' z are kept in ``--state`` (an npz), so a stopped run resumes.
 
-    python benchmarks/es_student.py --iterations 80 --pairs 24 --deals 400 \
+    python research/es_student.py --iterations 80 --pairs 24 --deals 400 \
         --out /tmp/es.npz --state /tmp/es_state.npz
 """
 from __future__ import annotations

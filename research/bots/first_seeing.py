@@ -1,5 +1,5 @@
 """first_seeing: plays its first legal card and has the engine build its observation
-(benchmarks/bot_bound.py: what the observation costs on top of the call)."""
+(research/bot_bound.py: what the observation costs on top of the call)."""
 from fishing2sim.strategy.kit import decision, option
 
 NAME = "first_seeing"

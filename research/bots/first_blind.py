@@ -1,4 +1,4 @@
-"""first_blind: plays its first legal card and reads nothing else (benchmarks/bot_bound.py:
+"""first_blind: plays its first legal card and reads nothing else (research/bot_bound.py:
 what the call of a decision costs)."""
 from fishing2sim.strategy.kit import decision, option
 

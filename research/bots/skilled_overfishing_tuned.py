@@ -1,6 +1,6 @@
 """skilled_overfishing_tuned: the shipped `skilled` after 60 more iterations of the ES step
 with overfishing in its objective (the mean win share less 1 x the share of 600 5-player
-self-play games that end by overfishing; ``python benchmarks/es_student.py --iterations 60
+self-play games that end by overfishing; ``python research/es_student.py --iterations 60
 --pairs 24 --deals 600 --overfishing 1.0 --overfishing-deals 600``, 18 iterations at step
 0.02, then 42 at 0.05): 37.6% overfishing at 5 players, pimc's level, and weaker than
 `skilled` (docs/strategies.md, "Evolution strategies with overfishing in the objective").

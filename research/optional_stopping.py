@@ -7,8 +7,8 @@ plays the rule on shares of games (an overfishing-like share p, Wilson intervals
 runner reports them) with the runner's own rule, and counts how often the final CI covers
 the true p, against a fixed-sample run of about the same length.
 
-    python benchmarks/optional_stopping.py                 # 4,000 runs per case
-    python benchmarks/optional_stopping.py --runs 20000
+    python research/optional_stopping.py                 # 4,000 runs per case
+    python research/optional_stopping.py --runs 20000
 
 The figures are in docs/experiments.md ("Precision-driven runs").
 """

@@ -1,4 +1,4 @@
-"""benchmarks/diag_leads.py (docs/strategies.md, "Where the student's gap is"): its
+"""research/diag_leads.py (docs/strategies.md, "Where the student's gap is"): its
 candidate lead features, against a recount card by card with the kit's readers of the
 public card places."""
 from __future__ import annotations
@@ -70,7 +70,7 @@ def test_the_lead_features_count_what_the_table_knows(positions, place):
     """place 0: every lead's candidates; place 1 (--place follow): every following card's
     (cards in the trick, more than one player still to play), the same eleven and the two
     of FOLLOW_EXTRA; every other card play's left as it was."""
-    from benchmarks.diag_leads import FOLLOW_EXTRA, N_LEAD, follow_extra, lead_features
+    from research.diag_leads import FOLLOW_EXTRA, N_LEAD, follow_extra, lead_features
     from fishing2sim.strategy.observation import suit
 
     checked = nonzero = 0

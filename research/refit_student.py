@@ -20,11 +20,11 @@ It writes nothing into the run's folder (the students' files live in a temporary
 ``--out MODEL.npz`` keeps the refit's model file (e.g. for benchmarks/bench_skilled.py
 ``--bot``, through a student file: fishing2sim.train.model.write_student).
 
-    python benchmarks/refit_student.py experiments/train/skilled_policy.yaml reports/skilled_policy
-    python benchmarks/refit_student.py FILE FOLDER --epochs 40 --decay 0.93
-    python benchmarks/refit_student.py FILE FOLDER --hidden 8 --epochs 40 --decay 0.93
-    python benchmarks/refit_student.py FILE FOLDER --stakes 1
-    python benchmarks/refit_student.py FILE FOLDER --distill MODEL.npz,MODEL2.npz
+    python research/refit_student.py experiments/train/skilled_policy.yaml reports/skilled_policy
+    python research/refit_student.py FILE FOLDER --epochs 40 --decay 0.93
+    python research/refit_student.py FILE FOLDER --hidden 8 --epochs 40 --decay 0.93
+    python research/refit_student.py FILE FOLDER --stakes 1
+    python research/refit_student.py FILE FOLDER --distill MODEL.npz,MODEL2.npz
 
 Two options change what the network is fitted to rather than how: ``--stakes A`` fits it
 on the positions drawn again (with replacement, as many, seeded) with a chance in
@@ -32,7 +32,7 @@ proportion to (stakes + 0.05 points)^A, the stakes of a position being its best 
 value less the mean of its options' (the decisions where the choice matters weigh
 more); ``--distill MODELS`` fits it to the mean of those models' scores instead of the
 teacher's values (the targets softmax(mean score): one network taught by an ensemble,
-benchmarks/ensemble_bot.py; the training file's ``distill`` step does this with its
+research/ensemble_bot.py; the training file's ``distill`` step does this with its
 members, train/distill.py). Both fit the linear block too; the agreement is still with
 the teacher.
 """

@@ -1,8 +1,8 @@
 """Where the engine's time goes: a sampling profile of the compiled kernels, per function.
 
-    python benchmarks/profile_kernels.py                         # 4 x random, Fishing 2
-    python benchmarks/profile_kernels.py --lineup greedy,greedy,greedy,greedy --games 30000
-    python benchmarks/profile_kernels.py --ruleset fishing --top 30
+    python research/profile_kernels.py                         # 4 x random, Fishing 2
+    python research/profile_kernels.py --lineup greedy,greedy,greedy,greedy --games 30000
+    python research/profile_kernels.py --ruleset fishing --top 30
 
 Needs Linux `perf` (Debian: linux-perf). perf cannot name numba's compiled code by itself:
 the games run in a child process that compiles the kernels afresh (an empty numba cache in

@@ -20,11 +20,11 @@ processes. The best trial's knobs are then measured on other deals against the m
 own weights (paired: the same deals and seats), which is the figure that counts: the
 tuning deals' best is biased upward by the choice.
 
-    python benchmarks/tune_student.py --trials 100 --deals 3000 --check-deals 5000
-    python benchmarks/tune_student.py ... --out MODEL.npz   # keep the tuned model
-    python benchmarks/tune_student.py --trials 150 --deals 1500 --check-deals 5000 \
+    python research/tune_student.py --trials 100 --deals 3000 --check-deals 5000
+    python research/tune_student.py ... --out MODEL.npz   # keep the tuned model
+    python research/tune_student.py --trials 150 --deals 1500 --check-deals 5000 \
         --overfishing 2000 --take -1.0 0.5 --hidden 0.5 1.5     # two objectives
-    python benchmarks/tune_student.py ... --power -2.0 0.5      # and a power bonus
+    python research/tune_student.py ... --power -2.0 0.5      # and a power bonus
 
 With ``--overfishing N`` the study has two objectives, the same mean share and the share
 of N 5-player games (every seat the tuned bot, the same deals each trial) that end by
@@ -132,7 +132,7 @@ def check_place(flag: str, name: str, what: str):
 
 def check_out(name: str) -> None:
     """--out names a new file, or a model file to write over, in a folder that exists:
-    otherwise one line and exit 2 (benchmarks/es_student.py checks its --out so too)."""
+    otherwise one line and exit 2 (research/es_student.py checks its --out so too)."""
     out = check_place("--out", name, "a model file's name")
     if out.exists():  # only a model file may be written over (a FIFO, yours: never)
         from fishing2sim.train.model import ModelError, read_model

@@ -4,7 +4,7 @@ fit the student's own network shape and a network that also sees the other optio
 through a second layer), both on the same features, blocks, targets and held-out games,
 and compare their held-out agreement with the teacher on Fishing 2 card plays.
 
-    python benchmarks/diag_context.py FOLDER [--epochs 8] [--hidden 32] [--seed 0]
+    python research/diag_context.py FOLDER [--epochs 8] [--hidden 32] [--seed 0]
 
 FOLDER is a training run's folder (``fishing2sim train FILE``: positions_*.npz); every
 iteration's positions are used, games numbered 0 mod 10 held out (as the training holds

@@ -1,7 +1,7 @@
 """Where the student `skilled` departs from its teacher pimc (it overfishes where pimc does not).
 
-    python benchmarks/diag_student.py                     # both parts, 5 players
-    python benchmarks/diag_student.py --only decisions --budgets 48,192
+    python research/diag_student.py                     # both parts, 5 players
+    python research/diag_student.py --only decisions --budgets 48,192
 
 Part "ends": for each lineup (every seat one bot), the cards the boats lack at the start of
 each of the last rounds (the ocean's demand, in games that reach the round) and the boats'

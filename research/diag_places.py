@@ -14,7 +14,7 @@ With scikit-learn installed (not a dependency of the project) it also fits gradi
 trees to the same two choices from the student's features of the two cards compared
 (trained on the other games), to show how much any model could read from those features.
 
-    python benchmarks/diag_places.py reports/skilled_policy fishing2sim/data/skilled.npz
+    python research/diag_places.py reports/skilled_policy fishing2sim/data/skilled.npz
 """
 from __future__ import annotations
 

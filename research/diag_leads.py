@@ -14,7 +14,7 @@ help? On a training run's positions (held-out games, numbered 0 mod 10):
    and FOLLOW_EXTRA), --place last the trick's last cards; --control replaces the
    candidates by noise of the same shape (what more inputs give without information).
 
-    python benchmarks/diag_leads.py FOLDER [--model MODEL.npz] [--seeds 2] [--ablate]
+    python research/diag_leads.py FOLDER [--model MODEL.npz] [--seeds 2] [--ablate]
         [--place lead|follow|last] [--control]
 
 The candidate features read only the observation (docs/rules.md C): every card the seat
@@ -205,7 +205,7 @@ def follow_extra(obs_rows, out, place):
 def _load(folder: Path):
     """(positions, features, blocks) of a training folder, as diag_context.py reads them."""
     try:
-        from benchmarks.diag_context import load
+        from research.diag_context import load
     except ImportError:  # run as a script: benchmarks/ is the first import path
         from diag_context import load
     return load(folder)

@@ -4,7 +4,7 @@ temporary folder and played by a strategy file with the shipped model; the two m
 the same games (checked first), then their games/s alternate, each measurement in a fresh
 process.
 
-    python benchmarks/ab_student.py REV [--games 3000] [--repeats 9]
+    python research/ab_student.py REV [--games 3000] [--repeats 9]
 
 4 players of Fishing 2, every seat the student, one core. Each repeat runs one process per
 version (in alternating order): it loads the compiled code, warms up, and plays --games

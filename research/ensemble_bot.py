@@ -4,7 +4,7 @@ option with the highest sum of scores is played. A diagnostic of what the studen
 miss (docs/strategies.md, "Where the student's gap is"), not a shipped bot: it plays at
 about 1/K of one student's speed for K models.
 
-    python benchmarks/ensemble_bot.py OUT.py MODEL.npz [MODEL.npz ...]
+    python research/ensemble_bot.py OUT.py MODEL.npz [MODEL.npz ...]
     python benchmarks/bench_skilled.py --only strength --skip-search --bot OUT.py
 
 Every model must have the same number of hidden units (read_model checks each file).
@@ -102,7 +102,7 @@ def ensemble_best(obs, params):
     return obs[O_OPTIONS + best]
 
 
-TEMPLATE = '''"""{name}: an ensemble of {k} students (benchmarks/ensemble_bot.py)."""
+TEMPLATE = '''"""{name}: an ensemble of {k} students (research/ensemble_bot.py)."""
 import sys
 sys.path.insert(0, {here!r})
 from ensemble_bot import ensemble_best, ensemble_params
@@ -152,7 +152,7 @@ def main(argv=None) -> None:
 
     argv = sys.argv[1:] if argv is None else argv
     if len(argv) < 2 or not argv[0].endswith(".py"):
-        print("usage: python benchmarks/ensemble_bot.py OUT.py MODEL.npz [MODEL.npz ...]",
+        print("usage: python research/ensemble_bot.py OUT.py MODEL.npz [MODEL.npz ...]",
               file=sys.stderr)
         raise SystemExit(2)
     try:

@@ -1,5 +1,4 @@
-"""benchmarks/es_student.py (docs/strategies.md, "Evolution strategies on the win share"):
-which weights it moves, in which units, and its refusals of bad arguments."""
+"""research/es_student.py: its refusals of bad arguments and its resume (run by hand)."""
 from __future__ import annotations
 
 import subprocess
@@ -9,39 +8,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from fishing2sim.train.layout import N_FEATURES
-from fishing2sim.train.model import read_model
-from fishing2sim.train.net import split
 
-REPO = Path(__file__).resolve().parent.parent
-
-
-def test_the_es_moves_only_the_card_play_blocks_in_units_of_their_own_size():
-    from benchmarks.es_student import groups, weights_at  # (train/es.py's, re-exported)
-    from fishing2sim.train.es import play_blocks
-
-    d = read_model(REPO / "fishing2sim" / "data" / "skilled.npz")
-    w, hidden = d["weights"], int(d["hidden"])
-    idx, scale = groups(w)
-    assert len(idx) == len(set(idx.tolist())) == 6 * (N_FEATURES + 2 * hidden)
-    assert np.array_equal(weights_at(w, idx, scale, np.zeros(len(idx))), w)
-    # every tuned number is a play block's linear weight, hidden bias or output row
-    marks = np.zeros(len(w))
-    marks[idx] = 1.0
-    lin, W1, c, u = split(marks, hidden)
-    blocks = play_blocks()
-    assert not W1.any()
-    for part in (lin, c, u):
-        assert part[blocks].all() and not np.delete(part, blocks, axis=0).any()
-    # a unit step moves one number by its group's root mean square in the model
-    lin0 = split(w, hidden)[0]
-    k = 5  # block 0's sixth linear weight
-    z = np.zeros(len(idx))
-    z[k] = 1.0
-    moved = weights_at(w, idx, scale, z)
-    assert np.flatnonzero(moved != w).tolist() == [idx[k]]
-    rms = np.sqrt(np.mean(lin0[blocks[0]] ** 2))
-    assert moved[idx[k]] - w[idx[k]] == pytest.approx(rms)
+REPO = Path(__file__).resolve().parent.parent.parent
 
 
 @pytest.mark.parametrize("args, words", [
@@ -52,7 +20,7 @@ def test_the_es_moves_only_the_card_play_blocks_in_units_of_their_own_size():
     (["--overfishing", "1", "--overfishing-deals", "0"], "--overfishing-deals 0: at least 1"),
 ])
 def test_es_refuses_bad_arguments_in_one_line(args, words):
-    r = subprocess.run([sys.executable, str(REPO / "benchmarks" / "es_student.py"), *args],
+    r = subprocess.run([sys.executable, str(REPO / "research" / "es_student.py"), *args],
                        capture_output=True, text=True, timeout=120)
     assert r.returncode == 2 and r.stdout == ""
     assert r.stderr.strip().splitlines() == [r.stderr.strip()] and words in r.stderr
@@ -64,7 +32,7 @@ def test_a_resumed_es_run_ends_where_an_uninterrupted_one_does(tmp_path):
     iteration 2 and resumed to 3 holds exactly the numbers of a run of 3 at once."""
     def run(state, iterations):
         r = subprocess.run(
-            [sys.executable, str(REPO / "benchmarks" / "es_student.py"), "--iterations",
+            [sys.executable, str(REPO / "research" / "es_student.py"), "--iterations",
              str(iterations), "--pairs", "1", "--deals", "10", "--workers", "1",
              "--check-every", "100", "--check-deals", "5", "--state", str(state)],
             capture_output=True, text=True, timeout=300)
@@ -95,7 +63,7 @@ def test_es_refuses_an_out_or_state_it_must_not_touch(tmp_path):
                         (["--state", str(text)], "not an npz file"),
                         (["--state", str(link)], "a symbolic link"),
                         (["--state", str(other)], "not of these 870 weights")):
-        r = subprocess.run([sys.executable, str(REPO / "benchmarks" / "es_student.py"),
+        r = subprocess.run([sys.executable, str(REPO / "research" / "es_student.py"),
                             *args], capture_output=True, text=True, timeout=120)
         assert r.returncode == 2 and r.stdout == "", (args, r.stdout, r.stderr)
         assert len(r.stderr.strip().splitlines()) == 1 and words in r.stderr, r.stderr

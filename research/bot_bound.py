@@ -1,10 +1,10 @@
 """How fast can a lineup of heuristic bots get by engine work alone? A bound from a profile.
 
-    python benchmarks/bot_bound.py                    # greedy x 4 and the four heuristic bots
-    python benchmarks/bot_bound.py --games 40000 --lineup weights,weights,weights,weights
+    python research/bot_bound.py                    # greedy x 4 and the four heuristic bots
+    python research/bot_bound.py --games 40000 --lineup weights,weights,weights,weights
 
 Each lineup (and 4 x random, in the same run) plays under ``perf record`` in a fresh process
-(benchmarks/profile_kernels.py). The samples inside the bots' own compiled code (functions of
+(research/profile_kernels.py). The samples inside the bots' own compiled code (functions of
 the strategy files and of fishing2sim.strategy.kit) give the time per card play that the
 bots' logic itself takes. Whatever the engine does, a card play of a bot seat costs at least
 what a random seat's card play costs the engine (the same rules: legal cards, the play, the
