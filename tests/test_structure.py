@@ -124,3 +124,20 @@ def test_nothing_of_the_product_or_its_tests_imports_the_research_folder():
                 found += [f"{p.relative_to(REPO)}: {m}" for m in names
                           if m.split(".")[0] == "research"]
     assert found == []
+
+
+def test_the_architecture_pages_module_table_names_every_module_and_no_other():
+    """docs/architecture.md, "What each package does": each package's row names exactly the
+    modules of its folder, and the top-level sentence every top-level module."""
+    text = (REPO / "docs" / "architecture.md").read_text()
+    section = text[text.index("## What each package does"):text.index("## Where a change goes")]
+    rows = {m.group(1): m.group(2) for m in
+            re.finditer(r"^\| `(\w+)/` \|[^|]*\|([^\n]*)\|$", section, re.M)}
+    packages = {p.name for p in PKG.iterdir() if (p / "__init__.py").is_file()}
+    assert set(rows) == packages
+    for name, cell in rows.items():
+        named = set(re.findall(r"`(\w+\.py)`", cell))
+        real = {p.name for p in (PKG / name).glob("*.py")} - {"__init__.py"}
+        assert named == real, (name, sorted(real - named), sorted(named - real))
+    top = set(re.findall(r"`(\w+\.py)`", section.split("The top-level modules:")[1]))
+    assert top == {p.name for p in PKG.glob("*.py")} - {"__init__.py"}

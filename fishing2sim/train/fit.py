@@ -4,8 +4,9 @@ For every decision the student's probability of option i is softmax(w . x_i) ove
 options; the target is softmax(v_i / T) of the teacher's option values v (points of
 margin, T = ``temperature`` points): soft targets, so a near-tie of two options teaches
 little and a clear best option a lot. The loss is the mean cross-entropy plus
-``l2 * |w|^2``, minimised by L-BFGS (scipy) for each (ruleset, decision kind) block on its
-own: the blocks share no weight. The result is deterministic for the same positions.
+``l2 * |w|^2``, minimised by Newton's method with a backtracking line search (numpy
+only: a block has N_FEATURES weights, so its Hessian is small) for each (ruleset, decision
+kind) block on its own: the blocks share no weight. The result is deterministic for the same positions.
 
 ``prior_weights`` is the iteration-0 student: the ``weights`` bot's defaults written in
 the student's features (and its shared decisions' rules for the other kinds).
