@@ -356,6 +356,9 @@ def test_kit_accessors_are_bounds_safe():
      "@decision function 'my_choice' is not a decision name"),
     ("def catch_1_cards(obs):\n    return 0\n",
      "did you mean 'catch_1_card'?"),
+    # two letters swapped: a slip difflib's ratio alone misses (0.75 for 'paly')
+    ("@decision\ndef paly(obs, params, rng):\n    return obs[O_OPTIONS]\n",
+     "'paly' is not a decision name: did you mean 'play'?"),
     ("@decision\ndef play(obs, params, rng):\n    return 1.5\n",
      "returns float64, not an integer"),
     ("@decision\ndef play(obs, params, rng):\n    if obs[0] > 0:\n        return 1\n",
@@ -374,6 +377,30 @@ def test_loading_rejects_what_would_be_ignored_or_truncated(tmp_path, body, expe
     assert "\n" not in str(e.value)
     r = cli("play", "--strategy", path)
     assert r.exit_code == 2 and expect in r.output and r.output.count("\n") == 1
+
+
+def test_a_misspelt_variable_is_named_with_its_file_line_and_a_did_you_mean(tmp_path):
+    """numba's typing error names the missing name but not its line or function (its
+    message is 'Failed in nopython mode pipeline'); the loader's line says all three."""
+    body = ("NAME = 'x'\n\n@decision\ndef play(obs, params, rng):\n"
+            "    lowest = obs[O_OPTIONS]\n    return lowst\n")
+    path = bot(tmp_path, body)
+    line = (HEAD + body).splitlines().index("    return lowst") + 1
+    expect = f"name 'lowst' is not defined ({path.name}, line {line}, in play; " \
+             "did you mean 'lowest'?)"
+    with pytest.raises(StrategyError) as e:
+        load_strategy(str(path))
+    assert expect in str(e.value) and "\n" not in str(e.value)
+    r = cli("play", "--strategy", path)
+    assert r.exit_code == 2 and expect in r.output and r.output.count("\n") == 1
+
+
+def test_a_helper_named_one_letter_away_from_a_decision_is_no_slip(tmp_path):
+    """Only a swap of two letters (or difflib's 0.8) reads as a slip of a decision name: a
+    helper ``plan`` (one letter from ``play``) loads."""
+    path = bot(tmp_path, "NAME = 'x'\n\n@helper\ndef plan(obs):\n    return obs[O_OPTIONS]\n\n"
+                         "@decision\ndef play(obs, params, rng):\n    return plan(obs)\n")
+    assert load_strategy(str(path)).name == "x"
 
 
 def test_a_shared_decision_assigned_to_a_name_is_fine(tmp_path):

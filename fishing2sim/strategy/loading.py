@@ -165,16 +165,71 @@ def _check_names(path: Path, module) -> None:
     for name, obj in vars(module).items():
         if name in DECISION_FUNCTIONS or name.startswith("__") or not _own(module, obj):
             continue
-        close = difflib.get_close_matches(name, DECISION_FUNCTIONS, n=1, cutoff=0.8)
+        close = _close_name(name, DECISION_FUNCTIONS)
         if close:
             raise StrategyError(
                 f"strategy file {path}: '{name}' is not a decision name: did you mean "
-                f"'{close[0]}'? (decisions: {', '.join(DECISION_FUNCTIONS)})")
+                f"'{close}'? (decisions: {', '.join(DECISION_FUNCTIONS)})")
         if _is_decision(obj) and id(obj) not in bound:
             raise StrategyError(
                 f"strategy file {path}: @decision function '{name}' is not a decision name "
                 f"and no decision name is bound to it; name it after the decision it makes "
                 f"({', '.join(DECISION_FUNCTIONS)}) or assign it, e.g. 'play = {name}'")
+
+
+def _slip(a: str, b: str, any_edit: bool) -> bool:
+    """``a`` and ``b`` differ by one swap of neighbouring letters (the slip difflib's ratio
+    misses: 'paly' for 'play'); with ``any_edit``, also by one letter changed, added or
+    dropped."""
+    if a == b or abs(len(a) - len(b)) > 1 or (len(a) != len(b) and not any_edit):
+        return False
+    if len(a) == len(b):
+        diff = [i for i in range(len(a)) if a[i] != b[i]]
+        return (len(diff) == 1 and any_edit) or (
+            len(diff) == 2 and diff[1] == diff[0] + 1
+            and a[diff[0]] == b[diff[1]] and a[diff[1]] == b[diff[0]])
+    short, long_ = sorted((a, b), key=len)
+    return any(long_[:i] + long_[i + 1:] == short for i in range(len(long_)))
+
+
+def _close_name(name: str, names, any_edit: bool = False) -> str | None:
+    """The one of ``names`` that ``name`` looks like a slip of, or None. A decision name is
+    matched by a swap of two letters or difflib's ratio (a helper named ``plan`` is not a
+    slip of ``play``); a hint for a name numba could not find, by any one edit."""
+    names = list(names)
+    slips = [n for n in names if len(name) >= 4 and _slip(name, n, any_edit)]
+    if slips:
+        return slips[0]
+    close = difflib.get_close_matches(name, names, n=1, cutoff=0.8)
+    return close[0] if close else None
+
+
+def _unknown_name_at(path: Path, missing: str) -> str:
+    """Where a name numba could not find is used in the file: ' (file, line N, in F; did
+    you mean 'x'?)', or '' if the file does not use it (numba's message names no line)."""
+    import ast
+
+    try:
+        tree = ast.parse(path.read_text(), str(path))
+    except (OSError, SyntaxError, ValueError):
+        return ""
+    for fn in (n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef)):
+        uses = sorted((n.lineno for n in ast.walk(fn)
+                       if isinstance(n, ast.Name) and n.id == missing
+                       and isinstance(n.ctx, ast.Load)))
+        if not uses:
+            continue
+        known = {a.arg for a in fn.args.args} | {
+            n.id for n in ast.walk(tree) if isinstance(n, ast.Name)
+            and isinstance(n.ctx, ast.Store)} | {
+            n.name for n in ast.walk(tree)
+            if isinstance(n, (ast.FunctionDef, ast.ClassDef))} | {
+            (a.asname or a.name).split(".")[0] for n in ast.walk(tree)
+            if isinstance(n, (ast.Import, ast.ImportFrom)) for a in n.names}
+        close = _close_name(missing, sorted(known - {missing}), any_edit=True)
+        hint = f"; did you mean '{close}'?" if close else ""
+        return f" ({path.name}, line {uses[0]}, in {fn.name}{hint})"
+    return ""
 
 
 def _short_error(exc: Exception, path: Path) -> str:
@@ -193,6 +248,11 @@ def _short_error(exc: Exception, path: Path) -> str:
         first = next((ln for ln in lines if not ln.startswith(("During:", "File"))), "")
         where = next((ln for ln in lines if ln.startswith("File") and path.name in ln), "")
         text = f"{first}{' (' + where + ')' if where else ''}"
+        missing = next((re.match(r"NameError: name '(\w+)' is not defined", ln)
+                        for ln in lines if ln.startswith("NameError")), None)
+        if missing:  # numba names the name but not its line: the file's own text does
+            text = f"name '{missing.group(1)}' is not defined" \
+                   f"{_unknown_name_at(path, missing.group(1))}"
     return f"{type(exc).__name__}: {text}"
 
 
