@@ -274,13 +274,23 @@ def run(experiment, workers, resume, games, output, no_progress, scheduler, dask
     click.echo(f"{m['games']:,} games"
                + (f" ({now:,} played now)" if now != m["games"] else "")
                + f" in {m['elapsed_s']} s"
-               + (f" ({_rate(m['games_per_second'])} games/s, {m['workers']} "
-                  f"{'Dask ' if m['backend'] == 'dask' else ''}"
-                  f"worker{'' if m['workers'] == 1 else 's'})"
-                  if m.get("games_per_second") else "")
+               + _compile_and_rate(m, now)
                + f" -> {exp.output_dir}")
     if open_page:
         _open_page(exp.output_dir / "report.html")
+
+
+def _compile_and_rate(m: dict, played: int) -> str:
+    """The run line's parenthesis: the compile's seconds apart from the play's (where
+    something compiled), the games/s of the play alone, and the workers."""
+    workers = (f"{m['workers']} {'Dask ' if m['backend'] == 'dask' else ''}"
+               f"worker{'' if m['workers'] == 1 else 's'}")
+    compile_s, play_s = m.get("compile_s") or 0.0, m.get("play_s") or m["elapsed_s"]
+    rate = played / play_s if played and play_s > 0 else None
+    bits = [f"compiling {compile_s:.0f} s, playing {play_s:.0f} s"] if compile_s >= 0.5 else []
+    if rate:
+        bits.append(f"{_rate(rate)} games/s{' of play' if bits else ''}")
+    return f" ({', '.join(bits + [workers])})" if rate else ""
 
 
 def _rate(per_second: float) -> str:

@@ -4,9 +4,6 @@ per-strategy trump value, plots that read right, the module structure, docs that
 from __future__ import annotations
 
 import json
-import re
-import subprocess
-import sys
 import textwrap
 from pathlib import Path
 
@@ -16,8 +13,7 @@ import pandas as pd
 import pytest
 from click.testing import CliRunner
 
-from fishing2sim import cli, first_run
-from fishing2sim.run import runner
+from fishing2sim import cli
 from fishing2sim.api import play_games
 from fishing2sim.cli import main
 from fishing2sim.config.experiment import PRECISION_FIGURES, TOP_KEYS, load_experiment
@@ -87,26 +83,6 @@ def test_play_a_condition_of_an_experiment(tmp_path):
 
 
 # ---- the first run ---------------------------------------------------------------------------
-def test_a_cold_cache_is_detected(tmp_path):
-    empty = tmp_path / "cache"
-    empty.mkdir()
-    assert first_run.cold_cache([empty])
-    (empty / "sub").mkdir()
-    (empty / "sub" / "batch.play_batch-93.py311.nbi").write_bytes(b"")
-    assert not first_run.cold_cache([empty])
-    assert not first_run.cold_cache()  # this checkout's engine has been compiled by now
-
-
-def test_the_first_run_says_it_compiles(tmp_path, monkeypatch, capsys):
-    path = write(tmp_path, "c", "games: 200\nanalyses: [overfishing]\n")
-    monkeypatch.setattr(first_run, "cold_cache", lambda places=None: True)
-    run(path, workers=1, progress=True)
-    assert "compiling the engine (first run only, under a minute)" in capsys.readouterr().err
-    monkeypatch.setattr(first_run, "cold_cache", lambda places=None: False)
-    run(path, workers=1, progress=True)
-    assert "compiling" not in capsys.readouterr().err
-
-
 def test_run_open_opens_the_page(tmp_path, monkeypatch):
     opened = []
     monkeypatch.setattr(cli, "_open_page", lambda page: opened.append(page))

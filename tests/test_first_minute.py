@@ -9,6 +9,7 @@ import subprocess
 import sys
 import textwrap
 import time
+import uuid
 from pathlib import Path
 
 import pytest
@@ -101,27 +102,85 @@ def small(tmp_path, name="n", games=400, chunk=200) -> Path:
     return p
 
 
-def test_the_notice_comes_before_the_first_compile(tmp_path, monkeypatch):
-    """With a cold cache the notice is said before the first strategy is imported (the
-    first compile of a run), once, and ended with the first chunk."""
-    monkeypatch.setattr(first_run, "cold_cache", lambda places=None: True)
-    monkeypatch.setattr(strategies, "_cache", {})
-    seen = []
-    real = strategies._import_file
-    monkeypatch.setattr(strategies, "_import_file",
-                        lambda path: seen.append(first_run._ticker is not None) or real(path))
-    res = CliRunner().invoke(main, ["run", str(small(tmp_path)), "--workers", "1"])
+def fresh_bot(tmp_path) -> Path:
+    """A strategy file numba has never compiled (a module name of its own)."""
+    stem = f"fresh_{uuid.uuid4().hex[:10]}"
+    path = tmp_path / f"{stem}.py"
+    path.write_text(f"from fishing2sim.strategy.kit import decision, O_OPTIONS\n"
+                    f"NAME = {stem!r}\n\n@decision\ndef play(obs, params, rng):\n"
+                    f"    return obs[O_OPTIONS]\n")
+    return path
+
+
+def test_the_notice_says_what_compiles_and_only_when_something_does(tmp_path):
+    """A strategy never compiled before: the run says so, naming the bot, once, before its
+    games; a warm rerun, and a run of warm bots, say nothing (numba raises its compile event
+    only for a real compile, never for a kernel loaded from its cache)."""
+    bot = fresh_bot(tmp_path)
+    p = tmp_path / "fresh.yaml"
+    p.write_text(f"name: fresh\noutput: {tmp_path / 'reports'}\nplayers: 3\ngames: 200\n"
+                 f"chunk: 100\nseats: [{bot}, greedy, random]\nanalyses: [overfishing]\n")
+    res = CliRunner().invoke(main, ["run", str(p), "--workers", "1"])
     assert res.exit_code == 0, res.output
-    assert seen and seen[0] is True  # the notice was out before the first import
-    assert res.output.count(first_run.NOTICE) == 1
-    assert res.output.index(first_run.NOTICE) < res.output.index("400 games")
+    assert res.output.count(f"compiling bot {bot.stem}") == 1
+    assert "the engine" not in res.output  # warm: the engine comes from the cache
+    assert res.output.index(f"compiling bot {bot.stem}") < res.output.index("200 games")
     assert first_run._ticker is None and not first_run._wanted
-    res = CliRunner().invoke(main, ["run", str(small(tmp_path)), "--workers", "1",
-                                    "--no-progress"])
-    assert res.exit_code == 0 and first_run.NOTICE not in res.output
-    monkeypatch.setattr(first_run, "cold_cache", lambda places=None: False)
-    res = CliRunner().invoke(main, ["run", str(small(tmp_path)), "--workers", "1"])
-    assert res.exit_code == 0 and "compiling" not in res.output
+    for args in (["run", str(p), "--workers", "1"], ["run", str(small(tmp_path)), "--workers",
+                                                      "2"]):
+        res = CliRunner().invoke(main, args)
+        assert res.exit_code == 0 and "compiling" not in res.output, res.output
+
+
+def test_no_progress_says_no_notice(tmp_path):
+    bot = fresh_bot(tmp_path)
+    p = tmp_path / "quiet.yaml"
+    p.write_text(f"name: quiet\noutput: {tmp_path / 'reports'}\nplayers: 3\ngames: 100\n"
+                 f"seats: [{bot}, greedy, random]\nanalyses: [overfishing]\n")
+    res = CliRunner().invoke(main, ["run", str(p), "--workers", "1", "--no-progress"])
+    assert res.exit_code == 0 and f"compiling bot {bot.stem}" not in res.output
+    assert not any(line.startswith("compiling") for line in res.output.splitlines())
+
+
+def _compile_here(tag: int) -> int:
+    """(in a child process) compiles a function numba has not seen (no cache)."""
+    from numba import njit
+
+    f = njit(lambda x: x + tag)
+    return f(1)
+
+
+def test_a_childs_compile_is_named_by_the_parents_notice_with_its_seconds(monkeypatch):
+    """The play command's child (and the runner's workers) send what they compile and how
+    long it took to the parent, whose notice names it; the seconds go to the run line."""
+    from fishing2sim.run.processes import call_in_child
+
+    plain = io.StringIO()
+    monkeypatch.setattr(sys, "stderr", plain)
+    with first_run.notice(True):
+        first_run.before_compile()
+        assert call_in_child(_compile_here, 41) == 42
+        assert first_run.compile_seconds() > 0
+    assert plain.getvalue() == f"{first_run.NOTICE} bot {__name__}\n"
+    with first_run.notice(False):  # not wanted: nothing said, the seconds still counted
+        first_run.before_compile()
+        call_in_child(_compile_here, 43)
+        assert first_run.compile_seconds() > 0
+    assert plain.getvalue().count("\n") == 1
+
+
+def test_what_compiles_is_named_in_the_notices_words():
+    assert first_run.describe("fishing2sim.engine.batch") == "the engine"
+    assert first_run.describe("fishing2sim.strategy.reference") == "the engine"
+    assert first_run.describe("fishing2sim.search.kernels") == "the search bots"
+    assert first_run.describe("fishing2sim.train.features") == "the student (bot skilled)"
+    assert first_run.describe("fishing2sim.bots.greedy") == "bot greedy"
+    assert first_run.describe("strategies.greedy") == "bot greedy"
+    assert first_run.describe("my_bot") == "bot my_bot"
+    # numba's own functions, compiled as parts of ours and never cached: no sign of a cold
+    # cache, so never a notice
+    assert first_run.describe("numba.np.arrayobj") is None
+    assert first_run.describe("") is None
 
 
 class _Terminal(io.StringIO):
@@ -130,35 +189,40 @@ class _Terminal(io.StringIO):
 
 
 def test_on_a_terminal_the_notice_counts_the_seconds(monkeypatch):
-    monkeypatch.setattr(first_run, "cold_cache", lambda places=None: True)
     term = _Terminal()
     monkeypatch.setattr(sys, "stderr", term)
     with first_run.notice(True):
-        first_run.before_compile()
+        first_run.compiling("the engine")
         assert first_run.ticking()
         time.sleep(2.3)
-        first_run.before_compile()  # once per block
+        first_run.compiling("the engine")  # once per thing
+        first_run.compiling("bot skilled")  # a second thing joins the line
     text = term.getvalue()
-    assert text.startswith(first_run.NOTICE + " ...")
-    assert f"\r{first_run.NOTICE} ... 1 s" in text and f"\r{first_run.NOTICE} ... 2 s" in text
+    assert text.startswith(f"{first_run.NOTICE} the engine ...")
+    assert f"\r{first_run.NOTICE} the engine ... 1 s" in text
+    assert f"\r{first_run.NOTICE} the engine and bot skilled ... 2 s" in text
     assert text.endswith(" s, done\n") and text.count("done") == 1
+    assert "under a minute" not in text  # no duration promised
     assert not first_run.ticking()
     term = _Terminal()  # stopped by an error (or Ctrl-C): the line ends, no "done"
     monkeypatch.setattr(sys, "stderr", term)
     with pytest.raises(KeyboardInterrupt):
         with first_run.notice(True):
-            first_run.before_compile()
+            first_run.compiling("the engine")
             raise KeyboardInterrupt
     assert term.getvalue().endswith(" s\n") and "done" not in term.getvalue()
-    plain = io.StringIO()  # not a terminal: one plain line
+    plain = io.StringIO()  # not a terminal: one plain line per thing
     monkeypatch.setattr(sys, "stderr", plain)
     with first_run.notice(True):
-        first_run.before_compile()
+        first_run.compiling("the engine")
+        first_run.compiling("bot skilled")
         assert not first_run.ticking()
-    assert plain.getvalue() == first_run.NOTICE + "\n"
+    assert plain.getvalue() == f"{first_run.NOTICE} the engine\n{first_run.NOTICE} bot skilled\n"
+    with first_run.notice(False):  # --no-progress
+        first_run.compiling("the engine")
+    assert plain.getvalue().count("\n") == 2
 
 
-# ---- names and files ---------------------------------------------------------------------
 def test_a_name_finds_its_yaml_in_the_folder_and_says_so(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     small(tmp_path, "ocean_tweaks", games=200)

@@ -17,6 +17,7 @@ from multiprocessing import resource_tracker as _resource_tracker
 
 import multiprocessing as mp
 
+from fishing2sim import first_run
 from fishing2sim.run.chunks import RunError, Task, run_chunk
 
 
@@ -233,6 +234,7 @@ def _worker_main(conn, exp, parent_pid):
     """A worker process: plays the chunks it receives until it gets None (a message
     ("exp", experiment) switches the experiment: a WorkerPool's next run)."""
     child_signals(parent_pid)
+    first_run.child_listener(lambda kind, value: conn.send((kind, None, value)))
     _init_local(exp)
     while True:
         try:
@@ -379,6 +381,7 @@ def _call_main(conn, fn, args, parent_pid):
     """call_in_child's child: fn(*args), its result or exception sent back (with a
     strategy's traceback of the debug mode, which does not pickle with the exception)."""
     child_signals(parent_pid)
+    first_run.child_listener(lambda kind, value: conn.send((kind, value, None)))
     try:
         reply = ("ok", fn(*args), None)
     except BaseException as exc:
@@ -409,12 +412,19 @@ def call_in_child(fn, *args):
         procs, conns = start_children(_call_main, (fn, args), 1, "fishing2sim-child", method)
         done = False
         try:
-            mp_connection.wait([conns[0], procs[0].sentinel])
-            try:
-                status, payload, shown = conns[0].recv()
-            except (EOFError, OSError):
-                raise RunError(f"the process playing the game died "
-                               f"({_how_it_died(procs[0])})") from None
+            while True:
+                mp_connection.wait([conns[0], procs[0].sentinel])
+                try:
+                    status, payload, shown = conns[0].recv()
+                except (EOFError, OSError):
+                    raise RunError(f"the process playing the game died "
+                                   f"({_how_it_died(procs[0])})") from None
+                if status == "compiling":  # the notice names what the child compiles
+                    first_run.compiling(payload)
+                elif status == "compiled":
+                    first_run.spent(0, payload)
+                else:
+                    break
             done = True
         finally:
             stop_workers(procs, conns, graceful=done)
@@ -456,6 +466,12 @@ def processes(exp, pending, workers, pool: WorkerPool | None = None):
                         status = None
                     if status is None:
                         raise _worker_died(procs[i], inflight[i][0])
+                    if status == "compiling":  # the notice names what the worker compiles
+                        first_run.compiling(payload)
+                        continue
+                    if status == "compiled":
+                        first_run.spent(i, payload)
+                        continue
                     inflight[i].popleft()
                     if status == "error":
                         raise payload

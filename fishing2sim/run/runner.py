@@ -133,10 +133,13 @@ def play(exp, folder, done, state, workers, in_process, backend, progress, pool=
     stage = _Stage(exp, folder, done, state)
     total_games = sum(stop)
     done_games = _done_games(exp, done, stop)
-    # the bar comes once the compile notice has ended its line (with the first chunk)
+    # the bar comes once the compile notice has ended its line (with the first chunk); a
+    # notice that starts later (a worker compiles) clears the bar's line first
     later = progress and first_run.ticking()
     bar = _NoBar() if later else _progress(total_games, done_games, progress, exp.name)
+    first_run.set_on_start(getattr(bar, "clear", None))
     t0 = time.perf_counter()
+    c0 = first_run.compile_seconds()
     played = 0
     stages: list = []
     decisions: dict = {}
@@ -174,12 +177,18 @@ def play(exp, folder, done, state, workers, in_process, backend, progress, pool=
                 bar.total = sum(stop)
                 bar.refresh()
     finally:
+        first_run.set_on_start(None)
         bar.close()
     elapsed = time.perf_counter() - t0
+    compiling = first_run.compile_seconds()
     final = dataclasses.replace(exp, conditions=tuple(
         dataclasses.replace(c, games=stop[c.index]) for c in exp.conditions)) \
         if exp.adaptive else exp
     meta = _meta(exp, stop, played, elapsed, workers, in_process, backend)
+    # the seconds of the run's time that went to compiling (in the workers, or here), and
+    # the rest, the play's
+    meta["compile_s"] = round(min(elapsed, compiling - c0), 2)
+    meta["play_s"] = round(elapsed - meta["compile_s"], 2)
     if exp.adaptive:
         meta["stages"] = stages
         meta["adaptive"] = {i: d for i, d in sorted(decisions.items())}
