@@ -219,7 +219,9 @@ def _open_page(page) -> None:
               help="Local processes (default: the file's workers, else all cores).")
 @click.option("--resume", is_flag=True,
               help="Continue an interrupted run from its finished chunks.")
-@click.option("--games", type=int, default=None, help="Override the games per condition.")
+@click.option("--games", type=int, default=None,
+              help="Override the games per condition (on a skill panel: every level's games "
+                   "scaled by N / the file's games).")
 @click.option("--output", type=click.Path(file_okay=False), default=None,
               help="Folder that receives <name>/ (default: the file's output, else reports).")
 @click.option("--no-progress", is_flag=True, help="No progress bar.")

@@ -12,6 +12,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+import yaml
 from click.testing import CliRunner
 
 from fishing2sim.analysis.panel import converged, level_ratings, sign_of, verdict
@@ -21,6 +22,7 @@ from fishing2sim.cli import main
 from fishing2sim.config.experiment import load_experiment
 from fishing2sim.study import run
 
+REPO = Path(__file__).resolve().parent.parent
 PANEL = """
     players: 4
     games: 1200
@@ -273,12 +275,19 @@ def test_bad_panels_are_one_line_and_exit_2(tmp_path, case):
     assert not (tmp_path / "reports").exists() or not any((tmp_path / "reports").iterdir())
 
 
-def test_games_from_the_command_line_sets_every_level(tmp_path):
-    """--games N plays N games at every level (the file's per-level games and the chunk
-    rule are the file's own): a quick look at a shipped panel."""
-    path = write(tmp_path, "quick", PANEL)
+def test_games_from_the_command_line_scales_every_level_by_one_factor(tmp_path):
+    """--games N scales every level's games by N / the file's games, so the levels keep
+    their proportions (a search level given few games is never set to N); the chunk rule
+    is the file's own: a quick look at a shipped panel."""
+    path = write(tmp_path, "quick", PANEL)  # games 1200; random 1200, greedy 600
     exp = load_experiment(path, overrides={"games": 200})
-    assert {c.games for c in exp.conditions} == {200}
+    assert {c.level: c.games for c in exp.conditions} == {"random": 200, "greedy": 100}
+    shipped = load_experiment(REPO / "experiments" / "card_counts.yaml", {"games": 4000})
+    got = {c.level: c.games for c in shipped.conditions}
+    base = load_experiment(REPO / "experiments" / "card_counts.yaml")
+    file_games = yaml.safe_load((REPO / "experiments" / "card_counts.yaml").read_text())["games"]
+    want = {c.level: max(1, round(c.games * 4000 / file_games)) for c in base.conditions}
+    assert got == want and got["search"] < 4000
     res = CliRunner().invoke(main, ["run", str(path), "--games", "200", "--workers", "1",
                                     "--no-progress"])
     assert res.exit_code == 0, res.output

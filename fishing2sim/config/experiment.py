@@ -241,6 +241,7 @@ class _Loader(GridMixin, SeatsMixin, AdaptiveMixin, LevelsMixin, CardsMixin):
         """(the file's mapping with the command line's values, its experiment-wide keys
         checked by the schema, the keys the command line set)."""
         raw = self.read()
+        self.raw_games = raw.get("games")  # the levels' default, before the command line's
         for k in self.overrides:
             if k not in OVERRIDE_KEYS:
                 raise ExperimentError(f"{self.given}: {k}: cannot be set from the command line "

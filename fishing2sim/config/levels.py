@@ -34,7 +34,7 @@ from fishing2sim.config.keys import CONDITIONS, LEVEL, MAX_GAMES_HARD, PLAY_LEVE
 from fishing2sim.config.messages import did_you_mean as _did_you_mean
 from fishing2sim.config.messages import got as _got
 from fishing2sim.config.messages import problem
-from fishing2sim.config.schema import FileSchema
+from fishing2sim.config.schema import ExperimentFile, FileSchema
 
 __all__ = ["LEVEL_SEATS", "Level", "LevelsMixin", "Panel", "TRACE_TOLERANCE",
            "searches_card_plays", "trump_replayed"]
@@ -215,9 +215,12 @@ class LevelsMixin:
             self.level_seats(where, seats, name)
             games = s.games or 0
             if self.overrides.get("games") is not None:
-                # --games N: every level plays N games (a quick look at a panel file); a
-                # chunk larger than that is one partial chunk
-                out.append(Level(i, name, seats, 0, s.max_games or 0, s.rating))
+                # --games N: every level's games scaled by one factor, N / the file's games
+                # (a quick look at a panel file keeps the levels' proportions: a search
+                # level is never set to N); a chunk larger than that is one partial chunk
+                n, base = self.overrides["games"], self.file_games()
+                scaled = max(1, round((games or base) * n / base))
+                out.append(Level(i, name, seats, scaled, s.max_games or 0, s.rating))
                 continue
             if (games or top.games) < top.chunk:
                 self.fail(f"{here}.games" if games else "games",
@@ -226,6 +229,12 @@ class LevelsMixin:
                           "chunk (give more games or a smaller chunk)")
             out.append(Level(i, name, seats, games, s.max_games or 0, s.rating))
         return out
+
+    def file_games(self) -> int:
+        """The file's own ``games`` (the levels' default), before the command line's."""
+        g = getattr(self, "raw_games", None)
+        ok = isinstance(g, int) and not isinstance(g, bool) and g > 0
+        return g if ok else ExperimentFile.model_fields["games"].default
 
     def level_seats(self, at, seats, name) -> None:
         """The level's bots found (a misspelt name reported at the level) before any is
