@@ -355,3 +355,40 @@ def test_bad_hand_table(tmp_path):
     lines = [",".join(l.split(",")[:5]) for l in good.splitlines()]
     hands.write_text("\n".join(lines) + "\n")
     assert load_deck(p).n_rounds == 4
+
+
+def test_an_edited_deck_names_what_its_edits_changed():
+    """remove_from_tier removes cards by position (the tier's last rows): the deck says
+    which, by name, for the report; a deck file as it is has no changes."""
+    from fishing2sim.config.deck import edit_deck
+
+    d = load_deck(None, ruleset="fishing2")
+    assert d.changes == ()
+    tier4 = [i for i in range(d.n_cards) if d.arrays[i, F_TIER] == 4]
+    gone = [d.names[i] for i in tier4[-2:]]
+    e = edit_deck(d, remove_from_tier={4: 2})
+    assert e.changes == (f"without {gone[0]} and {gone[1]}",)
+    assert not set(gone) & set(e.names)
+    m = edit_deck(e, remove=["blue 26"], move={"blowfish 21": 4}, rounds=7)
+    assert m.changes == e.changes + ("without blue 26", "blowfish 21 to tier 4", "7 rounds")
+    assert edit_deck(d, remove_from_tier={4: 0}).changes == ()
+
+
+def test_the_reports_conditions_table_names_the_cards_an_edit_removed(tmp_path):
+    from fishing2sim.config.experiment import load_experiment
+    from fishing2sim.study import run
+
+    p = tmp_path / "edit.yaml"
+    p.write_text(f"name: edit\noutput: {tmp_path}\nplayers: 4\ngames: 100\nchunk: 100\n"
+                 "seats: random\nanalyses: [overfishing]\nsweep:\n  deck.remove_from_tier.4:\n"
+                 "    - {value: 0, label: standard deck, baseline: true}\n"
+                 "    - {value: 2, label: fewer}\n")
+    exp = load_experiment(p)
+    gone = exp.conditions[1].deck.changes[0]
+    assert gone.startswith("without ") and " and " in gone
+    run(exp, workers=1, progress=False)
+    summary = (tmp_path / "edit" / "summary.md").read_text()
+    header = next(line for line in summary.splitlines() if line.startswith("| condition |"))
+    assert "| deck |" in header
+    assert f"| {gone} |" in summary and "| the deck file's |" in summary
+    assert gone in (tmp_path / "edit" / "report.html").read_text()

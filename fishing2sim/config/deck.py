@@ -114,6 +114,10 @@ class Deck:
     # the player counts this deck can deal (starting cards = players x round-1 hand size);
     # a deck file must deal 3, 4 and 5 players, an edited deck (edit_deck) may not
     playable: tuple[int, ...] = SUPPORTED_PLAYERS
+    # what deck edits changed, in words ("without blue 26 and yellow 26", "with ...",
+    # "... to tier 3", "hand sizes changed"): the report names the cards an edit such as
+    # remove_from_tier removed; () for a deck file as it is
+    changes: tuple[str, ...] = ()
 
     @property
     def n_cards(self) -> int:

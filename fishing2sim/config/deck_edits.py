@@ -4,6 +4,8 @@ schema (fishing2sim/config/schema.py: DeckEdits); what needs the deck (a card's 
 tier's cards, the hand table's rounds) is checked here."""
 from __future__ import annotations
 
+import dataclasses
+
 import difflib
 import hashlib
 
@@ -99,7 +101,29 @@ def edit_deck(deck: Deck, remove=(), remove_from_tier=None, add=(), move=None,
         raise DeckError(f"{where}: the edited deck has {len(new_records)} cards, at most "
                         f"{MAX_CARDS} allowed")
     n_rounds, new_hands = _hand_table(deck, edits.hand_sizes or {}, rounds, where)  # 5., 6.
-    return _edited(deck, new_records, n_rounds, new_hands)
+    out = _edited(deck, new_records, n_rounds, new_hands)
+    return dataclasses.replace(out, changes=deck.changes + _changes(
+        [records[i]["name"] for i in sorted(removed_by)], edits, deck, n_rounds, new_hands))
+
+
+def _names(names: list) -> str:
+    return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
+
+
+def _changes(removed: list, edits, deck: Deck, n_rounds: int, new_hands) -> tuple:
+    """What the edits changed, in the report's words (the cards by name)."""
+    out = []
+    if removed:
+        out.append(f"without {_names(removed)}")
+    for name, t in edits.move.items():
+        out.append(f"{deck.names[deck.card(name)]} to tier {int(t)}")
+    if edits.add:
+        out.append(f"with {_names([a.name for a in edits.add])}")
+    if n_rounds != deck.n_rounds:
+        out.append(f"{n_rounds} rounds")
+    elif not np.array_equal(new_hands, deck.hand_sizes):
+        out.append("hand sizes changed")
+    return tuple(out)
 
 
 def _records(deck: Deck) -> list[dict]:

@@ -199,6 +199,9 @@ def what_was_run(ctx: Context, doc: Doc) -> None:
     doc.ul(items)
     adaptive(ctx, doc)
     crow = []
+    changes = {c: tuple(getattr(getattr(ctx.by_index.get(c), "deck", None), "changes", ()))
+               for c in ctx.indices}
+    edited = any(changes.values())  # a deck column where an edit changed a deck
     for c in ctx.indices:
         cond = ctx.by_index.get(c)
         lu = ", ".join(seat_labels(cond))
@@ -206,11 +209,12 @@ def what_was_run(ctx: Context, doc: Doc) -> None:
         base = getattr(cond, "baseline", None)
         role = "baseline" if getattr(cond, "is_baseline", False) else (
             f"vs {ctx.label(base)}" if base is not None else "–")
-        crow.append([str(c), ctx.label(c), _v_labels(cond), int_(ctx.players(c)),
-                     int_(ctx.games_by.get(c)), lu or "–", role,
-                     f"`{sha[:12]}`" if sha else "–"])
-    doc.table(["condition", "name", "sweep values", "players", "games", "lineup", "baseline",
-               "deck sha256"], crow)
+        deck = ["; ".join(changes[c]) or "the deck file's"] if edited else []
+        crow.append([str(c), ctx.label(c), _v_labels(cond), int_(ctx.players(c))] + deck
+                    + [int_(ctx.games_by.get(c)), lu or "–", role,
+                       f"`{sha[:12]}`" if sha else "–"])
+    doc.table(["condition", "name", "sweep values", "players"] + (["deck"] if edited else [])
+              + ["games", "lineup", "baseline", "deck sha256"], crow)
     doc.p("Every estimate below comes with its number of observations *n* and a 95% "
           "confidence interval (shown as [low, high]). Full tables: the `.csv` files in this "
           "folder (and at the end of report.html); the resolved configuration: `config.yaml`.")
