@@ -103,12 +103,15 @@ def _figure_lines(r: pd.DataFrame, f: str, method: str) -> list[str]:
     out = []
     for _, x in hit.head(NAMED_MAX).iterrows():
         e, lo, hi = (float(x[f]) * s, float(x[f"{f}_ci_low"]) * s, float(x[f"{f}_ci_high"]) * s)
-        out.append(f"Leaving out {x['card']} (tier {int(x['tier'])}) "
-                   + effect(e, lo, hi, unit, what)
-                   + f" (adjusted p = {float(x[f'{f}_p_adjusted']):.2g}, "
-                   f"{int_(x[f'{f}_n'])} deals).")
-    hw = float(((r[f"{f}_ci_high"] - r[f"{f}_ci_low"]).astype(float) * s / 2).max())
-    few = int(r.loc[r[f"{f}_p_value"].notna(), f"{f}_n"].min())
+        text = effect(e, lo, hi, unit, what)
+        tail = f"adjusted p = {float(x[f'{f}_p_adjusted']):.2g}, {int_(x[f'{f}_n'])} deals"
+        text = text[:-1] + f"; {tail})" if text.endswith(")") else f"{text} ({tail})"
+        out.append(f"Leaving out {x['card']} (tier {int(x['tier'])}) {text}.")
+    others = r[r[f"{f}_p_value"].notna() & ~r.index.isin(hit.index)]
+    if not len(others):
+        return out
+    hw = float(((others[f"{f}_ci_high"] - others[f"{f}_ci_low"]).astype(float) * s / 2).max())
+    few = int(others[f"{f}_n"].min())
     rest = (f"{len(hit) or 'none'} of the {fam} cards' effects on {what} "
             f"{'survives' if len(hit) == 1 else 'survive'} ({how})"
             + (f"; the other {fam - len(hit)} are" if len(hit) else ": they are")
