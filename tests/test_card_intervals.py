@@ -120,3 +120,18 @@ def test_a_600_deal_three_player_run_names_only_the_effects_that_survive(tmp_pat
     else:
         per_figure = hits.groupby(level="metric").size()
         assert len(named) == int(per_figure.clip(upper=3).sum()) > 0
+
+
+def test_the_precision_target_stops_on_the_reports_intervals():
+    # card_overfishing's width is the report's own: a card whose 200 deals never differed
+    # is not known to within 0 pp (the normal interval's [0, 0] would have stopped the run)
+    from types import SimpleNamespace
+
+    from fishing2sim.analysis.cards import widest_half_width
+
+    cond = SimpleNamespace(cards=[0, 1])
+    t = {"cards_n": np.array([200, 200]), "cards_over": np.array([[0, 0], [1, 1]])}
+    _, lo0, hi0, _ = tango_ci(0, 0, 200)
+    _, lo1, hi1, _ = tango_ci(1, 0, 200)
+    assert widest_half_width(cond, t) == pytest.approx(max(hi0 - lo0, hi1 - lo1) / 2)
+    assert widest_half_width(cond, t) > 0.009
