@@ -2,17 +2,19 @@
 the interval an estimator of the reports gives contains the true value, with that coverage's
 own 95% Wilson interval. Each setting lives in a module beside this one (``coverage_*.py``)
 that lists its cases in ``CASES``: ``(name, what, run)``, where ``run(reps, seed)`` returns
-``(covered, total)``.
+``(covered, total)``, or ``(name, what, run, goal)`` with a case's own goal (low, high): (0.93,
+1.0) where no interval that covers at every value of the unknowns can come below 0.97 (counts
+of a handful of events, whose intervals are conservative by necessity; said in ``what``).
 
     python benchmarks/coverage.py                       # every case, default repetitions
     python benchmarks/coverage.py --reps 2000 --only cards
 
-A reported 95% interval passes where its coverage's own interval reaches into 0.93-0.97.
+A reported 95% interval passes where its coverage's own interval reaches into 0.93-0.97 (or
+into its case's own goal).
 """
 from __future__ import annotations
 
 import argparse
-import importlib
 import math
 import sys
 import time
@@ -34,9 +36,20 @@ def wilson(k: int, n: int, z: float = 1.96) -> tuple[float, float]:
 
 
 def case_modules() -> list:
-    """Every ``coverage_*.py`` module beside this script, by name."""
-    sys.path.insert(0, str(HERE))
-    return [importlib.import_module(p.stem) for p in sorted(HERE.glob("coverage_*.py"))]
+    """Every ``coverage_*.py`` module beside this script, by name. They are loaded from their
+    files, with this folder taken off the import path: on it, this script would be the
+    ``coverage`` package numba's import looks for (and fails on)."""
+    import importlib.util
+
+    sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != HERE]
+    out = []
+    for path in sorted(HERE.glob("coverage_*.py")):
+        spec = importlib.util.spec_from_file_location(path.stem, path)
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[path.stem] = module
+        spec.loader.exec_module(module)
+        out.append(module)
+    return out
 
 
 def main(argv=None) -> int:
@@ -50,18 +63,21 @@ def main(argv=None) -> int:
     print(f"{'case':44s} {'coverage':>8s}  {'its 95% CI':>15s}  {'reps':>6s}  verdict  time")
     failed = 0
     for module in case_modules():
-        for name, what, run in module.CASES:
+        for name, what, run, *own in module.CASES:
             if args.only and args.only not in name:
                 continue
+            goal = own[0] if own else GOAL
             t0 = time.perf_counter()
             covered, total = run(args.reps, args.seed)
             lo, hi = wilson(covered, total)
-            ok = hi >= GOAL[0] and lo <= GOAL[1]
+            ok = hi >= goal[0] and lo <= goal[1]
             failed += not ok
             print(f"{name:44s} {covered / total:8.3f}  [{lo:.3f}, {hi:.3f}]  {total:6d}  "
                   f"{'ok' if ok else 'OFF':7s}  {time.perf_counter() - t0:5.1f} s")
-            print(f"    {what}")
-    print("every case within 0.93-0.97" if not failed else f"{failed} case(s) outside 0.93-0.97")
+            print(f"    {what}" + ("" if goal == GOAL else
+                                   f" (goal: {goal[0]:.2f}-{goal[1]:.2f})"))
+    print("every case within its goal (0.93-0.97 unless said)" if not failed else
+          f"{failed} case(s) outside their goal")
     return 1 if failed else 0
 
 

@@ -1,7 +1,11 @@
 """The per-card tables (docs/rules.md E, "Per-card impact"): for each ocean card, what
 leaving it out of the deck does, from paired games (the same deal with and without the
 card, fishing2sim/engine/cards.py), each effect the game without the card minus the game
-with it, with the normal 95% CI of the mean of the per-deal differences:
+with it, with a 95% CI built for differences that are mostly 0 (analysis/paired.py: Tango's
+score interval for the flag and win-share effects, a t interval with a floor for game
+length), never of zero width, and its p of no effect, raw (``p_value``) and adjusted
+(``p_adjusted``) within its family: one figure's cards in one condition (51 to 59 cards),
+by ``multiplicity:`` (Holm by default), as the contrasts are:
 
 - ``overfishing_effect``: on the share of games that end by overfishing;
 - ``drawer_win_effect``: on the win share of the player who drew the card from the ocean in
@@ -26,33 +30,45 @@ import math
 import pandas as pd
 
 from fishing2sim.analysis.common import base_columns, frame, played, row
-from fishing2sim.analysis.stats import WIN_UNIT, mean_ci, wilson
+from fishing2sim.analysis.paired import paired_mean_ci, paired_share_ci
+from fishing2sim.analysis.stats import WIN_UNIT, adjust_p, mean_ci, wilson
 from fishing2sim.engine.constants import F_TIER
 
 ANALYSIS = "cards"
 DEAL = "deal"  # the CI's unit: a deal, played with and without the card
-# the paired effects: metric -> (totals key, the count behind it, scale)
+# the paired effects: metric -> (totals key, the count behind it, scale, its interval)
 EFFECTS = {
-    "overfishing_effect": ("cards_over", "cards_n", 1.0),
-    "drawer_win_effect": ("cards_drawer", "cards_drawn", WIN_UNIT),
-    "game_length_effect": ("cards_rounds", "cards_n", 1.0),
-    "leader_edge_effect": ("cards_lead", "cards_n", WIN_UNIT),
+    "overfishing_effect": ("cards_over", "cards_n", 1.0, paired_share_ci),
+    "drawer_win_effect": ("cards_drawer", "cards_drawn", WIN_UNIT, paired_share_ci),
+    "game_length_effect": ("cards_rounds", "cards_n", 1.0, paired_mean_ci),
+    "leader_edge_effect": ("cards_lead", "cards_n", WIN_UNIT, paired_share_ci),
 }
 RANK_BY = "drawer_win_effect"
 RANKED_FIGURES = (*EFFECTS, "catcher_win_share")
+ALPHA = 0.05  # an effect the report names: its adjusted p below this
+
+
+def effect_ci(metric: str, s: float, ss: float, n: float) -> tuple[float, float, float, float]:
+    """(estimate, 95% CI low, high, p of no effect) of one card's paired effect from the sum
+    and sum of squares of its n per-deal differences (in the totals' unit)."""
+    _, _, scale, ci = EFFECTS[metric]
+    if n <= 0:
+        return math.nan, math.nan, math.nan, math.nan
+    return ci(float(s), float(ss), float(n), scale)
 
 
 def widest_half_width(cond, t) -> float:
     """The widest 95% CI half-width of the condition's cards' overfishing effects (the
-    precision target ``card_overfishing``); nan before two deals."""
+    precision target ``card_overfishing``, the report's own intervals); nan before two
+    deals."""
     if "cards_n" not in t or not cond.cards:
         return math.nan
     widest = 0.0
     for c in cond.cards:
         n = float(t["cards_n"][c])
-        _, lo, hi = mean_ci(*t["cards_over"][c].astype(float), n)
-        if math.isnan(lo):
+        if n < 2:
             return math.nan
+        _, lo, hi, _ = effect_ci("overfishing_effect", *t["cards_over"][c], n)
         widest = max(widest, (hi - lo) / 2)
     return widest
 
@@ -64,11 +80,11 @@ def card_rows(out, cond, t, base, n) -> None:
         if m == 0:
             continue
         keys = dict(card=cond.deck.names[c], tier=int(cond.deck.arrays[c, F_TIER]))
-        for metric, (key, count, scale) in EFFECTS.items():
+        for metric, (key, count, _, _) in EFFECTS.items():
             k = int(t[count][c])
             if k:
-                row(out, base, metric, k, *mean_ci(*t[key][c].astype(float), k, scale),
-                    ci_unit=DEAL, **keys)
+                est, lo, hi, p = effect_ci(metric, *t[key][c], k)
+                row(out, base, metric, k, est, lo, hi, ci_unit=DEAL, p_value=p, **keys)
         if m == n:  # (every deal of the condition was played without the card)
             row(out, base, "overfishing_without", m,
                 *wilson(float(t["overfished"][0] + t["cards_over"][c, 0]), m), **keys)
@@ -83,13 +99,21 @@ def card_rows(out, cond, t, base, n) -> None:
                 *mean_ci(*t["cards_catcher"][c].astype(float), caught, WIN_UNIT), **keys)
 
 
+def ranked_columns(figure: str) -> tuple[str, ...]:
+    """A figure's columns in ``cards_ranked``: its estimate, 95% CI, own n (the deals it was
+    measured on) and, for an effect, its raw and adjusted p."""
+    tail = ("_p_value", "_p_adjusted") if figure in EFFECTS else ()
+    return tuple(f"{figure}{x}" for x in ("", "_ci_low", "_ci_high", "_n", *tail))
+
+
 def ranked(exp, df: pd.DataFrame) -> pd.DataFrame:
-    """A row per condition and card, its figures side by side, ranked within the condition
-    by the size of its drawer effect (the largest first; nan last)."""
+    """A row per condition and card, its figures side by side (each with its own n), ranked
+    within the condition by the size of its drawer effect (the largest first; nan last).
+    ``n``: the deals played without the card."""
     keys = base_columns(exp)
     cols = keys + ["rank", "card", "tier", "n"]
     for f in RANKED_FIGURES:
-        cols += [f, f"{f}_ci_low", f"{f}_ci_high"]
+        cols += list(ranked_columns(f))
     rows = []
     for (cond, card), g in df.groupby(["condition", "card"], sort=False):
         r = {k: g.iloc[0][k] for k in keys}
@@ -98,9 +122,10 @@ def ranked(exp, df: pd.DataFrame) -> pd.DataFrame:
         for f in RANKED_FIGURES:
             x = g[g["metric"] == f]
             e = x.iloc[0] if len(x) else None
-            r.update({f: e["estimate"] if e is not None else math.nan,
-                      f"{f}_ci_low": e["ci_low"] if e is not None else math.nan,
-                      f"{f}_ci_high": e["ci_high"] if e is not None else math.nan})
+            names = ranked_columns(f)
+            src = ("estimate", "ci_low", "ci_high", "n", "p_value", "p_adjusted")
+            r.update({c: (e[k] if e is not None else (0 if k == "n" else math.nan))
+                      for c, k in zip(names, src)})
         rows.append(r)
     out = pd.DataFrame(rows, columns=[c for c in cols if c != "rank"])
     if not len(out):
@@ -111,6 +136,15 @@ def ranked(exp, df: pd.DataFrame) -> pd.DataFrame:
     return out.drop(columns="_s")[cols].reset_index(drop=True)
 
 
+def family_adjust(df: pd.DataFrame, method: str) -> pd.Series:
+    """Each effect's p adjusted within its family: one figure's cards in one condition."""
+    adj = pd.Series(math.nan, index=df.index, dtype=float)
+    eff = df[df["metric"].isin(list(EFFECTS))]
+    for _, g in eff.groupby(["condition", "metric"], sort=False):
+        adj.loc[g.index] = adjust_p(g["p_value"].astype(float).tolist(), method)
+    return adj
+
+
 def tables(exp, totals) -> dict:
     out: list = []
     for cond, t, base, n in played(exp, totals):
@@ -118,5 +152,7 @@ def tables(exp, totals) -> dict:
             card_rows(out, cond, t, base, n)
     df = frame(out, exp, ["card", "tier"])
     df["tier"] = df["tier"].astype("Int64")
+    df["p_value"] = pd.Series([r.get("p_value", math.nan) for r in out], index=df.index,
+                              dtype=float)
+    df["p_adjusted"] = family_adjust(df, exp.multiplicity)
     return {"cards": df, "cards_ranked": ranked(exp, df)}
-

@@ -18,7 +18,8 @@ from fishing2sim.report.common import (
     int_,
     wrap,
 )
-from fishing2sim.report.words import effect
+from fishing2sim.analysis.cards import ALPHA
+from fishing2sim.report.words import ADJUSTMENTS, effect, number
 
 SHOWN = 12  # cards in the section's table per condition (all of them in cards_ranked.csv)
 # (figure, panel title) of the plot's panels
@@ -70,31 +71,69 @@ def _pp(r, f) -> tuple:
     return (float(r[f]) * 100, float(r[f"{f}_ci_low"]) * 100, float(r[f"{f}_ci_high"]) * 100)
 
 
+# the effects the plain lines speak of: figure -> (unit, what it moves, scale to the unit)
+NAMED = {
+    "drawer_win_effect": ("percentage points",
+                          "the win share of the player who would have drawn it", 100.0),
+    "overfishing_effect": ("percentage points", "overfishing", 100.0),
+    "game_length_effect": ("rounds", "the game's length", 1.0),
+    "leader_edge_effect": ("percentage points", "the leader edge", 100.0),
+}
+NAMED_MAX = 3  # cards named per figure (the largest surviving effects)
+
+
+def survivors(r: pd.DataFrame, f: str) -> pd.DataFrame:
+    """The cards whose effect ``f`` survives the family's adjustment (its adjusted p below
+    0.05; every p itself with ``multiplicity: none``), the largest first."""
+    p = r[f"{f}_p_adjusted"].astype(float)
+    keep = r[p < ALPHA]
+    return keep.assign(_s=-keep[f].astype(float).abs()).sort_values("_s").drop(columns="_s")
+
+
+def _figure_lines(r: pd.DataFrame, f: str, method: str) -> list[str]:
+    """The plain words of one figure: the surviving cards by name, or that none survives,
+    with the family's size and the widest CI (no card named)."""
+    unit, what, s = NAMED[f]
+    fam = int(r[f"{f}_p_value"].notna().sum())
+    if not fam:
+        return []
+    hit = survivors(r, f)
+    adj = ADJUSTMENTS.get(method)
+    how = f"{adj} over its {fam} cards" if adj else f"its {fam} cards judged one by one"
+    out = []
+    for _, x in hit.head(NAMED_MAX).iterrows():
+        e, lo, hi = (float(x[f]) * s, float(x[f"{f}_ci_low"]) * s, float(x[f"{f}_ci_high"]) * s)
+        text = effect(e, lo, hi, unit, what)
+        tail = f"adjusted p = {float(x[f'{f}_p_adjusted']):.2g}, {int_(x[f'{f}_n'])} deals"
+        text = text[:-1] + f"; {tail})" if text.endswith(")") else f"{text} ({tail})"
+        out.append(f"Leaving out {x['card']} (tier {int(x['tier'])}) {text}.")
+    others = r[r[f"{f}_p_value"].notna() & ~r.index.isin(hit.index)]
+    if not len(others):
+        return out
+    hw = float(((others[f"{f}_ci_high"] - others[f"{f}_ci_low"]).astype(float) * s / 2).max())
+    few = int(others[f"{f}_n"].min())
+    rest = (f"{len(hit) or 'none'} of the {fam} cards' effects on {what} "
+            f"{'survives' if len(hit) == 1 else 'survive'} ({how})"
+            + (f"; the other {fam - len(hit)} are" if len(hit) else ": they are")
+            + f" not told apart from none, their 95% CIs reaching at most ±{number(hw, hw)} "
+            f"{unit} (the fewest deals behind one: {few:,})")
+    if len(hit) > NAMED_MAX:
+        rest = f"{len(hit) - NAMED_MAX} more survive: cards_ranked.csv. " + rest
+    out.append(rest[:1].upper() + rest[1:] + ".")
+    return out
+
+
 def _plain(ctx: Context, c: int) -> list[str]:
-    """The plain answers of one condition: the cards whose removal moves their drawer's win
-    share most, the range of the overfishing effects, the widest CI, the descriptive figure."""
+    """The plain answers of one condition: per effect the cards whose effect survives the
+    family's adjustment (only those are named), the others' widest CI; the descriptive
+    figure."""
     r = _ranked(ctx, c)
     if not len(r):
         return []
     out = []
-    for _, x in r.head(3).iterrows():
-        out.append(f"Leaving out {x['card']} (tier {int(x['tier'])}) "
-                   + effect(*_pp(x, "drawer_win_effect"), "percentage points",
-                            "the win share of the player who would have drawn it")
-                   + "; it " + effect(*_pp(x, "overfishing_effect"), "percentage points",
-                                      "overfishing") + ".")
-    over = r["overfishing_effect"].astype(float) * 100
-    hw = ((r["overfishing_effect_ci_high"] - r["overfishing_effect_ci_low"]).astype(float)
-          * 50).max()
-    lo_card = r.loc[over.idxmin(), "card"]
-    hi_card = r.loc[over.idxmax(), "card"]
-    out.append(f"Overfishing without one card: from {over.min():+.1f} pp ({lo_card}) to "
-               f"{over.max():+.1f} pp ({hi_card}) against the standard deck, each to within "
-               f"±{hw:.1f} pp (95% CI, the widest of the {len(r)} cards).")
-    length = r["game_length_effect"].astype(float)
-    out.append(f"Game length: from {length.min():+.3f} to {length.max():+.3f} rounds; the "
-               f"leader edge: from {r['leader_edge_effect'].min() * 100:+.1f} to "
-               f"{r['leader_edge_effect'].max() * 100:+.1f} pp.")
+    for f in NAMED:
+        if f"{f}_p_adjusted" in r.columns:
+            out += _figure_lines(r, f, ctx.exp.multiplicity)
     best = r.sort_values("catcher_win_share", ascending=False).iloc[0]
     if not math.isnan(float(best["catcher_win_share"])):
         out.append(f"Descriptive, confounded (better players catch more cards): whoever "
@@ -106,9 +145,31 @@ def _plain(ctx: Context, c: int) -> list[str]:
     return out
 
 
+def _p(x, f) -> str:
+    p = float(x[f"{f}_p_adjusted"])
+    return "–" if math.isnan(p) else f"{p:.2g}"
+
+
 def _cell(x, f, pct=True) -> str:
     return fmt(x[f], x[f"{f}_ci_low"], x[f"{f}_ci_high"], pct=pct, table=True,
                default=3).replace("%", " pp" if f.endswith("effect") else "%", 1)
+
+
+def _family_words(ctx: Context) -> str:
+    """The section's words on the family rule."""
+    sizes = sorted({int(n) for n in ctx.tables["cards_ranked"].groupby("condition").size()})
+    size = " or ".join(str(k) for k in sizes)
+    adj = ADJUSTMENTS.get(ctx.exp.multiplicity)
+    rule = (f"its p after {adj} over the family" if adj else
+            "its own p (`multiplicity: none`: among so many cards some CIs exclude 0 by "
+            "chance)")
+    return (f"Each figure's per-card effects in one condition are one family ({size} "
+            f"cards); the words name a card only where {rule} is below 0.05 "
+            "(`multiplicity:`, as for the contrasts). The 95% CIs shown are each card's own; "
+            "cards.csv and cards_ranked.csv hold both p-values (`p_value`, `p_adjusted`) and "
+            "each effect's own n (the drawer effect's: the deals whose standard game drew "
+            "the card). The CIs are built for differences that are mostly 0 (Tango's score "
+            "interval; for the rounds a t interval with a floor), so none has zero width.")
 
 
 def section(ctx: Context, df: pd.DataFrame, plot_file: str | None, doc) -> None:
@@ -119,7 +180,7 @@ def section(ctx: Context, df: pd.DataFrame, plot_file: str | None, doc) -> None:
           "streams), so each effect is a paired difference, without the card minus with it. "
           "The drawer is the player who drew the card from the ocean in the game with it. "
           "Ranked by the size of the drawer effect. Definitions: docs/rules.md E, "
-          "\"Per-card impact\"; every card: cards_ranked.csv.")
+          "\"Per-card impact\"; every card: cards_ranked.csv. " + _family_words(ctx))
     for c in ctx.indices:
         plain = _plain(ctx, c)
         if ctx.sweep and plain:
@@ -132,12 +193,15 @@ def section(ctx: Context, df: pd.DataFrame, plot_file: str | None, doc) -> None:
         r = _ranked(ctx, c)
         if not len(r):
             continue
-        rows = [[str(int(x["rank"])), str(x["card"]), str(int(x["tier"])), int_(x["n"]),
-                 _cell(x, "drawer_win_effect"), _cell(x, "overfishing_effect"),
-                 _cell(x, "game_length_effect", pct=False), _cell(x, "leader_edge_effect"),
+        rows = [[str(int(x["rank"])), str(x["card"]), str(int(x["tier"])),
+                 _cell(x, "drawer_win_effect"), int_(x["drawer_win_effect_n"]),
+                 _p(x, "drawer_win_effect"), _cell(x, "overfishing_effect"),
+                 _p(x, "overfishing_effect"), _cell(x, "game_length_effect", pct=False),
+                 _cell(x, "leader_edge_effect"), int_(x["n"]),
                  _cell(x, "catcher_win_share")]
                 for _, x in r.head(SHOWN).iterrows()]
         if ctx.sweep:
             doc.p(f"{ctx.label(c)}, the {min(SHOWN, len(r))} cards that move the game most:")
-        doc.table(["rank", "card", "tier", "deals", "drawer's win share", "overfishing",
-                   "rounds", "leader edge", "catcher wins (confounded)"], rows)
+        doc.table(["rank", "card", "tier", "drawer's win share", "drawn (deals)",
+                   "adjusted p", "overfishing", "adjusted p", "rounds", "leader edge",
+                   "deals", "catcher wins (confounded)"], rows)

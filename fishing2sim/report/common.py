@@ -41,10 +41,13 @@ TABLE_KEYS: dict[str, tuple[str, ...]] = {
 ANALYSES = ("depletion", "overfishing", "trump_value", "strategies")
 #: Table-specific value columns written after the statistic columns (not sweep labels).
 TABLE_TAIL: dict[str, tuple[str, ...]] = {
+    "cards": ("p_value", "p_adjusted"),
     "cards_ranked": tuple(f"{f}{s}" for f in ("overfishing_effect", "drawer_win_effect",
                                                "game_length_effect", "leader_edge_effect",
                                                "catcher_win_share")
-                          for s in ("", "_ci_low", "_ci_high")),
+                          for s in ("", "_ci_low", "_ci_high", "_n", "_p_value",
+                                    "_p_adjusted")
+                          if f != "catcher_win_share" or not s.startswith("_p")),
     "ladder_pairs": ("rating_diff", "rating_diff_ci_low", "rating_diff_ci_high",
                      "residual_z", "residual_elo"),
 }
