@@ -1,5 +1,5 @@
 """Coverage cases of the per-card effects' 95% intervals (analyses: [cards], docs/rules.md E
-"Per-card impact"), run by benchmarks/coverage.py (``--only cards``).
+"Per-card impact"), run by benchmarks/interval_coverage.py (``--only cards``).
 
 The data are real games: a pool of deals played with the standard deck and without each
 chosen card (the kernel the runs use, fishing2sim/engine/cards.py; random seats, for speed),

@@ -141,3 +141,20 @@ def test_the_architecture_pages_module_table_names_every_module_and_no_other():
         assert named == real, (name, sorted(real - named), sorted(named - real))
     top = set(re.findall(r"`(\w+\.py)`", section.split("The top-level modules:")[1]))
     assert top == {p.name for p in PKG.glob("*.py")} - {"__init__.py"}
+
+
+def test_no_script_shadows_a_module_a_library_may_import():
+    """A script run as ``python benchmarks/NAME.py`` puts its folder first on the import
+    path: a sibling named like a library module (``coverage.py``: numba imports coverage
+    when it is installed) is imported in its place, by the library."""
+    import importlib.metadata
+
+    # what is installed, and modules the dependencies import when they are installed
+    optional = {"coverage", "scipy", "IPython", "pyarrow", "psutil", "numexpr", "bottleneck",
+                "tbb", "cffi", "pytest", "sklearn", "cupy", "torch"}
+    installed = set(importlib.metadata.packages_distributions()) | \
+        set(sys.stdlib_module_names) | optional
+    clash = [f"{folder}/{p.name}" for folder in ("benchmarks", "research", "research/bots",
+                                                 "benchmarks/bots")
+             for p in (REPO / folder).glob("*.py") if p.stem in installed]
+    assert clash == []

@@ -110,7 +110,8 @@ class _Stage:
                     self.units[c][k] = split_units(t)
 
 
-def _done_games(exp, done, stop) -> int:
+def _done_games(exp, done, stop, weight=None) -> float:
+    """The games of the chunks already saved (each weighted by ``weight[condition]``)."""
     n = 0
     for key in done:
         m = CHUNK_NAME.fullmatch(key)
@@ -118,7 +119,7 @@ def _done_games(exp, done, stop) -> int:
         task = task_of(exp, c, k)
         if task is not None and task.start * (1 if not exp.conditions[c].rotate
                                               else exp.conditions[c].players) < stop[c]:
-            n += games_of(exp, task)
+            n += games_of(exp, task) * (weight[c] if weight else 1)
     return n
 
 
@@ -131,12 +132,14 @@ def play(exp, folder, done, state, workers, in_process, backend, progress, pool=
     stop = [c.games for c in exp.conditions]
     start = [0] * n_cond
     stage = _Stage(exp, folder, done, state)
-    total_games = sum(stop)
-    done_games = _done_games(exp, done, stop)
+    weight = _weights(exp)  # a game's share of the bar: its lineup's cost (run/costs.py)
+    total_games = sum(s * w for s, w in zip(stop, weight))
+    done_games = _done_games(exp, done, stop, weight)
     # the bar comes once the compile notice has ended its line (with the first chunk); a
     # notice that starts later (a worker compiles) clears the bar's line first
     later = progress and first_run.ticking()
-    bar = _NoBar() if later else _progress(total_games, done_games, progress, exp.name)
+    bar = _NoBar() if later else _progress(total_games, done_games, progress, exp.name,
+                                           weighted=len(set(weight)) > 1)
     first_run.set_on_start(getattr(bar, "clear", None))
     t0 = time.perf_counter()
     c0 = first_run.compile_seconds()
@@ -160,8 +163,9 @@ def play(exp, folder, done, state, workers, in_process, backend, progress, pool=
                     first_run.compiled()
                     if later:
                         later = False
-                        bar = _progress(total_games, done_games, progress, exp.name)
-                    bar.update(games_of(exp, task))
+                        bar = _progress(total_games, done_games, progress, exp.name,
+                                        weighted=len(set(weight)) > 1)
+                    bar.update(games_of(exp, task) * weight[task.condition])
             finally:
                 stream.close()
             stages.append(list(stop))
@@ -174,7 +178,7 @@ def play(exp, folder, done, state, workers, in_process, backend, progress, pool=
                 break
             start, stop = stop, nxt
             if hasattr(bar, "total"):
-                bar.total = sum(stop)
+                bar.total = sum(s * w for s, w in zip(stop, weight))
                 bar.refresh()
     finally:
         first_run.set_on_start(None)
@@ -229,10 +233,29 @@ class _NoBar:
         pass
 
 
-def _progress(total, initial, enabled, name):
+def _weights(exp) -> list[float]:
+    """Each condition's weight of a game on the bar: 1 where every lineup costs alike
+    (within a factor 1.5), else its lineup's cost relative to the cheapest, so the bar's
+    share and ETA count work (a search game about a thousand random ones)."""
+    from fishing2sim.run.costs import game_cost
+
+    costs = [game_cost(c) for c in exp.conditions]
+    lo = min(costs, default=1.0)
+    if not costs or max(costs) <= 1.5 * lo:
+        return [1.0] * len(costs)
+    return [c / lo for c in costs]
+
+
+def _progress(total, initial, enabled, name, weighted=False):
+    """The bar: in games, or (``weighted``) in work, a game counted by its lineup's cost,
+    shown as a share with its ETA."""
     if not enabled:
         return _NoBar()
     from tqdm import tqdm
 
+    if weighted:
+        return tqdm(total=total, initial=initial, desc=f"{name} (work, by each game's cost)",
+                    dynamic_ncols=True, smoothing=0.1,
+                    bar_format="{desc}: {percentage:3.0f}%|{bar}| [{elapsed}<{remaining}]")
     return tqdm(total=total, initial=initial, unit="game", unit_scale=True, desc=name,
                 dynamic_ncols=True, smoothing=0.1)

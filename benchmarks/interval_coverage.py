@@ -6,8 +6,8 @@ that lists its cases in ``CASES``: ``(name, what, run)``, where ``run(reps, seed
 1.0) where no interval that covers at every value of the unknowns can come below 0.97 (counts
 of a handful of events, whose intervals are conservative by necessity; said in ``what``).
 
-    python benchmarks/coverage.py                       # every case, default repetitions
-    python benchmarks/coverage.py --reps 2000 --only cards
+    python benchmarks/interval_coverage.py                       # every case, default repetitions
+    python benchmarks/interval_coverage.py --reps 2000 --only cards
 
 A reported 95% interval passes where its coverage's own interval reaches into 0.93-0.97 (or
 into its case's own goal).
@@ -36,9 +36,9 @@ def wilson(k: int, n: int, z: float = 1.96) -> tuple[float, float]:
 
 
 def case_modules() -> list:
-    """Every ``coverage_*.py`` module beside this script, by name. They are loaded from their
-    files, with this folder taken off the import path: on it, this script would be the
-    ``coverage`` package numba's import looks for (and fails on)."""
+    """Every ``coverage_*.py`` module beside this script, by name, loaded from its file.
+    (This script is not named coverage.py: run from this folder, that name would shadow the
+    ``coverage`` package numba's import looks for.)"""
     import importlib.util
 
     sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != HERE]
