@@ -335,18 +335,24 @@ def report_command(folder, open_page):
 @click.argument("dir_a", type=click.Path())
 @click.argument("dir_b", type=click.Path())
 @click.option("--csv", "csv_file", type=click.Path(dir_okay=False), default=None,
-              metavar="FILE", help="Also write the table to FILE (CSV).")
-def compare_command(dir_a, dir_b, csv_file):
+              metavar="FILE", help="Also write the table to FILE (CSV; not inside either "
+              "report folder).")
+@click.option("--allow-different-setup", is_flag=True,
+              help="Compare matched conditions of different player counts or rulesets.")
+def compare_command(dir_a, dir_b, csv_file, allow_different_setup):
     """Contrast the headline figures two report folders share: A − B with 95% CIs
     (independent runs: Newcombe's interval for shares, the normal one for means).
     Conditions are matched by name (by position when each folder has one). Folders that
     played the same deals (the same seed, players and deck) are refused: run both as
-    conditions of one experiment with paired: true."""
-    from fishing2sim.compare import compare, table_text
+    conditions of one experiment with paired: true. Matched conditions of different player
+    counts or rulesets are refused unless --allow-different-setup is given."""
+    from fishing2sim.compare import check_csv_path, compare, table_text
     from fishing2sim.safe_files import write_atomic
 
     try:
-        df = compare(dir_a, dir_b)
+        if csv_file is not None:
+            check_csv_path(csv_file, (dir_a, dir_b))
+        df = compare(dir_a, dir_b, allow_different_setup)
         text = table_text(df)
         if csv_file is not None:
             write_atomic(csv_file, df.to_csv(index=False, float_format="%.10g",

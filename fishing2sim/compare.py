@@ -15,8 +15,11 @@ folders are refused, with what to do instead: run both as conditions of one expe
 ``paired: true``.
 
 Report folders are untrusted input: every file is read with
-:func:`fishing2sim.safe_files.read_regular` (regular files only, a size cap), and anything
-unexpected is a :class:`CompareError` (one line).
+:func:`fishing2sim.safe_files.read_regular` (regular files only, a size cap), every value
+used is checked (finite, within its figure's range, the CI around the estimate, n a whole
+number of games), and anything unexpected is a :class:`CompareError` (one line naming the
+file, line and column). Matched conditions of different player counts or rulesets are
+refused unless the caller allows them; ``--csv`` never writes into either folder.
 """
 from __future__ import annotations
 
@@ -60,7 +63,7 @@ class Folder:
     path: Path
     seed: int
     paired: bool
-    conditions: list  # dicts: index, name, players, deck_sha256 (config.yaml)
+    conditions: list  # dicts: index, name, players, deck_sha256, ruleset (config.yaml)
     tables: dict  # table name -> DataFrame (the CSVs present)
 
 
@@ -105,9 +108,12 @@ def read_folder(folder) -> Folder:
                 or not isinstance(c.get("deck_sha256"), str):
             raise CompareError(f"{bad} (conditions[{i}] lacks its index, players or "
                                "deck_sha256)")
+        labels = c.get("labels") if isinstance(c.get("labels"), dict) else {}
+        ruleset = labels.get("ruleset", cfg.get("ruleset"))
         out.append({"index": c["index"], "name": str(c.get("name", c["index"])),
                     "players": c["players"], "deck_sha256": c["deck_sha256"],
-                    "games": c.get("games")})
+                    "games": c.get("games"),
+                    "ruleset": str(ruleset) if ruleset is not None else None})
     tables = {}
     for name in dict.fromkeys(t for t, _, _ in SOURCES.values()):
         f = p / f"{name}.csv"
@@ -118,6 +124,7 @@ def read_folder(folder) -> Folder:
             df = pd.read_csv(io.BytesIO(data))
         except Exception as exc:  # a CSV parser's many errors: one line
             raise CompareError(f"{f}: not a report table ({type(exc).__name__})") from None
+        df.attrs["file"] = f
         need = {"condition", "metric", "n", "estimate", "ci_low", "ci_high"}
         if not need <= set(df.columns):
             raise CompareError(f"{f}: not a report table (no column "
@@ -156,6 +163,20 @@ def match(a: Folder, b: Folder) -> list:
     return pairs
 
 
+def check_setups(a: Folder, b: Folder, pairs: list) -> None:
+    """Refuse matched conditions of different player counts or rulesets: their figures
+    measure different games (``--allow-different-setup`` compares them anyway)."""
+    for ca, cb in pairs:
+        for key, what in (("players", "players"), ("ruleset", "ruleset")):
+            x, y = ca[key], cb[key]
+            if x is None or y is None or x == y:
+                continue
+            raise CompareError(
+                f"{a.path} and {b.path}: condition {ca['name']!r} of A has {what} {x} and "
+                f"condition {cb['name']!r} of B {what} {y}: their figures measure different "
+                "games; give --allow-different-setup to compare them anyway")
+
+
 def check_independent(a: Folder, b: Folder, pairs: list) -> None:
     """Refuse pairs that play the same deals (the same seed, condition seed, players and
     deck): their difference is not that of independent samples."""
@@ -189,22 +210,56 @@ def _figures(folder: Folder, index: int) -> dict:
                 rows = rows[rows["round"].isna()]
         if fig == "win_share":
             rows = rows[rows["strategy"].notna()] if "strategy" in rows.columns else rows[:0]
-            found = {str(r["strategy"]): _figure(fig, r) for _, r in rows.iterrows()}
+            found = {str(r["strategy"]): _figure(fig, r, df, i) for i, r in rows.iterrows()}
             if found:
                 out[fig] = found
         else:
             if "strategy" in rows.columns:
                 rows = rows[rows["strategy"].isna()]
+            if len(rows) > 1:
+                lines = ", ".join(str(i + 2) for i in rows.index[:3])
+                raise CompareError(f"{df.attrs['file']}: lines {lines}: {metric} of condition "
+                                   f"{index} given {len(rows)} times; a report table holds "
+                                   "it once")
             if len(rows) == 1:
-                out[fig] = _figure(fig, rows.iloc[0])
+                out[fig] = _figure(fig, rows.iloc[0], df, rows.index[0])
     return out
 
 
-def _figure(fig: str, r) -> Figure:
-    est, lo, hi, n = (float(r[c]) for c in ("estimate", "ci_low", "ci_high", "n"))
+def _checked(fig: str, r, df, i) -> tuple:
+    """(estimate, ci_low, ci_high, n) of a table's row, or a CompareError naming the file,
+    line and column: finite, a share within [0, 1] and a count of cards at least 0, the CI
+    around the estimate, n a whole number of games from 1 to MAX_GAMES_HARD. A doctored or
+    damaged value is refused, never dropped without a word."""
+    from fishing2sim.config.keys import MAX_GAMES_HARD
+
+    where = f"{df.attrs['file']}: line {i + 2} ({r['metric']} of condition {r['condition']:g})"
+    n = float(r["n"])
+    if not (math.isfinite(n) and n.is_integer() and 1 <= n <= MAX_GAMES_HARD):
+        raise CompareError(f"{where}, column n: {n:g} is not a whole number of games "
+                           f"from 1 to {MAX_GAMES_HARD:,}")
+    vals = {c: float(r[c]) for c in ("estimate", "ci_low", "ci_high")}
+    kind, unit = FIGURE_INFO[fig][1], FIGURE_INFO[fig][2]
+    lo_ok, hi_ok = (0.0, 1.0) if kind == "rate" else \
+        (0.0, math.inf) if unit == "cards" else (-math.inf, math.inf)
+    for c, v in vals.items():
+        if not math.isfinite(v):
+            raise CompareError(f"{where}, column {c}: {v:g} is not a finite number")
+        # a win share's normal interval may reach past 0 or 1; its estimate may not
+        if (c == "estimate" or fig != "win_share") and not lo_ok <= v <= hi_ok:
+            raise CompareError(f"{where}, column {c}: {v:g} is outside "
+                               f"[{lo_ok:g}, {hi_ok:g}], the range of {fig}")
+    est, lo, hi = vals["estimate"], vals["ci_low"], vals["ci_high"]
+    tol = 1e-9 * max(1.0, abs(est))  # the CSVs' 10 significant digits
+    if not lo - tol <= est <= hi + tol:
+        raise CompareError(f"{where}, column estimate: {est:g} lies outside its 95% CI "
+                           f"[{lo:g}, {hi:g}]")
+    return est, lo, hi, n
+
+
+def _figure(fig: str, r, df, i) -> Figure:
+    est, lo, hi, n = _checked(fig, r, df, i)
     kind = FIGURE_INFO[fig][1]
-    if not all(math.isfinite(x) for x in (est, lo, hi, n)) or n < 1 or not lo <= est <= hi:
-        return Figure(math.nan, math.nan, math.nan, 0, kind)
     if fig == "win_share":  # a mean per unit: the normal interval, the ratio from its se
         return Figure(est, lo, hi, int(n), "rate", k=est * n, se=(hi - lo) / 2 / Z)
     if kind == "rate":  # Wilson intervals: Newcombe's difference
@@ -212,10 +267,14 @@ def _figure(fig: str, r) -> Figure:
     return Figure(est, lo, hi, int(n), "mean", se=(hi - lo) / 2 / Z)
 
 
-def compare(dir_a, dir_b) -> pd.DataFrame:
-    """The contrasts A − B of every headline figure both folders hold (COLUMNS)."""
+def compare(dir_a, dir_b, allow_different_setup: bool = False) -> pd.DataFrame:
+    """The contrasts A − B of every headline figure both folders hold (COLUMNS); matched
+    conditions of different player counts or rulesets only with
+    ``allow_different_setup``."""
     a, b = read_folder(dir_a), read_folder(dir_b)
     pairs = match(a, b)
+    if not allow_different_setup:
+        check_setups(a, b, pairs)
     check_independent(a, b, pairs)
     rows = []
     for ca, cb in pairs:
@@ -226,8 +285,6 @@ def compare(dir_a, dir_b) -> pd.DataFrame:
             items = [(s, fa[fig][s], fb[fig][s]) for s in fa[fig] if s in fb[fig]] \
                 if fig == "win_share" else [(None, fa[fig], fb[fig])]
             for s, x, y in items:
-                if math.isnan(x.estimate) or math.isnan(y.estimate):
-                    continue
                 rows.append(dict(
                     condition=ca["name"], condition_b=cb["name"], figure=fig, strategy=s,
                     unit=FIGURE_INFO[fig][2], n_a=x.n, estimate_a=x.estimate,
@@ -239,6 +296,17 @@ def compare(dir_a, dir_b) -> pd.DataFrame:
                            "ocean_empty, ocean_left, trump_value, win_share) in a matched "
                            "condition")
     return pd.DataFrame(rows, columns=COLUMNS)
+
+
+def check_csv_path(csv_file, folders) -> None:
+    """``--csv FILE`` never writes into a report folder (it would replace the report's own
+    tables): a path inside either folder is refused."""
+    target = Path(csv_file).expanduser().resolve()
+    for folder in folders:
+        root = Path(folder).expanduser().resolve()
+        if target == root or root in target.parents:
+            raise CompareError(f"--csv {csv_file}: inside the report folder {folder}; compare "
+                               "writes nothing into a report folder: give a path outside it")
 
 
 def table_text(df: pd.DataFrame) -> str:

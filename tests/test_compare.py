@@ -75,11 +75,93 @@ def test_compare_gives_independent_contrasts_of_the_shared_figures(folders, tmp_
 
 
 def test_one_condition_each_is_matched_by_position(tmp_path):
+    """... and of different player counts only when told: a 4-player and a 5-player report
+    measure different games."""
     a = experiment(tmp_path, "one_a", 5, players=4, games=300)
     b = experiment(tmp_path, "one_b", 6, players=5, games=300, seats="random")
     res = CliRunner().invoke(main, ["compare", str(a), str(b)])
+    assert res.exit_code == 2 and len(res.output.strip().splitlines()) == 1, res.output
+    assert (f"{a} and {b}: condition 'all games' of A has players 4 and condition "
+            "'all games' of B players 5") in res.output
+    assert "--allow-different-setup" in res.output
+    res = CliRunner().invoke(main, ["compare", str(a), str(b), "--allow-different-setup"])
     assert res.exit_code == 0, res.output
     assert "all games" in res.output and "win_share greedy" not in res.output
+
+
+def copy_folder(src: Path, dst: Path) -> Path:
+    dst.mkdir(parents=True)
+    for f in src.iterdir():
+        if f.is_file():
+            (dst / f.name).write_bytes(f.read_bytes())
+    return dst
+
+
+def files_of(*folders) -> dict:
+    return {f: f.read_bytes() for d in folders for f in sorted(d.iterdir()) if f.is_file()}
+
+
+def test_reports_of_different_rulesets_are_refused_unless_told(folders, tmp_path):
+    a, b, _, _ = folders
+    other = copy_folder(b, tmp_path / "fishing")
+    cfg = other / "config.yaml"
+    assert "ruleset: fishing2\n" in cfg.read_text()
+    cfg.write_text(cfg.read_text().replace("ruleset: fishing2\n", "ruleset: fishing\n"))
+    res = CliRunner().invoke(main, ["compare", str(a), str(other)])
+    assert res.exit_code == 2 and len(res.output.strip().splitlines()) == 1, res.output
+    assert "of A has ruleset fishing2 and condition '4 players' of B ruleset fishing" \
+        in res.output
+    res = CliRunner().invoke(main, ["compare", str(a), str(other), "--allow-different-setup"])
+    assert res.exit_code == 0, res.output
+
+
+# (column, value written into the row of 4-player overfishing, the message's end)
+DOCTORED = [
+    ("n", "nan", "column n: nan is not a whole number of games from 1 to 10,000,000,000,000"),
+    ("n", "inf", "column n: inf is not a whole number of games"),
+    ("n", "0", "column n: 0 is not a whole number of games"),
+    ("n", "-400", "column n: -400 is not a whole number of games"),
+    ("n", "1e300", "column n: 1e+300 is not a whole number of games"),
+    ("n", "400.5", "column n: 400.5 is not a whole number of games"),
+    ("estimate", "nan", "column estimate: nan is not a finite number"),
+    ("estimate", "inf", "column estimate: inf is not a finite number"),
+    ("ci_high", "-inf", "column ci_high: -inf is not a finite number"),
+    ("ci_low", "abc", "column ci_low: nan is not a finite number"),
+    ("estimate", "1.5", "column estimate: 1.5 is outside [0, 1], the range of overfishing"),
+    ("estimate", "0.9", "column estimate: 0.9 lies outside its 95% CI"),
+]
+
+
+@pytest.mark.parametrize("column, value, message", DOCTORED)
+def test_a_doctored_value_is_one_line_naming_file_line_and_column(folders, tmp_path, column,
+                                                                  value, message):
+    a, b, _, _ = folders
+    doctored = copy_folder(b, tmp_path / "doctored")
+    table = doctored / "overfishing.csv"
+    df = pd.read_csv(table, dtype=str, keep_default_na=False)
+    row = df.index[(df["condition"] == "0") & (df["metric"] == "overfished_share")
+                   & (df["round"] == "")][0]
+    df.loc[row, column] = value
+    table.write_text(df.to_csv(index=False, lineterminator="\n"))
+    before = files_of(a, doctored)
+    out = tmp_path / "c.csv"
+    res = CliRunner().invoke(main, ["compare", str(a), str(doctored), "--csv", str(out)])
+    assert res.exit_code == 2, res.output
+    assert len(res.output.strip().splitlines()) == 1 and "Traceback" not in res.output
+    assert f"{table}: line {row + 2} (overfished_share of condition 0), {message}" \
+        in res.output, res.output
+    assert not out.exists() and files_of(a, doctored) == before
+
+
+def test_the_table_is_never_written_into_a_report_folder(folders, tmp_path):
+    a, b, _, _ = folders
+    before = files_of(a, b)
+    for target in (a / "overfishing.csv", b / "new.csv", a / "sub" / ".." / "summary.md"):
+        res = CliRunner().invoke(main, ["compare", str(a), str(b), "--csv", str(target)])
+        assert res.exit_code == 2, res.output
+        assert len(res.output.strip().splitlines()) == 1, res.output
+        assert f"--csv {target}: inside the report folder" in res.output
+    assert files_of(a, b) == before and not (b / "new.csv").exists()
 
 
 def test_folders_with_the_same_deals_are_refused(folders, tmp_path):

@@ -292,3 +292,34 @@ def test_games_from_the_command_line_scales_every_level_by_one_factor(tmp_path):
                                     "--no-progress"])
     assert res.exit_code == 0, res.output
     assert (tmp_path / "reports" / "quick" / "verdicts.csv").exists()
+
+
+@pytest.mark.parametrize("form", ["shipped", "renamed"])
+def test_a_level_that_sees_every_hand_is_refused(tmp_path, form):
+    """A level with a seat that sees every hand is no level of fair play: refused at load
+    (the skill trace would take it for one of the two strongest levels), whatever the
+    cheater's NAME or file is called."""
+    if form == "shipped":
+        seats, name = "cheater", "cheater"
+    else:
+        bot = tmp_path / "bots" / "fair_searcher.py"
+        bot.parent.mkdir()
+        bot.write_text((REPO / "strategies" / "cheater.py").read_text()
+                       .replace('NAME = "cheater"', 'NAME = "fair_searcher"'))
+        seats, name = str(bot), "fair_searcher"
+    path = write(tmp_path, "seer", "players: 4\ngames: 1200\nchunk: 300\nplay_levels:\n"
+                 "  levels:\n    - random\n    - greedy\n"
+                 f"    - {{level: strongest, seats: {{strategy: {seats}, params: [2, 1, 1, 0]}}, "
+                 "games: 300}\n")
+    before = {p: p.read_bytes() for p in tmp_path.rglob("*") if p.is_file()}
+    res = CliRunner().invoke(main, ["run", str(path), "--no-progress"])
+    assert res.exit_code == 2, res.output
+    lines = [ln for ln in res.output.splitlines() if ln.strip()]
+    assert len(lines) == 1 and "Traceback" not in res.output, res.output
+    assert lines[0].startswith(f"Error: {path}: play_levels.levels[2]: level 'strongest' "
+                               f"seats '{name}'"), lines[0]
+    assert "sees every hand" in lines[0]
+    assert not (tmp_path / "reports").exists()
+    assert {p: p.read_bytes() for p in tmp_path.rglob("*")
+            if p.is_file() and "__pycache__" not in p.parts
+            and not p.name.endswith(".stamp")} == before

@@ -273,6 +273,13 @@ BAD = [
      "tune.objective.pareto[1]: deck_changes can only be minimised"),
     ("pareto: [leader_edge, deck_changes]\n      sampler: cmaes",
      "tune.sampler: cmaes optimises one objective; a Pareto study uses tpe or random"),
+    # 100 objectives: 4,950 pairs to draw; refused at load
+    ("pareto: [" + ", ".join(f'"overfishing[players=4] <= 0.{k:03d}"' for k in range(100))
+     + "]", "tune.objective.pareto: a Pareto study takes at most 6 objectives, got 100"),
+    # 3 figures over 2 conditions each and deck_changes: 7 objectives
+    ('pareto: [leader_edge, overfishing, "overfishing <= 0.1", deck_changes]',
+     "tune.objective.pareto: 7 objectives once each figure is taken per condition it "
+     "matches; a Pareto study takes at most 6"),
 ]
 
 

@@ -271,6 +271,7 @@ class _Loader(GridMixin, SeatsMixin, AdaptiveMixin, LevelsMixin, CardsMixin):
             self.size_check(n_conditions, n_conditions * top.games)
         conditions = self.build(cfg, top, sweep_keys, sweep_values, n_conditions,
                                 panel is not None)
+        self.level_fair_play(panel, conditions)
         precision, sprt, max_games = self.adaptive(cfg, top.analyses, conditions)
         if precision or sprt:
             caps = self.level_caps(panel, cfg, max_games, conditions)

@@ -59,6 +59,7 @@ class Level:
     games: int  # 0: the experiment's games
     max_games: int = 0  # precision runs: this level's cap (0: the experiment's max_games)
     rating: float | None = None  # the file's rating (None: the ladder's, where it has one)
+    at: str = field(default="", compare=False)  # its key path in the file (for errors)
 
     def as_dict(self) -> dict:
         d = {"level": self.name, "seats": self.seats, "games": self.games}
@@ -220,14 +221,14 @@ class LevelsMixin:
                 # level is never set to N); a chunk larger than that is one partial chunk
                 n, base = self.overrides["games"], self.file_games()
                 scaled = max(1, round((games or base) * n / base))
-                out.append(Level(i, name, seats, scaled, s.max_games or 0, s.rating))
+                out.append(Level(i, name, seats, scaled, s.max_games or 0, s.rating, here))
                 continue
             if (games or top.games) < top.chunk:
                 self.fail(f"{here}.games" if games else "games",
                           f"level {name!r} plays {games or top.games:,} games, below the "
                           f"chunk size ({top.chunk:,}): every level plays at least one whole "
                           "chunk (give more games or a smaller chunk)")
-            out.append(Level(i, name, seats, games, s.max_games or 0, s.rating))
+            out.append(Level(i, name, seats, games, s.max_games or 0, s.rating, here))
         return out
 
     def file_games(self) -> int:
@@ -235,6 +236,22 @@ class LevelsMixin:
         g = getattr(self, "raw_games", None)
         ok = isinstance(g, int) and not isinstance(g, bool) and g > 0
         return g if ok else ExperimentFile.model_fields["games"].default
+
+    def level_fair_play(self, panel: Panel | None, conditions) -> None:
+        """A panel's levels are levels of fair play: a level with a seat that sees every hand
+        (a search bot whose SEARCH is the cheater, whatever its NAME or file) is refused. Its
+        figures are an upper bound, not a level of play: the skill trace would take it for
+        one of the two strongest levels and every table would name it as fair play."""
+        if panel is None:
+            return
+        for c in conditions:
+            seer = next((i for i in c.identities if i.sees_every_hand), None)
+            if seer is not None:
+                lv = panel.level(c.level)
+                self.fail(lv.at, f"level {lv.name!r} seats {seer.name!r} ({seer.file}), which "
+                          "sees every hand (SEARCH = \"cheater\"): a panel compares levels of "
+                          "fair play; measure the cheater's upper bound in a ladder or an "
+                          "experiment of its own")
 
     def level_seats(self, at, seats, name) -> None:
         """The level's bots found (a misspelt name reported at the level) before any is

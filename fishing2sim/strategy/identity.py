@@ -11,7 +11,8 @@ ladder's bots and kinds, the SPRT's two strategies.
 The NAME is what the tables show, so within one experiment a NAME belongs to one file: two
 different files with one NAME are an error naming both (the loader checks it, before any
 game). The kind follows the imported ``SEARCH``: a cheater (``SEARCH = "cheater"``) is
-labelled as one whatever it is named and however its file is named.
+labelled as one whatever it is named and however its file is named, and a skill panel's
+level that seats one is refused (config/levels.py, ``level_fair_play``).
 """
 from __future__ import annotations
 

@@ -6,9 +6,10 @@ A strategy file has ``NAME`` and one ``@decision`` function per decision it make
 functions, e.g. kit.SHARED_DECISIONS), if it has one, makes the decisions it leaves
 undefined, and the reference random strategy the rest. Loading checks the names: a function
 named almost like a decision, or a ``@decision`` bound to no decision name, is an error with
-a did-you-mean. Files are imported as real modules (their folder on sys.path while they are
-imported, then taken off it again), so numba's on-disk cache works for them across
-processes; files.py keeps that cache current. Strict mode (``load_strategy(spec,
+a did-you-mean. Files are imported as real modules under their file's name (from the file:
+their folder is never on sys.path; only the modules of the folder their import statements
+name are found there, while they are imported), so numba's on-disk cache works for them
+across processes; files.py keeps that cache current. Strict mode (``load_strategy(spec,
 strict=True)``) compiles the strategy's own functions again with bounds checking, so an
 out-of-range read raises an error naming it. A search bot's file is read by search_bots.py;
 lineups for the kernels are built by lineup.py.
@@ -17,6 +18,8 @@ from __future__ import annotations
 
 import difflib
 import importlib
+import importlib.machinery
+import importlib.util
 import sys
 import types as pytypes
 from pathlib import Path
@@ -92,26 +95,59 @@ def _import_file(path: Path):
                 f"{getattr(existing, '__file__', None) or 'a built-in module'}; rename the file")
         return existing
     _drop_stale_strategy_cache(path)
-    # the folder is on the import path only while the strategy is imported, and last: a
-    # module of the user's folder never shadows an installed one for the rest of the run
-    folder = str(path.parent)
-    added = folder not in sys.path
-    if added:
-        sys.path.append(folder)
-    try:
-        module = importlib.import_module(path.stem)
-    finally:
-        if added:
-            try:
-                sys.path.remove(folder)
-            except ValueError:
-                pass
-    if Path(getattr(module, "__file__", "") or "").resolve() != path:
+    installed = _installed_spec(path.stem, path)
+    if installed is not None:
         raise StrategyError(
             f"strategy file {path}: its module name '{path.stem}' is the name of an installed "
-            f"module ({getattr(module, '__file__', None) or 'built in'}); rename the file")
+            f"module ({installed.origin or 'built in'}); rename the file")
+    spec = importlib.util.spec_from_file_location(path.stem, path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[path.stem] = module
+    finder = _FolderModules(path)
+    sys.meta_path.append(finder)  # last: an installed module is found first
+    try:
+        spec.loader.exec_module(module)
+    except BaseException:
+        sys.modules.pop(path.stem, None)
+        raise
+    finally:
+        sys.meta_path.remove(finder)
     _write_strategy_stamp(path)
     return module
+
+
+def _installed_spec(name: str, path: Path):
+    """The spec of the module ``name`` the import path finds (an installed module the
+    strategy file's name would shadow), or None: none, or the file itself (its folder is on
+    the import path anyway, e.g. the current folder under ``python -m``)."""
+    try:
+        spec = importlib.util.find_spec(name)
+    except (ImportError, ValueError):
+        return None
+    if spec is None or (spec.origin and Path(spec.origin).resolve() == path):
+        return None
+    return spec
+
+
+class _FolderModules:
+    """The modules of a strategy's folder that the strategy file imports: the names its
+    import statements (and those of the folder's modules it imports) give, read from the
+    source by files.strategy_sources. Only those names are looked up in the folder, and
+    only while the strategy is imported: the folder is never on sys.path, so a module of a
+    dependency that is imported lazily (numba, pandas and matplotlib look for optional
+    modules such as scipy or coverage) is never found there."""
+
+    def __init__(self, path: Path):
+        self.folder = str(path.parent)
+        self.names = set()
+        for f in strategy_sources(path)[1:]:
+            rel = f.relative_to(path.parent).parts
+            self.names.add(rel[0] if len(rel) > 1 else f.stem)
+
+    def find_spec(self, name, path=None, target=None):
+        if path is not None or name not in self.names:
+            return None
+        return importlib.machinery.PathFinder.find_spec(name, [self.folder])
 
 
 def _is_decision(fn) -> bool:

@@ -22,6 +22,7 @@ import yaml  # noqa: E402
 from fishing2sim import __version__  # noqa: E402
 from fishing2sim.report import html as _html  # noqa: E402
 from fishing2sim.report.document import Doc  # noqa: E402
+from fishing2sim.tune.schema import MAX_PARETO_OBJECTIVES  # noqa: E402
 from fishing2sim.tune.schema import short as _short  # noqa: E402
 
 DPI = 110
@@ -126,7 +127,8 @@ def _plot_front(result, path: Path) -> bool:
     """Every pair of objectives: the trials (grey), the front with its 95% CIs, the file."""
     front = result.front
     ax_list = front.axes
-    pairs = list(itertools.combinations(range(len(ax_list)), 2))
+    # the pairs of at most MAX_PARETO_OBJECTIVES objectives (the loader's limit): 15 plots
+    pairs = list(itertools.combinations(range(min(len(ax_list), MAX_PARETO_OBJECTIVES)), 2))
     ncols = min(3, len(pairs))
     nrows = math.ceil(len(pairs) / ncols)
     fig, grid = plt.subplots(nrows, ncols, figsize=(4.6 * ncols, 4.0 * nrows), squeeze=False)

@@ -28,6 +28,9 @@ SAMPLERS = ("auto", "tpe", "cmaes", "random")
 DEFAULT_TRIALS = 50
 DEFAULT_GAMES = 5000
 DEFAULT_RACE_TOP = 3
+#: the most objectives of a Pareto study (after a figure is taken once per condition it
+#: matches): its front is drawn as every pair of them, 15 plots for 6
+MAX_PARETO_OBJECTIVES = 6
 # figure name -> (table, metric, row keys it needs, row keys it accepts, description)
 FIGURES = {
     "overfishing": ("overfishing", "overfished_share", (), (),
@@ -450,6 +453,11 @@ class Objective(Schema):
         if len(gl) < 2:
             raise problem(f"a Pareto study needs at least 2 objectives, got {len(gl)}: with "
                           "one, use minimize or maximize", key="pareto")
+        if len(gl) > MAX_PARETO_OBJECTIVES:
+            raise problem(f"a Pareto study takes at most {MAX_PARETO_OBJECTIVES} objectives, "
+                          f"got {len(gl):,}: its front is every trade-off between them, "
+                          "drawn pair by pair; keep the objectives that matter or fold "
+                          "some into targets", key="pareto")
         self._mode = "pareto"
         self._goals = [_parsed(parse_goal, x, "pareto", i) for i, x in enumerate(gl)]
         for i, g in enumerate(self._goals):

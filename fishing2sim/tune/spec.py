@@ -21,7 +21,7 @@ from fishing2sim.config.experiment import (
 from fishing2sim.config.messages import did_you_mean as _did_you_mean
 from fishing2sim.config.schema import SchemaError, check
 from fishing2sim.tune.schema import (
-    ROW_KEYS, Dim, Figure, TuneSection, _number, _whole,
+    MAX_PARETO_OBJECTIVES, ROW_KEYS, Dim, Figure, TuneSection, _number, _whole,
 )
 from fishing2sim.tune.schema import short as _short
 
@@ -391,7 +391,22 @@ def _check_figures(spec: TuneSpec, exp) -> None:
     for c in exp.conditions:
         spec.labels[c.index] = _cond_label(c, spec)
         spec.players[c.index] = c.players
+    if spec.pareto:
+        _check_objective_count(spec)
     _name_params(spec, exp)
+
+
+def _check_objective_count(spec: TuneSpec) -> None:
+    """At most MAX_PARETO_OBJECTIVES objectives once a figure is taken once per condition it
+    matches (the front is drawn pair by pair)."""
+    from fishing2sim.tune.pareto import axes
+
+    n = len(axes(spec))
+    if n > MAX_PARETO_OBJECTIVES:
+        raise TuneError(f"{spec.given}: tune.objective.pareto: {n} objectives once each figure "
+                        f"is taken per condition it matches; a Pareto study takes at most "
+                        f"{MAX_PARETO_OBJECTIVES}: name one condition per figure with "
+                        "[key=value] (e.g. overfishing[players=5])")
 
 
 def _check_deck_changes(spec: TuneSpec) -> None:
