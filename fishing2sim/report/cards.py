@@ -157,8 +157,10 @@ def _cell(x, f, pct=True) -> str:
 
 def _family_words(ctx: Context) -> str:
     """The section's words on the family rule."""
-    sizes = sorted({int(n) for n in ctx.tables["cards_ranked"].groupby("condition").size()})
-    size = " or ".join(str(k) for k in sizes)
+    ranked = ctx.tables.get("cards_ranked")
+    sizes = sorted({int(n) for n in ranked.groupby("condition").size()}) \
+        if ranked is not None and len(ranked) else []
+    size = " or ".join(str(k) for k in sizes) or "no"
     adj = ADJUSTMENTS.get(ctx.exp.multiplicity)
     rule = (f"its p after {adj} over the family" if adj else
             "its own p (`multiplicity: none`: among so many cards some CIs exclude 0 by "
