@@ -307,6 +307,12 @@ def report_command(folder, open_page):
     if not os.path.lexists(p / "summary.md"):
         raise UserError(f"{folder}: not a report folder (no summary.md; run "
                         "fishing2sim run FILE first)")
+    from fishing2sim.safe_files import MARKER, is_ours
+
+    if not is_ours(p):  # its report.html would be written anew: a folder of ours only
+        raise UserError(f"{folder}: not a report folder made by fishing2sim (it has no "
+                        f"{MARKER} file, nor only the files of an older version's report); "
+                        "its files are left as they are")
     try:
         page = render_html(p, warn=lambda message: click.echo(f"warning: {message}",
                                                               err=True))
