@@ -289,8 +289,13 @@ def name_problem(name: str) -> str | None:
     """What keeps ``name`` (an experiment's, tune's or training's, which names its report
     folder, its lock ``.<name>.lock`` and its temporary folders) from being a folder name
     on one line, or None: a control character (a line break would split every line that
-    prints it), or more than MAX_NAME_BYTES bytes in UTF-8 (file systems allow 255 for a
-    name, and the run adds to it)."""
+    prints it), a leading '-' (a shell command naming the folder, ``rm -r -rf`` or
+    ``cp -r reports/x -rf``, would take it for an option, quoted or not), or more than
+    MAX_NAME_BYTES bytes in UTF-8 (file systems allow 255 for a name, and the run adds to
+    it)."""
+    if name.startswith("-"):
+        return (f"{name!r} begins with '-': a shell command that names the folder would read "
+                "it as an option, so a report folder's name may not begin with '-'")
     bad = next((ch for ch in name if not ch.isprintable()), None)
     if bad is not None:
         return (f"holds {bad!r}: a report folder's name is printed on one line and names "
