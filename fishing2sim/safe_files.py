@@ -51,7 +51,7 @@ _TUNE_FILES = frozenset({"summary.md", "report.html", "tune.yaml", "best.yaml", 
                          "trials.csv", "racing.csv", "racing_levels.csv", "importance.csv",
                          "importance.png", "trace.png", "front.csv", "front.png"})
 _FRONT_POINT = "front-"  # a Pareto tune's front-<n>.yaml
-_LEGACY_CONFIG_MAX = 16 * 1024 * 1024
+_LEGACY_CONFIG_MAX = 4 * 1024 * 1024  # a report's config.yaml: some kB a condition
 
 
 class FileSafetyError(Fishing2simError, OSError):
@@ -168,8 +168,9 @@ def _legacy_report(folder: Path) -> bool:
     try:
         import yaml
 
-        cfg = yaml.safe_load(read_regular(Path(folder) / config, _LEGACY_CONFIG_MAX,
-                                          what="report configuration"))
+        cfg = yaml.load(read_regular(Path(folder) / config, _LEGACY_CONFIG_MAX,
+                                     what="report configuration"),
+                        Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
     except (FileSafetyError, OSError, ValueError, yaml.YAMLError, RecursionError):
         return False
     h = cfg.get("config_hash") if isinstance(cfg, dict) else None
