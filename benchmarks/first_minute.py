@@ -3,6 +3,7 @@ compile notice appears, with numba's cache cold and warm.
 
     python benchmarks/first_minute.py                   # this checkout, 3 runs each
     python benchmarks/first_minute.py --runs 5 --source /path/to/another/checkout
+    python benchmarks/first_minute.py --warm --runs 3  # warm figures only: one compile
 
 Cold means a fresh copy of the package (one for the typo, another for the run:
 ``fishing2sim/``, ``strategies/`` as ``fishing2sim/bots/``, ``experiments/``) in a
@@ -16,6 +17,10 @@ median of ``--runs`` fresh processes:
 - notice: ``fishing2sim run small.yaml`` (400 games of greedy bots, 1 worker) until the
   ``compiling the engine`` line is on stderr, and until the run is done (the first run's
   whole compile).
+
+With ``--warm`` one copy is compiled once (not timed) and only the warm figures are
+measured, ``--runs`` times each on it: the cheap way to see what a change costs the first
+line of a run (run it on the change and, with ``--source``, on the commit before it).
 """
 from __future__ import annotations
 
@@ -85,7 +90,11 @@ def main() -> None:
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--source", type=Path, default=ROOT,
                     help="the checkout to measure (default: this one)")
+    ap.add_argument("--warm", action="store_true",
+                    help="compile once, then measure only the warm figures --runs times")
     a = ap.parse_args()
+    if a.warm:
+        return report(a, warm_only(a.source.resolve(), a.runs))
     figures: dict[str, list] = {k: [] for k in (
         "typo, cold cache", "typo, warm cache", "notice, cold cache", "first run, cold cache",
         "run, warm cache")}
@@ -104,6 +113,25 @@ def main() -> None:
             seen, total = time_notice(env, where)
             assert seen is None, "a notice on a warm cache"
             figures["run, warm cache"].append(total)
+    report(a, figures)
+
+
+def warm_only(source: Path, runs: int) -> dict:
+    """The warm figures, ``runs`` times each on one copy compiled once beforehand."""
+    figures: dict[str, list] = {"typo, warm cache": [], "run, warm cache": []}
+    with tempfile.TemporaryDirectory(prefix="fishing2sim-first-") as tmp:
+        where = Path(tmp)
+        env = fresh_copy(source, where)
+        time_notice(env, where)  # the compile, not timed
+        for _ in range(runs):
+            figures["typo, warm cache"].append(time_typo(env, where))
+            seen, total = time_notice(env, where)
+            assert seen is None, "a notice on a warm cache"
+            figures["run, warm cache"].append(total)
+    return figures
+
+
+def report(a, figures: dict) -> None:
     print(f"{a.source.resolve()}: medians of {a.runs} runs (seconds)")
     for k, xs in figures.items():
         if any(x is None for x in xs):
