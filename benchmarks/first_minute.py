@@ -3,6 +3,9 @@ compile notice appears, with numba's cache cold and warm.
 
     python benchmarks/first_minute.py                   # this checkout, 3 runs each
     python benchmarks/first_minute.py --runs 5 --source /path/to/another/checkout
+    python benchmarks/first_minute.py --warm --runs 3  # warm figures only: one compile
+    python benchmarks/first_minute.py --warm --against /tmp/old  # and the same, alternated,
+                                                                 # for another checkout
 
 Cold means a fresh copy of the package (one for the typo, another for the run:
 ``fishing2sim/``, ``strategies/`` as ``fishing2sim/bots/``, ``experiments/``) in a
@@ -16,6 +19,12 @@ median of ``--runs`` fresh processes:
 - notice: ``fishing2sim run small.yaml`` (400 games of greedy bots, 1 worker) until the
   ``compiling the engine`` line is on stderr, and until the run is done (the first run's
   whole compile).
+
+With ``--warm`` one copy is compiled once (not timed) and only the warm figures are
+measured, ``--runs`` times each on it: the cheap way to see what a change costs the first
+line of a run. ``--against DIR`` measures a second checkout (the commit before a change,
+in a ``git worktree``) the same way, its runs alternated with the first's, so that the
+load of a shared machine falls on both alike.
 """
 from __future__ import annotations
 
@@ -85,7 +94,16 @@ def main() -> None:
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--source", type=Path, default=ROOT,
                     help="the checkout to measure (default: this one)")
+    ap.add_argument("--warm", action="store_true",
+                    help="compile once, then measure only the warm figures --runs times")
+    ap.add_argument("--against", type=Path, default=None,
+                    help="with --warm: a second checkout, measured in alternation")
     a = ap.parse_args()
+    if a.warm:
+        sources = [a.source.resolve()] + ([a.against.resolve()] if a.against else [])
+        for source, figures in zip(sources, warm_only(sources, a.runs)):
+            report(a, figures, source)
+        return
     figures: dict[str, list] = {k: [] for k in (
         "typo, cold cache", "typo, warm cache", "notice, cold cache", "first run, cold cache",
         "run, warm cache")}
@@ -104,7 +122,32 @@ def main() -> None:
             seen, total = time_notice(env, where)
             assert seen is None, "a notice on a warm cache"
             figures["run, warm cache"].append(total)
-    print(f"{a.source.resolve()}: medians of {a.runs} runs (seconds)")
+    report(a, figures)
+
+
+def warm_only(sources: list, runs: int) -> list:
+    """The warm figures of each checkout in ``sources``, ``runs`` times each on one copy
+    compiled once beforehand (untimed), the checkouts taking turns."""
+    figures = [{"typo, warm cache": [], "run, warm cache": []} for _ in sources]
+    with tempfile.TemporaryDirectory(prefix="fishing2sim-first-") as tmp:
+        copies = []
+        for i, source in enumerate(sources):
+            where = Path(tmp) / str(i)
+            where.mkdir()
+            env = fresh_copy(source, where)
+            time_notice(env, where)  # the compile, not timed
+            copies.append((env, where))
+        for _ in range(runs):
+            for (env, where), fig in zip(copies, figures):
+                fig["typo, warm cache"].append(time_typo(env, where))
+                seen, total = time_notice(env, where)
+                assert seen is None, "a notice on a warm cache"
+                fig["run, warm cache"].append(total)
+    return figures
+
+
+def report(a, figures: dict, source: Path | None = None) -> None:
+    print(f"{source or a.source.resolve()}: medians of {a.runs} runs (seconds)")
     for k, xs in figures.items():
         if any(x is None for x in xs):
             print(f"  {k:<24} no notice in {sum(x is None for x in xs)} of {len(xs)} runs")

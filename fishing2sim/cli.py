@@ -42,7 +42,11 @@ class _Group(click.Group):
                 sys.stderr.write(shown)
             UserError(str(exc)).show()
             sys.exit(UserError.exit_code)
-        except click.exceptions.Abort:
+        except click.exceptions.Abort as exc:
+            if isinstance(exc.__context__, KeyboardInterrupt):  # Ctrl-C where no command
+                # stops on its own (parsing the command line, say): the stop line, 130
+                click.echo("interrupted", err=True)
+                sys.exit(128 + getattr(exc.__context__, "signum", signal.SIGINT))
             click.echo("Aborted!", err=True)
             sys.exit(1)
         except OSError as exc:
@@ -207,10 +211,17 @@ def _condition_game(path, index):
 
 
 def _open_page(page) -> None:
-    """Open a report page in the user's web browser."""
+    """Open a report page in the user's web browser; with none to open (no display, no
+    browser installed), say so in one line on stderr: the page is written all the same,
+    and the exit code stays 0."""
     import webbrowser
 
-    webbrowser.open(page.resolve().as_uri())
+    try:
+        opened = webbrowser.open(page.resolve().as_uri())
+    except webbrowser.Error:
+        opened = False
+    if not opened:
+        click.echo(f"no web browser to open the report; the page is at {page}", err=True)
 
 
 @main.command()
@@ -242,14 +253,13 @@ def run(experiment, workers, resume, games, output, no_progress, scheduler, dask
 
     Ctrl-C (or SIGTERM) stops the run and its workers at once; the finished chunks are
     kept and --resume continues (exit code 130, 143 after SIGTERM)."""
-    from fishing2sim import first_run
-    from fishing2sim.config.experiment import load_experiment, shipped_experiment
-    from fishing2sim.run.processes import RunInterrupted
-    from fishing2sim.study import run as run_experiment
-
     overrides = {k: v for k, v in (("games", games), ("output", output), ("workers", workers),
                                    ("strict", strict)) if v is not None}
-    try:
+    try:  # the imports too: Ctrl-C in the first second stops as later, with exit code 130
+        from fishing2sim import first_run
+        from fishing2sim.config.experiment import load_experiment, shipped_experiment
+        from fishing2sim.study import run as run_experiment
+
         if workers is not None and workers < 0:
             raise InputError(f"--workers must be >= 0, got {workers}")
         if dask_local is not None and dask_local < 1:
@@ -265,12 +275,12 @@ def run(experiment, workers, resume, games, output, no_progress, scheduler, dask
                                      progress=not no_progress, scheduler=scheduler,
                                      dask_local=dask_local, in_process=False, yes=yes,
                                      ignore_after_stop=True)
-    except RunInterrupted as exc:  # the progress bar has ended its line
-        click.echo(str(exc), err=True)
-        sys.exit(exc.exit_code)
-    except KeyboardInterrupt:  # before the run started
-        click.echo("\ninterrupted; nothing was played", err=True)
-        sys.exit(130)
+    except KeyboardInterrupt as exc:
+        if hasattr(exc, "saved"):  # RunInterrupted: the progress bar has ended its line
+            click.echo(str(exc), err=True)
+            sys.exit(exc.exit_code)
+        click.echo("\ninterrupted; nothing was played", err=True)  # before the run started
+        sys.exit(128 + getattr(exc, "signum", signal.SIGINT))
     m = results.meta
     now = m.get("games_played_now", m["games"])  # --resume: the games/s are of these
     click.echo(f"{m['games']:,} games"
@@ -319,6 +329,12 @@ def report_command(folder, open_page):
     if not os.path.lexists(p / "summary.md"):
         raise UserError(f"{folder}: not a report folder (no summary.md; run "
                         "fishing2sim run FILE first)")
+    from fishing2sim.safe_files import MARKER, is_ours
+
+    if not is_ours(p):  # its report.html would be written anew: a folder of ours only
+        raise UserError(f"{folder}: not a report folder made by fishing2sim (it has no "
+                        f"{MARKER} file, nor only the files of an older version's report); "
+                        "its files are left as they are")
     try:
         page = render_html(p, warn=lambda message: click.echo(f"warning: {message}",
                                                               err=True))

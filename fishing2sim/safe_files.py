@@ -5,8 +5,9 @@ The rules (README "Reports", docs/experiments.md "Where a run writes"):
 
 - **A folder is replaced or deleted only if this program made it.** Every report folder
   holds a marker file, :data:`MARKER`, written with the report. :func:`check_replaceable`
-  refuses a folder without it (a folder that holds only what an older version of
-  fishing2sim wrote, see :func:`_legacy_report`, also counts as ours).
+  refuses a folder without it, but for a report written before the marker: a folder that
+  holds only the file names a report writes, with its configuration (``config.yaml`` of a
+  run, ``tune.yaml`` of a tune) holding a config hash (:func:`_legacy_report`).
 - **No write follows a link.** A file is written as a temporary file created with
   ``O_CREAT | O_EXCL | O_NOFOLLOW`` beside its place, then renamed over it
   (:func:`write_atomic`); a rename replaces a link itself, never what it points to. The
@@ -34,10 +35,23 @@ __all__ = ["FileSafetyError", "MARKER", "write_atomic", "write_marker", "is_ours
 MARKER = ".fishing2sim-report"
 MAX_READ = 64 * 1024 * 1024  # the default cap of read_regular (64 MiB)
 
-# what an older fishing2sim (before the marker) put in a report folder: a folder holding
-# only such files, with summary.md among them, is taken for a report of ours (and one
-# holding only study.db for an interrupted tune's; the tune then checks that it is its study)
-_LEGACY_SUFFIXES = {".csv", ".png", ".md", ".html", ".yaml", ".db"}
+# the files a report of fishing2sim writes (fishing2sim/report/write.py, tune/report.py,
+# tune/pareto_report.py; tests/test_file_safety.py checks them against what is written): a
+# folder without the marker is taken for a report of an older version (before the marker)
+# only if it holds nothing else, and its configuration file holds the config hash
+RUN_TABLES = ("depletion", "overfishing", "trump_value", "trump_by_strategy", "strategies",
+              "scores", "arc", "cards", "cards_ranked", "decisions", "contrasts", "panel",
+              "verdicts", "skill_trace", "convergence", "ladder", "ladder_pairs", "ladder_fit")
+RUN_PLOTS = ("contrasts", "depletion", "overfishing", "trump_value", "trump_by_strategy",
+             "win_shares", "scores", "ladder", "arc", "panel", "skill_trace", "cards",
+             "decisions")
+_RUN_FILES = frozenset({"summary.md", "report.html", "config.yaml"}
+                       | {f"{t}.csv" for t in RUN_TABLES} | {f"{p}.png" for p in RUN_PLOTS})
+_TUNE_FILES = frozenset({"summary.md", "report.html", "tune.yaml", "best.yaml", "study.db",
+                         "trials.csv", "racing.csv", "racing_levels.csv", "importance.csv",
+                         "importance.png", "trace.png", "front.csv", "front.png"})
+_FRONT_POINT = "front-"  # a Pareto tune's front-<n>.yaml
+_LEGACY_CONFIG_MAX = 4 * 1024 * 1024  # a report's config.yaml: some kB a condition
 
 
 class FileSafetyError(Fishing2simError, OSError):
@@ -123,25 +137,49 @@ def write_marker(folder: Path, kind: str, name: str, version: str) -> Path:
     return write_atomic(Path(folder) / MARKER, text)
 
 
+def _legacy_names(names: set) -> str | None:
+    """The configuration file of a report (before the marker) holding only ``names``:
+    config.yaml for a run's, tune.yaml for a tune's; None if a name is not a report's."""
+    if "config.yaml" in names:
+        return "config.yaml" if names <= _RUN_FILES else None
+    if "tune.yaml" in names and all(
+            n in _TUNE_FILES or (n.startswith(_FRONT_POINT) and n.endswith(".yaml")
+                                 and n[len(_FRONT_POINT):-5].isdigit()) for n in names):
+        return "tune.yaml"
+    return None
+
+
 def _legacy_report(folder: Path) -> bool:
+    """True if ``folder`` (without the marker) is a report of an older fishing2sim: regular
+    files only, each named as a report names its files, and a configuration file
+    (config.yaml, or a tune's tune.yaml) that parses as a report's: a mapping with the
+    config hash (64 hex digits). A folder of the user's that merely looks like a report
+    (a summary.md and some CSV files) is not."""
     try:
         entries = list(os.scandir(folder))
     except OSError:
         return False
-    names = {e.name for e in entries}
-    if "summary.md" not in names and names != {"study.db"}:  # a report, or a tune's study
-        return False
     for e in entries:
         if e.is_symlink() or not e.is_file(follow_symlinks=False):
             return False
-        if Path(e.name).suffix.lower() not in _LEGACY_SUFFIXES:
-            return False
-    return True
+    config = _legacy_names({e.name for e in entries})
+    if config is None:
+        return False
+    try:
+        import yaml
+
+        cfg = yaml.load(read_regular(Path(folder) / config, _LEGACY_CONFIG_MAX,
+                                     what="report configuration"),
+                        Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+    except (FileSafetyError, OSError, ValueError, yaml.YAMLError, RecursionError):
+        return False
+    h = cfg.get("config_hash") if isinstance(cfg, dict) else None
+    return isinstance(h, str) and len(h) == 64 and all(c in "0123456789abcdef" for c in h)
 
 
 def is_ours(folder: Path) -> bool:
     """True if ``folder`` is a real folder this program made: it holds a regular
-    :data:`MARKER` file, or only what an older version wrote into a report."""
+    :data:`MARKER` file, or it is a report of an older version (:func:`_legacy_report`)."""
     folder = Path(folder)
     if folder.is_symlink() or not folder.is_dir():
         return False
@@ -252,8 +290,13 @@ def name_problem(name: str) -> str | None:
     """What keeps ``name`` (an experiment's, tune's or training's, which names its report
     folder, its lock ``.<name>.lock`` and its temporary folders) from being a folder name
     on one line, or None: a control character (a line break would split every line that
-    prints it), or more than MAX_NAME_BYTES bytes in UTF-8 (file systems allow 255 for a
-    name, and the run adds to it)."""
+    prints it), a leading '-' (a shell command naming the folder, ``rm -r -rf`` or
+    ``cp -r reports/x -rf``, would take it for an option, quoted or not), or more than
+    MAX_NAME_BYTES bytes in UTF-8 (file systems allow 255 for a name, and the run adds to
+    it)."""
+    if name.startswith("-"):
+        return (f"{name!r} begins with '-': a shell command that names the folder would read "
+                "it as an option, so a report folder's name may not begin with '-'")
     bad = next((ch for ch in name if not ch.isprintable()), None)
     if bad is not None:
         return (f"holds {bad!r}: a report folder's name is printed on one line and names "

@@ -94,8 +94,9 @@ def test_a_report_of_an_older_version_without_the_marker_is_still_replaced(tmp_p
     path = write_yaml(tmp_path, "ck", tmp_path / "reports")
     out = tmp_path / "reports" / "ck"
     out.mkdir(parents=True)
-    for n in ("summary.md", "overfishing.csv", "overfishing.png", "config.yaml", "report.html"):
+    for n in ("summary.md", "overfishing.csv", "overfishing.png", "report.html"):
         (out / n).write_text("an older report")
+    (out / "config.yaml").write_text(f"name: ck\nconfig_hash: {'0a' * 32}\n")
     run(path, workers=1, progress=False)
     assert (out / MARKER).is_file()
     assert (out / "summary.md").read_text() != "an older report"
@@ -105,7 +106,9 @@ def test_what_counts_as_ours(tmp_path):
     legacy = tmp_path / "legacy"
     legacy.mkdir()
     (legacy / "summary.md").write_text("x")
-    (legacy / "a.csv").write_text("x")
+    (legacy / "overfishing.csv").write_text("x")
+    assert not is_ours(legacy)  # no configuration with its hash: not proved ours
+    (legacy / "config.yaml").write_text(f"config_hash: {'0a' * 32}\n")
     assert is_ours(legacy)
     (legacy / "notes.tex").write_text("x")  # a file no report has
     assert not is_ours(legacy)

@@ -166,10 +166,23 @@ def test_a_tune_never_uses_a_folder_of_the_users_own(tmp_path, resume):
     assert {x.name: x.read_bytes() for x in out.iterdir()} == before
 
 
+def test_a_folder_holding_only_a_study_of_the_tunes_name_is_not_proved_ours(tmp_path):
+    """An Optuna study file named like the tune may be the user's own: without the marker
+    (or an older report's tune.yaml with its hash) the folder is refused, the file kept."""
+    p = tune_file(tmp_path, trials=2)
+    db = tmp_path / "reports" / "t" / "study.db"
+    make_study(db, "t", trials=3)
+    before = db.read_bytes()
+    line = one_error_line(tune(p, "-w", 1, "--no-progress"))
+    assert line.startswith(f"Error: {db.parent}: this folder was not made by fishing2sim"), line
+    assert db.read_bytes() == before and sorted(os.listdir(db.parent)) == ["study.db"]
+
+
 def test_a_study_of_the_same_tune_is_replaced_without_resume(tmp_path):
     p = tune_file(tmp_path, trials=2)
     db = tmp_path / "reports" / "t" / "study.db"
     make_study(db, "t", trials=3)  # an earlier study of this tune (by name)
+    (db.parent / MARKER).write_text("{}")  # in the folder the tune made
     res = tune(p, "-w", 1, "--no-progress")
     assert res.exit_code == 0, res.output
     st = optuna.load_study(study_name="t", storage=f"sqlite:///{db}")

@@ -20,6 +20,8 @@ import zlib
 from pathlib import Path
 from types import SimpleNamespace
 
+from fishing2sim.safe_files import write_marker
+
 
 MARKER = "SECRET-7f3a9c41-do-not-leak"
 TIMEOUT = 60  # seconds for one `report DIR`; it takes about 2
@@ -66,6 +68,7 @@ def _folder(root: Path, summary: str = SUMMARY, name: str = "rep", plot: bool = 
     if csv:
         (d / "table.csv").write_text("a,b\n1,2\n3,4\n")
     (d / "config.yaml").write_text("name: rep\nseed: 1\n")
+    write_marker(d, "run", name, "0")  # a folder of ours: `report DIR` writes its page
     return d
 
 

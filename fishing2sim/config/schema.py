@@ -180,10 +180,17 @@ class TrumpValue(FileSchema):
     max_round: Annotated[int, Field(ge=2, le=MAX_ROUNDS)] | None = None
 
 
+def _cards_only(v):
+    if v is not None and not v:  # it would play every game and report no card
+        raise problem("expected a list of at least one ocean card name such as [blue 26, "
+                      "red 3] (leave cards.only out for every ocean card), got []")
+    return v
+
+
 class CardsSpec(FileSchema):
     """``cards:`` (analyses: [cards]): the ocean cards to leave out one at a time (null:
     every ocean card)."""
-    only: list[str] | None = None
+    only: Annotated[list[str] | None, AfterValidator(_cards_only)] = None
 def _rate(v):
     if isinstance(v, bool) or not isinstance(v, (int, float)) or not 0 < v <= 1:
         raise problem(f"expected a share of the decisions, a number > 0 and <= 1, {got(v)}")
