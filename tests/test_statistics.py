@@ -337,3 +337,32 @@ def test_share_ci_stays_in_0_1_and_never_has_zero_width(wins):
     assert e == pytest.approx(x.mean())
     assert 0.0 <= lo <= e <= hi <= 1.0
     assert hi - lo > 0.3  # a handful of games tells little, and the CI says so
+
+
+@pytest.mark.parametrize("games", [1, 2])
+def test_a_tiny_run_prints_no_impossible_share_and_no_nan(tmp_path, games):
+    """Issue 59: with 2 games the report said "the round-1 leader wins 50.0% (95% CI -48.0 to
+    148.0%)", with 1 game "±nan pp" and `seats equal? (p)` nan. Every share's CI now lies in
+    [0, 100]% and a figure without a CI says so in words."""
+    import re
+
+    from fishing2sim.study import run
+
+    path = tmp_path / "tiny.yaml"
+    path.write_text(f"name: tiny\nplayers: 4\ngames: {games}\nchunk: {games}\nseed: 3\n"
+                    "seats: [greedy, random, random, random]\n"
+                    "analyses: [depletion, overfishing, trump_value, strategies, arc]\n"
+                    "sweep:\n  deck:\n    - {value: {}, label: standard, baseline: true}\n"
+                    "    - {value: {remove: [blue 26, yellow 26]}, label: without}\n"
+                    f"output: {tmp_path / 'reports'}\n")
+    run(path, workers=1, progress=False)
+    md = (tmp_path / "reports" / "tiny" / "summary.md").read_text()
+    html = (tmp_path / "reports" / "tiny" / "report.html").read_text()
+    for text in (md, re.sub(r"<[^>]+>", " ", html.split("<script", 1)[0])):
+        assert not re.search(r"\bnan\b", text, re.IGNORECASE)
+    shares = re.findall(r"(-?\d+\.\d+)% \[(-?\d+\.\d+), (-?\d+\.\d+)\]", md) + re.findall(
+        r"(-?\d+\.\d+)% \(95% CI (-?\d+\.\d+)(?:–| to )(-?\d+\.\d+)%", md)
+    assert shares  # the seats' and the leader's shares are there
+    for e, lo, hi in shares:
+        assert 0.0 <= float(lo) <= float(e) <= float(hi) <= 100.0, (e, lo, hi)
+    assert "too few games" in md
