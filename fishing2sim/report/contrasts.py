@@ -71,8 +71,8 @@ def survival_note(ctx: Context, r) -> str:
             return ""
         _, lo, hi = wilson(float(m), float(tot["n"].iloc[0]))
         parts.append(fmt(float(m) / float(tot["n"].iloc[0]), lo, hi, pct=True))
-    return (f"; a share over the games that complete the round before the last: {parts[0]} "
-            f"of the condition's games, {parts[1]} of the baseline's")
+    return (f"; it counts only the games that complete the round before the last, "
+            f"{parts[0]} of the condition's games and {parts[1]} of the baseline's")
 
 
 def games_to_tell(ctx: Context, r) -> str:
