@@ -339,7 +339,7 @@ def test_share_ci_stays_in_0_1_and_never_has_zero_width(wins):
     assert hi - lo > 0.3  # a handful of games tells little, and the CI says so
 
 
-@pytest.mark.parametrize("games", [1, 2])
+@pytest.mark.parametrize("games", [2, pytest.param(1, marks=pytest.mark.slow)])
 def test_a_tiny_run_prints_no_impossible_share_and_no_nan(tmp_path, games):
     """Issue 59: with 2 games the report said "the round-1 leader wins 50.0% (95% CI -48.0 to
     148.0%)", with 1 game "±nan pp" and `seats equal? (p)` nan. Every share's CI now lies in
