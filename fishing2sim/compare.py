@@ -3,7 +3,7 @@ contrasts A − B with 95% CIs.
 
 The two runs are independent samples, so each contrast is
 :func:`fishing2sim.analysis.contrasts.independent`'s (Newcombe's interval for a difference of shares,
-from the two Wilson intervals; the normal interval from the two standard errors for means
+from the two Wilson intervals; Welch's t interval from the two standard errors for means
 and win shares; Katz's log interval for a ratio of shares), computed from the figures'
 estimates, CIs and n in the folders' CSVs. Conditions are matched by name (by position when
 each folder holds one condition).
@@ -34,7 +34,7 @@ import pandas as pd
 
 from fishing2sim.analysis.contrasts import FIGURE_INFO, FIGURES, Figure, independent
 from fishing2sim.safe_files import FileSafetyError, read_regular
-from fishing2sim.analysis.stats import Z
+from fishing2sim.analysis.stats import crit
 
 CSV_MAX = 64 * 1024 * 1024
 CONFIG_MAX = 16 * 1024 * 1024
@@ -260,11 +260,13 @@ def _checked(fig: str, r, df, i) -> tuple:
 def _figure(fig: str, r, df, i) -> Figure:
     est, lo, hi, n = _checked(fig, r, df, i)
     kind = FIGURE_INFO[fig][1]
-    if fig == "win_share":  # a mean per unit: the normal interval, the ratio from its se
-        return Figure(est, lo, hi, int(n), "rate", k=est * n, se=(hi - lo) / 2 / Z)
+    # a mean's CI is t on n − 1 degrees of freedom: its standard error back from it
+    se = (hi - lo) / 2 / crit(n - 1) if n > 1 else math.nan
+    if fig == "win_share":  # a mean per unit: the t interval, the ratio from its se
+        return Figure(est, lo, hi, int(n), "rate", k=est * n, se=se)
     if kind == "rate":  # Wilson intervals: Newcombe's difference
         return Figure(est, lo, hi, int(n), "rate", k=round(est * n))
-    return Figure(est, lo, hi, int(n), "mean", se=(hi - lo) / 2 / Z)
+    return Figure(est, lo, hi, int(n), "mean", se=se)
 
 
 def compare(dir_a, dir_b, allow_different_setup: bool = False) -> pd.DataFrame:

@@ -8,6 +8,8 @@ from types import SimpleNamespace
 
 import numpy as np
 import pandas as pd
+
+from fishing2sim.analysis.stats import t_quantile
 import pytest
 from click.testing import CliRunner
 
@@ -230,6 +232,25 @@ def test_arc_headline_contrasts_match_an_independent_computation(tmp_path):
         x, y = figs[cond.index][fig], figs[base.index][fig]
         assert r.method == "independent" and r.n == x.size and r.n_baseline == y.size
         assert r.difference == pytest.approx(x.mean() - y.mean(), rel=1e-8, abs=1e-10)
-        half = 1.959963984540054 * np.sqrt(x.var(ddof=1) / x.size + y.var(ddof=1) / y.size)
+        va, vb = x.var(ddof=1) / x.size, y.var(ddof=1) / y.size
+        dfw = (va + vb) ** 2 / (va ** 2 / (x.size - 1) + vb ** 2 / (y.size - 1))
+        half = t_quantile(dfw) * np.sqrt(va + vb)  # Welch's t
         assert (r.diff_ci_high - r.diff_ci_low) / 2 == pytest.approx(half, rel=1e-6)
     assert r.unit == "pp"
+
+
+def test_late_leader_win_contrast_gives_its_survival_share_beside_it():
+    """Issue 59: late_leader_win is a share over the games that complete the round before
+    the last; its contrast line gives that share of all games in both conditions."""
+    from fishing2sim.report.contrasts import survival_note
+
+    arc_table = pd.DataFrame([
+        {"condition": 0, "metric": "lead_changes_mean", "n": 400},
+        {"condition": 1, "metric": "lead_changes_mean", "n": 400}])
+    ctx = SimpleNamespace(tables={"arc": arc_table})
+    r = {"condition": 1, "baseline": 0, "n": 300, "n_baseline": 380}
+    assert survival_note(ctx, r) == (
+        "; it counts only the games that complete the round before the last, 75.0% (95% CI "
+        "70.5–79.0%) of the condition's games and 95.0% (95% CI 92.4–96.7%) of the "
+        "baseline's")
+    assert survival_note(SimpleNamespace(tables={}), r) == ""

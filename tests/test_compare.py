@@ -14,7 +14,7 @@ from click.testing import CliRunner
 from fishing2sim.cli import main
 from fishing2sim.compare import COLUMNS
 from fishing2sim.study import run
-from fishing2sim.analysis.stats import Z
+from fishing2sim.analysis.stats import t_quantile
 
 
 def experiment(root: Path, name: str, seed: int, seats: str = "greedy", **extra) -> Path:
@@ -68,9 +68,13 @@ def test_compare_gives_independent_contrasts_of_the_shared_figures(folders, tmp_
     pick = (lambda t: t[(t["condition"] == 0) & (t["metric"] == "ocean_after_draws_mean_all")
                         & (t["round"] == t["round"].max())].iloc[0])
     x, y = pick(dep), pick(depb)
-    se = math.hypot((x["ci_high"] - x["ci_low"]) / 2 / Z, (y["ci_high"] - y["ci_low"]) / 2 / Z)
+    # each CSV CI is t on n − 1 degrees of freedom; the difference's is Welch's t
+    sa = (x["ci_high"] - x["ci_low"]) / 2 / t_quantile(x["n"] - 1)
+    sb = (y["ci_high"] - y["ci_low"]) / 2 / t_quantile(y["n"] - 1)
+    df = (sa ** 2 + sb ** 2) ** 2 / (sa ** 4 / (x["n"] - 1) + sb ** 4 / (y["n"] - 1))
     assert r["difference"] == pytest.approx(x["estimate"] - y["estimate"])
-    assert r["diff_ci_high"] - r["diff_ci_low"] == pytest.approx(2 * Z * se)
+    assert r["diff_ci_high"] - r["diff_ci_low"] == pytest.approx(
+        2 * t_quantile(df) * math.hypot(sa, sb))
     assert r["unit"] == "cards" and math.isnan(r["ratio"])
 
 

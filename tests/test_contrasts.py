@@ -15,11 +15,20 @@ from click.testing import CliRunner
 from fishing2sim.api import play_games
 from fishing2sim.cli import main
 from fishing2sim.analysis.contrasts import elo_to_score, independent, paired, paired_ratio, Figure
+from fishing2sim.analysis.stats import t_quantile
 from fishing2sim.config.experiment import ExperimentError, load_experiment
 from fishing2sim.study import run
 from fishing2sim.engine.batch import T_CHOOSER, T_D1_POINTS, T_D2_POINTS
 
 Z = 1.959963984540054
+
+
+def welch_t(va: float, na: int, vb: float, nb: int) -> float:
+    """The t quantile of a difference of two independent means (Welch-Satterthwaite's
+    degrees of freedom from the variances of the means va, vb and the sizes na, nb)."""
+    from fishing2sim.analysis.stats import t_quantile
+
+    return t_quantile((va + vb) ** 2 / (va ** 2 / (na - 1) + vb ** 2 / (nb - 1)))
 
 
 def write(folder: Path, name: str, body: str) -> Path:
@@ -123,8 +132,9 @@ def test_independent_contrasts_match_play_games(decks_run):
         r = rows.loc["ocean_left"]
         d = la.mean() - lb.mean()
         se = math.sqrt(la.var(ddof=1) / 1500 + lb.var(ddof=1) / 1500)
+        t = welch_t(la.var(ddof=1) / 1500, 1500, lb.var(ddof=1) / 1500, 1500)
         assert r.difference == pytest.approx(d, rel=1e-8, abs=1e-10)
-        assert (r.diff_ci_high - r.diff_ci_low) / 2 == pytest.approx(Z * se, rel=1e-6)
+        assert (r.diff_ci_high - r.diff_ci_low) / 2 == pytest.approx(t * se, rel=1e-6)
     # the summary leads with the contrasts in words; the plot is there
     md = (out / "summary.md").read_text()
     lead = md.split("## What was run")[0]
@@ -284,7 +294,7 @@ def test_paired_contrasts_match_play_games(tmp_path):
         d = xa - xb
         assert r.method == "paired"
         assert r.difference == pytest.approx(d.mean(), rel=1e-8, abs=1e-10)
-        half = Z * d.std(ddof=1) / math.sqrt(d.size)
+        half = t_quantile(d.size - 1) * d.std(ddof=1) / math.sqrt(d.size)
         assert r.diff_ci_low == pytest.approx(d.mean() - half, rel=1e-8, abs=1e-10)
         assert r.diff_ci_high == pytest.approx(d.mean() + half, rel=1e-8, abs=1e-10)
     md = (tmp_path / "reports" / "pairs" / "summary.md").read_text()
@@ -398,7 +408,7 @@ def _delta_ci(xa, ma, xb, mb, f, df):
     grad = np.array([df(qa) / ma.mean(), -df(qa) * qa / ma.mean(),
                      -df(qb) / mb.mean(), df(qb) * qb / mb.mean()])
     cov = np.cov(np.vstack([xa, ma, xb, mb]), ddof=1)
-    return f(qa) - f(qb), Z * math.sqrt(grad @ cov @ grad / n)
+    return f(qa) - f(qb), t_quantile(n - 1) * math.sqrt(grad @ cov @ grad / n)
 
 
 @pytest.fixture(scope="module")
@@ -597,16 +607,25 @@ def test_sprt_matches_an_independent_computation(tmp_path):
         chunk: 300
         seed: 11
         seats: [greedy, random, random, random]
+        rotate: true
         sprt: {better: greedy, than: random, elo0: 0, elo1: 20}
         max_games: 6000
         analyses: [strategies]
     """)
     res = run(path, workers=1, progress=False)
     st = res.meta["adaptive"][0]["sprt"]
-    games = res.meta["stages"][-1][0]
-    g = play_games(games, 4, seed=load_experiment(path).conditions[0].seed,
-                   strategies=["greedy", "random", "random", "random"])
-    x = 0.5 + (win_share(g, 4, [0]) - win_share(g, 4, [1, 2, 3])) / 2
+    deals = res.meta["stages"][-1][0] // 4
+    seed = load_experiment(path).conditions[0].seed
+    # per rotation block (a deal played in every rotation; rotation r seats greedy at r)
+    a = np.zeros(deals)
+    b = np.zeros(deals)
+    for r in range(4):
+        lineup = ["random"] * 4
+        lineup[r] = "greedy"
+        g = play_games(deals, 4, seed=seed, strategies=lineup)
+        a += win_share(g, 4, [r]) / 4
+        b += win_share(g, 4, [p for p in range(4) if p != r]) / 4
+    x = 0.5 + (a - b) / 2
     s0, s1 = elo_to_score(0), elo_to_score(20)
     var = x.var()
     llr = x.size * (s1 - s0) * (2 * x.mean() - s0 - s1) / (2 * var)
@@ -616,7 +635,7 @@ def test_sprt_matches_an_independent_computation(tmp_path):
     assert "SPRT shown better (H1)" in md
     # after the stop: the estimate that accounts for it, on the SPRT's own (labelled) scale
     seq = st["sequential"]
-    assert seq["looks"] == [s[0] for s in res.meta["stages"]]
+    assert seq["looks"] == [s[0] // 4 for s in res.meta["stages"]]  # in rotation blocks
     assert seq["elo_low"] < seq["elo"] < seq["elo_high"]
     assert (f"SPRT Elo {seq['elo']:.1f} [{seq['elo_low']:.1f}, {seq['elo_high']:.1f}] "
             "accounting for the sequential stop") in md
@@ -743,6 +762,10 @@ def test_the_sprt_estimate_after_the_stop_covers_and_is_median_unbiased(monkeypa
     ("max_games: 1000\n", "max_games: only with precision or sprt"),
     ("sprt: {better: greedy, than: random}\n",
      "sprt.better: strategy 'greedy' is not in the lineup of condition 0"),
+    ("seats: [greedy, random, random, random]\nsprt: {better: greedy, than: random}\n",
+     "sprt: needs rotate: true (without seat rotation the two strategies sit in different "
+     "seats and the seat, not the strategy, can decide the test); condition 0 does not "
+     "rotate"),
     ("paired: sometimes\n", "paired: expected true or false"),
     # explicit conditions and their labels
     ("conditions:\n  - {label: a}\n  - {label: a, deck.remove: [blue 26]}\n",
@@ -818,3 +841,45 @@ def test_paired_cis_cover_at_the_stated_rate_on_real_games():
         _, lo, hi, *_ = paired(x[s], y[s], rate=False)
         cover += lo <= truth <= hi
     assert 0.93 <= cover / reps <= 0.97
+
+
+def test_an_sprt_held_past_its_first_crossing_keeps_that_decision_and_no_sequential_ci(
+        monkeypatch):
+    """A test that crossed (H1 at 300 units) but was held on (a precision target, a paired
+    group) and is undecided at its last look: the decision is the first crossing's, and the
+    stage-wise estimate (valid only where the crossing stopped the run) is not given; the
+    fixed-sample figure is."""
+    from types import SimpleNamespace
+
+    import fishing2sim.analysis.stopping as stopping
+    from fishing2sim.analysis.sprt import decide
+
+    def state(exp, cond, t):
+        out = decide(exp.sprt, t["n"], t["mean"], t["var"])
+        out["var"] = t["var"]
+        return out
+
+    monkeypatch.setattr(stopping, "sprt_state", state)
+    spec = {"elo0": 0.0, "elo1": 10.0, "alpha": 0.05, "beta": 0.05}
+    exp = SimpleNamespace(precision=(), sprt=spec, chunk=150)
+    cond = SimpleNamespace(index=0, games=300, max_games=450, rotate=False, players=4)
+    _, first = stopping.next_games(exp, cond, {"n": 300, "mean": 0.58, "var": 0.09}, 300,
+                                   looks=[300])
+    assert first["sprt"]["decision"] == "H1" and first["sprt"]["sequential"] is not None
+    assert first["sprt"]["first_crossing"]["games"] == 300
+    nxt, last = stopping.next_games(exp, cond, {"n": 450, "mean": 0.51, "var": 0.09}, 450,
+                                    looks=[300, 450], before=first)
+    st = last["sprt"]
+    assert decide(spec, 450, 0.51, 0.09)["decision"] is None  # undecided at the last look
+    assert nxt == 450 and st["decision"] == "H1" and st["held_past"]
+    assert st["sequential"] is None and st["first_crossing"]["games"] == 300
+    assert st["elo_low"] < st["elo"] < st["elo_high"]  # the fixed-sample figure
+
+
+def test_several_sprts_in_one_file_share_alpha_and_beta():
+    from fishing2sim.analysis.sprt import bounds
+
+    spec = {"elo0": 0.0, "elo1": 10.0, "alpha": 0.05, "beta": 0.05}
+    assert bounds(spec) == pytest.approx((math.log(0.05 / 0.95), math.log(0.95 / 0.05)))
+    assert bounds(spec, 4) == pytest.approx((math.log(0.0125 / 0.9875),
+                                             math.log(0.9875 / 0.0125)))

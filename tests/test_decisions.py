@@ -11,6 +11,7 @@ import pandas as pd
 import pytest
 from click.testing import CliRunner
 
+from fishing2sim.analysis.stats import t_quantile
 from fishing2sim.cli import main
 from fishing2sim.config.decisions import thresholds
 from fishing2sim.config.experiment import load_experiment
@@ -27,7 +28,6 @@ from scenario import Table
 
 R = K.MAX_ROUNDS + 1
 ALL = 2 ** 32  # a rate of 1: every decision of the kind is sampled
-Z95 = 1.959963984540054  # the normal 97.5% quantile
 
 
 def _catch_table(seat0_keeps):
@@ -189,7 +189,8 @@ def _independent(path):
             q = x.sum() / mm.sum()
             G = len(x)
             se = math.sqrt(((x - q * mm) ** 2).sum() / (G * (G - 1))) / (mm.sum() / G)
-            return q, q - Z95 * se, q + Z95 * se
+            t = t_quantile(G - 1)  # t on the games less one
+            return q, q - t * se, q + t * se
 
         res[kind] = {"n": int(m.sum()), "gain": clustered(g, mine),
                      "prod": clustered(d1 * d2, mine), "changed": int((mine & (d1 != 0)).sum())}

@@ -157,9 +157,11 @@ def test_no_measurable_effect_says_how_many_games_would_tell(tmp_path):
             conditions = [type("C", (), {"games": 2000})()] * 2
 
     r = {"difference": 0.01, "diff_ci_low": -0.02, "diff_ci_high": 0.04, "condition": 1}
-    # the half-width 0.03 must shrink to 0.01: (0.03 / 0.01)^2 = 9 times the games
-    assert games_to_tell(Ctx, r) == ("; about 18,000 games per condition would tell a "
-                                     "difference of this size from none (this run: 2,000)")
+    # 80% power: the standard error must shrink to 0.01 / (1.96 + 0.84), from 0.03 / 1.96:
+    # 9 x ((1.96 + 0.84) / 1.96)^2 = 18.4 times the games, 36,776, two figures rounded up
+    assert games_to_tell(Ctx, r) == ("; about 37,000 games per condition would tell a "
+                                     "difference of this size from none with 80% power (this "
+                                     "run: 2,000)")
     r0 = dict(r, difference=0.0)
     assert games_to_tell(Ctx, r0) == "; the two conditions came out the same"
 

@@ -237,7 +237,7 @@ def test_the_sprt_names_a_bot_by_its_name_or_by_its_file(tmp_path):
     results = []
     for i, word in enumerate(["foo", mine.stem, mine.name]):
         path = experiment(tmp_path, f"players: 4\ngames: 200\nchunk: 100\nseed: 11\n"
-                          f"seats: [{mine}, random, random, random]\n"
+                          f"seats: [{mine}, random, random, random]\nrotate: true\n"
                           f"sprt: {{better: {word}, than: random, elo0: 0, elo1: 200}}\n"
                           "max_games: 400\nanalyses: [strategies]\n", f"s{i}")
         exp = load_experiment(path)
@@ -246,12 +246,18 @@ def test_the_sprt_names_a_bot_by_its_name_or_by_its_file(tmp_path):
         results.append((res.meta["adaptive"][0]["sprt"], res.meta["stages"][-1][0]))
     assert results[1] == results[0] and results[2] == results[0]
     st, games = results[0]
-    g = play_games(games, 4, seed=exp.conditions[0].seed,
-                   strategies=[str(mine), "random", "random", "random"])
-    pts = g[[f"points_{p}" for p in range(4)]].to_numpy()
-    won = pts == pts.max(axis=1, keepdims=True)
-    share = won / won.sum(axis=1, keepdims=True)
-    x = 0.5 + (share[:, 0] - share[:, 1:].sum(axis=1) / 3) / 2
+    deals = games // 4  # rotation blocks: rotation r seats the bot at seat r
+    a, b = np.zeros(deals), np.zeros(deals)
+    for r in range(4):
+        lineup = ["random"] * 4
+        lineup[r] = str(mine)
+        g = play_games(deals, 4, seed=exp.conditions[0].seed, strategies=lineup)
+        pts = g[[f"points_{p}" for p in range(4)]].to_numpy()
+        won = pts == pts.max(axis=1, keepdims=True)
+        share = won / won.sum(axis=1, keepdims=True)
+        a += share[:, r] / 4
+        b += (share.sum(axis=1) - share[:, r]) / 3 / 4
+    x = 0.5 + (a - b) / 2
     s0, s1 = elo_to_score(0), elo_to_score(200)
     llr = x.size * (s1 - s0) * (2 * x.mean() - s0 - s1) / (2 * x.var())
     assert st["llr"] == pytest.approx(llr, rel=1e-8) and not math.isnan(llr)

@@ -657,9 +657,16 @@ def test_the_readme_ladder_table_is_the_committed_report(page):
     rows = [line for line in sec.splitlines() if line.startswith("| ") and line[2].isdigit()]
     bots = load_experiment(REPO / "experiments" / "ladder.yaml").ladder["bots"]
     assert len(rows) == len(rating) == len(bots) == 14
+    # the rank column: the places the rating differences' CIs allow (1–3 for the top three)
+    from types import SimpleNamespace
+
+    from fishing2sim.report.ladder import rank_ranges
+
+    pairs = pd.read_csv(REPO / "docs" / "ladder-report" / "ladder_pairs.csv")
+    places = rank_ranges(SimpleNamespace(tables={"ladder_pairs": pairs}), list(rating.bot))
     for line, r in zip(rows, rating.itertuples()):
         cells = [c.strip() for c in line.strip("|").split("|")]
-        assert cells[0] == str(r.rank) and cells[1].startswith(f"`{r.bot}`")
+        assert cells[0] == places[r.bot] and cells[1].startswith(f"`{r.bot}`")
         if r.bot == "random":
             assert cells[2] == "0 (anchor)"
         else:
@@ -702,3 +709,20 @@ def test_the_installed_ladder_ratings_are_the_ladder_reports():
         assert got[r["bot"]]["games"] == int(r["n"])
     with pytest.raises(ValueError, match="no rating rows"):
         ratings_csv(report.splitlines()[0] + "\n")
+
+
+def test_the_places_the_cis_allow_from_the_shipped_ladder():
+    """The shipped ladder's top three (459, 455, 455) are not told apart by any rating
+    difference's CI: each may be 1st to 3rd; greedy's place is fixed."""
+    from types import SimpleNamespace
+
+    from fishing2sim.report.ladder import rank_ranges
+
+    folder = Path(__file__).parents[1] / "docs" / "ladder-report"
+    pairs = pd.read_csv(folder / "ladder_pairs.csv")
+    lad = pd.read_csv(folder / "ladder.csv")
+    bots = list(lad[lad.metric == "rating"].sort_values("rank")["bot"])
+    got = rank_ranges(SimpleNamespace(tables={"ladder_pairs": pairs}), bots)
+    assert [got[b] for b in ("cheater", "pimc_skilled", "ismcts")] == ["1–3"] * 3
+    assert got["greedy"] == "11" and got["random"] == "14"
+    assert rank_ranges(SimpleNamespace(tables={}), bots) == {}

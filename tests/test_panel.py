@@ -134,27 +134,69 @@ def test_interaction_cis_match_an_independent_computation(panel_run):
     ({"random": 0, "greedy": 0, "skilled": 0}, "none", "is not measurable at any level of play"),
 ])
 def test_verdict_words(signs, kind, words):
-    assert verdict(signs, "random") == (kind, words)
+    # every pair of levels measurably different: the words of the levels' own signs
+    assert verdict(signs, "random", lambda a, b: True) == (kind, words)
 
 
-def test_signs_from_constructed_intervals():
-    assert sign_of(0.01, 0.03, 0.001) == 1  # same sign, clear of 0
-    assert sign_of(-0.03, -0.01, 0.001) == -1  # the opposite sign
-    assert sign_of(-0.01, 0.02, 0.001) == 0  # the CI includes 0
-    assert sign_of(0.01, 0.03, 0.2) == 0  # clear of 0 alone, not after the adjustment
-    assert sign_of(math.nan, math.nan, 0.0) == 0
+@pytest.mark.parametrize("signs, kind, words", [
+    ({"random": 1, "greedy": 0}, "partly",
+     "is measurable with random players; with greedy players too few games to tell (±1.8 pp)"),
+    ({"random": 1, "greedy": 0, "skilled": 0}, "partly",
+     "is measurable with random players; with greedy players too few games to tell "
+     "(±1.8 pp); with skilled players too few games to tell (±0.9 pp)"),
+    ({"random": 1, "greedy": -1}, "partly", "rises with random players and falls with "
+     "greedy players, but the difference between these levels is not measurable"),
+    ({"random": 1, "greedy": 1}, "holds", "holds at every level of play"),
+    ({"random": 0, "greedy": 0}, "none", "is not measurable at any level of play"),
+])
+def test_verdict_words_without_a_measurable_interaction(signs, kind, words):
+    # no pair of levels measurably different (the adjusted interaction CI includes 0):
+    # "appears only" and "reverses" are not said, the widths are
+    widths = {"random": "±0.6 pp", "greedy": "±1.8 pp", "skilled": "±0.9 pp"}
+    assert verdict(signs, "random", lambda a, b: False, widths) == (kind, words)
 
 
-def test_verdicts_table_follows_the_contrasts(panel_run):
-    _, out, _ = panel_run
-    ver = pd.read_csv(out / "verdicts.csv", keep_default_na=False)
-    con = pd.read_csv(out / "contrasts.csv")
-    for r in ver.itertuples():
-        signs = {}
-        for lv in ("random", "greedy"):
-            c = con[(con.figure == r.figure) & (con.level == lv) & con.strategy.isna()].iloc[0]
-            signs[lv] = sign_of(c.diff_ci_low, c.diff_ci_high, c.p_adjusted)
-        assert (r.verdict, r.text) == verdict(signs, "random")
+def test_only_with_needs_every_other_level_to_differ():
+    signs = {"random": 1, "greedy": 0, "skilled": 0}
+    differs = {frozenset(("random", "greedy"))}  # skilled not told apart from random
+    kind, words = verdict(signs, "random", lambda a, b: frozenset((a, b)) in differs,
+                          {"skilled": "±2.0 pp"})
+    assert (kind, words) == ("partly", "is measurable with random players; with greedy "
+                             "players too few games to tell (no CI); with skilled players "
+                             "too few games to tell (±2.0 pp)")
+
+
+def _verdict_of(greedy: tuple, random: tuple, interaction: tuple) -> dict:
+    """The verdict row of one contrast of a two-level panel from constructed figures: each
+    level's effect and the interaction greedy − random, as (estimate, lo, hi) in fractions."""
+    from fishing2sim.analysis.panel import _verdict_row
+    from fishing2sim.analysis.stats import adjust_p, p_from_ci
+
+    effects = {lv: pd.Series({"difference": e[0], "diff_ci_low": e[1], "diff_ci_high": e[2],
+                              "p_adjusted": p_from_ci(*e)})
+               for lv, e in (("random", random), ("greedy", greedy))}
+    row = {"level": "greedy", "relative_to": "random", "difference": interaction[0],
+           "diff_ci_low": interaction[1], "diff_ci_high": interaction[2],
+           "p_value": p_from_ci(*interaction)}
+    row["p_adjusted"] = adjust_p([row["p_value"]], "holm")[0]
+    return _verdict_row([row], "edit", 4, "overfishing", effects, "random")
+
+
+def test_fewer_greedy_games_do_not_turn_into_appears_only():
+    # the same deck edit at 4 players (two real panels): random +1.5 pp [0.8, 2.2]; with 1,500
+    # greedy games +1.2 pp [0.3, 2.2], with 500 +0.8 pp [-1.0, 2.6]; the interaction's CI
+    # includes 0 in both. The first holds at both levels; the second must say that the
+    # greedy level cannot tell, not "appears only with random players"
+    rnd = (0.015, 0.008, 0.022)
+    big = _verdict_of((0.012, 0.003, 0.022), rnd, (-0.003, -0.014, 0.008))
+    assert (big["verdict"], big["text"]) == ("holds", "holds at every level of play")
+    small = _verdict_of((0.008, -0.010, 0.026), rnd, (-0.007, -0.026, 0.012))
+    assert (small["verdict"], small["text"]) == (
+        "partly", "is measurable with random players; with greedy players too few games to "
+        "tell (±1.8 pp)")
+    # a measurable interaction (adjusted) is what "appears only with" needs
+    only = _verdict_of((0.000, -0.006, 0.006), rnd, (-0.015, -0.024, -0.006))
+    assert (only["verdict"], only["text"]) == ("only", "appears only with random players")
 
 
 def test_convergence_words():

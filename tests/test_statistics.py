@@ -10,7 +10,7 @@ from fishing2sim.analysis.contrasts import pooled_trump
 from fishing2sim.engine import constants as K
 from fishing2sim.engine.batch import (G_END, G_ROUNDS, N_G, N_T, T_CHOICE, T_CHOOSER,
                                       T_D1_POINTS, T_D1_WIN, T_D2_POINTS, T_D2_WIN)
-from fishing2sim.analysis.stats import Z, mean_ci, ratio_ci
+from fishing2sim.analysis.stats import Z, mean_ci, ratio_ci, share_ci, t_quantile
 from fishing2sim.run.totals import R, accumulate, add_blocks, empty_totals
 
 
@@ -103,7 +103,7 @@ def test_ratio_ci_matches_the_delta_method_written_out():
     z = (xs - q * m) / m.mean()
     assert est == pytest.approx(q / 2)
     assert se == pytest.approx(z.std(ddof=1) / math.sqrt(50) / 2)
-    assert hi - est == pytest.approx(Z * se)
+    assert hi - est == pytest.approx(2.009575 * se, rel=1e-6)  # t on 49 degrees of freedom
 
 
 @pytest.mark.slow
@@ -304,3 +304,65 @@ def test_bad_contrast_precision_targets_are_one_line(tmp_path, extra, message):
     lines = res.output.strip().splitlines()
     assert len(lines) == 1 and message in lines[0], res.output
     assert not (tmp_path / "reports").exists()
+
+
+@pytest.mark.parametrize("df, p, want", [
+    # Student's t quantiles (tables; scipy.stats.t.ppf to 7 digits)
+    (1, 0.975, 12.706205), (2, 0.975, 4.302653), (3, 0.975, 3.182446), (4, 0.975, 2.776445),
+    (5, 0.975, 2.570582), (10, 0.975, 2.228139), (29, 0.975, 2.045230), (49, 0.975, 2.009575),
+    (59, 0.975, 2.000995), (100, 0.975, 1.983972), (1000, 0.975, 1.962339),
+    (10, 0.95, 1.812461), (5, 0.995, 4.032143), (30, 0.9, 1.310415),
+])
+def test_t_quantile_matches_the_tables(df, p, want):
+    assert t_quantile(df, p) == pytest.approx(want, rel=2e-6)
+
+
+def test_t_quantile_tends_to_the_normal_and_refuses_no_degrees():
+    assert t_quantile(float("inf")) == pytest.approx(Z, rel=1e-12)
+    assert t_quantile(1e9) == pytest.approx(Z, rel=1e-9)
+    assert math.isnan(t_quantile(0.5))
+
+
+def test_mean_ci_uses_t_with_n_minus_1_degrees():
+    x = np.array([1.0, 2.0, 4.0, 7.0, 3.0])
+    m, lo, hi = mean_ci(x.sum(), (x * x).sum(), x.size)
+    assert hi - m == pytest.approx(2.776445 * x.std(ddof=1) / math.sqrt(5), rel=1e-6)
+
+
+@pytest.mark.parametrize("wins", [[1, 0], [1, 1], [0, 0], [0.5, 1.0], [1], [0], [1, 0, 0]])
+def test_share_ci_stays_in_0_1_and_never_has_zero_width(wins):
+    # two games, one won (the issue's "50.0% (95% CI -48.0 to 148.0%)"), all won, a tie
+    x = np.array(wins, float)
+    e, lo, hi = share_ci(x.sum(), (x * x).sum(), x.size)
+    assert e == pytest.approx(x.mean())
+    assert 0.0 <= lo <= e <= hi <= 1.0
+    assert hi - lo > 0.3  # a handful of games tells little, and the CI says so
+
+
+@pytest.mark.parametrize("games", [2, pytest.param(1, marks=pytest.mark.slow)])
+def test_a_tiny_run_prints_no_impossible_share_and_no_nan(tmp_path, games):
+    """Issue 59: with 2 games the report said "the round-1 leader wins 50.0% (95% CI -48.0 to
+    148.0%)", with 1 game "±nan pp" and `seats equal? (p)` nan. Every share's CI now lies in
+    [0, 100]% and a figure without a CI says so in words."""
+    import re
+
+    from fishing2sim.study import run
+
+    path = tmp_path / "tiny.yaml"
+    path.write_text(f"name: tiny\nplayers: 4\ngames: {games}\nchunk: {games}\nseed: 3\n"
+                    "seats: [greedy, random, random, random]\n"
+                    "analyses: [depletion, overfishing, trump_value, strategies, arc]\n"
+                    "sweep:\n  deck:\n    - {value: {}, label: standard, baseline: true}\n"
+                    "    - {value: {remove: [blue 26, yellow 26]}, label: without}\n"
+                    f"output: {tmp_path / 'reports'}\n")
+    run(path, workers=1, progress=False)
+    md = (tmp_path / "reports" / "tiny" / "summary.md").read_text()
+    html = (tmp_path / "reports" / "tiny" / "report.html").read_text()
+    for text in (md, re.sub(r"<[^>]+>", " ", html.split("<script", 1)[0])):
+        assert not re.search(r"\bnan\b", text, re.IGNORECASE)
+    shares = re.findall(r"(-?\d+\.\d+)% \[(-?\d+\.\d+), (-?\d+\.\d+)\]", md) + re.findall(
+        r"(-?\d+\.\d+)% \(95% CI (-?\d+\.\d+)(?:–| to )(-?\d+\.\d+)%", md)
+    assert shares  # the seats' and the leader's shares are there
+    for e, lo, hi in shares:
+        assert 0.0 <= float(lo) <= float(e) <= float(hi) <= 100.0, (e, lo, hi)
+    assert "too few games" in md

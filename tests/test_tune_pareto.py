@@ -325,3 +325,31 @@ def test_the_shipped_pareto_file():
     spec = T.load_tune(repo / "experiments" / "tune_deck_pareto.yaml")
     assert spec.pareto and spec.sampler == "tpe"
     assert [a.sense for a in axes(spec)] == ["minimize", "maximize", "minimize", "minimize"]
+
+
+def _point(i, *objectives):
+    from types import SimpleNamespace
+
+    return SimpleNamespace(point=i, objectives=list(objectives), on_front_again=True)
+
+
+def test_pareto_trade_off_words_come_from_the_cis_of_the_differences():
+    from types import SimpleNamespace
+
+    from fishing2sim.tune.pareto_report import dominated_words
+
+    ax = [SimpleNamespace(label="overfishing", sense="minimize"),
+          SimpleNamespace(label="win share", sense="maximize")]
+    # point 2 is worse than point 1 on both point estimates; the CIs of the differences
+    # (half-width sqrt(0.02² + 0.02²) = 0.028) decide the words
+    p1 = _point(1, (0.10, 0.08, 0.12), (0.50, 0.48, 0.52))
+    near = _point(2, (0.11, 0.09, 0.13), (0.49, 0.47, 0.51))  # 0.01 apart: not told apart
+    front = SimpleNamespace(axes=ax, points=[p1, near])
+    assert dominated_words(front, near) == (
+        "Point 2 is dominated by point 1 on the point estimates only: no CI of a difference "
+        "favours it clear of 0, so on these games it is not told apart from it.")
+    far = _point(2, (0.15, 0.13, 0.17), (0.49, 0.47, 0.51))  # 0.05 worse on overfishing
+    front = SimpleNamespace(axes=ax, points=[p1, far])
+    assert dominated_words(front, far) == (
+        "Point 2 is not a real trade-off: point 1 is measurably better on overfishing (95% CI "
+        "of the difference clear of 0) and measurably worse on none.")

@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from fishing2sim.analysis.common import frame, hist_quantile, played, row
-from fishing2sim.analysis.stats import mean_ci, wilson
+from fishing2sim.analysis.stats import mean_ci, share_ci, wilson
 from fishing2sim.run.totals import ARC_UNIT
 
 ANALYSIS = "arc"
@@ -32,12 +32,12 @@ def tables(exp, totals) -> dict:
             if m == 0:
                 continue
             s, ss = t["arc_leader_win"][r].astype(float)
-            row(out, base, "leader_win_share", m, *mean_ci(s, ss, m, ARC_UNIT), round=r)
+            row(out, base, "leader_win_share", m, *share_ci(s, ss, m, ARC_UNIT), round=r)
             row(out, base, "comeback_share", m, *wilson(t["arc_comeback"][r], m), round=r)
             m1 = int(t["arc_next"][r])
             if m1:
                 s, ss = t["arc_last_win"][r].astype(float)
-                row(out, base, "fewest_points_win_share", m1, *mean_ci(s, ss, m1, ARC_UNIT),
+                row(out, base, "fewest_points_win_share", m1, *share_ci(s, ss, m1, ARC_UNIT),
                     round=r)
         mh = t["arc_margin"]
         row(out, base, "final_margin_mean", n, *mean_ci(*t["margin"].astype(float), n))

@@ -35,7 +35,8 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from fishing2sim.analysis.stats import WIN_UNIT, Z, adjust_p, mean_ci, p_from_ci, ratio_ci, wilson
+from fishing2sim.analysis.stats import (WIN_UNIT, Z, adjust_p, crit, mean_ci, mean_se, p_from_ci,
+                                        ratio_ci, share_ci, wilson)
 from fishing2sim.strategy.identity import distinct_names
 from fishing2sim.analysis.sprt import decide, elo_to_score, score_to_elo  # noqa: F401 (re-exported)
 from fishing2sim.run.totals import CL_SQ, CL_SUM, CL_XM, SUM, TRUMP_X
@@ -90,9 +91,10 @@ def _rate(k, n) -> Figure:
     return Figure(e, lo, hi, int(n), "rate", k=float(k))
 
 
-def _mean(s, ss, n, scale=1.0) -> Figure:
-    e, lo, hi = mean_ci(float(s), float(ss), float(n), scale)
-    return Figure(e, lo, hi, int(n), "mean", se=(hi - e) / Z if n > 1 else math.nan)
+def _mean(s, ss, n, scale=1.0, share: bool = False) -> Figure:
+    """A mean's figure (t interval); ``share``: a mean of shares, its CI kept in [0, 1]."""
+    e, lo, hi = (share_ci if share else mean_ci)(float(s), float(ss), float(n), scale)
+    return Figure(e, lo, hi, int(n), "mean", se=mean_se(float(s), float(ss), float(n), scale))
 
 
 def label_keys_of(exp) -> list[str]:
@@ -123,7 +125,7 @@ def headline(exp, cond, t) -> dict:
         se = M.se / (4 * root) if root > 0 else math.nan  # delta method for sqrt(M)/2
         out["trump_stakes_half"] = Figure(root / 2, lo / 2, hi / 2, m, "mean", se=se)
     s, ss = t["first_leader_win"].astype(float)
-    edge = _mean(s, ss, n, WIN_UNIT)
+    edge = _mean(s, ss, n, WIN_UNIT, share=True)
     fair = 1.0 / cond.players
     out["leader_edge"] = Figure(edge.estimate - fair, edge.ci_low - fair, edge.ci_high - fair,
                                 n, "mean", se=edge.se)
@@ -132,7 +134,7 @@ def headline(exp, cond, t) -> dict:
     for i, name in enumerate(distinct_names(cond.identities)):
         per_unit = t["strat_seats"][i] / max(units, 1)
         s, ss = t["strat_win"][i].astype(float)
-        f = _mean(s, ss, units, WIN_UNIT * per_unit)
+        f = _mean(s, ss, units, WIN_UNIT * per_unit, share=True)
         f.kind = "rate"
         f.k = s / (WIN_UNIT * per_unit)
         ws[name] = f
@@ -155,7 +157,7 @@ def arc_headline(cond, t, n: int) -> dict:
     m = int(t["arc_scored"][r]) if r >= 1 else 0
     if m:
         s, ss = t["arc_leader_win"][r].astype(float)
-        out["late_leader_win"] = _mean(s, ss, m, ARC_UNIT)
+        out["late_leader_win"] = _mean(s, ss, m, ARC_UNIT, share=True)
     return out
 
 
@@ -197,17 +199,29 @@ def independent(a: Figure, b: Figure) -> tuple:
     se_a = a.se if not math.isnan(a.se) else a.half_width / Z
     se_b = b.se if not math.isnan(b.se) else b.half_width / Z
     se = math.sqrt(se_a ** 2 + se_b ** 2)
+    z = crit(_welch_df(se_a, a.n, se_b, b.n))
     ratio, rlo, rhi = math.nan, math.nan, math.nan
     if a.kind == "rate" and a.estimate > 0 and b.estimate > 0:
         ratio = a.estimate / b.estimate
         sl = math.sqrt((se_a / a.estimate) ** 2 + (se_b / b.estimate) ** 2)
-        rlo, rhi = ratio * math.exp(-Z * sl), ratio * math.exp(Z * sl)
-    return d, d - Z * se, d + Z * se, ratio, rlo, rhi
+        rlo, rhi = ratio * math.exp(-z * sl), ratio * math.exp(z * sl)
+    return d, d - z * se, d + z * se, ratio, rlo, rhi
+
+
+def _welch_df(se_a: float, n_a: int, se_b: float, n_b: int) -> float:
+    """Welch-Satterthwaite's degrees of freedom of a difference of two independent means
+    (infinite where a standard error is 0 on both sides)."""
+    num = (se_a ** 2 + se_b ** 2) ** 2
+    den = (se_a ** 4 / (n_a - 1) if n_a > 1 else 0.0) + (se_b ** 4 / (n_b - 1) if n_b > 1 else 0.0)
+    if den <= 0:
+        return math.inf if num > 0 or (n_a > 1 and n_b > 1) else math.nan
+    return num / den
 
 
 def paired(x: np.ndarray, y: np.ndarray, rate: bool = True) -> tuple:
     """(difference, lo, hi, ratio, lo, hi) of mean(x) − mean(y) from per-unit pairs
-    (x[i], y[i]) of the same deal: the normal interval of the mean difference, and the
+    (x[i], y[i]) of the same deal: the t interval (n − 1 degrees of freedom) of the mean
+    difference, and the
     delta-method interval of the log ratio of means."""
     x = np.asarray(x, float)
     y = np.asarray(y, float)
@@ -217,6 +231,7 @@ def paired(x: np.ndarray, y: np.ndarray, rate: bool = True) -> tuple:
     if n < 2:
         return md, math.nan, math.nan, math.nan, math.nan, math.nan
     se = float(d.std(ddof=1)) / math.sqrt(n)
+    z = crit(n - 1)
     ratio, rlo, rhi = math.nan, math.nan, math.nan
     mx, my = float(x.mean()), float(y.mean())
     if rate and mx > 0 and my > 0:
@@ -224,8 +239,8 @@ def paired(x: np.ndarray, y: np.ndarray, rate: bool = True) -> tuple:
         c = np.cov(x, y, ddof=1)
         v = (c[0, 0] / mx ** 2 + c[1, 1] / my ** 2 - 2 * c[0, 1] / (mx * my)) / n
         sl = math.sqrt(max(v, 0.0))
-        rlo, rhi = ratio * math.exp(-Z * sl), ratio * math.exp(Z * sl)
-    return md, md - Z * se, md + Z * se, ratio, rlo, rhi
+        rlo, rhi = ratio * math.exp(-z * sl), ratio * math.exp(z * sl)
+    return md, md - z * se, md + z * se, ratio, rlo, rhi
 
 
 def paired_ratio(xa, ma, xb, mb, scale: float = 1.0, root: bool = False) -> tuple | None:
@@ -257,7 +272,8 @@ def paired_ratio(xa, ma, xb, mb, scale: float = 1.0, root: bool = False) -> tupl
         return d, math.nan, math.nan, math.nan, math.nan, math.nan
     z = ga * (xa - qa * ma) / (sa / n) - gb * (xb - qb * mb) / (sb / n)
     se = float(z.std(ddof=1)) / math.sqrt(n)
-    return d, d - Z * se, d + Z * se, math.nan, math.nan, math.nan
+    q = crit(n - 1)
+    return d, d - q * se, d + q * se, math.nan, math.nan, math.nan
 
 
 #: the trump figures, ratios of per-unit sums: figure -> (numerator, scale, root), the
@@ -424,6 +440,6 @@ def sprt_state(exp, cond, t) -> dict:
     n = units
     mean = 0.5 + sd / (2 * n) if n else math.nan
     var = (sdd / n - (sd / n) ** 2) / 4 if n else math.nan
-    out = decide(spec, n, mean, var)
+    out = decide(spec, n, mean, var, tests=max(1, len(exp.conditions)))
     out["var"] = var
     return out

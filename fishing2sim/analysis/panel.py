@@ -27,7 +27,7 @@ import pandas as pd
 from fishing2sim.analysis.contrasts import (
     FIGURE_INFO, _unit_values, _vectors, headline,
 )
-from fishing2sim.analysis.stats import Z, p_from_ci
+from fishing2sim.analysis.stats import Z, adjust_p, p_from_ci
 from fishing2sim.config.keys import LEVEL
 from fishing2sim.strategy.identity import distinct_names
 
@@ -38,7 +38,7 @@ PANEL_FIGURES = ("overfishing", "ocean_empty", "ocean_left", "leader_edge", "tru
 INTERACTION_COLUMNS = ["contrast", "players", "figure", "unit", "level", "relative_to",
                        "effect", "effect_ci_low", "effect_ci_high", "reference_effect",
                        "reference_ci_low", "reference_ci_high", "difference", "diff_ci_low",
-                       "diff_ci_high", "p_value", "n", "n_reference"]
+                       "diff_ci_high", "p_value", "p_adjusted", "n", "n_reference"]
 VERDICT_COLUMNS = ["contrast", "players", "figure", "unit", "verdict", "levels_up",
                    "levels_down", "levels_none", "text"]
 TRACE_COLUMNS = ["group", "players", "figure", "unit", "level", "rating", "rating_source",
@@ -111,27 +111,55 @@ def _who(levels: list[str]) -> str:
     return f"{text} players"
 
 
-def verdict(signs: dict, reference: str) -> tuple[str, str]:
+def half_text(lo: float, hi: float, unit: str) -> str:
+    """A CI's half-width in words, ``±1.8 pp`` (a share's in percentage points)."""
+    if math.isnan(lo) or math.isnan(hi):
+        return "no CI"
+    hw = (hi - lo) / 2 * (100.0 if unit == "pp" else 1.0)
+    d = max(0, 1 - math.floor(math.log10(hw))) if hw > 0 else 1
+    return f"±{hw:.{min(d, 4)}f} {unit}"
+
+
+def verdict(signs: dict, reference: str, differs=None, widths: dict | None = None
+            ) -> tuple[str, str]:
     """(kind, words) of one contrast from its sign at each level (level -> +1, -1 or 0, in
-    the panel's order); ``reference`` is the level the words are relative to.
+    the panel's order); ``reference`` is the level the words are relative to; ``differs(a,
+    b)``: whether the effects at levels a and b differ measurably (the interaction's CI
+    excludes 0 and its family-adjusted p is below 0.05); ``widths``: level -> its effect's
+    CI half-width in words.
 
     holds     every level the same measurable direction: "holds at every level of play"
     none      no level measurable: "is not measurable at any level of play"
-    reverses  both directions measured: "reverses with <the levels against the
-              reference's direction (or the first measured one)>"
-    only      one direction at some levels, none at the others: "appears only with <them>"
+    reverses  both directions measured and the interaction between an up and a down level
+              measurable: "reverses with <the levels against the reference's direction (or
+              the first measured one)>"
+    only      one direction at some levels, none at the others, and every other level's
+              effect measurably smaller than a measured level's: "appears only with <them>"
+    partly    measured at some levels, the interaction not measurable: "measurable with
+              <them>; with <the others> too few games to tell (±<half-width>)"
     """
+    differs = differs or (lambda a, b: False)
+    widths = widths or {}
     ups = [lv for lv, s in signs.items() if s > 0]
     downs = [lv for lv, s in signs.items() if s < 0]
     if not ups and not downs:
         return "none", "is not measurable at any level of play"
     if ups and downs:
-        ref = signs.get(reference, 0) or signs[next(lv for lv in signs if signs[lv])]
-        against = downs if ref > 0 else ups
-        return "reverses", f"reverses with {_who(against)}"
+        if any(differs(u, d) for u in ups for d in downs):
+            ref = signs.get(reference, 0) or signs[next(lv for lv in signs if signs[lv])]
+            against = downs if ref > 0 else ups
+            return "reverses", f"reverses with {_who(against)}"
+        return "partly", (f"rises with {_who(ups)} and falls with {_who(downs)}, but the "
+                          "difference between these levels is not measurable")
     if len(ups) + len(downs) == len(signs):
         return "holds", "holds at every level of play"
-    return "only", f"appears only with {_who(ups or downs)}"
+    seen = ups or downs
+    rest = [lv for lv in signs if lv not in seen]
+    if all(any(differs(lv, m) for m in seen) for lv in rest):
+        return "only", f"appears only with {_who(seen)}"
+    tell = "; ".join(f"with {_who([lv])} too few games to tell ({widths.get(lv, 'no CI')})"
+                     for lv in rest)
+    return "partly", f"is measurable with {_who(seen)}; {tell}"
 
 
 # ---- the tables -------------------------------------------------------------------------
@@ -181,13 +209,15 @@ def _term(exp, totals, vecs, index, figure, w):
 
 
 def _interactions(exp, totals, cells, vecs, contrasts, figures):
-    """Each deck contrast's effect at each level against the reference level's, and one
-    verdict per contrast and figure."""
+    """Each deck contrast's effect at each level against the other levels' (every pair of
+    levels; the rows are one family, adjusted by ``exp.multiplicity``), and one verdict per
+    contrast and figure, its "appears only" and "reverses" resting on those adjusted
+    interactions."""
     panel = exp.panel
     ref = panel.relative_to
-    rows, verdicts = [], []
+    rows, groups = [], []
     if contrasts is None or not len(contrasts):
-        return rows, verdicts
+        return rows, []
     con = contrasts[contrasts["strategy"].isna()] if "strategy" in contrasts else contrasts
     for key, by_level in cells.items():
         first = exp.conditions[next(iter(by_level.values()))]
@@ -203,26 +233,39 @@ def _interactions(exp, totals, cells, vecs, contrasts, figures):
                     effects[lv] = r.iloc[0]
             if len(effects) < 2:
                 continue
-            signs = {lv: sign_of(float(r["diff_ci_low"]), float(r["diff_ci_high"]),
-                                 float(r["p_adjusted"])) for lv, r in effects.items()}
-            kind, words = verdict(signs, ref)
-            unit = FIGURE_INFO[fig][2]
             name = group_name(first)
-            verdicts.append({"contrast": name, "players": first.players, "figure": fig,
-                             "unit": unit, "verdict": kind,
-                             "levels_up": ", ".join(k for k, s in signs.items() if s > 0),
-                             "levels_down": ", ".join(k for k, s in signs.items() if s < 0),
-                             "levels_none": ", ".join(k for k, s in signs.items() if s == 0),
-                             "text": words})
             # every pair of levels: the reference's pairs first, then the others in the
             # panel's order (the report's words use the reference's)
             order = [ref] + [lv for lv in panel.names if lv != ref]
             pairs = [(lv, other) for j, other in enumerate(order) for lv in order[j + 1:]
                      if lv in effects and other in effects]
+            start = len(rows)
             for lv, other in pairs:
                 rows.append(_interaction(exp, totals, vecs, by_level, effects, lv, other,
                                          name, first.players, fig))
-    return rows, verdicts
+            groups.append((name, first.players, fig, effects, start, len(rows)))
+    adjusted = adjust_p([r["p_value"] for r in rows], exp.multiplicity)
+    for r, p in zip(rows, adjusted):
+        r["p_adjusted"] = p
+    return rows, [_verdict_row(rows[a:b], name, players, fig, effects, ref)
+                  for name, players, fig, effects, a, b in groups]
+
+
+def _verdict_row(inter: list, name, players, fig, effects: dict, ref: str) -> dict:
+    """The verdict of one contrast and figure from its effects at each level and its
+    interaction rows (adjusted)."""
+    signs = {lv: sign_of(float(r["diff_ci_low"]), float(r["diff_ci_high"]),
+                         float(r["p_adjusted"])) for lv, r in effects.items()}
+    measured = {frozenset((r["level"], r["relative_to"])) for r in inter
+                if sign_of(r["diff_ci_low"], r["diff_ci_high"], r["p_adjusted"])}
+    unit = FIGURE_INFO[fig][2]
+    widths = {lv: half_text(float(r["diff_ci_low"]), float(r["diff_ci_high"]), unit)
+              for lv, r in effects.items()}
+    kind, words = verdict(signs, ref, lambda a, b: frozenset((a, b)) in measured, widths)
+    return {"contrast": name, "players": players, "figure": fig, "unit": unit,
+            "verdict": kind, "levels_up": ", ".join(k for k, s in signs.items() if s > 0),
+            "levels_down": ", ".join(k for k, s in signs.items() if s < 0),
+            "levels_none": ", ".join(k for k, s in signs.items() if s == 0), "text": words}
 
 
 def _interaction(exp, totals, vecs, by_level, effects, lv, ref, name, players, fig) -> dict:

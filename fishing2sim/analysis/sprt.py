@@ -49,26 +49,30 @@ def score_to_elo(s: float) -> float:
     return -400.0 * math.log10(1.0 / s - 1.0)
 
 
-def bounds(spec: dict) -> tuple[float, float]:
-    """(lower, upper): the LLR at or below which H0 is accepted, at or above which H1."""
-    return (math.log(spec["beta"] / (1 - spec["alpha"])),
-            math.log((1 - spec["beta"]) / spec["alpha"]))
+def bounds(spec: dict, tests: int = 1) -> tuple[float, float]:
+    """(lower, upper): the LLR at or below which H0 is accepted, at or above which H1; with
+    ``tests`` SPRTs in one file each at alpha / tests and beta / tests (Bonferroni: the
+    chance that any of them decides wrongly stays within alpha, or beta)."""
+    a, b = spec["alpha"] / tests, spec["beta"] / tests
+    return math.log(b / (1 - a)), math.log((1 - b) / a)
 
 
-def decide(spec: dict, n: int, mean: float, var: float) -> dict:
+def decide(spec: dict, n: int, mean: float, var: float, tests: int = 1) -> dict:
     """The SPRT after ``n`` units of mean score ``mean`` and variance ``var`` (over the units):
-    the LLR, the bounds, the decision (H1, H0 or None) and the fixed-sample SPRT Elo with its
-    normal 95% CI (``elo``, ``elo_low``, ``elo_high``: not corrected for the stop)."""
+    the LLR, the bounds (``tests``: the file's SPRTs, :func:`bounds`), the decision (H1, H0
+    or None) and the fixed-sample SPRT Elo with its normal 95% CI (``elo``, ``elo_low``,
+    ``elo_high``: not corrected for the stop)."""
     from fishing2sim.analysis.stats import Z
 
     s0, s1 = elo_to_score(spec["elo0"]), elo_to_score(spec["elo1"])
     llr = n * (s1 - s0) * (2 * mean - s0 - s1) / (2 * var) if n and var > 0 else 0.0
-    lower, upper = bounds(spec)
+    lower, upper = bounds(spec, tests)
     half = Z * math.sqrt(var / n) if n and var > 0 else math.nan
     decision = "H1" if llr >= upper else ("H0" if llr <= lower else None)
     return {"llr": llr, "lower": lower, "upper": upper, "score": mean,
             "elo": score_to_elo(mean), "elo_low": score_to_elo(mean - half),
-            "elo_high": score_to_elo(mean + half), "units": n, "decision": decision}
+            "elo_high": score_to_elo(mean + half), "units": n, "decision": decision,
+            "tests": tests}
 
 
 def next_games(games: int, step: int) -> int:
@@ -161,7 +165,8 @@ def _solve(g, targets, lo: float, hi: float, tol: float) -> np.ndarray:
     return b
 
 
-def stopped_estimate(spec: dict, looks: list, mean: float, var: float) -> dict | None:
+def stopped_estimate(spec: dict, looks: list, mean: float, var: float,
+                     tests: int = 1) -> dict | None:
     """The SPRT Elo that accounts for the sequential stop: the median-unbiased estimate and
     the 95% CI of the stage-wise ordering (module docstring), after the run stopped at the
     last of ``looks`` (the units at each look, increasing) with mean score ``mean`` and
@@ -172,7 +177,7 @@ def stopped_estimate(spec: dict, looks: list, mean: float, var: float) -> dict |
     n = looks[-1]
     sigma = math.sqrt(var)
     s0, s1 = elo_to_score(spec["elo0"]), elo_to_score(spec["elo1"])
-    lower, upper = bounds(spec)
+    lower, upper = bounds(spec, tests)
     # the continuation region of each look for U = T / sigma, T = sum (x - 1/2)
     mid = (s0 + s1) / 2 - 0.5
     low = [lower * sigma / (s1 - s0) + k * mid / sigma for k in looks]

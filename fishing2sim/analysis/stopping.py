@@ -15,9 +15,11 @@ from fishing2sim.run.chunks import step_of
 CONTRAST_PREFIX = "contrast."  # a precision target on a contrast: contrast.<figure>
 
 
-def decide(exp, totals: list, units: list, stop: list, stages: list) -> tuple[list, dict]:
+def decide(exp, totals: list, units: list, stop: list, stages: list,
+           previous: dict | None = None) -> tuple[list, dict]:
     """Every condition's games for the next stage (``stop``: the games played so far;
-    ``stages``: ``stop`` at every decision so far) and what was decided, per condition."""
+    ``stages``: ``stop`` at every decision so far; ``previous``: what was decided at the
+    look before, per condition) and what was decided, per condition."""
     nxt = list(stop)
     decisions: dict = {}
     con_hw = contrast_widths(exp, totals, units)
@@ -26,7 +28,7 @@ def decide(exp, totals: list, units: list, stop: list, stages: list) -> tuple[li
             continue
         nxt[cond.index], decisions[cond.index] = next_games(
             exp, cond, totals[cond.index], stop[cond.index], con_hw.get(cond.index),
-            [s[cond.index] for s in stages])
+            [s[cond.index] for s in stages], (previous or {}).get(cond.index))
     return nxt, decisions
 
 
@@ -42,13 +44,16 @@ def grow_games(games: int, step: int, ratio: float) -> int:
 
 
 def next_games(exp, cond, t, games: int, contrast_hw: dict | None = None,
-                looks: list | None = None) -> tuple[int, dict]:
+                looks: list | None = None, before: dict | None = None) -> tuple[int, dict]:
     """Precision / SPRT: the games condition ``cond`` plays next (``games``: stop), decided
     from the totals of its whole chunks so far only (so any number of workers plays the
     same games), and what was decided. ``contrast_hw``: the half-widths of the contrasts
     with a precision target that this condition takes part in (as condition or baseline).
     ``looks``: the games at every decision so far, this one included (default: this one
-    only); a stopped SPRT reports the estimate that accounts for them (fishing2sim/analysis/sprt.py)."""
+    only); a stopped SPRT reports the estimate that accounts for them (fishing2sim/analysis/sprt.py).
+    ``before``: what was decided at the look before (the SPRT's first crossing is kept:
+    the test's decision is that crossing's, and a test held past it, by a precision target
+    or a paired group, reports the fixed-sample figure, not the sequential one)."""
     step = step_of(exp, cond)
     cap = max(cond.max_games, games)
     info: dict = {"games": games}
@@ -64,20 +69,43 @@ def next_games(exp, cond, t, games: int, contrast_hw: dict | None = None,
     if exp.sprt is not None:
         st = sprt_state(exp, cond, t)
         info["sprt"] = st
-        if st["decision"] is None:
+        first = ((before or {}).get("sprt") or {}).get("first_crossing")
+        if first is None and st["decision"] is not None:
+            first = {"games": games, "decision": st["decision"], "llr": st["llr"]}
+        st["first_crossing"] = first
+        if first is None:
             want = max(want, sprt_next(games, step))
     want = min(want, -(-cap // step) * step if cap % step else cap)
     info["capped"] = want <= games and (
         any(not v["reached"] for v in info.get("precision", {}).values())
         or ("sprt" in info and info["sprt"]["decision"] is None))
-    if "sprt" in info and (info["sprt"]["decision"] is not None or want <= games):
-        # the test stopped (a boundary, or max_games): the estimate that accounts for it
+    if "sprt" in info:
+        _stopped_sprt(exp, cond, info["sprt"], games, looks, want)
+    return max(want, games), info
+
+
+def _stopped_sprt(exp, cond, st: dict, games: int, looks, want: int) -> None:
+    """The figures of a stopped SPRT. At the test's own first crossing (or at max_games,
+    never crossed) the estimate that accounts for the stop; once the run went on past the
+    first crossing, that crossing's decision and the fixed-sample figure (the sequential
+    correction assumes the test stopped where it crossed)."""
+    first = st.get("first_crossing")
+    if first is not None and first["games"] < games:
+        st["decision"] = first["decision"]
+        st["held_past"] = True
+        st["sequential"] = None
+        return
+    if st["decision"] is not None or want <= games:
         g = cond.players if cond.rotate else 1
         seen = sorted({int(v) for v in (looks or [])} | {games})
-        st = info["sprt"]
         st["sequential"] = stopped_estimate(exp.sprt, [v // g for v in seen], st["score"],
-                                            st["var"])
-    return max(want, games), info
+                                            st["var"], tests=sprt_tests(exp))
+
+
+def sprt_tests(exp) -> int:
+    """How many SPRTs the file runs: one per condition (Bonferroni: each at alpha/k,
+    beta/k)."""
+    return max(1, len(getattr(exp, "conditions", ()) or ()))
 
 
 def contrast_widths(exp, totals, units) -> dict:

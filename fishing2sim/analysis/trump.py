@@ -23,6 +23,12 @@ def _sq(x):
     return math.sqrt(max(0.0, x)) if not math.isnan(x) else math.nan
 
 
+def _within_half(ci: tuple) -> tuple:
+    """(estimate, lo, hi) with the limits kept inside [-1/2, 1/2] (nan stays nan)."""
+    e, lo, hi = ci
+    return e, (max(lo, -0.5) if lo == lo else lo), (min(hi, 0.5) if hi == hi else hi)
+
+
 def _trump_rows(out, base, m, sums, unit, scale, r=None, t=None, block="game"):
     """The trump rows of one round from its sums (one choice per game and round: the
     choices are the units), or pooled over the rounds (r None) from the totals ``t``,
@@ -39,6 +45,8 @@ def _trump_rows(out, base, m, sums, unit, scale, r=None, t=None, block="game"):
         gain = mean_ci(g, gg, m, 4 * scale)
         low = mean_ci(cr, cc, m, 4 * scale)
         est, lo, hi = mean_ci(pr, pp, m, scale * scale)
+    if unit == "win":  # a gain of (chosen − other)/2 in win shares lies in [-1/2, 1/2]
+        gain, low = _within_half(gain), _within_half(low)
     cu = CHOICE if r is not None else block  # pooled: a game's choices are one unit
     row(out, base, f"policy_gain_{unit}", m, *gain, round=r, ci_unit=cu)
     row(out, base, f"stakes_{unit}", m, _sq(est), _sq(lo), _sq(hi), round=r, ci_unit=cu)
@@ -61,6 +69,8 @@ def _strategy_rows(out, base, t, names, rounds, block) -> None:
                 else:
                     sums = t[("strat_trump_points", "strat_trump_win")[u]][i, r]
                     est = mean_ci(float(sums[SUM]), float(sums[SQ]), k, 4 * scale)
+                if unit == "win":
+                    est = _within_half(est)
                 row(out, base, f"policy_gain_{unit}", k, *est, strategy=name,
                     round=r, ci_unit=block if r is None else CHOICE)
 

@@ -109,4 +109,11 @@ class AdaptiveMixin:
         if full["better"] == full["than"]:
             self.fail("sprt.than", f"compare two different strategies ({full['better']!r} "
                       "both times)")
+        fixed = [c.index for c in conditions if not c.rotate]
+        if fixed:
+            self.fail("sprt", "needs rotate: true (without seat rotation the two strategies "
+                      "sit in different seats and the seat, not the strategy, can decide the "
+                      f"test); condition{'s' if len(fixed) > 1 else ''} "
+                      f"{', '.join(map(str, fixed[:5]))} "
+                      f"{'do' if len(fixed) > 1 else 'does'} not rotate")
         return {k: (float(v) if k not in ("better", "than") else v) for k, v in full.items()}

@@ -10,7 +10,10 @@ import numpy as np
 import pandas as pd
 
 from fishing2sim.analysis.contrasts import FIGURE_INFO, by_construction
-from fishing2sim.report.common import TITLES, Context, effect, finish, isnan, number, wrap
+from fishing2sim.analysis.stats import Z, wilson
+
+Z80 = 0.8416212335729143  # the 80% normal quantile: a test's power of 80%
+from fishing2sim.report.common import TITLES, Context, effect, finish, fmt, isnan, number, wrap
 
 UNIT_WORDS = {"pp": "pp", "cards": "cards", "points": "points", "changes": "changes"}
 
@@ -42,6 +45,8 @@ def plain_lines(ctx: Context, df: pd.DataFrame) -> list[str]:
                     f"{r['ratio_ci_high']:.2f})"
         if r["diff_ci_low"] <= 0 <= r["diff_ci_high"]:
             text += games_to_tell(ctx, r)
+        if r["figure"] == "late_leader_win":
+            text += survival_note(ctx, r)
         e = r["estimate"] * s
         b = r["baseline_estimate"] * s
         unit = "%" if r["unit"] == "pp" else f" {UNIT_WORDS[r['unit']]}"
@@ -50,6 +55,24 @@ def plain_lines(ctx: Context, df: pd.DataFrame) -> list[str]:
         out.append(f"**{r['name']}** against **{r['baseline_name']}** {text} "
                    f"({r['method']}).")
     return out
+
+
+def survival_note(ctx: Context, r) -> str:
+    """Beside ``late_leader_win`` (a share over the games that scored the round before the
+    last): that survival share in the condition and in its baseline, so a change in who
+    survives is not read as a change in whether the leader wins."""
+    arc = ctx.tables.get("arc")
+    if arc is None or not len(arc):
+        return ""
+    parts = []
+    for c, m in ((r["condition"], r["n"]), (r["baseline"], r["n_baseline"])):
+        tot = arc[(arc["condition"] == c) & (arc["metric"] == "lead_changes_mean")]
+        if not len(tot) or isnan(m):
+            return ""
+        _, lo, hi = wilson(float(m), float(tot["n"].iloc[0]))
+        parts.append(fmt(float(m) / float(tot["n"].iloc[0]), lo, hi, pct=True))
+    return (f"; it counts only the games that complete the round before the last, "
+            f"{parts[0]} of the condition's games and {parts[1]} of the baseline's")
 
 
 def games_to_tell(ctx: Context, r) -> str:
@@ -66,12 +89,13 @@ def games_to_tell(ctx: Context, r) -> str:
         return ""
     if d <= hw * 1e-3:
         return "; the two conditions came out the same"
-    need = games * (hw / d) ** 2
+    # 80% power: the true difference d lies (1.96 + 0.84) standard errors from 0
+    need = games * (hw / d) ** 2 * ((Z + Z80) / Z) ** 2
     if need > 1e9:
         return "; more than a billion games per condition would be needed to tell a " \
                "difference this small from none"
     return (f"; about {_round_games(need):,} games per condition would tell a difference of "
-            f"this size from none (this run: {games:,})")
+            f"this size from none with 80% power (this run: {games:,})")
 
 
 def _round_games(n: float) -> int:
@@ -173,8 +197,11 @@ def section(ctx: Context, df: pd.DataFrame, plot_file: str | None, doc) -> None:
         u = "%" if r["unit"] == "pp" else ""
         ratio = "–" if isnan(r["ratio"]) else \
             f"{r['ratio']:.3f} [{r['ratio_ci_low']:.3f}, {r['ratio_ci_high']:.3f}]"
-        rows.append([f"{number(r['difference'] * s, hw)} [{number(r['diff_ci_low'] * s, hw)}, "
-                     f"{number(r['diff_ci_high'] * s, hw)}] {UNIT_WORDS[r['unit']]}", ratio,
+        diff = f"{number(r['difference'] * s, hw)} [{number(r['diff_ci_low'] * s, hw)}, " \
+            f"{number(r['diff_ci_high'] * s, hw)}] {UNIT_WORDS[r['unit']]}" if not isnan(hw) \
+            else f"{number(r['difference'] * s, hw)} {UNIT_WORDS[r['unit']]} (too few games " \
+            "for a CI)"
+        rows.append([diff, ratio,
                      _what(r).replace("`", ""), r["name"], r["baseline_name"],
                      f"{number(r['estimate'] * s, hw)}{u}",
                      f"{number(r['baseline_estimate'] * s, hw)}{u}",

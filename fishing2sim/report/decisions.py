@@ -98,10 +98,10 @@ def _sentence(df, c, kind) -> str | None:
     gain = _first(df, "policy_gain_points", c, kind)
     opts = _first(df, "mean_options", c, kind)
     words = CHOICE_WORDS.get(kind, kind)
-    top = float(st["ci_high"])
     text = (f"Choosing {words} ({int_(st['n'])} replayed, {float(opts['estimate']):.1f} "
-            f"options on average) moves the result by at most {top:.2g} points "
-            f"(stakes {ci(st, default=2)})")
+            f"options on average): the typical (root mean square) difference between two "
+            f"options is {ci(st, default=2)} points (the stakes; not a bound on any one "
+            "decision)")
     if low is not None and half is not None:
         text += (f"; the better of two options gains at least "
                  f"{max(0.0, float(low['estimate'])):.2g} and at most "
@@ -121,7 +121,8 @@ def _condition(ctx, df, c, doc) -> None:
         most, least = ranked.iloc[0], ranked.iloc[-1]
         lines.insert(0, f"The decision that moves the result most is {most['kind']} "
                         f"(stakes {ci(most, default=2)} points); the least, {least['kind']} "
-                        f"(at most {float(least['ci_high']):.2g} points).")
+                        f"(stakes {ci(least, default=2)} points). The stakes are the typical "
+                        "(root mean square) difference between two options.")
     if ctx.sweep:
         doc.p(f"**{ctx.label(c)}**: " + " ".join(lines))
     else:

@@ -8,7 +8,7 @@ import pandas as pd
 from matplotlib.lines import Line2D
 from matplotlib.ticker import MaxNLocator
 
-from fishing2sim.report.common import (TITLES, Context, ci, colour, finish, hw_text, int_, max_hw, num,
+from fishing2sim.report.common import (TITLES, Context, ci, colour, finish, hw_text, int_, isnan, max_hw, num,
                      panel_title, rows_of, scale_to, sentence, wrap)
 from fishing2sim.report.layout import legend_outside
 
@@ -155,7 +155,8 @@ def _rounds(ctx: Context, df: pd.DataFrame, plot_file: str | None, doc) -> None:
             hi = p95[p95["round"] == r]["estimate"]
             rows.append(([ctx.label(c)] if cc else []) + [
                 str(r), int_(mr["n"].iloc[0]) if len(mr) else "–", cell(mean, r),
-                f"{num(lo.iloc[0])}–{num(hi.iloc[0])}" if len(lo) and len(hi) else "–",
+                f"{num(lo.iloc[0])}–{num(hi.iloc[0])}" if len(lo) and len(hi)
+                and not (isnan(lo.iloc[0]) or isnan(hi.iloc[0])) else "–",
                 cell(allg, r), cell(eo, r, True), cell(empty, r, True), cell(surv, r, True)])
         shown_mean.append(mean)
         shown_empty.append(empty)

@@ -350,17 +350,43 @@ def _how_played(ctx, doc, lad) -> None:
           "the mean over its pairs of its win share in the pair, each pair counting once.")
 
 
+def rank_ranges(ctx, bots: list) -> dict:
+    """bot -> the places the 95% CIs of the rating differences allow it (``1–3``, or ``4``):
+    from 1 + the bots whose rating difference to it has a CI wholly above 0, to the bots
+    less those wholly below (ladder_pairs.csv, each pair's own CI, unadjusted); {} without
+    the differences."""
+    pairs = ctx.tables.get("ladder_pairs")
+    if pairs is None or not len(pairs) or "rating_diff_ci_low" not in pairs:
+        return {}
+    d = pairs[pairs["metric"] == "win_share"]
+    out = {}
+    for b in bots:
+        x = d[d["bot"] == b]
+        if not len(x):
+            return {}
+        above = int((x["rating_diff_ci_high"] < 0).sum())
+        below = int((x["rating_diff_ci_low"] > 0).sum())
+        lo, hi = above + 1, len(bots) - below
+        out[b] = f"{lo}" if lo == hi else f"{lo}–{hi}"
+    return out
+
+
 def _tables(ctx, doc, rat, score, ws) -> None:
     """The ratings table and the pairwise win shares."""
     rows = []
+    ranges = rank_ranges(ctx, list(rat["bot"]))
     for _, r in rat.iterrows():
         sc = score.loc[r["bot"]] if r["bot"] in score.index else None
-        rows.append([str(int(r["rank"])), f"`{r['bot']}`", _rating(r),
+        rows.append([str(int(r["rank"])), ranges.get(r["bot"], "–"), f"`{r['bot']}`", _rating(r),
                      _pct(sc) if sc is not None else "–", int_(r["n"]),
                      f"cheater ({UPPER_BOUND})" if str(r["kind"]).startswith("cheater")
                      else str(r["kind"])])
-    doc.table(["rank", "bot", "rating [95% CI]", "score, mean over its pairs [95% CI]", "games",
-               "kind"], rows)
+    if ranges:
+        doc.p("*Places the CIs allow*: every rank the 95% CIs of the rating differences "
+              "leave a bot (ladder_pairs.csv, each pair's own CI): bots that share a range are "
+              "not told apart.")
+    doc.table(["rank", "places the CIs allow", "bot", "rating [95% CI]",
+               "score, mean over its pairs [95% CI]", "games", "kind"], rows)
     # the pairwise table: row's win share against column
     names = list(rat["bot"])
     if len(ws):

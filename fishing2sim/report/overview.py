@@ -241,7 +241,9 @@ def adaptive(ctx: Context, doc: Doc) -> None:
             scale = 100 if p["as_written"].endswith("pp") else 1
             unit = "pp" if scale == 100 else p["as_written"].split()[-1]
             hw = p["half_width"] * scale
-            bits.append(f"{fig} ±{hw:.2g}{'' if unit == 'pp' else ' '}{unit} "
+            width = f"±{hw:.2g}{'' if unit == 'pp' else ' '}{unit}" if hw == hw else \
+                "too few games for a CI"
+            bits.append(f"{fig} {width} "
                         f"({'reached' if p['reached'] else 'not reached'}; wanted "
                         f"{p['as_written']})")
         s = d.get("sprt")
@@ -249,7 +251,15 @@ def adaptive(ctx: Context, doc: Doc) -> None:
             verdict = {"H1": "shown better (H1)", "H0": "not shown better (H0)"}.get(
                 s["decision"], "undecided")
             seq = s.get("sequential")
-            if seq:
+            first = s.get("first_crossing") or {}
+            if s.get("held_past"):
+                elo = (f"the test crossed at {int_(first.get('games'))} games ({verdict}) and "
+                       f"the run went on past it (a precision target or a paired condition "
+                       f"held it), so the decision is that first crossing's and the figure "
+                       f"the fixed-sample one, SPRT Elo {s['elo']:.1f} [{s['elo_low']:.1f}, "
+                       f"{s['elo_high']:.1f}] (the correction for a sequential stop holds "
+                       "only where the test's own crossing stopped the run)")
+            elif seq:
                 elo = (f"SPRT Elo {seq['elo']:.1f} [{seq['elo_low']:.1f}, "
                        f"{seq['elo_high']:.1f}] accounting for the sequential stop "
                        f"(median-unbiased; the fixed-sample figure, which ignores the stop, is "
@@ -267,9 +277,14 @@ def adaptive(ctx: Context, doc: Doc) -> None:
     if targets:
         what.append(f"until every 95% CI half-width reached its target ({targets})")
     if spec:
+        k = len(ctx.exp.conditions)
+        each = (f"; one test per condition, {k} in all, each at α/{k} and β/{k} "
+                "(Bonferroni)" if k > 1 else "")
         what.append(f"until an SPRT decided whether `{spec['better']}` is better than "
                     f"`{spec['than']}` (Elo {spec['elo0']:g} against {spec['elo1']:g}, "
-                    f"α = {spec['alpha']:g}, β = {spec['beta']:g})")
+                    f"α = {spec['alpha']:g}, β = {spec['beta']:g}{each}; it looks after the "
+                    "first batch and then each time half as many games again as so far, in "
+                    "whole chunks)")
     doc.p("The run played whole chunks " + " and ".join(what) + " or the `max_games` cap; "
           "each decision used only finished batches of chunks, so any number of workers plays "
           "the same games. Precision reached:")

@@ -130,10 +130,32 @@ def _interaction_lines(ctx: Context) -> list[str]:
         what = FIGURE_INFO[r.figure][3]
         d = cell(r.difference, r.diff_ci_low, r.diff_ci_high, r.unit)
         clear = not (isnan(r.diff_ci_low) or r.diff_ci_low <= 0 <= r.diff_ci_high)
+        adj = getattr(r, "p_adjusted", math.nan)
+        if not clear:
+            note = " (the CI includes 0: no measurable difference)"
+        elif not adj < 0.05:
+            note = (" (not measurable once the panel's interaction lines are taken together: "
+                    f"adjusted p = {adj:.2g})")
+        else:
+            note = ""
         out.append(f"{r.contrast}, {what}: the effect with {r.level} players minus the effect "
-                   f"with {r.relative_to} players is {d}"
-                   + ("" if clear else " (the CI includes 0: no measurable difference)") + ".")
+                   f"with {r.relative_to} players is {d}{note}.")
     return out
+
+
+def family_note(ctx: Context) -> str:
+    """The interaction lines' family: its size and adjustment."""
+    df = ctx.tables.get("panel")
+    method = ctx.exp.multiplicity
+    k = 0 if df is None else int(df["p_value"].notna().sum())
+    how = {"holm": "Holm's adjustment", "bh": "the Benjamini-Hochberg adjustment"}.get(method)
+    if how is None:
+        return (f"The {k} interaction lines (every pair of levels, each contrast and figure) "
+                "are not adjusted for their number (multiplicity: none).")
+    return (f"The {k} interaction lines (every pair of levels, each contrast and figure, "
+            f"panel.csv) are one family, {how}: a difference between levels counts as "
+            "measurable when its CI excludes 0 and its adjusted p is below 0.05; only then "
+            "does a verdict say \"appears only with\" or \"reverses with\".")
 
 
 def trace_lines(ctx: Context) -> list[str]:
@@ -184,7 +206,8 @@ def section(ctx: Context, doc, plots: dict) -> None:
         lines = _interaction_lines(ctx)
         if lines:
             doc.p("How the effect differs between levels (paired: the levels play the same "
-                  "deals; 95% CI; panel.csv holds every pair of levels):")
+                  "deals; 95% CI; panel.csv holds every pair of levels). "
+                  + family_note(ctx))
             doc.ul(lines)
     lines = trace_lines(ctx)
     if lines:

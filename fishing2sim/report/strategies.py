@@ -26,6 +26,17 @@ def mixed(ctx: Context, df: pd.DataFrame) -> bool:
     return bool(len(ws)) and bool((ws.groupby("condition")["strategy"].nunique() > 1).any())
 
 
+def _p_cell(test: pd.DataFrame, players) -> str:
+    """The seat-equality test's p-value, or in words why there is none: too few games (the
+    test needs more games than players), or games that all ended alike (no spread)."""
+    if not len(test):
+        return "–"
+    p = float(test["estimate"].iloc[0])
+    if p == p:
+        return f"{p:.2g}"
+    return "too few games" if float(test["n"].iloc[0]) <= (players or 5) else "no spread to test"
+
+
 def seats_table(ctx: Context, df: pd.DataFrame, doc) -> list[str]:
     """The seats and the round-1 leader: per condition each seat's win share, the leader's
     win share and edge over the fair share, and the test of equal seats; returns the plain
@@ -50,7 +61,7 @@ def seats_table(ctx: Context, df: pd.DataFrame, doc) -> list[str]:
         rows.append(([ctx.label(c)] if cc else []) + [
             pp_ci(edge.iloc[0]) if len(edge) else "–", ci(lead.iloc[0], pct=True, table=True),
             f"{100 / p:.1f}%" if p else "–",
-            f"{float(test['estimate'].iloc[0]):.2g}" if len(test) else "–"]
+            _p_cell(test, p)]
             + cells + ["–"] * (most - len(cells)))
         if len(edge):
             e = edge.iloc[0]

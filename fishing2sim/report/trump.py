@@ -9,7 +9,8 @@ import numpy as np
 import pandas as pd
 from matplotlib.ticker import MaxNLocator
 
-from fishing2sim.report.common import (TITLES, Context, ci, colour, effect, finish, fmt, hw_text, int_, max_hw, pp_ci,
+from fishing2sim.analysis.stats import adjust_p, p_from_ci
+from fishing2sim.report.common import (ADJUSTMENTS, TITLES, Context, ci, colour, effect, finish, fmt, hw_text, int_, isnan, max_hw, pp_ci,
                      rows_of, scale_to, sentence, strategy_order, wrap, yerr)
 
 
@@ -112,12 +113,11 @@ def section(ctx: Context, df: pd.DataFrame, plot_file: str | None, doc,
           "half the root mean square of light − dark (half stakes, `stakes_half_points`; the "
           "full value is `stakes_points`). Rows with an empty round pool all rounds analysed; "
           "their CIs take the game as the unit (a game's choices are not independent).")
-    head, rows, widths = _round_table(ctx, df)
+    adj = round_family(ctx, df)
+    head, rows, widths = _round_table(ctx, df, adj)
     if widths:
-        doc.p(f"95% CIs of the policy gain are at most {' and '.join(widths)} wide. Each "
-              "round's CI is its own, not adjusted for the others: among seven rounds, one "
-              "CI excludes 0 by chance in about one report of three even where the true "
-              "value is 0 (random choosers gain exactly 0 in every round).")
+        doc.p(f"95% CIs of the policy gain are at most {' and '.join(widths)} wide. "
+              + family_words(ctx, df, adj))
     doc.img("Trump-choice value", plot_file)
     doc.table(head, rows)
     if by_strategy is not None and len(by_strategy):
@@ -162,15 +162,52 @@ def _get(sub, metric, r):
     return x.iloc[0] if len(x) else None
 
 
+def _p_text(p) -> str:
+    return "–" if p is None or isnan(p) else f"{p:.2g}"
+
+
 def _cell(row, pct=False):
     return "–" if row is None else ci(row, pct=pct, table=True)
 
 
-def _round_table(ctx: Context, df: pd.DataFrame):
+def round_family(ctx: Context, df: pd.DataFrame) -> dict:
+    """The per-round policy-gain rows (points and win share, every round of every
+    condition) as one family: (condition, round, metric) -> the p of "gains 0", read from
+    the CI, adjusted by the file's ``multiplicity`` (Holm by default)."""
+    rows = df[df["round"].notna() & df["metric"].isin(["policy_gain_points",
+                                                        "policy_gain_win"])]
+    if "strategy" in rows:
+        rows = rows[rows["strategy"].isna()]
+    keys = [(int(r.condition), int(r.round), r.metric) for r in rows.itertuples()]
+    p = [p_from_ci(float(r.estimate), float(r.ci_low), float(r.ci_high))
+         for r in rows.itertuples()]
+    return dict(zip(keys, adjust_p(p, ctx.exp.multiplicity)))
+
+
+def family_words(ctx: Context, df: pd.DataFrame, adj: dict) -> str:
+    """The per-round rows' family in words: its size, its adjustment, the rounds whose gain
+    is measurable after it."""
+    k = sum(1 for v in adj.values() if not isnan(v))
+    method = ctx.exp.multiplicity
+    if method not in ADJUSTMENTS:
+        return (f"The {k} per-round policy-gain CIs are each their own, not adjusted for "
+                "the others (`multiplicity: none`): among seven rounds, one CI excludes 0 by "
+                "chance in about one report of three even where the true value is 0.")
+    hits = sorted({f"{r}" for (c, r, m), v in adj.items() if v < 0.05})
+    return (f"The {k} per-round policy-gain rows (points and win share, every round) are one "
+            f"family, {ADJUSTMENTS[method]} (column *adjusted p*): a round's gain counts as "
+            "measurable only where its adjusted p is below 0.05 ("
+            + (f"round{'s' if len(hits) > 1 else ''} {', '.join(hits)}" if hits else "none")
+            + "); a CI that excludes 0 with a larger adjusted p is no measurable gain (random "
+            "choosers gain exactly 0 in every round).")
+
+
+def _round_table(ctx: Context, df: pd.DataFrame, adj: dict | None = None):
     """The table of every round (and all rounds pooled) and the widest CIs' texts."""
     cc = ctx.sweep
+    adj = adj or {}
     head = (["condition"] if cc else []) + [
-        "round", "n choices", "policy gain (points)", "ceiling at least (points)",
+        "round", "n choices", "policy gain (points)", "adjusted p", "ceiling at least (points)",
         "ceiling at most (points)", "policy gain (win share)", "ceiling at most (win share)",
         "light chosen"]
     rows, shown_p, shown_w = [], [], []
@@ -186,7 +223,8 @@ def _round_table(ctx: Context, df: pd.DataFrame):
                 continue
             n = next((x["n"] for x in (pg, st, pw, sw, lc) if x is not None), None)
             rows.append(([ctx.label(c)] if cc else []) + [
-                "all" if r is None else str(r), int_(n), _cell(pg), _cell(pl), _cell(st),
+                "all" if r is None else str(r), int_(n), _cell(pg),
+                _p_text(adj.get((c, r, "policy_gain_points"))), _cell(pl), _cell(st),
                 pp_ci(pw), pp_ci(sw), _cell(lc, True)])
         shown_p.append(rows_of(sub, "policy_gain_points"))
         shown_w.append(rows_of(sub, "policy_gain_win"))

@@ -101,7 +101,7 @@ def effect(d: float, lo: float, hi: float, unit: str, what: str, *, up: str = "r
     if isnan(d):
         return f"cannot be compared on {what}"
     if isnan(lo) or isnan(hi):
-        return f"changes {what} by {d:+.3g} {unit} (no CI)"
+        return f"changes {what} by {d:+.3g} {unit} (too few games for a CI)"
     hw = (hi - lo) / 2
     if lo <= 0 <= hi:
         most = max(abs(lo), abs(hi))

@@ -172,7 +172,7 @@ def play(exp, folder, done, state, workers, in_process, backend, progress, pool=
             if not exp.adaptive:
                 break
             stage.merge_below(stop)
-            nxt, decisions = decide(exp, stage.totals, stage.units, stop, stages)
+            nxt, decisions = decide(exp, stage.totals, stage.units, stop, stages, decisions)
             stop_together(exp, nxt, decisions)
             if nxt == stop:
                 break

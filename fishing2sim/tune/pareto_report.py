@@ -247,18 +247,57 @@ def _front_section(doc, spec, front, plots) -> None:
                      "–"])
     doc.table(["point", "trial", "changed from the file", *(a.label for a in front.axes),
                "on the front again"], rows)
-    dominated = [p.point for p in front.points if not p.on_front_again]
+    dominated = [p for p in front.points if not p.on_front_again]
     if front.remeasured:
         doc.p("On the fresh seed " + (
             "every point is still on the front." if not dominated else
-            f"point{'s' if len(dominated) > 1 else ''} {', '.join(map(str, dominated))} "
-            "became dominated by another point: on this evidence "
-            f"{'they are' if len(dominated) > 1 else 'it is'} not a real trade-off."))
-    doc.p("Two points whose CIs overlap on every objective are not told apart at this number "
-          "of games. A target's objective is its violation: how far its figure lies past "
+            " ".join(dominated_words(front, p) for p in dominated)))
+    doc.p("Two points are told apart on an objective when the 95% CI of their difference "
+          "excludes 0 (the CI of a difference from the two points' CIs taken as independent: "
+          "half-width sqrt(h1² + h2²)); overlapping CIs alone do not say that two points are "
+          "the same. A target's objective is its violation: how far its figure lies past "
           "the bound (0 once met), in the figure's unit. `front.csv` holds the table.")
     if "front" in plots:
         doc.img("the Pareto front", "front.png")
+
+
+def better_by(a, p, q, k: int) -> tuple[float, float]:
+    """(d, h): how much point q is better than point p on objective k (positive: better,
+    in the objective's sense) and the half-width of that difference's 95% CI, from the two
+    CIs as independent (nan without CIs)."""
+    x1, lo1, hi1 = p.objectives[k]
+    x2, lo2, hi2 = q.objectives[k]
+    d = (x1 - x2) if a.sense == "minimize" else (x2 - x1)
+    return d, math.hypot((hi1 - lo1) / 2, (hi2 - lo2) / 2)
+
+
+def dominated_words(front, p) -> str:
+    """Why point p left the front on the fresh seed, said from the CIs of its differences
+    to a point that dominates it: *not a real trade-off* only when that point is measurably
+    better on an objective and p measurably better on none; else dominated on the point
+    estimates only."""
+    ax = front.axes
+    rivals = [q for q in front.points if q is not p and all(
+        better_by(a, p, q, k)[0] >= 0 for k, a in enumerate(ax))]
+    best = None
+    for q in rivals:
+        diffs = [better_by(a, p, q, k) for k, a in enumerate(ax)]
+        wins = [k for k, (d, h) in enumerate(diffs) if d - h > 0]
+        losses = [k for k, (d, h) in enumerate(diffs) if d + h < 0]
+        if wins and not losses:
+            best = (q, wins)
+            break
+    if best is not None:
+        q, wins = best
+        what = ", ".join(ax[k].label for k in wins)
+        return (f"Point {p.point} is not a real trade-off: point {q.point} is measurably "
+                f"better on {what} (95% CI of the difference clear of 0) and measurably worse "
+                "on none.")
+    names = ", ".join(str(q.point) for q in rivals) or "another point"
+    return (f"Point {p.point} is dominated by point{'s' if len(rivals) > 1 else ''} {names} "
+            "on the point estimates only: no CI of a difference favours "
+            f"{'them' if len(rivals) > 1 else 'it'} clear of 0, so on these games it is not "
+            f"told apart from {'them' if len(rivals) > 1 else 'it'}.")
 
 
 def _values_text(spec, values: dict) -> str:
