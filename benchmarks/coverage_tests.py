@@ -1,7 +1,7 @@
 """Coverage cases of the reports' intervals in hard settings (benchmarks/interval_coverage.py
-runs them): few clusters for the t intervals of ``mean_ci`` and ``ratio_ci``, a share's CI at a handful of games, an SPRT
-held past its crossing, and the skill panel's interaction CI when the levels play unequal
-games. Every case calls the package's own estimator on simulated data whose true value is
+runs them): few clusters for the t intervals of ``mean_ci`` and ``ratio_ci``, a share's CI
+at a handful of games, an SPRT held past its crossing, and the skill panel's interaction CI
+when the levels play unequal games. Every case calls the package's own estimator on simulated data whose true value is
 known; ``run(reps, seed)`` returns (covered, total).
 
     python benchmarks/interval_coverage.py --only few_clusters
