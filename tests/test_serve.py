@@ -15,8 +15,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-pytest.importorskip("starlette")
-pytest.importorskip("httpx")
+if __import__("os").environ.get("CI", "").lower() != "true":  # CI: a missing extra fails
+    pytest.importorskip("starlette")
+    pytest.importorskip("httpx")
 
 with __import__("warnings").catch_warnings():  # starlette's note on httpx's successor
     __import__("warnings").simplefilter("ignore")

@@ -142,6 +142,8 @@ async function choose(option) {
   } catch (e) {
     $("message").textContent = e.message;
     app.dataset.state = "waiting";
+    const first = document.querySelector("#options button.legal");
+    if (first) first.focus();
   }
 }
 
