@@ -336,3 +336,54 @@ def test_serve_refuses_a_missing_folder_and_a_bad_port(tmp_path):
     r = CliRunner().invoke(main, ["serve", str(tmp_path), "--port", "70000"])
     assert r.exit_code == 2 and "--port must be from 0 to 65535" in r.output
     assert Path(tmp_path).is_dir()
+
+
+@pytest.fixture(scope="module")
+def with_report(tmp_path_factory):
+    """A served folder holding one small real report (two conditions)."""
+    from click.testing import CliRunner
+
+    from fishing2sim.cli import main
+
+    root = tmp_path_factory.mktemp("reports")
+    exp = root.parent / f"{root.name}-small.yaml"
+    exp.write_text(f"""name: small
+output: {root}
+players: 4
+games: 40
+chunk: 40
+seed: 5
+seats: random
+sweep:
+  seats: [random, greedy]
+analyses: [overfishing]
+""")
+    res = CliRunner().invoke(main, ["run", str(exp), "--workers", "1", "--no-progress"])
+    assert res.exit_code == 0, res.output
+    client = TestClient(make_app(root, "tok", {HOST}, cookie="f2s"), base_url=f"http://{HOST}",
+                        follow_redirects=False)
+    return _in(client), exp
+
+
+def test_a_reports_game_is_replayed_by_condition_and_index(with_report):
+    from fishing2sim.api import play_game
+    from fishing2sim.config.experiment import load_experiment
+
+    client, exp = with_report
+    assert "/replay/small" in client.get("/").text
+    r = client.get("/replay/small?condition=1&game=3")
+    assert r.status_code == 200
+    c = load_experiment(exp).conditions[1]  # as `fishing2sim play --experiment FILE
+    g = play_game(players=4, seed=c.seed, strategies="greedy", game=3)  # --condition 1 --game 3`
+    text = unescape(r.text)
+    assert f"final points {g.points}" in text and "condition 1" in text
+    assert text.count("<tr><th scope='row'>round") == sum(
+        1 for e in g.events if e["event"] == "trick_start")
+    for path, words in (("/replay/small?condition=2&game=0",
+                         "condition 2 is out of range: the report has 2 conditions (0..1)"),
+                        ("/replay/small?condition=1&game=40",
+                         "game 40 is out of range: condition 1 played 40 games (0..39)"),
+                        ("/replay/nope?condition=0&game=0", "no report folder named 'nope'"),
+                        ("/replay/small?condition=x&game=0", "condition must be a whole")):
+        r = client.get(path)
+        assert r.status_code in (400, 404) and words in unescape(r.text), (path, r.text[-300:])

@@ -160,6 +160,16 @@ class Routes:
 
         return pages.replay(replay(**pages.replay_args(dict(request.query_params))))
 
+    def report_replay(self, request: Request, form: dict):
+        from fishing2sim.serve.reports import report_game
+        from fishing2sim.serve.view import replay
+
+        q = dict(request.query_params)
+        args = report_game(self.folder, request.path_params["name"],
+                           pages.whole(q, "condition", 0, 10**6),
+                           pages.whole(q, "game", 0, 2**63 - 1))
+        return pages.replay(replay(**args))
+
     def reports(self, request: Request, form: dict):
         return pages.reports(report_folders(self.folder))
 
@@ -198,6 +208,7 @@ def make_app(folder: Path, token: str, hosts: set[str], cookie: str = "fishing2s
         Route("/api/game/{game}/hint", _guarded(r.hint)),
         Route("/api/game/{game}/review", _guarded(r.review)),
         Route("/replay", _guarded(r.replay)),
+        Route("/replay/{name}", _guarded(r.report_replay)),
         Route("/reports", _guarded(r.reports)),
         Route("/reports/{name}", _guarded(r.report)),
         Route("/reports/{name}/{file}", _guarded(r.report)),

@@ -63,8 +63,12 @@ def _report_list(reports: list[str]) -> str:
     if not reports:
         return "<section><h2>Reports</h2><p>No report folders in the served folder.</p>" \
                "</section>"
-    items = "".join(f"<li><a href='/reports/{escape(r)}/report.html'>{escape(r)}</a></li>"
-                    for r in reports)
+    items = "".join(
+        f"<li><a href='/reports/{escape(r)}/report.html'>{escape(r)}</a> · <form "
+        f"method='get' action='/replay/{escape(r)}' class='inline'>replay condition "
+        "<input name='condition' type='number' min='0' value='0' aria-label='condition'> "
+        "game <input name='game' type='number' min='0' value='0' aria-label='game'> "
+        "<button type='submit'>Replay</button></form></li>" for r in reports)
     return f"<section><h2>Reports</h2><ul id='reports'>{items}</ul></section>"
 
 
@@ -87,7 +91,7 @@ def play(game: str) -> HTMLResponse:
     return _page("At the table", body)
 
 
-def _whole(form: dict, key: str, lo: int, hi: int) -> int:
+def whole(form: dict, key: str, lo: int, hi: int) -> int:
     v = str(form.get(key, "")).strip()
     if not v.isdigit() or not lo <= int(v) <= hi:
         raise InputError(f"{key} must be a whole number from {lo} to {hi}, got {v!r}")
@@ -110,16 +114,16 @@ def _bot(name: str, where: str) -> str:
 
 def table_args(form: dict) -> dict:
     """The new game's arguments from the start page's form (checked)."""
-    players = _whole(form, "players", 3, 5)
-    seat = _whole(form, "seat", 0, players - 1)
+    players = whole(form, "players", 3, 5)
+    seat = whole(form, "seat", 0, players - 1)
     bots = [_bot(str(form.get(f"bot{p}", "random")), f"seat {p}") if p != seat else "random"
             for p in range(players)]
     return {"ruleset": _ruleset(form), "players": players, "seat": seat, "bots": bots,
-            "seed": _whole(form, "seed", 0, 2**63 - 1)}
+            "seed": whole(form, "seed", 0, 2**63 - 1)}
 
 
 def replay_args(query: dict) -> dict:
-    players = _whole(query, "players", 3, 5)
+    players = whole(query, "players", 3, 5)
     bots = [b.strip() for b in str(query.get("bots", "random")).split(",") if b.strip()]
     if len(bots) == 1:
         bots = bots * players
@@ -127,7 +131,7 @@ def replay_args(query: dict) -> dict:
         raise InputError(f"bots: name one bot, or one for each of the {players} seats "
                          f"(comma-separated), got {len(bots)}")
     return {"ruleset": _ruleset(query), "players": players,
-            "seed": _whole(query, "seed", 0, 2**63 - 1),
+            "seed": whole(query, "seed", 0, 2**63 - 1),
             "bots": [_bot(b, "bots") for b in bots]}
 
 
@@ -140,7 +144,9 @@ def replay(r: dict) -> HTMLResponse:
         hands = "".join(f"<td>{escape(', '.join(h))}</td>" for h in t["hands"])
         rows.append(f"<tr><th scope='row'>round {t['round']} trick {t['trick']}<br>"
                     f"leader {t['leader']}</th>{hands}<td>{plays}</td></tr>")
-    body = (f"<p>{escape(r['title'])}, {r['players']} players, seed {r['seed']}: final points "
+    body = (f"<p>{escape(r['source'] + ': ') if r['source'] else ''}"
+            f"{escape(r['title'])}, {r['players']} players, seed {r['seed']}, game "
+            f"{r['game']}: final points "
             f"{escape(str(r['points']))}, winners {escape(str(r['winners']))} "
             f"({escape(r['end_reason'])}).</p>"
             f"<div class='scroll'><table id='replay'><thead><tr><th>trick</th>{head}"

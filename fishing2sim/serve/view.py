@@ -62,12 +62,15 @@ def table_view(t: Table) -> dict:
     return out
 
 
-def replay(ruleset: str, players: int, seed: int, bots: list[str], game: int = 0,
-           deck=None) -> dict:
+def replay(ruleset: str, players: int, seed: int, bots: list, game: int = 0,
+           deck=None, params=None, first_leader=None, title_extra: str = "") -> dict:
     """A game replayed with every hand shown: the log's lines, and before each trick every
     seat's hand (followed from the deals, draws and every move of a hand card)."""
     g = play_game(players=players, seed=seed, ruleset=ruleset, strategies=bots, game=game,
-                  deck=deck)
+                  deck=deck, params=params, first_leader=first_leader)
+    from fishing2sim.strategy.loading import load_strategy
+
+    bots = [load_strategy(b).name for b in bots]
     hands: list[list[str]] = [[] for _ in range(players)]
     tricks = []
     for e in g.events:
@@ -90,6 +93,6 @@ def replay(ruleset: str, players: int, seed: int, bots: list[str], game: int = 0
         elif kind == "trick_result" and tricks:
             tricks[-1]["catches"] = e["highest_player"]
     return {"ruleset": ruleset, "title": RULESET_TITLES[ruleset], "players": players,
-            "seed": seed, "game": game, "bots": bots, "points": g.points,
+            "seed": seed, "game": game, "source": title_extra, "bots": bots, "points": g.points,
             "winners": g.winners, "end_reason": g.end_reason, "tricks": tricks,
             "log": render_game(g.events).splitlines()}
