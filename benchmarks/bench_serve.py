@@ -2,8 +2,9 @@
 kernels are single-threaded; compiles and loads are done before the timing):
 
 - a hint: pimc at its default budget (24 sampled deals, 1 rollout each, to the end of the
-  round) valuing every option of the person's decision, plus skilled's choice; the median
-  over the person's decisions of ``--games`` games (fresh, no hint reused);
+  round) valuing every option of the person's decision, its win chance (the same search to
+  the game's end) and spread (24 searches of one deal), plus skilled's choice; the median
+  and the maximum over the person's decisions of ``--games`` games (each hint fresh);
 - the bots' moves: an answer's time until the person's next decision (every bot's move in
   between), the median over the same decisions, divided by the number of bot moves it
   held for a bot's move;

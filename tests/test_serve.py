@@ -143,6 +143,12 @@ def test_the_hint_is_the_searchs_values_from_the_seats_view_only():
     decide_once(t.st.copy(), t.ev, t.arrays, sp, hint_seed(t.gseed, 3), rf, rt, ro, values)
     assert [o["value"] for o in h["options"]] == [round(v, 2) for v in values[:len(t.options())]]
     assert len({o["value"] for o in h["options"]}) > 1  # real values, not a constant
+    from fishing2sim.search import kernels as S
+
+    sp[0, S.SP_OBJECTIVE], sp[0, S.SP_HORIZON] = S.OBJ_WIN, S.HORIZON_GAME  # the win chance
+    decide_once(t.st.copy(), t.ev, t.arrays, sp, hint_seed(t.gseed, 3), rf, rt, ro, values)
+    assert [o["win"] for o in h["options"]] == [round(v, 3) for v in values[:len(t.options())]]
+    assert all(0 <= o["win"] <= 1 and o["spread"][0] <= o["spread"][1] for o in h["options"])
     assert h["skilled"] in t.options() and h["best"] in t.options()
     view = table_view(t)
     changed = 0

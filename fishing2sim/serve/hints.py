@@ -5,8 +5,11 @@ The values are search_decide's own (``decide_once`` on a copy of the paused game
 samples its worlds from the deciding seat's view only (docs/search.md), so a hint never
 uses a card the seat has not seen. Each value is the option's mean, over the sampled worlds,
 of the seat's points minus the best other seat's points at the end of the round (pimc's
-default horizon and objective); search_decide returns the means only, so the page shows
-neither a win chance nor the spread over the worlds.
+default horizon and objective). search_decide returns means only, so two more searches
+give the rest without changing the kernels: the win chance is the same search with pimc's
+other objective (its share of the win, ties shared) played to the end of the game, and the
+spread is the 10th to 90th percentile of the option's value in SPREAD_DEALS searches of one
+sampled deal each (fresh deals: the spread of a single deal's value, around the mean).
 """
 from __future__ import annotations
 
@@ -20,6 +23,7 @@ from fishing2sim.strategy.loading import load_strategy
 
 HINT_BOT = "pimc"
 POLICY_BOT = "skilled"
+SPREAD_DEALS = 24  # single sampled deals behind the spread
 
 
 def hint_seed(gseed: int, number: int) -> np.uint64:
@@ -27,15 +31,20 @@ def hint_seed(gseed: int, number: int) -> np.uint64:
     return np.uint64((gseed + 1_000_003 * (number + 1)) % 2**64)
 
 
-def search_values(table, st: np.ndarray, sseed: np.uint64) -> list[float]:
+def search_values(table, st: np.ndarray, sseed: np.uint64, **change) -> list[float]:
     """pimc's value of each option of the paused state ``st`` (the table's game, paused at
-    the person's decision), searched from the person's seat with seed ``sseed``."""
+    the person's decision), searched from the person's seat with seed ``sseed``;
+    ``change``: parameters other than pimc's defaults (worlds, horizon, objective)."""
+    from fishing2sim.search import kernels as S
     from fishing2sim.search.kernels import decide_once
 
     specs = ["random"] * table.players
     specs[table.seat] = HINT_BOT
     _, _, strats = build_lineup(specs, table.players)
     _, sp, rf, rt, ro = search_args(strats, None, table.players)
+    for key, value in change.items():
+        sp[table.seat, {"worlds": S.SP_WORLDS, "horizon": S.SP_HORIZON,
+                        "objective": S.SP_OBJECTIVE}[key]] = value
     values = np.zeros(K.MAX_HAND)
     choice = call_kernel(decide_once, (st, table.ev, table.arrays, sp, sseed, rf, rt, ro,
                                        values), st[None].copy(), strats)
@@ -63,9 +72,16 @@ def hint(table) -> dict:
     options = table.options()
     best = options[int(np.argmax(values))]
     skilled = policy_choice(table, table.observation())
+    seed = hint_seed(table.gseed, number)
+    win = search_values(table, table.st, seed, horizon=1, objective=1)
+    deals = np.array([search_values(table, table.st, np.uint64((int(seed) + 1 + w) % 2**64),
+                                    worlds=1) for w in range(SPREAD_DEALS)])
+    lo, hi = np.percentile(deals, [10, 90], axis=0)
     return {"decision": number, "kind": int(table.st[S_ASK_KIND]),
             "options": [{"option": o, "label": describe_option(o, table.deck),
-                         "value": round(v, 2)} for o, v in zip(options, values)],
+                         "value": round(v, 2), "win": round(w, 3),
+                         "spread": [round(float(a), 1), round(float(b), 1)]}
+                        for o, v, w, a, b in zip(options, values, win, lo, hi)],
             "best": best, "skilled": skilled, "bot": HINT_BOT}
 
 

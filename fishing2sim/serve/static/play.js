@@ -154,15 +154,16 @@ async function hint() {
     const h = await call("/hint");
     const tb = el("table");
     const hr = el("tr");
-    ["option", "search's value (points of margin at the round's end)", ""].forEach((x) => hr.appendChild(el("th", x)));
+    ["option", "value (points of margin at the round's end)", "spread over single deals (10th–90th percentile)", "win chance", ""].forEach((x) => hr.appendChild(el("th", x)));
     tb.appendChild(hr);
     h.options.forEach((o) => {
       const r = el("tr");
       const notes = [o.option === h.best ? "search's best" : "", o.option === h.skilled ? "skilled's choice" : ""].filter(Boolean).join("; ");
-      [o.label, o.value.toFixed(2), notes].forEach((x) => r.appendChild(el("td", x)));
+      [o.label, o.value.toFixed(2), `${o.spread[0]} to ${o.spread[1]}`, `${(100 * o.win).toFixed(0)}%`, notes].forEach((x) => r.appendChild(el("td", x)));
       tb.appendChild(r);
     });
-    box.replaceChildren(tb, el("p", `Values: ${h.bot}'s mean over its sampled deals of the cards you cannot see.`));
+    tb.id = "hint-table";
+    box.replaceChildren(tb, el("p", `Values: ${h.bot}'s mean over 24 sampled deals of the cards you cannot see (your margin over the best other seat); win chance: the same search played to the game's end.`));
     document.querySelectorAll("#options button").forEach((b) => b.classList.toggle("best", Number(b.dataset.option) === h.best));
   } catch (e) { box.replaceChildren(el("p", e.message, "error")); }
 }
