@@ -86,6 +86,8 @@ function renderOptions(v) {
   if (v.over) { $("prompt").textContent = "The game is over."; $("hint-button").hidden = true; return; }
   $("prompt").textContent = `Decision ${v.decision.number}: ${v.decision.prompt}` +
     (v.decision.subject ? ` (${v.decision.subject})` : "");
+  $("note").textContent = v.decision.kind === "play"
+    ? "Your hand: the cards you may play are green; another is refused with the rule." : "";
   const buttons = v.decision.kind === "play"
     ? v.hand.map((c) => ({option: c.card, label: c.label, legal: c.legal}))
     : v.decision.options.map((o) => ({option: o.option, label: o.label, legal: true}));
