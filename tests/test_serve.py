@@ -41,7 +41,7 @@ GAMES = [("fishing2", 4, 1, ["random", "greedy", "random", "greedy"], 28),
          ("fishing", 3, 0, ["random", "greedy", "random"], 12)]
 
 
-def engine_replay(ruleset, players, seat, bots, seed):
+def engine_replay(ruleset, players, seat, bots, seed, game=0):
     """The same game without the server: the engine's own pause loop (play_to_pause),
     every one of the seat's decisions answered with its first option."""
     from fishing2sim.search.kernels import play_to_pause
@@ -59,7 +59,7 @@ def engine_replay(ruleset, players, seat, bots, seed):
     ev = np.zeros((16384, K.EV_FIELDS), np.int64)
     paused = play_to_pause(np.ascontiguousarray(deck.arrays), players, K.RULESETS[ruleset],
                            np.ascontiguousarray(deck.hand_sizes[players]), deck.n_rounds, -1,
-                           np.uint64(game_seed(seed, 0)), funcs, table, mask, smask, 10**6,
+                           np.uint64(game_seed(seed, game)), funcs, table, mask, smask, 10**6,
                            st, rng, ev)
     assert not paused
     return [int(st[A_POINTS + p]) for p in range(players)]
@@ -393,3 +393,29 @@ def test_a_reports_game_is_replayed_by_condition_and_index(with_report):
                         ("/replay/small?condition=x&game=0", "condition must be a whole")):
         r = client.get(path)
         assert r.status_code in (400, 404) and words in unescape(r.text), (path, r.text[-300:])
+
+
+def test_a_reports_condition_is_played_at_the_table(with_report):
+    from fishing2sim.config.experiment import load_experiment
+
+    client, exp = with_report
+    r = client.post("/play/small", data={"condition": "1", "game": "3", "seat": "2"})
+    assert r.status_code == 303
+    game = r.headers["location"].rsplit("/", 1)[1]
+    v = client.get(f"/api/game/{game}").json()
+    assert v["bots"] == ["greedy", "greedy", "you", "greedy"] and v["game"] == 3
+    assert v["source"] == "small, condition 1 (seats=greedy), game 3"
+    while not v["over"]:
+        v = client.post(f"/api/game/{game}/answer",
+                        data={"option": str(v["decision"]["options"][0]["option"])}).json()
+    c = load_experiment(exp).conditions[1]
+    assert v["end"]["points"] == engine_replay("fishing2", 4, 2, ["greedy"] * 4, c.seed, 3)
+    r = client.post("/play/small", data={"condition": "1", "game": "0", "seat": "4"})
+    assert r.status_code == 400 and "seat must be a whole number from 0 to 3" in r.text
+
+
+def test_search_bots_play_in_the_other_seats():
+    t = Table("fishing", 3, 1, ["pimc", "random", "ismcts"], 2)
+    while not t.over:
+        t.answer(t.options()[0])
+    assert t.bot_decisions > 40 and sum(t.final_points()) > 0

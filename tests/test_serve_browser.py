@@ -106,6 +106,11 @@ def test_a_whole_game_played_in_the_browser_is_the_engines_game(
             assert page.evaluate("document.documentElement.scrollWidth") <= 800
             page.reload()  # a game in progress survives a reload
             assert _decision(page) == 1
+            page.keyboard.press("h")  # the hint, by keyboard
+            page.wait_for_selector("#hint-table")
+            assert page.locator("#hint-table tr").count() == \
+                page.locator("#options button.legal").count() + 1
+            assert page.locator("#options button.best").count() == 1
             made, refused = _play_out(page, keyboard, try_illegal=ruleset == "fishing2")
             points = json.loads(page.get_attribute("#final", "data-points"))
             if ruleset == "fishing2":

@@ -108,12 +108,7 @@ class Routes:
     def new_game(self, request: Request, form: dict):
         from fishing2sim.serve.table import Table
 
-        t = Table(**pages.table_args(form))
-        gid = secrets.token_urlsafe(9)
-        self.tables[gid] = t
-        while len(self.tables) > MAX_TABLES:
-            self.tables.popitem(last=False)
-        return RedirectResponse(f"/game/{gid}", 303)
+        return self.keep(Table(**pages.table_args(form)))
 
     def game_page(self, request: Request, form: dict):
         self.table(request)
@@ -170,6 +165,26 @@ class Routes:
                            pages.whole(q, "game", 0, 2**63 - 1))
         return pages.replay(replay(**args))
 
+    def report_play(self, request: Request, form: dict):
+        from fishing2sim.serve.reports import report_game
+        from fishing2sim.serve.table import Table
+
+        args = report_game(self.folder, request.path_params["name"],
+                           pages.whole(form, "condition", 0, 10**6),
+                           pages.whole(form, "game", 0, 2**63 - 1))
+        seat = pages.whole(form, "seat", 0, args["players"] - 1)
+        t = Table(args["ruleset"], args["players"], seat, args["bots"], args["seed"],
+                  args["game"], args["deck"], args["params"], args["first_leader"],
+                  args["title_extra"])
+        return self.keep(t)
+
+    def keep(self, t) -> RedirectResponse:
+        gid = secrets.token_urlsafe(9)
+        self.tables[gid] = t
+        while len(self.tables) > MAX_TABLES:
+            self.tables.popitem(last=False)
+        return RedirectResponse(f"/game/{gid}", 303)
+
     def reports(self, request: Request, form: dict):
         return pages.reports(report_folders(self.folder))
 
@@ -209,6 +224,7 @@ def make_app(folder: Path, token: str, hosts: set[str], cookie: str = "fishing2s
         Route("/api/game/{game}/review", _guarded(r.review)),
         Route("/replay", _guarded(r.replay)),
         Route("/replay/{name}", _guarded(r.report_replay)),
+        Route("/play/{name}", _guarded(r.report_play), methods=post),
         Route("/reports", _guarded(r.reports)),
         Route("/reports/{name}", _guarded(r.report)),
         Route("/reports/{name}/{file}", _guarded(r.report)),

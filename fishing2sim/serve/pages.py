@@ -68,7 +68,12 @@ def _report_list(reports: list[str]) -> str:
         f"method='get' action='/replay/{escape(r)}' class='inline'>replay condition "
         "<input name='condition' type='number' min='0' value='0' aria-label='condition'> "
         "game <input name='game' type='number' min='0' value='0' aria-label='game'> "
-        "<button type='submit'>Replay</button></form></li>" for r in reports)
+        "<button type='submit'>Replay</button></form> · <form method='post' "
+        f"action='/play/{escape(r)}' class='inline'>play condition "
+        "<input name='condition' type='number' min='0' value='0' aria-label='condition'> "
+        "game <input name='game' type='number' min='0' value='0' aria-label='game'> "
+        "in seat <input name='seat' type='number' min='0' value='0' aria-label='seat'> "
+        "<button type='submit'>Play</button></form></li>" for r in reports)
     return f"<section><h2>Reports</h2><ul id='reports'>{items}</ul></section>"
 
 

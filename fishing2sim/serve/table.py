@@ -78,6 +78,9 @@ class Table:
     seed: int
     game: int = 0
     deck_spec: object = None
+    params: list | None = None  # one parameter vector (or None: its defaults) per seat
+    first_leader: int | None = None
+    source: str = ""  # where the game comes from (a report's condition), for the page
     decisions: list[Decision] = field(default_factory=list)
     lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
@@ -94,8 +97,10 @@ class Table:
         self.arrays = np.ascontiguousarray(self.deck.arrays)
         specs = list(self.bots)
         specs[self.seat] = "random"  # never asked: every decision of this seat pauses
-        self.funcs, self.ptable, self.strats = build_lineup(specs, self.players)
-        self.bot_search = search_args(self.strats, None, self.players)
+        params = None if self.params is None else \
+            [None if p == self.seat else v for p, v in enumerate(self.params)]
+        self.funcs, self.ptable, self.strats = build_lineup(specs, self.players, params)
+        self.bot_search = search_args(self.strats, params, self.players)
         mask = observe_mask(self.strats)
         smask = 0
         for k in range(K.N_DECISIONS):
@@ -111,7 +116,8 @@ class Table:
         self.gseed = int(game_seed(self.seed, self.game))
         setup_game(self.st, self.rng, self.ev, self.arrays, self.players,
                    K.RULESETS[self.ruleset], np.ascontiguousarray(
-                       self.deck.hand_sizes[self.players]), self.deck.n_rounds, -1,
+                       self.deck.hand_sizes[self.players]), self.deck.n_rounds,
+                   -1 if self.first_leader is None else self.first_leader,
                    np.uint64(self.gseed), 1, 0, mask)
         self.st[S_SEARCH_MASK] = smask
         self.bot_decisions = 0

@@ -42,7 +42,7 @@ function seatName(v, p) { return p === v.seat ? `you (seat ${p})` : `seat ${p} (
 function renderTable(v) {
   const t = $("table");
   t.replaceChildren();
-  const head = el("p", `${v.title}, ${v.players} players, seed ${v.seed}.`);
+  const head = el("p", `${v.source ? v.source + ": " : ""}${v.title}, ${v.players} players, seed ${v.seed}, game ${v.game}.`);
   t.appendChild(head);
   if (v.over) return;
   const grid = el("div", undefined, "grid");
