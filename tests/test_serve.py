@@ -419,3 +419,24 @@ def test_search_bots_play_in_the_other_seats():
     while not t.over:
         t.answer(t.options()[0])
     assert t.bot_decisions > 40 and sum(t.final_points()) > 0
+
+
+def test_a_report_seating_a_strategy_file_is_not_run(tmp_path, with_report):
+    """A report folder may come from anyone: a condition that seats a strategy file is
+    refused, and the file's code never runs."""
+    import shutil
+
+    client, exp = with_report
+    root = tmp_path / "served"
+    shutil.copytree(Path(exp).parent / Path(exp).name.replace("-small.yaml", ""), root)
+    bot = tmp_path / "evil.py"
+    bot.write_text("open(__file__ + '.ran', 'w').close()\nNAME = 'evil'\n")
+    cfg = (root / "small" / "config.yaml").read_text()
+    (root / "small" / "config.yaml").write_text(
+        cfg.replace("  - greedy\n", f"  - {bot}\n", 1))  # the sweep's second value
+    c = _in(TestClient(make_app(root, "tok", {HOST}, cookie="f2s"),
+                       base_url=f"http://{HOST}", follow_redirects=False))
+    for r in (c.get("/replay/small?condition=1&game=0"),
+              c.post("/play/small", data={"condition": "1", "game": "0", "seat": "0"})):
+        assert r.status_code == 400 and "names files (evil.py)" in unescape(r.text)
+    assert not (tmp_path / "evil.py.ran").exists()

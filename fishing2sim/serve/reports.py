@@ -77,6 +77,12 @@ def report_game(folder: Path, name: str, condition: int, game: int) -> dict:
     data = _given({k: v for k, v in cfg.items() if k not in EXTRA_KEYS and k != "output"})
     if "run_conditions" in cfg:
         data["conditions"] = cfg["conditions"]
+    files = sorted(set(_files(data)))
+    if files:  # a report folder may come from anyone: the server opens no file it names
+        raise InputError(f"{name}: its configuration names files ({', '.join(files)}); the "
+                         "server replays and plays only the shipped bots and decks (a "
+                         "strategy file's code would run): use `fishing2sim play "
+                         "--experiment FILE --condition N --game G`")
     exp = load_experiment_data(data, path)
     n = len(exp.conditions)
     if not 0 <= condition < n:
@@ -110,3 +116,19 @@ def _given(cfg: dict) -> dict:
             continue
         out[k] = v
     return out
+
+
+def _files(x):
+    """The file names in a configuration: strategy files (``*.py``), deck files (``*.csv``,
+    the deck's ``file``)."""
+    if isinstance(x, dict):
+        for k, v in x.items():
+            if k == "file" and isinstance(v, str):
+                yield Path(v).name
+            else:
+                yield from _files(v)
+    elif isinstance(x, list):
+        for v in x:
+            yield from _files(v)
+    elif isinstance(x, str) and x.lower().endswith((".py", ".csv")):
+        yield Path(x).name
