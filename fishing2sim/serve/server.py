@@ -3,6 +3,7 @@ a fresh random token per start, uvicorn serving until Ctrl-C."""
 from __future__ import annotations
 
 import secrets
+import threading
 import socket
 from pathlib import Path
 
@@ -58,6 +59,7 @@ def serve(folder: Path, host: str = "127.0.0.1", port: int = 8765, echo=print) -
     echo(f"fishing2sim serve: the reports under {folder.resolve()}")
     echo(f"open http://{shown}:{port}/?token={token}")
     echo("Ctrl-C stops it")
+    threading.Thread(target=_warm, args=(echo,), daemon=True).start()
     config = uvicorn.Config(app, log_level="warning", timeout_graceful_shutdown=0.5, timeout_keep_alive=2,
                             lifespan="off", access_log=False)
     server = uvicorn.Server(config)
@@ -66,3 +68,19 @@ def serve(folder: Path, host: str = "127.0.0.1", port: int = 8765, echo=print) -
     finally:
         sock.close()
     raise KeyboardInterrupt
+
+
+def _warm(echo) -> None:
+    """Load (on a cold cache: compile) the kernels, a bot, the hint's search and skilled
+    while the start page is read, so that the first game does not wait for them."""
+    from fishing2sim import first_run
+
+    if first_run.cold_cache():
+        echo(f"{first_run.NOTICE}: the first game waits for it")
+    try:
+        from fishing2sim.serve.hints import hint
+        from fishing2sim.serve.table import Table
+
+        hint(Table("fishing2", 4, 0, ["random", "greedy", "weights", "skilled"], 0))
+    except Exception as exc:  # noqa: BLE001  (the first game then says what is wrong)
+        echo(f"warming up failed: {type(exc).__name__}: {exc}")
