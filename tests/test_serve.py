@@ -166,7 +166,9 @@ def test_the_page_shows_no_card_the_seat_has_not_seen():
         t.answer(t.options()[-1])
     events = t.public_events()
     kinds = {e["event"] for e in events}
-    assert "ocean" not in kinds and "boat" not in kinds
+    assert "boat" not in kinds
+    ocean = [e for e in events if e["event"] == "ocean"]
+    assert len(ocean) == 59 and all(e["card"] == HIDDEN for e in ocean)
     assert {e["player"] for e in events if e["event"] == "deal"} == {2}
     others = [e for e in events if e["event"] == "draw" and e["player"] != 2]
     assert others and all(e["card"] == HIDDEN for e in others)

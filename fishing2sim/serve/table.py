@@ -238,17 +238,19 @@ for _c in (K.C_LIGHT, K.C_DARK):
 
 
 def public_events(events: list[dict], seat: int) -> list[dict]:
-    """The events as ``seat`` saw them: the ocean's order and other hands' deals left out,
-    and every card the seat did not see (another player's draw, catch-1-card, given
-    exchange card or pass, a face-down card caught later) named ``HIDDEN``."""
+    """The events as ``seat`` saw them: other hands' deals and the boats' order left out,
+    and every card the seat did not see (the ocean's, another player's draw, catch-1-card,
+    given exchange card or pass, a face-down card caught later) named ``HIDDEN``."""
     out = []
     face_down: set[str] = set()  # cards another player put face down in the trick
     for e in events:
         kind = e["event"]
-        if kind == "ocean" or kind == "deal" and e["player"] != seat or kind == "boat":
+        if kind == "deal" and e["player"] != seat or kind == "boat":
             continue
         e = dict(e)
-        if kind in ("draw", "catch_1_card") and e["player"] != seat:
+        if kind == "ocean":  # its size is public, its order is not
+            e["card"] = HIDDEN
+        elif kind in ("draw", "catch_1_card") and e["player"] != seat:
             e["card"] = HIDDEN
         elif kind == "exchange_1_card" and e["player"] != seat:
             face_down.add(e["given"])
