@@ -260,6 +260,10 @@ def public_events(events: list[dict], seat: int) -> list[dict]:
         elif kind in ("caught", "catch_1_other", "zero_catch", "catch_all_others") \
                 and e["card"] in face_down:
             e["card"] = HIDDEN
+        elif kind == "trick_result":
+            for key in ("highest_card", "weakest_card"):
+                if e.get(key) in face_down:
+                    e[key] = HIDDEN
         elif kind == "trick_start":
             face_down.clear()
         out.append(e)
