@@ -150,9 +150,9 @@ def replay(r: dict) -> HTMLResponse:
         hands = "".join(f"<td>{escape(', '.join(h))}</td>" for h in t["hands"])
         rows.append(f"<tr><th scope='row'>round {t['round']} trick {t['trick']}<br>"
                     f"leader {t['leader']}</th>{hands}<td>{plays}</td></tr>")
-    body = (f"<p>{escape(r['source'] + ': ') if r['source'] else ''}"
-            f"{escape(r['title'])}, {r['players']} players, seed {r['seed']}, game "
-            f"{r['game']}: final points "
+    where = f"{r['source']}: " if r["source"] else ""
+    body = (f"<p>{escape(where)}{escape(r['title'])}, {r['players']} players, seed "
+            f"{r['seed']}{'' if where else ', game ' + str(r['game'])}: final points "
             f"{escape(str(r['points']))}, winners {escape(str(r['winners']))} "
             f"({escape(r['end_reason'])}).</p>"
             f"<div class='scroll'><table id='replay'><thead><tr><th>trick</th>{head}"
