@@ -442,3 +442,40 @@ def test_a_report_seating_a_strategy_file_is_not_run(tmp_path, with_report):
               c.post("/play/small", data={"condition": "1", "game": "0", "seat": "0"})):
         assert r.status_code == 400 and "names files (evil.py)" in unescape(r.text)
     assert not (tmp_path / "evil.py.ran").exists()
+
+
+def test_public_events_hide_every_card_the_seat_did_not_see():
+    from fishing2sim.serve.table import public_events
+
+    ev = [{"event": "ocean", "position": 0, "card": "blue 11"},
+          {"event": "deal", "player": 0, "card": "blue 1"},
+          {"event": "deal", "player": 1, "card": "blue 2"},
+          {"event": "trick_start", "round": 1, "trick": 1, "leader": 1},
+          {"event": "play", "player": 1, "card": "buoy exchange-1-card"},
+          {"event": "exchange_1_card", "player": 1, "taken": "blue 3", "given": "blue 2"},
+          {"event": "exchange_1_card", "player": 2, "taken": "blue 2", "given": "red 4"},
+          {"event": "trick_result", "highest_player": 0, "highest_card": "blue 9",
+           "weakest_player": 3, "weakest_card": "red 4"},
+          {"event": "caught", "player": 0, "card": "red 4", "by": "highest"},
+          {"event": "caught", "player": 0, "card": "blue 3", "by": "highest"},
+          {"event": "pass_1_left", "player": 2, "card": "red 5", "to": 3},
+          {"event": "pass_1_left", "player": 3, "card": "red 6", "to": 0},
+          {"event": "draw", "player": 1, "card": "red 7", "source": "ocean", "cause": "round"},
+          {"event": "catch_1_card", "player": 0, "card": "red 8"},
+          {"event": "boat", "player": 0, "card": "red 8"}]
+    out = public_events(ev, 0)
+    cards = [(e["event"], e.get("card", e.get("taken"))) for e in out]
+    assert ("deal", "blue 1") in cards and all(e.get("card") != "blue 2" for e in out)
+    assert [e for e in out if e["event"] == "ocean"][0]["card"] == HIDDEN
+    ex = [e for e in out if e["event"] == "exchange_1_card"]
+    assert ex[0]["taken"] == "blue 3" and ex[0]["given"] == HIDDEN  # taken face up
+    assert ex[1]["taken"] == HIDDEN and ex[1]["given"] == HIDDEN  # a face-down card
+    tr = next(e for e in out if e["event"] == "trick_result")
+    assert tr["highest_card"] == "blue 9" and tr["weakest_card"] == HIDDEN
+    caught = [e["card"] for e in out if e["event"] == "caught"]
+    assert caught == [HIDDEN, "blue 3"]
+    passes = [e["card"] for e in out if e["event"] == "pass_1_left"]
+    assert passes == [HIDDEN, "red 6"]  # only the card passed to seat 0
+    assert next(e for e in out if e["event"] == "draw")["card"] == HIDDEN
+    assert next(e for e in out if e["event"] == "catch_1_card")["card"] == "red 8"
+    assert not any(e["event"] == "boat" for e in out)

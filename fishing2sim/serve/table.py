@@ -253,6 +253,8 @@ def public_events(events: list[dict], seat: int) -> list[dict]:
         elif kind in ("draw", "catch_1_card") and e["player"] != seat:
             e["card"] = HIDDEN
         elif kind == "exchange_1_card" and e["player"] != seat:
+            if e["taken"] in face_down:  # another's face-down card, taken unseen
+                e["taken"] = HIDDEN
             face_down.add(e["given"])
             e["given"] = HIDDEN
         elif kind == "pass_1_left" and seat not in (e["player"], e["to"]):
