@@ -273,7 +273,8 @@ def test_only_the_report_folders_under_the_folder_are_served(served):
         assert r.status_code in (400, 404), path
         assert "SECRET" not in r.text and "Traceback" not in r.text, path
         assert "<h1>" in r.text, path
-    assert "no report folder named 'nope'" in unescape(served.get("/reports/nope/report.html").text)
+    text = unescape(served.get("/reports/nope/report.html").text)
+    assert "no report folder named 'nope'" in text
 
 
 def test_bad_requests_are_clear_pages_never_a_traceback(served):

@@ -38,9 +38,10 @@ def bind(host: str, port: int) -> socket.socket:
     return sock
 
 
-def serve(folder: Path, host: str = "127.0.0.1", port: int = 8765, echo=print) -> None:
+def serve(folder: Path, host: str = "127.0.0.1", port: int = 8765, echo=print,
+          must_exist: bool = True) -> None:
     """Serve the app until Ctrl-C (KeyboardInterrupt is raised then, once the server has
-    stopped)."""
+    stopped). ``must_exist``: a missing ``folder`` is an error (else: no reports)."""
     try:
         import uvicorn
 
@@ -49,19 +50,20 @@ def serve(folder: Path, host: str = "127.0.0.1", port: int = 8765, echo=print) -
         raise InputError(f"fishing2sim serve needs the serve extra ({exc.name} is missing): "
                          "pip install 'fishing2sim[serve]'") from None
     folder = Path(folder)
-    if not folder.is_dir():
+    if must_exist and not folder.is_dir():
         raise InputError(f"{folder}: no such folder")
     sock = bind(host, port)
     port = sock.getsockname()[1]
     token = secrets.token_urlsafe(24)
     app = make_app(folder, token, allowed_hosts(host, port), cookie=f"fishing2sim_{port}")
     shown = f"[{host}]" if ":" in host else host
-    echo(f"fishing2sim serve: the reports under {folder.resolve()}")
+    echo(f"fishing2sim serve: the reports under {folder.resolve()}"
+         + ("" if folder.is_dir() else " (none yet: the folder does not exist)"))
     echo(f"open http://{shown}:{port}/?token={token}")
     echo("Ctrl-C stops it")
     threading.Thread(target=_warm, args=(echo,), daemon=True).start()
-    config = uvicorn.Config(app, log_level="warning", timeout_graceful_shutdown=0.5, timeout_keep_alive=2,
-                            lifespan="off", access_log=False)
+    config = uvicorn.Config(app, log_level="warning", timeout_graceful_shutdown=0.5,
+                            timeout_keep_alive=2, lifespan="off", access_log=False)
     server = uvicorn.Server(config)
     try:
         server.run(sockets=[sock])

@@ -18,8 +18,10 @@ def table_view(t: Table) -> dict:
     seat's points and sizes, the ocean's count, and the public log as readable lines."""
     events = t.public_events()
     out = {"ruleset": t.ruleset, "title": RULESET_TITLES[t.ruleset], "players": t.players,
-           "seat": t.seat, "bots": [s.name if p != t.seat else "you" for p, s in enumerate(t.strats)],
-           "seed": t.seed, "game": t.game, "source": t.source, "over": t.over, "log": render_game(events).splitlines()}
+           "seat": t.seat,
+           "bots": [s.name if p != t.seat else "you" for p, s in enumerate(t.strats)],
+           "seed": t.seed, "game": t.game, "source": t.source, "over": t.over,
+           "log": render_game(events).splitlines()}
     if t.over:
         end = next((e for e in reversed(events) if e["event"] == "game_end"), None)
         out["end"] = {"points": t.final_points() if end is None else end["points"],
