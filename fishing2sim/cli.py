@@ -510,5 +510,33 @@ def train(training_file, workers, output, fresh, scheduler, dask_local):
     click.echo(f"wrote {out}/summary.md (model: {out}/model.npz)")
 
 
+@main.command()
+@click.argument("folder", type=click.Path(file_okay=False), default=None, required=False)
+@click.option("--host", default="127.0.0.1", show_default=True,
+              help="Listen on this address (another than 127.0.0.1 opens it to the network).")
+@click.option("--port", type=int, default=8765, show_default=True,
+              help="Listen on this port (0: a free one).")
+def serve(folder, host, port):
+    """Play a seat against the bots in the browser, with the search's hints; replays; the
+    report folders under FOLDER (default: reports, if any). Needs the serve extra
+    (docs/serve.md).
+
+    It prints its address with a fresh token; Ctrl-C stops it (exit code 130)."""
+    from fishing2sim.serve.server import serve as run_server
+
+    try:
+        run_server(folder or "reports", host, port, echo=lambda m: click.echo(m, err=True),
+                   must_exist=folder is not None)
+    except KeyboardInterrupt:
+        # the server writes no file: end at once, without the interpreter's teardown of
+        # the compiled kernels (over a second), so Ctrl-C stops it within 2 s
+        import os
+
+        click.echo("stopped", err=True)
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(130)
+
+
 if __name__ == "__main__":  # pragma: no cover
     main()

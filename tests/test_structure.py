@@ -26,7 +26,7 @@ LAYERS = [
     ["analysis"],
     ["report"],
     ["study"],
-    ["tune", "compare", "train"],
+    ["tune", "compare", "train", "serve"],
     ["cli"],
 ]
 RANK = {u: i for i, layer in enumerate(LAYERS) for u in layer}

@@ -1,0 +1,162 @@
+"""The server's HTML pages (every value escaped) and the checks of their forms."""
+from __future__ import annotations
+
+from html import escape
+
+from starlette.responses import HTMLResponse
+
+from fishing2sim.errors import InputError
+
+RULESETS = {"fishing2": "Fishing 2", "fishing": "Fishing"}
+DEFAULT_BOTS = ["greedy", "weights", "skilled", "counter", "random"]
+
+
+def _page(title: str, body: str, status: int = 200) -> HTMLResponse:
+    return HTMLResponse(
+        "<!doctype html><html lang='en'><head><meta charset='utf-8'>"
+        "<meta name='viewport' content='width=device-width, initial-scale=1'>"
+        f"<title>{escape(title)} · fishing2sim</title>"
+        "<link rel='stylesheet' href='/static/style.css'></head><body>"
+        "<nav><a href='/'>fishing2sim serve</a> · <a href='/reports'>reports</a></nav>"
+        f"<main><h1>{escape(title)}</h1>{body}</main></body></html>", status)
+
+
+def error(status: int, title: str, message: str) -> HTMLResponse:
+    return _page(title, f"<p class='error' role='alert'>{escape(message)}</p>"
+                 "<p><a href='/'>Back to the start page</a></p>", status)
+
+
+def _bots():
+    from fishing2sim.strategy.files import known_strategies
+
+    return known_strategies()
+
+
+def home(reports: list[str]) -> HTMLResponse:
+    bots = _bots()
+    seats = "".join(
+        f"<label>seat {p} <select name='bot{p}'>"
+        + "".join(f"<option{' selected' if b == DEFAULT_BOTS[p] else ''}>{escape(b)}</option>"
+                  for b in bots) + "</select></label> " for p in range(5))
+    rulesets = "".join(f"<option value='{k}'>{v}</option>" for k, v in RULESETS.items())
+    body = (
+        "<section><h2>Play a seat</h2><form method='post' action='/new' id='new'>"
+        f"<label>ruleset <select name='ruleset'>{rulesets}</select></label> "
+        "<label>players <select name='players'><option>3</option><option selected>4"
+        "</option><option>5</option></select></label> "
+        "<label>your seat <input name='seat' type='number' min='0' max='4' value='0'>"
+        "</label> <label>seed <input name='seed' type='number' min='0' value='1'></label>"
+        f"<fieldset><legend>the bots (your seat's is ignored; seats past the player count "
+        f"too)</legend>{seats}</fieldset>"
+        "<button type='submit'>Start the game</button></form></section>"
+        "<section><h2>Replay a game</h2><form method='get' action='/replay'>"
+        f"<label>ruleset <select name='ruleset'>{rulesets}</select></label> "
+        "<label>players <input name='players' type='number' min='3' max='5' value='4'>"
+        "</label> <label>seed <input name='seed' type='number' min='0' value='1'></label> "
+        "<label>bots <input name='bots' value='greedy,weights,skilled,counter' size='32'>"
+        "</label> <button type='submit'>Replay</button></form></section>"
+        + _report_list(reports))
+    return _page("Fishing 2 at the table", body)
+
+
+def _report_list(reports: list[str]) -> str:
+    if not reports:
+        return "<section><h2>Reports</h2><p>No report folders in the served folder.</p>" \
+               "</section>"
+    items = "".join(
+        f"<li><a href='/reports/{escape(r)}/report.html'>{escape(r)}</a> · <form "
+        f"method='get' action='/replay/{escape(r)}' class='inline'>replay condition "
+        "<input name='condition' type='number' min='0' value='0' aria-label='condition'> "
+        "game <input name='game' type='number' min='0' value='0' aria-label='game'> "
+        "<button type='submit'>Replay</button></form> · <form method='post' "
+        f"action='/play/{escape(r)}' class='inline'>play condition "
+        "<input name='condition' type='number' min='0' value='0' aria-label='condition'> "
+        "game <input name='game' type='number' min='0' value='0' aria-label='game'> "
+        "in seat <input name='seat' type='number' min='0' value='0' aria-label='seat'> "
+        "<button type='submit'>Play</button></form></li>" for r in reports)
+    return f"<section><h2>Reports</h2><ul id='reports'>{items}</ul></section>"
+
+
+def reports(names: list[str]) -> HTMLResponse:
+    return _page("Reports", _report_list(names))
+
+
+def play(game: str) -> HTMLResponse:
+    body = (
+        f"<div id='app' data-game='{escape(game)}'>"
+        "<p id='status' aria-live='polite'>Loading…</p>"
+        "<section id='table'></section>"
+        "<section><h2 id='prompt'></h2><p id='note'></p>"
+        "<div id='options' role='group' aria-labelledby='prompt'></div>"
+        "<p id='message' role='alert'></p>"
+        "<button id='hint-button' type='button'>Hint (search + skilled)</button>"
+        "<div id='hint'></div></section>"
+        "<section id='end' hidden></section>"
+        "<details open><summary>What happened</summary><ol id='log'></ol></details></div>"
+        "<script src='/static/play.js'></script>")
+    return _page("At the table", body)
+
+
+def whole(form: dict, key: str, lo: int, hi: int) -> int:
+    v = str(form.get(key, "")).strip()
+    if not v.isdigit() or not lo <= int(v) <= hi:
+        raise InputError(f"{key} must be a whole number from {lo} to {hi}, got {v!r}")
+    return int(v)
+
+
+def _ruleset(form: dict) -> str:
+    r = form.get("ruleset", "fishing2")
+    if r not in RULESETS:
+        raise InputError(f"unknown ruleset {r!r}: choose fishing2 or fishing")
+    return r
+
+
+def _bot(name: str, where: str) -> str:
+    if name not in _bots():
+        raise InputError(f"{where}: unknown bot {name!r}; the shipped bots are "
+                         f"{', '.join(_bots())}")
+    return name
+
+
+def table_args(form: dict) -> dict:
+    """The new game's arguments from the start page's form (checked)."""
+    players = whole(form, "players", 3, 5)
+    seat = whole(form, "seat", 0, players - 1)
+    bots = [_bot(str(form.get(f"bot{p}", "random")), f"seat {p}") if p != seat else "random"
+            for p in range(players)]
+    return {"ruleset": _ruleset(form), "players": players, "seat": seat, "bots": bots,
+            "seed": whole(form, "seed", 0, 2**63 - 1)}
+
+
+def replay_args(query: dict) -> dict:
+    players = whole(query, "players", 3, 5)
+    bots = [b.strip() for b in str(query.get("bots", "random")).split(",") if b.strip()]
+    if len(bots) == 1:
+        bots = bots * players
+    if len(bots) != players:
+        raise InputError(f"bots: name one bot, or one for each of the {players} seats "
+                         f"(comma-separated), got {len(bots)}")
+    return {"ruleset": _ruleset(query), "players": players,
+            "seed": whole(query, "seed", 0, 2**63 - 1),
+            "bots": [_bot(b, "bots") for b in bots]}
+
+
+def replay(r: dict) -> HTMLResponse:
+    seats = range(r["players"])
+    head = "".join(f"<th scope='col'>seat {p} ({escape(r['bots'][p])})</th>" for p in seats)
+    rows = []
+    for t in r["tricks"]:
+        plays = ", ".join(f"{p['player']}: {escape(p['card'])}" for p in t["plays"])
+        hands = "".join(f"<td>{escape(', '.join(h))}</td>" for h in t["hands"])
+        rows.append(f"<tr><th scope='row'>round {t['round']} trick {t['trick']}<br>"
+                    f"leader {t['leader']}</th>{hands}<td>{plays}</td></tr>")
+    where = f"{r['source']}: " if r["source"] else ""
+    body = (f"<p>{escape(where)}{escape(r['title'])}, {r['players']} players, seed "
+            f"{r['seed']}{'' if where else ', game ' + str(r['game'])}: final points "
+            f"{escape(str(r['points']))}, winners {escape(str(r['winners']))} "
+            f"({escape(r['end_reason'])}).</p>"
+            f"<div class='scroll'><table id='replay'><thead><tr><th>trick</th>{head}"
+            f"<th>plays (seat: card)</th></tr></thead><tbody>{''.join(rows)}</tbody></table>"
+            "</div><details><summary>The whole log</summary><pre>"
+            f"{escape(chr(10).join(r['log']))}</pre></details>")
+    return _page("Replay", body)
