@@ -333,3 +333,8 @@ def test_a_resumed_es_step_whose_numbers_are_not_finite_is_one_line():
                    ("z", None)):
         with pytest.raises(TrainError, match=f"es step's {k} is not 2 finite numbers"):
             _step_state({"es": {**good, k: bad}}, "k", "sha", 2, 3, print)
+
+
+def test_the_reference_gives_the_largest_model_file():
+    """docs/reference.md's figure is the reader's limit (it follows the layout)."""
+    assert f"{MAX_MODEL_BYTES:,} bytes" in (REPO / "docs" / "reference.md").read_text()

@@ -267,7 +267,8 @@ def _positions_problem(d: dict, tail: int) -> str | None:
             "tails": (np.int64, (len(d["tail_keys"]), tail))}
     for k, (dtype, shape) in want.items():
         if d[k].dtype != dtype or d[k].shape != shape:
-            return f"its '{k}' array is {d[k].shape} {d[k].dtype}, expected {shape} {np.dtype(dtype)}"
+            return (f"its '{k}' array is {d[k].shape} {d[k].dtype}, expected {shape} "
+                    f"{np.dtype(dtype)}")
     if not np.isfinite(d["values"]).all():
         return "its option values are not all finite"
     m = d["meta"]
