@@ -487,7 +487,10 @@ def tune(experiment, workers, resume, trials, time_limit, output, no_progress, y
               help="Label on the Dask scheduler at ADDRESS (e.g. tcp://host:8786).")
 @click.option("--dask-local", type=int, default=None, metavar="N",
               help="Label on a local Dask cluster of N worker processes.")
-def train(training_file, workers, output, fresh, scheduler, dask_local):
+@click.option("--yes", "-y", is_flag=True,
+              help="Train even above the size limits (10**9 games in all: labelled, "
+                   "evaluation, ES).")
+def train(training_file, workers, output, fresh, scheduler, dask_local, yes):
     """Train the student policy skilled by expert iteration (fishing2sim/train/run.py).
 
     Ctrl-C stops it; the finished iterations are kept and a second run resumes."""
@@ -503,7 +506,7 @@ def train(training_file, workers, output, fresh, scheduler, dask_local):
         with StopSignals(ignore_after_stop=True):
             out = run_training(training_file, workers, output, fresh,
                                progress=lambda m: click.echo(m, err=True),
-                               scheduler=scheduler, dask_local=dask_local)
+                               scheduler=scheduler, dask_local=dask_local, yes=yes)
     except KeyboardInterrupt as exc:
         click.echo("stopped: the finished iterations are kept; run again to resume", err=True)
         sys.exit(128 + getattr(exc, "signum", signal.SIGINT))

@@ -136,7 +136,7 @@ BAD = [
     ("es: {sigma: -0.1}", "es: sigma must be a number in (0, 10], got -0.1"),
     ("es: {lr: 0}", "es: lr must be a number in (0, 10], got 0"),
     ("es: {check_deals: 1}", "es: check_deals must be a whole number >= 2, got 1"),
-    ("es: {seed: -1}", "es: seed must be a whole number >= 0, got -1"),
+    ("es: {seed: -1}", "es: seed must be a whole number 0..9223372036854775807, got -1"),
     ("es: {pair: 3}", "es: unknown key 'pair'"),
     ("es: {overfishing: -0.5}", "es: overfishing must be a number in [0, 100]"),
     ("es: {overfishing: lots}", "es: overfishing must be a number in [0, 100]"),

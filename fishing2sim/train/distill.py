@@ -105,7 +105,8 @@ def check_member_folders(c: dict, parent: Path, fresh: bool) -> None:
         check_output(parent / m["name"], config_hash(m), fresh)
 
 
-def _train_members(c: dict, out: Path, workers: int, fresh: bool, progress) -> list:
+def _train_members(c: dict, out: Path, workers: int, fresh: bool, progress,
+                   yes: bool = False) -> list:
     """Each member trained or resumed in the run's output folder: [(name, folder, config)]."""
     from fishing2sim.train.run import read_config, train
 
@@ -114,7 +115,7 @@ def _train_members(c: dict, out: Path, workers: int, fresh: bool, progress) -> l
         m = read_config(f)
         progress(f"distill: member {m['name']} ({f}) in {out.parent / m['name']}")
         folder = train(f, workers, out.parent, fresh,
-                       progress=lambda msg, n=m["name"]: progress(f"  {n}: {msg}"))
+                       progress=lambda msg, n=m["name"]: progress(f"  {n}: {msg}"), yes=yes)
         members.append((m["name"], folder, m))
     return members
 
@@ -126,15 +127,16 @@ def _iterations_s(folder: Path) -> float:
 
 
 def run_distill(c: dict, h: str, out: Path, state: dict, last_model: Path, workers: int,
-                fresh: bool, progress) -> Path:
+                fresh: bool, progress, yes: bool = False) -> Path:
     """The distill step after the run's iterations (the caller holds the run's lock);
     returns the distilled model's path."""
+    from fishing2sim.train.checks import max_rows, read_linear
     from fishing2sim.train.fit import prior_weights
     from fishing2sim.train.labels import load_positions
     from fishing2sim.train.model import file_sha256, read_model, save_model
     from fishing2sim.train.run import fit_iteration
 
-    members = _train_members(c, out, workers, fresh, progress)
+    members = _train_members(c, out, workers, fresh, progress, yes)
     last = int(state["done"])
     files = [last_model] + [folder / "model.npz" for _, folder, _ in members]
     shas = [file_sha256(p) for p in files]
@@ -147,9 +149,8 @@ def run_distill(c: dict, h: str, out: Path, state: dict, last_model: Path, worke
         return target
     t0 = time.perf_counter()
     models = [read_model(p)["weights"] for p in files]
-    start = (np.load(out / f"linear_{last - 1}.npy", allow_pickle=False) if last > 1
-             else prior_weights())
-    data = load_positions(out / f"positions_{last}.npz")
+    start = read_linear(out / f"linear_{last - 1}.npy") if last > 1 else prior_weights()
+    data = load_positions(out / f"positions_{last}.npz", config_hash=h, rows=max_rows(c))
     _, w, _, total = fit_iteration(c, out, last, data, start,
                                    prepare=distill_prepare(models, c["temperature"]))
     fit_s = time.perf_counter() - t0

@@ -68,9 +68,12 @@ def check_es(c: dict, raw, where: str) -> None:
         low = 2 if k == "check_deals" else 1
         if not (_number(s[k], whole=True) and s[k] >= low):
             raise TrainError(f"{where}: es: {k} must be a whole number >= {low}, got {s[k]!r}")
+    from fishing2sim.config.keys import MAX_SEED
+
     for k in ("seed", "check_seed"):
-        if not (_number(s[k], whole=True) and s[k] >= 0):
-            raise TrainError(f"{where}: es: {k} must be a whole number >= 0, got {s[k]!r}")
+        if not (_number(s[k], whole=True) and 0 <= s[k] <= MAX_SEED):
+            raise TrainError(f"{where}: es: {k} must be a whole number 0..{MAX_SEED}, "
+                             f"got {s[k]!r}")
     for k in ("sigma", "lr"):
         if not (_number(s[k]) and 0 < s[k] <= 10):
             raise TrainError(f"{where}: es: {k} must be a number in (0, 10], got {s[k]!r}")
@@ -341,6 +344,15 @@ def _step_state(state: dict, key: str, start_sha: str, dim: int, iterations: int
     if st.get("key") != key or st["done"] > iterations:
         st = {"key": key, "start_sha256": start_sha, "dim": dim, "done": 0, "rows": [],
               "z": [0.0] * dim, "m": [0.0] * dim, "v": [0.0] * dim}
+    for k in ("z", "m", "v"):  # a resumed step's numbers: as many as it tunes, finite
+        x = st.get(k)
+        if not (isinstance(x, list) and len(x) == dim and all(
+                isinstance(y, (int, float)) and not isinstance(y, bool) and np.isfinite(y)
+                for y in x)):
+            from fishing2sim.train.run import TrainError
+
+            raise TrainError(f"state.json: the es step's {k} is not {dim} finite numbers "
+                             "(damaged); use --fresh to start over")
     return st
 
 

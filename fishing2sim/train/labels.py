@@ -16,11 +16,13 @@ import numpy as np
 
 from fishing2sim.safe_files import write_atomic
 
-from fishing2sim.engine.constants import MAX_HAND, OBS_SIZE, RULESETS
+from fishing2sim.engine.constants import MAX_HAND, MAX_PLAYERS, N_DECISIONS, OBS_SIZE, RULESETS
 from fishing2sim.engine.state import S_ASK_SEAT, S_ERR_CODE, STATE_SIZE
 from fishing2sim.train.label import N_META, OBS_KEEP
+from fishing2sim.train.stored import max_npz_bytes, read_npz
 
 ROWS_PER_GAME = 500  # more than the decisions of any game (a bound for the buffers)
+MAX_ROWS = 10 ** 8  # the most positions a positions file is read with, unless told
 # the executor label_games submits its chunks to when none is given (train --dask-local /
 # --scheduler: a Dask cluster's, set by using_executor for the whole training run)
 _EXECUTOR: contextvars.ContextVar = contextvars.ContextVar("label_executor", default=None)
@@ -230,7 +232,55 @@ def save_positions(path, data: dict, config_hash: str, meta: dict | None = None)
     write_atomic(Path(path), buf.getvalue())
 
 
-def load_positions(path) -> dict:
-    with np.load(path, allow_pickle=False) as z:
-        return {k: z[k] for k in z.files}
+def load_positions(path, config_hash: str | None = None, rows: int = MAX_ROWS) -> dict:
+    """A positions file (save_positions'), checked: its arrays' dtypes and shapes, the
+    values finite, the meta columns in range, a deck part for every (ruleset, players) of
+    its positions, at most ``rows`` positions and, if given, the run's ``config_hash``.
+    Anything else is one TrainError line naming the file (train/stored.py reads it)."""
+    from fishing2sim.train.run import TrainError
 
+    tail = OBS_SIZE - OBS_KEEP
+    specs = {"obs": ("i", 2, rows * OBS_KEEP), "values": ("f", 2, rows * MAX_HAND),
+             "meta": ("i", 2, rows * N_META), "stats": ("i", 1, 16),
+             "tail_keys": ("i", 2, 2 * 64), "tails": ("i", 2, 64 * tail),
+             "config_hash": ("U", (0, 1), 1, 256), "info": ("U", (0, 1), 1, 1 << 16)}
+    limit = max_npz_bytes(specs) * 101 // 100  # (deflate may add a little)
+    d = read_npz(path, specs, TrainError, "positions file", "training's positions",
+                 limit=limit)
+    problem = _positions_problem(d, tail)
+    stamp = "".join(str(x) for x in d["config_hash"].ravel())
+    if problem is None and config_hash is not None and stamp != config_hash:
+        problem = (f"labelled by another training (config hash {stamp[:12]}…, this one's "
+                   f"{config_hash[:12]}…)")
+    if problem:
+        raise TrainError(f"positions file {path}: {problem}; use --fresh to start over")
+    return d
+
+
+def _positions_problem(d: dict, tail: int) -> str | None:
+    from fishing2sim.train.label import M_GAME, M_KIND, M_N_OPT, M_PLAYERS, M_RULESET, M_SEAT
+
+    n = len(d["obs"])
+    want = {"obs": (np.int16, (n, OBS_KEEP)), "values": (np.float32, (n, MAX_HAND)),
+            "meta": (np.int64, (n, N_META)), "stats": (np.int64, (4,)),
+            "tail_keys": (np.int64, (len(d["tail_keys"]), 2)),
+            "tails": (np.int64, (len(d["tail_keys"]), tail))}
+    for k, (dtype, shape) in want.items():
+        if d[k].dtype != dtype or d[k].shape != shape:
+            return (f"its '{k}' array is {d[k].shape} {d[k].dtype}, expected {shape} "
+                    f"{np.dtype(dtype)}")
+    if not np.isfinite(d["values"]).all():
+        return "its option values are not all finite"
+    m = d["meta"]
+    ranges = {M_GAME: (0, 2 ** 62), M_KIND: (0, N_DECISIONS - 1), M_N_OPT: (1, MAX_HAND),
+              M_RULESET: (0, len(RULESETS) - 1), M_PLAYERS: (3, MAX_PLAYERS)}
+    for col, (lo, hi) in ranges.items():
+        if n and not ((m[:, col] >= lo) & (m[:, col] <= hi)).all():
+            return f"its meta column {col} has values outside {lo}..{hi}"
+    if n and not ((m[:, M_SEAT] >= 0) & (m[:, M_SEAT] < m[:, M_PLAYERS])).all():
+        return "its meta column of the seats has seats outside the table"
+    keys = {tuple(int(x) for x in k) for k in d["tail_keys"]}
+    if n and not {(int(a), int(b)) for a, b in np.unique(m[:, [M_RULESET, M_PLAYERS]],
+                                                          axis=0)} <= keys:
+        return "positions of a ruleset and player count without their deck part"
+    return None

@@ -25,12 +25,26 @@ from fishing2sim.safe_files import write_atomic
 
 from fishing2sim.train.features import n_params
 from fishing2sim.train.layout import (
-    FEATURE_NAMES, FEATURES_VERSION, N_BLOCKS, N_FEATURES, N_FEATURES_V3, N_FEATURES_V4,
+    FEATURE_NAMES, FEATURES_VERSION, MAX_HIDDEN, N_BLOCKS, N_FEATURES, N_FEATURES_V3,
+    N_FEATURES_V4,
 )
+from fishing2sim.train.stored import max_npz_bytes, read_npz
 
 DATA_DIR = Path(__file__).resolve().parent.parent / "data"
 # the older feature versions this one reads, by their number of features (_from_older)
 OLDER = {3: N_FEATURES_V3, 4: N_FEATURES_V4}
+# The arrays a model file may hold (train/stored.py's specs: dtype kinds, dimensions, most
+# elements[, most characters]): only these are read; a file larger than all of them at
+# their largest (MAX_MODEL_BYTES, under 1 MB) is no model and is not read at all.
+MODEL_SPECS = {
+    "weights": ("f", 1, n_params(MAX_HIDDEN)),
+    "hidden": ("i", 0, 1),
+    "version": ("i", 0, 1),
+    "features": ("U", 1, 1024, 64),
+    "config_hash": ("U", 0, 1, 256),
+    "meta": ("U", 0, 1, 1 << 16),
+}
+MAX_MODEL_BYTES = max_npz_bytes(MODEL_SPECS)
 
 
 class ModelError(Fishing2simError, ValueError):
@@ -62,6 +76,9 @@ def save_model(path, weights, config_hash: str = "", meta: dict | None = None,
     if w.shape != (n_params(hidden),):
         raise ModelError(f"a model with {hidden} hidden units has {n_params(hidden)} "
                          f"weights, got {w.shape}")
+    if not np.isfinite(w).all():  # never written: read_model would refuse it
+        raise ModelError(f"model file {path} not written: {int((~np.isfinite(w)).sum()):,} "
+                         "of its weights are not finite")
     arrays = {
         "weights": w,
         "hidden": np.array(int(hidden), np.int64),
@@ -84,20 +101,15 @@ def save_model(path, weights, config_hash: str = "", meta: dict | None = None,
 
 def read_model(path) -> dict:
     """The model's arrays, checked; ModelError (one line) if it is not a model of this
-    feature layout."""
+    feature layout. Only the arrays of MODEL_SPECS are read (train/stored.py: another
+    member of the npz is ignored, never decompressed), and a file larger than a model can
+    be (MAX_MODEL_BYTES) is refused before it is read."""
     path = Path(path)
-    if not path.is_file():
+    if not path.exists():
         raise ModelError(f"model file {path} does not exist")
-    try:
-        with np.load(path, allow_pickle=False) as z:
-            d = {k: z[k] for k in z.files}
-    except Exception as exc:  # truncated, not a zip, a pickled object ...
-        raise ModelError(f"model file {path} cannot be read as an npz model "
-                         f"({type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''})"
-                         ) from None
-    for k in ("weights", "version", "features"):
-        if k not in d:
-            raise ModelError(f"model file {path} is not a skilled model (no '{k}' array)")
+    # (a link to a model is followed: only the file it names must be a regular one)
+    d = read_npz(path.resolve(), MODEL_SPECS, ModelError, "model file", "skilled model",
+                 required=("weights", "version", "features"))
     version = int(d["version"]) if d["version"].shape == () else -1
     if version not in OLDER and version != FEATURES_VERSION:
         raise ModelError(f"model file {path} has feature version {version}; this fishing2sim "

@@ -47,6 +47,7 @@ import numpy as np
 import yaml
 
 from fishing2sim import __version__
+from fishing2sim.config.keys import MAX_SEED
 from fishing2sim.engine.constants import N_DECISIONS, RULESETS
 from fishing2sim.errors import Fishing2simError
 from fishing2sim.safe_files import (FileSafetyError, check_replaceable, name_problem,
@@ -129,9 +130,11 @@ def _check_settings(c: dict, where: str) -> None:
           f"{where}: name must be a non-empty name without '/' (not starting with '.')")
     why = name_problem(c["name"])
     _need(not why, f"{where}: the name {why}")
-    for k in ("seed", "iterations", "workers", "chunk", "hidden", "epochs"):
+    _need(_number(c["seed"], whole=True) and 0 <= c["seed"] <= MAX_SEED,
+          f"{where}: seed must be a whole number 0..{MAX_SEED}, got {c['seed']!r}")
+    for k in ("iterations", "workers", "chunk", "hidden", "epochs"):
         v = c[k]
-        low = 0 if k in ("seed", "hidden") else 1
+        low = 0 if k == "hidden" else 1
         _need(_number(v, whole=True) and v >= low and (k != "hidden" or v <= 256),
               f"{where}: {k} must be a whole number >= {low}"
               f"{' and <= 256' if k == 'hidden' else ''}, got {v!r}")
@@ -318,12 +321,13 @@ def _open_output(out: Path, h: str, fresh: bool) -> dict:
 
 def train(path, workers=None, output=None, fresh=False, progress=print,
           scheduler: str | None = None, dask_local: int | None = None,
-          using_dask: bool = False) -> Path:
+          using_dask: bool = False, yes: bool = False) -> Path:
     """Run (or resume) the training file; returns its output folder. With ``scheduler`` (a
     Dask scheduler address) or ``dask_local`` (a local Dask cluster of that many workers)
     the labelling's chunks run as Dask tasks: the same chunks, joined in game order, so the
     same positions and models as locally. The folder is locked meanwhile (the lock file
     ``<output>/.<name>.lock``, as a run's): a second training of it stops with one line.
+    Above the size limits (train/checks.py) only with ``yes``.
     """
     if dask_local:  # a local cluster's workers are processes of this machine
         from fishing2sim.run.processes import check_workers
@@ -337,8 +341,11 @@ def train(path, workers=None, output=None, fresh=False, progress=print,
         from fishing2sim.train.labels import using_executor
 
         with dask_executor(scheduler, dask_local) as ex, using_executor(ex):
-            return train(path, workers, output, fresh, progress, using_dask=True)
+            return train(path, workers, output, fresh, progress, using_dask=True, yes=yes)
     c = read_config(path)
+    from fishing2sim.train.checks import check_size
+
+    check_size(c, yes, f"training file {path}")
     h = config_hash(c)
     from fishing2sim.run.checkpoints import OutputLock
     from fishing2sim.run.chunks import RunError
@@ -363,24 +370,26 @@ def train(path, workers=None, output=None, fresh=False, progress=print,
     except RunError as exc:
         raise TrainError(str(exc)) from None
     try:
-        return _train_in(c, h, out, workers, fresh, progress)
+        return _train_in(c, h, out, workers, fresh, progress, yes)
+    except MemoryError:  # (with --yes above the limits): one line, the finished work kept
+        raise TrainError(f"training file {path}: out of memory; the finished iterations "
+                         "are kept (fewer games, deals or pairs a step)") from None
     finally:
         lock.release()
 
 
-def _train_in(c: dict, h: str, out: Path, workers: int, fresh: bool, progress) -> Path:
+def _train_in(c: dict, h: str, out: Path, workers: int, fresh: bool, progress,
+              yes: bool = False) -> Path:
     """train's iterations in its folder ``out`` (the caller holds the folder's lock)."""
+    from fishing2sim.train.checks import resume_weights
     from fishing2sim.train.fit import prior_weights
-    from fishing2sim.train.model import read_model, save_model
+    from fishing2sim.train.model import save_model
 
     state = _open_output(out, h, fresh)
     w = prior_weights()
-    if state["done"]:
+    if state["done"]:  # every file it will read checked before any work (train/checks.py)
         prev_model = out / f"model_{state['done']}.npz"
-        w = read_model(prev_model)["weights"].copy()
-        lin = out / f"linear_{state['done']}.npy"
-        if lin.is_file():  # the Newton fit's weights, the next fit's start
-            w = np.load(lin, allow_pickle=False)
+        w = resume_weights(c, h, out, state["done"])
         progress(f"resuming after iteration {state['done']} ({out})")
     else:
         prev_model = out / "model_0.npz"
@@ -390,7 +399,7 @@ def _train_in(c: dict, h: str, out: Path, workers: int, fresh: bool, progress) -
     if c["distill"]:  # the last step: one student fitted to several (train/distill.py)
         from fishing2sim.train.distill import run_distill
 
-        prev_model = run_distill(c, h, out, state, prev_model, workers, fresh, progress)
+        prev_model = run_distill(c, h, out, state, prev_model, workers, fresh, progress, yes)
     if c["es"]:  # a policy step on the win share (train/es.py)
         from fishing2sim.train.es import run_es
 
@@ -481,9 +490,11 @@ def fit_iteration(c: dict, out: Path, i: int, data: dict, w, net: dict | None = 
     from fishing2sim.train.fit import agreement, fit
     from fishing2sim.train.label import M_GAME, M_KIND, M_N_OPT, M_RULESET
     from fishing2sim.train.net import fit_net
+    from fishing2sim.train.checks import max_rows
     from fishing2sim.train.labels import features_of, join, load_positions
 
-    alldata = join([load_positions(out / f"positions_{j}.npz") for j in range(1, i)] + [data])
+    alldata = join([load_positions(out / f"positions_{j}.npz", rows=max_rows(c))
+                    for j in range(1, i)] + [data])
     X, blocks = features_of(alldata)
     m = alldata["meta"]
     held = m[:, M_GAME] % 10 == 0
@@ -520,11 +531,14 @@ def _iteration(c, h, out, i, state, w, prev_model, workers, progress):
     t0 = time.perf_counter()
     behaviour, teacher = _behaviour_and_teacher(c, out, i, prev_model)
     data = _label(c, i, behaviour, teacher, workers, progress)
-    save_positions(out / f"positions_{i}.npz", data, h, {"iteration": i})
     t_label = time.perf_counter() - t0
     t1 = time.perf_counter()
     w_lin, w, agree, total = fit_iteration(c, out, i, data, w)
     t_fit = time.perf_counter() - t1
+    if not (np.isfinite(w_lin).all() and np.isfinite(w).all()):  # nothing of it is saved
+        raise TrainError(f"iteration {i}: the fit's weights are not all finite; nothing "
+                         f"of iteration {i} is saved")
+    save_positions(out / f"positions_{i}.npz", data, h, {"iteration": i})
     model_i = out / f"model_{i}.npz"
     save_model(model_i, w, h, {"iteration": i, "positions": total}, hidden=c["hidden"])
     buf = io.BytesIO()
