@@ -42,7 +42,7 @@ def bot_cost(name: str, kind: str, ruleset: str, players: int) -> float | None:
     like = "cheater" if kind == "cheater" else "pimc" if kind == "search" else "weights"
     if like == "pimc":
         searches = [s for (b, r, p), s in t.items() if b in ("pimc", "ismcts", "pimc_skilled")
-                    and p == players]
+                    and r == ruleset and p == players]
         if searches:
             return statistics.median(searches)
     return bot_cost(like, "heuristic", ruleset, players) if like != name else None
