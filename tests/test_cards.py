@@ -13,7 +13,7 @@ from click.testing import CliRunner
 
 from fishing2sim.api import new_outputs, new_work, play_game, play_games
 from fishing2sim.cli import main
-from fishing2sim.config.deck import edit_deck
+from fishing2sim.config.deck_edits import edit_deck
 from fishing2sim.config.experiment import load_experiment
 from fishing2sim.engine import constants as K
 from fishing2sim.engine.batch import G_END, G_ROUNDS

@@ -360,7 +360,7 @@ def test_bad_hand_table(tmp_path):
 def test_an_edited_deck_names_what_its_edits_changed():
     """remove_from_tier removes cards by position (the tier's last rows): the deck says
     which, by name, for the report; a deck file as it is has no changes."""
-    from fishing2sim.config.deck import edit_deck
+    from fishing2sim.config.deck_edits import edit_deck
 
     d = load_deck(None, ruleset="fishing2")
     assert d.changes == ()

@@ -1,4 +1,4 @@
-"""Experiment files (fishing2sim.config.experiment) and deck edits (fishing2sim.config.deck.edit_deck)."""
+"""Experiment files (fishing2sim.config.experiment) and deck edits (fishing2sim.config.deck_edits.edit_deck)."""
 import json
 import subprocess
 import sys
@@ -8,7 +8,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from fishing2sim.config.deck import DeckError, deck_for, edit_deck
+from fishing2sim.config.deck import DeckError, deck_for
+from fishing2sim.config.deck_edits import edit_deck
 from fishing2sim.engine.constants import F_TIER
 from fishing2sim.config.experiment import ANALYSES, ExperimentError, condition_seed, load_experiment
 

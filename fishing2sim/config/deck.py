@@ -474,8 +474,3 @@ def _playable(arrays: np.ndarray, hand_sizes: np.ndarray) -> tuple[int, ...]:
         if h > 0 and starting == p * h:
             out.append(p)
     return tuple(out)
-
-
-# the deck edits (an experiment's deck: key) live in config/deck_edits.py; imported here too,
-# where they were first
-from fishing2sim.config.deck_edits import edit_deck  # noqa: E402,F401

@@ -32,7 +32,8 @@ from pydantic_core import PydanticCustomError
 from fishing2sim.config.adaptive import AdaptiveMixin
 from fishing2sim.config.cards import CardsMixin
 from fishing2sim.config.decisions import decision_settings
-from fishing2sim.config.deck import Deck, DeckError, edit_deck, load_deck
+from fishing2sim.config.deck import Deck, DeckError, load_deck
+from fishing2sim.config.deck_edits import edit_deck
 from fishing2sim.config.grid import GridMixin, condition_seed
 from fishing2sim.config.levels import LevelsMixin, Panel
 from fishing2sim.config.keypaths import parse_key_path as _parse_key_path  # noqa: F401

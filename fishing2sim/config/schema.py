@@ -430,7 +430,7 @@ class DeckSpec(FileSchema):
     rounds: Any = None
 
 
-# ---- deck edits (fishing2sim.config.deck.edit_deck) ---------------------------------------
+# ---- deck edits (fishing2sim.config.deck_edits.edit_deck) ---------------------------------------
 ADD_KEYS = ("name", "kind", "colour", "value", "effect", "tier", "min_players")
 
 
@@ -527,7 +527,7 @@ def _rounds(v):
 
 class DeckEdits(Schema):
     """The edits of a deck, each on its own; what needs the deck (a card's name, a tier's
-    cards, the hand table's rounds) is :func:`fishing2sim.config.deck.edit_deck`'s."""
+    cards, the hand table's rounds) is :func:`fishing2sim.config.deck_edits.edit_deck`'s."""
 
     help: ClassVar[dict] = {
         "remove": "a list of card names",

@@ -22,6 +22,7 @@ from __future__ import annotations
 import numpy as np
 
 from fishing2sim.engine import constants as K
+from fishing2sim.run.shares import win_shares
 
 CARD_FIELDS = {
     "cards_n": "per card: deals played without it (paired with the standard deck's game)",
@@ -75,7 +76,6 @@ def add_cards(t: dict, P: int, ids, out_int, out_points, out_cards) -> None:
     """The per-card totals of one batch of cards_batch output."""
     from fishing2sim.engine.batch import G_END, G_FIRST_LEADER, G_ROUNDS
     from fishing2sim.engine.cards import C_CATCHER, C_DRAWER, C_END, C_POINTS, C_ROUNDS
-    from fishing2sim.run.totals import win_shares
 
     ids = np.asarray(list(ids), np.int64)
     n, k = out_cards.shape[:2]

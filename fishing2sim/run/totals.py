@@ -30,10 +30,10 @@ import numpy as np
 
 from fishing2sim.engine import constants as K
 from fishing2sim.run.cards import CARD_FIELDS, empty_card_totals
+from fishing2sim.run.shares import WIN_UNIT, win_shares  # noqa: F401  (the totals' names too)
 
 R = K.MAX_ROUNDS + 1
 MAX_POINTS = 1024  # score histogram bins (the last one collects anything higher)
-WIN_UNIT = 60  # win shares are counted in 60ths of a win (ties share it)
 
 # the six sums kept per round and unit of the trump-choice pairs (docs/rules.md E):
 # g = sign * (d1 + d2), sign +1 if light was chosen; d1, d2 two independent pairs'
@@ -178,15 +178,6 @@ def empty_totals(players: int, n_strategies: int, arc: bool = False,
 def summed_keys(arc: bool = False, cards: bool = False) -> list[str]:
     """The keys a checkpoint holds and the merge sums (not the block accumulators)."""
     return [k for k in empty_totals(1, 1, arc, cards) if k not in BLOCK_KEYS]
-
-
-def win_shares(out_points, players):
-    """Per game and seat: the win share in 60ths."""
-    pts = out_points[:, :players]
-    best = pts.max(axis=1, keepdims=True)
-    won = pts == best
-    k = won.sum(axis=1, keepdims=True)
-    return np.where(won, WIN_UNIT // k, 0)
 
 
 def accumulate(t: dict, P: int, slot, out_int, out_points, out_ocean, pairs,
