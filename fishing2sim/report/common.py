@@ -4,7 +4,6 @@ summary.md and report.html."""
 
 from __future__ import annotations
 
-import textwrap
 from typing import Any, Iterable
 
 import matplotlib
@@ -18,7 +17,8 @@ import pandas as pd  # noqa: E402
 from fishing2sim.report.document import TERMS, Doc, md_table  # noqa: F401  (shared by every section)
 from fishing2sim.report.words import (  # noqa: F401  (the reports import them from here too)
     isnan, num, int_, decimals, fmt, ci, pp_ci, max_hw, hw_text, number, ADJUSTMENTS, effect, sentence)
-from fishing2sim.report.layout import finish  # noqa: F401,E402  (shared by every plot)
+from fishing2sim.report.layout import (  # noqa: F401,E402  (shared by every plot)
+    PLOT_LABEL_LINES, finish, wrap)
 
 DPI = 110
 STAT_COLUMNS = ("metric", "n", "estimate", "ci_low", "ci_high", "ci_unit")
@@ -293,25 +293,6 @@ def strategy_order(ctx: Context, names: Iterable[str]) -> list[str]:
 # --------------------------------------------------------------------------------------------
 def colour(i: int):
     return plt.get_cmap("tab10")(i % 10)
-
-
-#: the most lines a plot label is wrapped into; the rest is cut to "…". matplotlib lays out
-#: and draws every glyph of a text each time a figure is drawn, so a condition name of
-#: 200,000 characters took minutes per plot; summary.md and the CSVs keep the whole text.
-PLOT_LABEL_LINES = 8
-
-
-def wrap(text: str, width: int, max_lines: int = PLOT_LABEL_LINES) -> str:
-    """``text`` wrapped to ``width`` for a plot, at most ``max_lines`` lines (the last one
-    ending in "…" when cut)."""
-    text = str(text)
-    limit = width * max_lines + 1  # textwrap splits all it is given: give what can show
-    cut = len(text) > limit
-    lines = textwrap.wrap(text[:limit] if cut else text, width=width, break_long_words=True,
-                          max_lines=max_lines, placeholder=" …")
-    if cut and lines and not lines[-1].endswith("…"):
-        lines[-1] += " …"
-    return "\n".join(lines) or text[:limit]
 
 
 def yerr(rows: pd.DataFrame, scale: float = 1.0) -> np.ndarray:

@@ -2,7 +2,26 @@
 
 from __future__ import annotations
 
+import textwrap
 from typing import Any, Iterable
+
+#: the most lines a plot label is wrapped into; the rest is cut to "…". matplotlib lays out
+#: and draws every glyph of a text each time a figure is drawn, so a condition name of
+#: 200,000 characters took minutes per plot; summary.md and the CSVs keep the whole text.
+PLOT_LABEL_LINES = 8
+
+
+def wrap(text: str, width: int, max_lines: int = PLOT_LABEL_LINES) -> str:
+    """``text`` wrapped to ``width`` for a plot, at most ``max_lines`` lines (the last one
+    ending in "…" when cut)."""
+    text = str(text)
+    limit = width * max_lines + 1  # textwrap splits all it is given: give what can show
+    cut = len(text) > limit
+    lines = textwrap.wrap(text[:limit] if cut else text, width=width, break_long_words=True,
+                          max_lines=max_lines, placeholder=" …")
+    if cut and lines and not lines[-1].endswith("…"):
+        lines[-1] += " …"
+    return "\n".join(lines) or text[:limit]
 
 
 def finish(ax_list: Iterable, legend: bool) -> None:
@@ -38,8 +57,6 @@ def fit_titles(fig) -> None:
     """Re-wrap the figure's title and each axes title so that every line fits: the figure
     title within the figure's width, an axes title within its axes' width. matplotlib
     clips a title that is wider than the figure."""
-    from fishing2sim.report.common import wrap
-
     renderer = fig.canvas.get_renderer()
     texts = []
     if fig._suptitle is not None and fig._suptitle.get_text():

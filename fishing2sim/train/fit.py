@@ -22,6 +22,7 @@ from fishing2sim.engine.constants import (
 from fishing2sim.train.layout import (
     BLOCKS_PER_RULESET, FEATURE_NAMES, N_BLOCKS, N_FEATURES, N_PLAY_BLOCKS, N_RULESETS, N_WEIGHTS,
 )
+from fishing2sim.train.net import scores, targets
 
 F = {n: i for i, n in enumerate(FEATURE_NAMES)}
 
@@ -90,13 +91,6 @@ def _loss_grad(w, X, mask, T, l2):
     return loss, g
 
 
-def targets(values, mask, temperature):
-    v = np.where(mask, values / temperature, -np.inf)
-    v -= v.max(axis=1, keepdims=True)
-    e = np.where(mask, np.exp(v), 0.0)
-    return e / e.sum(axis=1, keepdims=True)
-
-
 def fit_block(X, values, mask, temperature=2.0, l2=1e-4, w0=None, iters=30):
     """Newton's method with a backtracking line search on the (convex) soft
     cross-entropy: a block has N_FEATURES weights, so its Hessian is small. numpy only."""
@@ -153,7 +147,6 @@ def agreement(X, values, kinds, blocks, n_opt, w):
     """Per decision kind: (positions, top-1 agreement with the teacher, mean regret in
     points: the teacher's best value minus the value of the student's pick); w: the
     student's parameters (a linear one or one with a hidden layer, train/net.py)."""
-    from fishing2sim.train.net import scores
 
     S = scores(X, blocks, w)
     out = {}

@@ -80,12 +80,18 @@ def _grads(P, Xb, bb, mk, Tb):
     return [g_lin + DECAY * lin, g_W1 + DECAY * W1, g_c, g_u + DECAY * u]
 
 
+def targets(values, mask, temperature):
+    """The soft targets: softmax(value / temperature) over each position's options."""
+    v = np.where(mask, values / temperature, -np.inf)
+    v -= v.max(axis=1, keepdims=True)
+    e = np.where(mask, np.exp(v), 0.0)
+    return e / e.sum(axis=1, keepdims=True)
+
+
 def fit_net(X, values, blocks, n_opt, w_lin, hidden: int, temperature=2.0, epochs=5,
             seed=0, lr=3e-3, decay=LR_DECAY) -> np.ndarray:
     """The full parameter vector (n_params(hidden)) fitted on the positions, from the
     linear weights w_lin (N_WEIGHTS)."""
-    from fishing2sim.train.fit import targets
-
     rng = np.random.default_rng(seed)
     m = X.shape[1]
     mask = np.arange(m)[None, :] < n_opt[:, None]
