@@ -8,12 +8,20 @@ import math
 import numpy as np
 import pandas as pd
 
-from fishing2sim.analysis.contrasts import label_keys_of
-
 # ci_unit: what the 95% CI takes as its independent unit (a game, a rotation block, a
 # trump choice, a game still running in that round); n counts what the metric counts
 TABLE_COLUMNS = ["metric", "n", "estimate", "ci_low", "ci_high", "ci_unit"]
 CHOICE = "trump choice"  # the unit of a round's trump figures: one choice per game and round
+
+
+def label_keys_of(exp) -> list[str]:
+    """The sweep's label keys over every condition, in first-seen order."""
+    keys: list[str] = []
+    for cond in exp.conditions:
+        for k in cond.labels:
+            if k not in keys:
+                keys.append(k)
+    return keys
 
 
 def hist_quantile(h: np.ndarray, q: float) -> float:

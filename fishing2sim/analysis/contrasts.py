@@ -38,6 +38,7 @@ import pandas as pd
 from fishing2sim.analysis.stats import (WIN_UNIT, Z, adjust_p, crit, mean_ci, mean_se, p_from_ci,
                                         ratio_ci, share_ci, wilson)
 from fishing2sim.strategy.identity import distinct_names
+from fishing2sim.analysis.common import label_keys_of
 from fishing2sim.analysis.sprt import decide, elo_to_score, score_to_elo  # noqa: F401 (re-exported)
 from fishing2sim.run.totals import CL_SQ, CL_SUM, CL_XM, SUM, TRUMP_X
 
@@ -95,15 +96,6 @@ def _mean(s, ss, n, scale=1.0, share: bool = False) -> Figure:
     """A mean's figure (t interval); ``share``: a mean of shares, its CI kept in [0, 1]."""
     e, lo, hi = (share_ci if share else mean_ci)(float(s), float(ss), float(n), scale)
     return Figure(e, lo, hi, int(n), "mean", se=mean_se(float(s), float(ss), float(n), scale))
-
-
-def label_keys_of(exp) -> list[str]:
-    keys: list[str] = []
-    for cond in exp.conditions:
-        for k in cond.labels:
-            if k not in keys:
-                keys.append(k)
-    return keys
 
 
 def headline(exp, cond, t) -> dict:
