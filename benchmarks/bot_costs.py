@@ -16,6 +16,7 @@ from __future__ import annotations
 import argparse
 import csv
 import datetime
+import io
 import os
 import statistics
 import time
@@ -53,6 +54,7 @@ def main(argv=None) -> int:
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--out", default=str(OUT))
     args = ap.parse_args(argv)
+    from fishing2sim.safe_files import write_atomic
     from fishing2sim.strategy.loading import load_strategy
 
     bots = [b for b in args.only.split(",") if b] or shipped_bots()
@@ -72,12 +74,11 @@ def main(argv=None) -> int:
     out = Path(args.out)
     old = [r for r in csv.DictReader(out.open())] if out.exists() else []
     keep = [r for r in old if r["bot"] not in set(bots)]
-    tmp = out.with_suffix(".tmp")
-    with tmp.open("w", newline="") as f:
-        w = csv.DictWriter(f, COLUMNS)
-        w.writeheader()
-        w.writerows(sorted(keep + rows, key=lambda r: (r["bot"], r["ruleset"], int(r["players"]))))
-    os.replace(tmp, out)
+    buf = io.StringIO(newline="")
+    w = csv.DictWriter(buf, COLUMNS)
+    w.writeheader()
+    w.writerows(sorted(keep + rows, key=lambda r: (r["bot"], r["ruleset"], int(r["players"]))))
+    write_atomic(out, buf.getvalue())
     print(f"written: {out}")
     return 0
 

@@ -19,6 +19,7 @@ from __future__ import annotations
 import argparse
 import csv
 import datetime
+import io
 import os
 import re
 import statistics
@@ -68,14 +69,15 @@ def run_once(suite: str) -> dict:
 
 
 def record(rows: list[dict], path: Path = RECORD) -> None:
-    """Adds the rows to the record (written whole to a temporary file, then renamed)."""
+    """Adds the rows to the record (written whole or not at all: safe_files.write_atomic)."""
+    from fishing2sim.safe_files import write_atomic
+
     old = list(csv.DictReader(path.open())) if path.exists() else []
-    tmp = path.with_suffix(".tmp")
-    with tmp.open("w", newline="") as f:
-        w = csv.DictWriter(f, COLUMNS)
-        w.writeheader()
-        w.writerows(old + rows)
-    os.replace(tmp, path)
+    buf = io.StringIO(newline="")
+    w = csv.DictWriter(buf, COLUMNS)
+    w.writeheader()
+    w.writerows(old + rows)
+    write_atomic(path, buf.getvalue())
 
 
 def main(argv=None) -> int:
