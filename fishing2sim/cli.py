@@ -519,7 +519,11 @@ def train(training_file, workers, output, fresh, scheduler, dask_local, yes):
               help="Listen on this address (another than 127.0.0.1 opens it to the network).")
 @click.option("--port", type=int, default=8765, show_default=True,
               help="Listen on this port (0: a free one).")
-def serve(folder, host, port):
+@click.option("--strategy", "strategy_files", multiple=True, metavar="FILE",
+              help="Offer this strategy file as a bot on the start page (repeatable).")
+@click.option("--deck", "deck_files", multiple=True, metavar="FILE",
+              help="Offer this deck CSV file on the start page (repeatable).")
+def serve(folder, host, port, strategy_files, deck_files):
     """Play a seat against the bots in the browser, with the search's hints; replays; the
     report folders under FOLDER (default: reports, if any). Needs the serve extra
     (docs/serve.md).
@@ -529,7 +533,8 @@ def serve(folder, host, port):
 
     try:
         run_server(folder or "reports", host, port, echo=lambda m: click.echo(m, err=True),
-                   must_exist=folder is not None)
+                   must_exist=folder is not None, strategy_files=strategy_files,
+                   deck_files=deck_files)
     except KeyboardInterrupt:
         # the server writes no file: end at once, without the interpreter's teardown of
         # the compiled kernels (over a second), so Ctrl-C stops it within 2 s

@@ -480,3 +480,79 @@ def test_public_events_hide_every_card_the_seat_did_not_see():
     assert next(e for e in out if e["event"] == "draw")["card"] == HIDDEN
     assert next(e for e in out if e["event"] == "catch_1_card")["card"] == "red 8"
     assert not any(e["event"] == "boat" for e in out)
+
+
+def _deck_without_a_tier_4_card(path: Path) -> Path:
+    """The Fishing 2 deck with its last tier-4 card left out (ids renumbered)."""
+    src = load_deck(None, ruleset="fishing2").path.read_text().splitlines()
+    head, rows = src[0], [r.split(",") for r in src[1:]]
+    tier = head.split(",").index("tier")
+    last = max(i for i, r in enumerate(rows) if r[tier] == "4")
+    rows = [r for i, r in enumerate(rows) if i != last]
+    path.write_text("\n".join([head] + [",".join([str(i)] + r[1:])
+                                        for i, r in enumerate(rows)]) + "\n")
+    return path
+
+
+def test_the_start_page_offers_the_files_named_at_the_start(tmp_path):
+    """`serve --strategy FILE --deck FILE`: the page offers them by name; a game seats the
+    file's bot and plays the file's deck; a form names offered names only, never a path."""
+    from fishing2sim.serve.offer import make_offer
+
+    bot = tmp_path / "my_lowest.py"
+    bot.write_text((Path(__file__).parents[1] / "strategies" / "greedy.py").read_text()
+                   .replace('NAME = "greedy"', 'NAME = "my_lowest"'))
+    deck = _deck_without_a_tier_4_card(tmp_path / "short_ocean.csv")
+    offer = make_offer([bot], [deck])
+    root = tmp_path / "reports"
+    root.mkdir()
+    c = _in(TestClient(make_app(root, "tok", {HOST}, cookie="f2s", offer=offer),
+                       base_url=f"http://{HOST}", follow_redirects=False))
+    page = c.get("/").text
+    assert "<option>my_lowest</option>" in page and "<option>short_ocean</option>" in page
+    r = c.post("/new", data={"ruleset": "fishing2", "players": "4", "seat": "0", "seed": "3",
+                             "bot1": "my_lowest", "bot2": "greedy", "bot3": "my_lowest",
+                             "deck": "short_ocean"})
+    assert r.status_code == 303
+    view = c.get("/api" + r.headers["location"]).json()
+    assert view["bots"] == ["you", "my_lowest", "greedy", "my_lowest"]
+    standard = load_deck(None, ruleset="fishing2")
+    table = Table("fishing2", 4, 0, ["random"] * 4, 3)
+    assert view["ocean_n"] == table_view(table)["ocean_n"] - 1  # one tier-4 card fewer
+    assert len(offer.decks["short_ocean"]["fishing2"].names) == len(standard.names) - 1
+    refused = [({"bot1": str(bot)}, f"seat 1: unknown bot {str(bot)!r}"),
+               ({"bot1": "greedy", "deck": str(deck)}, f"unknown deck {str(deck)!r}"),
+               ({"bot1": "greedy", "deck": "short_ocean", "ruleset": "fishing"},
+                "the deck 'short_ocean' is a deck of fishing2, not of fishing")]
+    for extra, words in refused:
+        form = {"players": "3", "seat": "0", "seed": "1", "bot2": "greedy", **extra}
+        r = c.post("/new", data=form)
+        assert r.status_code == 400 and words in unescape(r.text), r.text[-300:]
+    r = c.get("/replay?players=3&seed=1&bots=my_lowest&deck=short_ocean")
+    assert r.status_code == 200 and "my_lowest" in r.text
+
+
+def test_serve_refuses_a_bad_strategy_or_deck_file_in_one_line(tmp_path):
+    typo = tmp_path / "typo.py"
+    typo.write_text((Path(__file__).parents[1] / "strategies" / "greedy.py").read_text()
+                    .replace('NAME = "greedy"', 'NAME = "typo"')
+                    .replace("return cheapest_win_or_weakest(obs)",
+                             "return cheapest_win_or_weakst(obs)"))
+    line = typo.read_text().splitlines().index("    return cheapest_win_or_weakst(obs)") + 1
+    taken = tmp_path / "greedy.py"
+    taken.write_text((Path(__file__).parents[1] / "strategies" / "greedy.py").read_text())
+    bad_deck = tmp_path / "bad.csv"
+    bad_deck.write_text("id,name\n0,nothing\n")
+    cases = [(["--strategy", str(tmp_path / "none.py")], "none.py: no such file"),
+             (["--strategy", str(taken)], "its name 'greedy' is a shipped bot's name"),
+             (["--strategy", str(typo)], "name 'cheapest_win_or_weakst' is not defined "
+                                         f"(typo.py, line {line}, in play; did you mean"),
+             (["--deck", str(bad_deck)], f"--deck {bad_deck}:"),
+             (["--deck", str(tmp_path / "gone.csv")], "gone.csv: no such file")]
+    for args, words in cases:
+        p = subprocess.run([sys.executable, "-m", "fishing2sim.cli", "serve", str(tmp_path),
+                            "--port", "0", *args], capture_output=True, text=True, timeout=300)
+        assert p.returncode == 2, (args, p.stderr)
+        lines = p.stderr.strip().splitlines()
+        assert len(lines) == 1 and words in lines[0], (args, p.stderr)
+        assert "Traceback" not in p.stderr

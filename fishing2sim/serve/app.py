@@ -18,6 +18,7 @@ from starlette.routing import Route
 from fishing2sim.errors import Fishing2simError, InputError
 from fishing2sim.safe_files import read_regular
 from fishing2sim.serve import pages
+from fishing2sim.serve.offer import Offer, make_offer
 from fishing2sim.serve.reports import report_file, report_folders
 
 MAX_TABLES = 64  # games kept in memory; the oldest is dropped past it
@@ -91,8 +92,9 @@ class Routes:
     """The app's pages and API over its tables (in memory, the oldest dropped past
     MAX_TABLES) and the report folders under ``folder``."""
 
-    def __init__(self, folder: Path):
+    def __init__(self, folder: Path, offer: Offer):
         self.folder = Path(folder)
+        self.offer = offer
         self.tables: OrderedDict = OrderedDict()
 
     def table(self, request: Request):
@@ -103,12 +105,12 @@ class Routes:
         return t
 
     def home(self, request: Request, form: dict):
-        return pages.home(report_folders(self.folder))
+        return pages.home(report_folders(self.folder), self.offer)
 
     def new_game(self, request: Request, form: dict):
         from fishing2sim.serve.table import Table
 
-        return self.keep(Table(**pages.table_args(form)))
+        return self.keep(Table(**pages.table_args(form, self.offer)))
 
     def game_page(self, request: Request, form: dict):
         self.table(request)
@@ -153,7 +155,7 @@ class Routes:
     def replay(self, request: Request, form: dict):
         from fishing2sim.serve.view import replay
 
-        return pages.replay(replay(**pages.replay_args(dict(request.query_params))))
+        return pages.replay(replay(**pages.replay_args(dict(request.query_params), self.offer)))
 
     def report_replay(self, request: Request, form: dict):
         from fishing2sim.serve.reports import report_game
@@ -209,10 +211,12 @@ async def _not_found(request, exc):
                        f"{'no such page' if code == 404 else 'not allowed here'}")
 
 
-def make_app(folder: Path, token: str, hosts: set[str], cookie: str = "fishing2sim_token"):
+def make_app(folder: Path, token: str, hosts: set[str], cookie: str = "fishing2sim_token",
+             offer: Offer | None = None):
     """The app serving the report folders under ``folder``, guarded by ``token`` and the
-    allowed Host headers ``hosts``."""
-    r = Routes(folder)
+    allowed Host headers ``hosts``; the start page offers ``offer``'s bots and decks (by
+    default the shipped bots and the standard deck)."""
+    r = Routes(folder, offer if offer is not None else make_offer())
     post = ["POST"]
     routes = [
         Route("/", _guarded(r.home)),

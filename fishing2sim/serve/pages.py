@@ -26,14 +26,14 @@ def error(status: int, title: str, message: str) -> HTMLResponse:
                  "<p><a href='/'>Back to the start page</a></p>", status)
 
 
-def _bots():
-    from fishing2sim.strategy.files import known_strategies
+def _deck_select(offer) -> str:
+    names = ["standard", *offer.decks]
+    return ("<label>deck <select name='deck'>"
+            + "".join(f"<option>{escape(n)}</option>" for n in names) + "</select></label> ")
 
-    return known_strategies()
 
-
-def home(reports: list[str]) -> HTMLResponse:
-    bots = _bots()
+def home(reports: list[str], offer) -> HTMLResponse:
+    bots = list(offer.bots)
     seats = "".join(
         f"<label>seat {p} <select name='bot{p}'>"
         + "".join(f"<option{' selected' if b == DEFAULT_BOTS[p] else ''}>{escape(b)}</option>"
@@ -45,15 +45,15 @@ def home(reports: list[str]) -> HTMLResponse:
         "<label>players <select name='players'><option>3</option><option selected>4"
         "</option><option>5</option></select></label> "
         "<label>your seat <input name='seat' type='number' min='0' max='4' value='0'>"
-        "</label> <label>seed <input name='seed' type='number' min='0' value='1'></label>"
-        f"<fieldset><legend>the bots (your seat's is ignored; seats past the player count "
+        "</label> <label>seed <input name='seed' type='number' min='0' value='1'></label> "
+        f"{_deck_select(offer)}<fieldset><legend>the bots (your seat's is ignored; seats past the player count "
         f"too)</legend>{seats}</fieldset>"
         "<button type='submit'>Start the game</button></form></section>"
         "<section><h2>Replay a game</h2><form method='get' action='/replay'>"
         f"<label>ruleset <select name='ruleset'>{rulesets}</select></label> "
         "<label>players <input name='players' type='number' min='3' max='5' value='4'>"
         "</label> <label>seed <input name='seed' type='number' min='0' value='1'></label> "
-        "<label>bots <input name='bots' value='greedy,weights,skilled,counter' size='32'>"
+        f"{_deck_select(offer)}<label>bots <input name='bots' value='greedy,weights,skilled,counter' size='32'>"
         "</label> <button type='submit'>Replay</button></form></section>"
         + _report_list(reports))
     return _page("Fishing 2 at the table", body)
@@ -111,24 +111,20 @@ def _ruleset(form: dict) -> str:
     return r
 
 
-def _bot(name: str, where: str) -> str:
-    if name not in _bots():
-        raise InputError(f"{where}: unknown bot {name!r}; the shipped bots are "
-                         f"{', '.join(_bots())}")
-    return name
-
-
-def table_args(form: dict) -> dict:
-    """The new game's arguments from the start page's form (checked)."""
+def table_args(form: dict, offer) -> dict:
+    """The new game's arguments from the start page's form (checked against ``offer``,
+    serve/offer.py: a form names offered bots and decks, never a path)."""
     players = whole(form, "players", 3, 5)
     seat = whole(form, "seat", 0, players - 1)
-    bots = [_bot(str(form.get(f"bot{p}", "random")), f"seat {p}") if p != seat else "random"
-            for p in range(players)]
-    return {"ruleset": _ruleset(form), "players": players, "seat": seat, "bots": bots,
-            "seed": whole(form, "seed", 0, 2**63 - 1)}
+    bots = [offer.bot(str(form.get(f"bot{p}", "random")), f"seat {p}") if p != seat
+            else "random" for p in range(players)]
+    ruleset = _ruleset(form)
+    return {"ruleset": ruleset, "players": players, "seat": seat, "bots": bots,
+            "seed": whole(form, "seed", 0, 2**63 - 1),
+            "deck_spec": offer.deck(str(form.get("deck", "standard")), ruleset)}
 
 
-def replay_args(query: dict) -> dict:
+def replay_args(query: dict, offer) -> dict:
     players = whole(query, "players", 3, 5)
     bots = [b.strip() for b in str(query.get("bots", "random")).split(",") if b.strip()]
     if len(bots) == 1:
@@ -136,9 +132,11 @@ def replay_args(query: dict) -> dict:
     if len(bots) != players:
         raise InputError(f"bots: name one bot, or one for each of the {players} seats "
                          f"(comma-separated), got {len(bots)}")
-    return {"ruleset": _ruleset(query), "players": players,
+    ruleset = _ruleset(query)
+    return {"ruleset": ruleset, "players": players,
             "seed": whole(query, "seed", 0, 2**63 - 1),
-            "bots": [_bot(b, "bots") for b in bots]}
+            "bots": [offer.bot(b, "bots") for b in bots],
+            "deck": offer.deck(str(query.get("deck", "standard")), ruleset)}
 
 
 def replay(r: dict) -> HTMLResponse:

@@ -39,23 +39,28 @@ def bind(host: str, port: int) -> socket.socket:
 
 
 def serve(folder: Path, host: str = "127.0.0.1", port: int = 8765, echo=print,
-          must_exist: bool = True) -> None:
+          must_exist: bool = True, strategy_files=(), deck_files=()) -> None:
     """Serve the app until Ctrl-C (KeyboardInterrupt is raised then, once the server has
-    stopped). ``must_exist``: a missing ``folder`` is an error (else: no reports)."""
+    stopped). ``must_exist``: a missing ``folder`` is an error (else: no reports).
+    ``strategy_files``, ``deck_files``: offered on the start page besides the shipped bots
+    and the standard deck (read and checked now, serve/offer.py)."""
     try:
         import uvicorn
 
         from fishing2sim.serve.app import make_app
+        from fishing2sim.serve.offer import make_offer
     except ImportError as exc:
         raise InputError(f"fishing2sim serve needs the serve extra ({exc.name} is missing): "
                          "pip install 'fishing2sim[serve]'") from None
     folder = Path(folder)
     if must_exist and not folder.is_dir():
         raise InputError(f"{folder}: no such folder")
+    offer = make_offer(strategy_files, deck_files)
     sock = bind(host, port)
     port = sock.getsockname()[1]
     token = secrets.token_urlsafe(24)
-    app = make_app(folder, token, allowed_hosts(host, port), cookie=f"fishing2sim_{port}")
+    app = make_app(folder, token, allowed_hosts(host, port), cookie=f"fishing2sim_{port}",
+                   offer=offer)
     shown = f"[{host}]" if ":" in host else host
     echo(f"fishing2sim serve: the reports under {folder.resolve()}"
          + ("" if folder.is_dir() else " (none yet: the folder does not exist)"))
