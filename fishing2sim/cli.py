@@ -246,8 +246,14 @@ def _open_page(page) -> None:
               help="Strict mode: the strategies run with bounds checking.")
 @click.option("--open", "open_page", is_flag=True,
               help="Open the report (report.html) in a web browser when done.")
+@click.option("--plan", "plan_only", is_flag=True,
+              help="Print each level's games, the expected 95%% half-widths and the "
+                   "expected time (from a short pilot), and play nothing more.")
+@click.option("--quick", is_flag=True,
+              help="Scale every level's games by one factor so that the whole file takes "
+                   "about a minute; print the widths that gives first.")
 def run(experiment, workers, resume, games, output, no_progress, scheduler, dask_local, yes,
-        strict, open_page):
+        strict, open_page, plan_only, quick):
     """Run an experiment (a YAML file, or the name of a shipped one: fishing2sim
     experiments) and write its report (CSV tables, plots, summary.md).
 
@@ -266,11 +272,20 @@ def run(experiment, workers, resume, games, output, no_progress, scheduler, dask
             raise InputError(f"--dask-local must be a number of workers >= 1, got {dask_local}")
         if scheduler and dask_local:
             raise InputError("give either --scheduler or --dask-local, not both")
+        if plan_only and quick:
+            raise InputError("give either --plan or --quick, not both")
+        if (plan_only or quick) and resume:
+            raise InputError(f"--{'plan' if plan_only else 'quick'} plays a file anew: leave "
+                             "out --resume")
         path = shipped_experiment(experiment)
         if path != experiment:  # say which file a name stands for
             click.echo(f"{experiment}: {path}", err=True)
         with first_run.notice(not no_progress):  # said before the first compile
             exp = load_experiment(path, overrides, yes=yes, progress=not no_progress)
+            if plan_only or quick:
+                exp = _plan(exp, path, overrides, workers, quick, yes, not no_progress)
+                if exp is None:
+                    return
             results = run_experiment(exp, workers=workers, resume=resume,
                                      progress=not no_progress, scheduler=scheduler,
                                      dask_local=dask_local, in_process=False, yes=yes,
@@ -290,6 +305,31 @@ def run(experiment, workers, resume, games, output, no_progress, scheduler, dask
                + f" -> {exp.output_dir}")
     if open_page:
         _open_page(exp.output_dir / "report.html")
+
+
+def _plan(exp, path, overrides: dict, workers, quick: bool, yes: bool, progress: bool):
+    """--plan: print the plan and return None; --quick: print the plan of the scaled run and
+    return that run's experiment (fishing2sim/plan.py)."""
+    from fishing2sim.config.experiment import load_experiment
+    from fishing2sim.plan import describe, make_plan, quick_factor
+    from fishing2sim.run.processes import default_workers
+
+    if exp.adaptive:
+        raise InputError(f"{path}: --plan and --quick need a file of fixed games; this one "
+                         "stops by its precision or SPRT rule")
+    w = workers or exp.workers or default_workers()
+    plan = make_plan(exp, w, echo=(lambda m: click.echo(m, err=True)) if progress else None)
+    if not quick:
+        for line in describe(plan):
+            click.echo(line)
+        return None
+    f = quick_factor(plan)
+    n = max(1, round(exp.games * f))
+    for line in describe(plan, n / exp.games):
+        click.echo(line, err=True)
+    if n >= exp.games:
+        return exp
+    return load_experiment(path, {**overrides, "games": n}, yes=yes, progress=progress)
 
 
 def _compile_and_rate(m: dict, played: int) -> str:

@@ -25,7 +25,7 @@ LAYERS = [
     ["run"],
     ["analysis"],
     ["report"],
-    ["study"],
+    ["study", "plan"],
     ["tune", "compare", "train", "serve"],
     ["cli"],
 ]
