@@ -447,8 +447,8 @@ def test_paired_trump_contrasts_match_an_independent_computation(trump_paired):
     # the report says so, sentence and table
     md = (root / "two/reports/tp/summary.md").read_text()
     for what in ("the trump-choice value (policy gain)",
-                 "the trump-choice ceiling's lower bound (cross-fitted)",
-                 "the trump-choice ceiling's upper bound (half stakes, at most)"):
+                 "a perfect trump chooser's gain (lower end)",
+                 "a perfect trump chooser's gain (upper end)"):
         line = next(x for x in md.splitlines() if x.startswith("- **counter seats**")
                     and what in x)
         assert line.endswith("(paired).")

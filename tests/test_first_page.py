@@ -1,4 +1,5 @@
-"""The first page a designer reads: who played comes first, then one line per question in
+"""The first page a designer reads: the answer to the file's question first (the trump
+choice's worth at the strongest level; a tournament's verdict), who played, then one line per question in
 plain words with its CI (the trump answer with its points scale), one word for each figure
 (pp for percentage points; "runs out" for empty or overfished), the round-1 leader's edge as
 a headline figure with its contrast, and no table of win shares that are fair by
@@ -13,6 +14,9 @@ from fishing2sim.api import play_games
 from fishing2sim.config.experiment import load_experiment
 from fishing2sim.study import run
 from fishing2sim.analysis.stats import Z
+from fishing2sim.report.words import fmt
+
+E = ["estimate", "ci_low", "ci_high"]
 
 DECKS = """
 players: 4
@@ -120,8 +124,17 @@ def test_a_mixed_lineup_keeps_its_win_shares_and_gets_the_seats(tmp_path):
     assert "`greedy` wins most often" in md
     assert "### Seats and the round-1 leader" in md
     assert (out / "win_shares.png").is_file()
-    assert md.split("## In short\n\n", 1)[1].startswith(
-        "Who played: `greedy`, `random` ×3 in every condition.")
+    # the verdict first (who wins more than the fair share, with CIs), then who played
+    ws = pd.read_csv(out / "strategies.csv")
+    ws = ws[(ws.metric == "win_share") & ws.seat.isna()].set_index("strategy")
+    g, r = ws.loc["greedy", E], ws.loc["random", E]
+    assert g.ci_low > 0.25 > r.ci_high
+    lead = md.split("## In short\n\n", 1)[1]
+    assert lead.startswith(
+        "**Who wins more than the fair share?** Win shares against the fair share of 25.0% "
+        f"(4 players) — above it: `greedy` {fmt(*g, pct=True, table=True)}; below it: "
+        f"`random` {fmt(*r, pct=True, table=True)} (95% CIs in brackets; tied winners share "
+        "the win).\n\nWho played: `greedy`, `random` ×3 in every condition.")
 
 
 def test_the_trump_answer_comes_first_with_its_points_scale(tmp_path):
@@ -129,24 +142,75 @@ def test_the_trump_answer_comes_first_with_its_points_scale(tmp_path):
     run(path, workers=1, progress=False)
     out = tmp_path / "reports" / "tv"
     md = (out / "summary.md").read_text()
-    lead = md.split("## What was run")[0]
+    lead = md.split("## In short\n\n", 1)[1].split("## What was run")[0]
+    assert lead.startswith("**How much is the trump choice worth?** Among random seats: four "
+                           "`random` players (600 games), a perfect trump chooser would gain")
     tv = pd.read_csv(out / "trump_value.csv")
     pooled = tv[tv["round"].isna() & (tv.condition == 1)].set_index("metric")
-    line = next(x for x in lead.splitlines()
-                if x.startswith("- **How much is the trump choice worth?** greedy seats"))
-    assert "a perfect chooser would gain at least" in line and "at most" in line
+    line = next(x for x in lead.split("\n\n")
+                if x.startswith("Among greedy seats: four `greedy` players (600 games)"))
+    low, high = pooled.loc["stakes_half_low_points"], pooled.loc["stakes_half_points"]
+    assert (f"a perfect trump chooser would gain between {fmt(*low[E], table=True)} and "
+            f"{fmt(*high[E], table=True)} points per choice over a coin flip") in line
+    win = pooled.loc["stakes_half_win", E] * 100
+    assert f"and {fmt(*win, table=True)} percentage points of its chance to win" in line
     score = pooled.loc["mean_final_points", "estimate"]
     margin = pooled.loc["mean_winning_margin", "estimate"]
-    assert f"a player's mean final score is {score:.0f} points" in line
-    assert f"the winner leads the runner-up by {margin:.1f} points on average" in line
+    choices = pooled.loc["policy_gain_points", "n"] / 600 / 4
+    assert (f"a player scores {score:.0f} points a game on average, the winner leads the "
+            f"runner-up by {margin:.1f} points, and each player makes about {choices:.1f} "
+            "trump choices a game") in line
     # the scale is right: the mean of every seat's points, the lead of the winner
     cond = load_experiment(path).conditions[1]
     g = play_games(600, 4, seed=cond.seed, strategies=list(cond.lineup))
     pts = np.sort(g[[f"points_{p}" for p in range(4)]].to_numpy(), axis=1)
     assert score == pytest.approx(pts.mean())
     assert margin == pytest.approx((pts[:, -1] - pts[:, -2]).mean())
-    for jargon in ("half stakes", "root mean square", "policy gain"):
-        assert jargon not in line
+    # who played comes after the answer
+    answer = lead.split("Who played:")[0]
+    assert "Among greedy seats" in answer
+    for jargon in ("half stakes", "root mean square", "policy gain", "cross-fitted",
+                   "ceiling", "95% CI "):  # one CI style: the brackets
+        assert jargon not in answer
+
+
+def test_a_panel_answers_the_trump_question_at_its_strongest_level_first(tmp_path):
+    """With levels of play the answer is the strongest level's (by the ladder's ratings:
+    greedy above random), then how the range changes with the level, then the table of every
+    level; the trump section explains its words plainly, once."""
+    path = write(tmp_path, "panel", "players: 4\ngames: 600\nchunk: 300\nseed: 5\n"
+                 "play_levels: [random, greedy]\nanalyses: [trump_value]\n")
+    run(path, workers=1, progress=False)
+    out = tmp_path / "reports" / "panel"
+    md = (out / "summary.md").read_text()
+    lead = md.split("## In short\n\n", 1)[1].split("## What was run")[0]
+    assert lead.startswith("**How much is the trump choice worth?** Among greedy players "
+                           "(four `greedy` players, 600 games), a perfect trump chooser")
+    tv = pd.read_csv(out / "trump_value.csv")
+    pooled = tv[tv["round"].isna()].set_index(["level", "metric"])
+    g_low, g_high = pooled.loc[("greedy", "stakes_half_low_points")], \
+        pooled.loc[("greedy", "stakes_half_points")]
+    r_low, r_high = pooled.loc[("random", "stakes_half_low_points")], \
+        pooled.loc[("random", "stakes_half_points")]
+    # both ends of random's range lie below greedy's (their CIs clear): "less"
+    assert r_low.ci_high < g_low.ci_low and r_high.ci_high < g_high.ci_low
+    est = lambda r: fmt(*r[E], table=True).split(" [")[0]  # noqa: E731
+    assert ("How it changes with the level of play — what a perfect chooser would gain, "
+            "against the greedy players' range: among random players less "
+            f"({est(r_low)} to {est(r_high)} points).") in lead
+    table = [x for x in lead.splitlines() if x.startswith("| random |")
+             or x.startswith("| greedy |")]
+    assert [x.split(" | ")[0] for x in table] == ["| random", "| greedy"]
+    assert f"| {fmt(*g_low[E], table=True)} to {fmt(*g_high[E], table=True)} |" in table[1]
+    section = md.split("## Trump-choice value", 1)[1].split("\n## ", 1)[0]
+    for gone in ("Rows with an empty round", "cross-fitted", "root mean square", "ceiling"):
+        assert gone not in section
+    assert "half the typical points gap between the two shades" in section
+    # round 2: greedy holds no green card and keeps to light, said in words, not 100.000%
+    assert "| greedy | 2 |" in section and "100.0" not in section
+    row2 = next(x for x in section.splitlines() if x.startswith("| greedy | 2 |"))
+    assert row2.endswith("| all light |")
+    assert "In round 2 no hand holds a green card with the standard deck" in section
 
 
 def test_no_measurable_effect_says_how_many_games_would_tell(tmp_path):

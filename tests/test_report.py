@@ -177,7 +177,7 @@ def test_summary_contents(written):
         assert f"]({png})" in md
     for s in ("fishing2", "Seed: 7", "2,000", "greedy, random, random", "players=3",
               "players=4", "3.2 s", "1,250 games/s", "n = ", "95% CI", "at most ±",
-              "overfished share", "policy gain", "half stakes", "win share",
+              "overfished share", "policy gain", "half the typical points gap", "win share",
               "stakes_half_points", "## Terms"):
         assert s in md, s
     # overfished share of condition 1 (players=4) with its CI, as a percentage, in the table

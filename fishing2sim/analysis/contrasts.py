@@ -52,9 +52,9 @@ FIGURE_INFO = {
     "ocean_left": ("depletion", "mean", "cards", "cards left in the ocean at the end"),
     "trump_value": ("trump_value", "mean", "points", "the trump-choice value (policy gain)"),
     "trump_stakes_half_low": ("trump_value", "mean", "points",
-                              "the trump-choice ceiling's lower bound (cross-fitted)"),
+                              "a perfect trump chooser's gain (lower end)"),
     "trump_stakes_half": ("trump_value", "mean", "points",
-                          "the trump-choice ceiling's upper bound (half stakes, at most)"),
+                          "a perfect trump chooser's gain (upper end)"),
     "leader_edge": ("strategies", "mean", "pp", "the round-1 leader's edge (its win share "
                     "above the fair share)"),
     "win_share": ("strategies", "rate", "pp", "win share"),

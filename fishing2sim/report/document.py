@@ -33,12 +33,14 @@ TERMS = {
                                  "each shade; the policy gain is the mean of (chosen − "
                                  "other)/2 in the chooser's final points: what the seats' "
                                  "own choices gain over a coin flip.",
-    "ceiling (trump choice)": "the most any trump policy could gain per choice over a "
-                              "coin flip, as a bracket. At least: choose the shade by one "
-                              "pair of replays and score it on an independent pair "
-                              "(cross-fitted; CSV metric stakes_half_low_points). At most: "
-                              "half stakes, half the root mean square of (light − dark) "
-                              "(stakes_half_points; stakes_points is the full value).",
+    "perfect chooser (trump choice)": "what a chooser who always knew the better shade "
+                                      "would gain per choice over a coin flip, as a range. "
+                                      "At least: take the shade that did better in one pair "
+                                      "of replays and score it on an independent pair (CSV "
+                                      "metric stakes_half_low_points). At most: half the "
+                                      "typical points gap between the shades, the square "
+                                      "root of the gap's mean square (stakes_half_points; "
+                                      "stakes_points is the whole gap).",
     "win share": "the share of games a strategy wins, tied winners sharing the win; the "
                  "fair share is 1/players.",
 }

@@ -10,8 +10,11 @@ import pandas as pd
 import yaml
 
 from fishing2sim.report import contrasts as _contrasts
-from fishing2sim.report.common import (Context, Doc, effect, first, fmt, int_, lineup_names, package_version,
-                                        players_text, rows_of, seat_labels, seat_md, seat_parts)
+from fishing2sim.report import ladder as _ladder
+from fishing2sim.report import strategies as _strategies
+from fishing2sim.report import trump as _trump
+from fishing2sim.report.common import (Context, Doc, first, int_, lineup_names, package_version,
+                                        players_text, seat_labels, seat_md, seat_parts)
 
 
 def who_played(ctx: Context) -> str:
@@ -42,50 +45,22 @@ def who_played(ctx: Context) -> str:
             + (", seat-rotated" if rot else "") + ".")
 
 
-def trump_answers(ctx: Context) -> list[str]:
-    """"How much is the trump choice worth?" in plain words, per condition, with the
-    points scale beside it."""
-    df = ctx.tables.get("trump_value")
-    if df is None or not len(df):
-        return []
-    out = []
-    for c in ctx.indices:
-        def get(metric):
-            r = rows_of(df, metric, c, round=None)
-            return r.iloc[0] if len(r) else None
-
-        gain, low, high = get("policy_gain_points"), get("stakes_half_low_points"), \
-            get("stakes_half_points")
-        score, margin = get("mean_final_points"), get("mean_winning_margin")
-        if gain is None or high is None:
-            continue
-        who = f"{ctx.label(c)}: " if ctx.sweep else ""
-        text = (f"**How much is the trump choice worth?** {who}a perfect chooser would gain "
-                + (f"at least {fmt(low['estimate'], low['ci_low'], low['ci_high'])} and "
-                   if low is not None else "")
-                + f"at most {fmt(high['estimate'], high['ci_low'], high['ci_high'])} points "
-                "per choice over a coin flip; the players' own choices "
-                + effect(gain["estimate"], gain["ci_low"], gain["ci_high"], "points per choice",
-                         "their final points", up="gain", down="lose").replace(
-                    "has no measurable effect on their final points", "gain nothing measurable")
-                .replace("gain their final points by", "gain").replace(
-                    "lose their final points by", "lose"))
-        if score is not None and margin is not None:
-            text += (f". For scale: a player's mean final score is {score['estimate']:.0f} "
-                     f"points, and the winner leads the runner-up by "
-                     f"{margin['estimate']:.1f} points on average")
-        out.append(text + ".")
-    return out
-
-
 def lead(ctx: Context, doc: Doc) -> None:
-    """The verdict block: who played, then one line per question the file asks (the
-    contrasts, or the headline figures), in plain words with their CIs."""
+    """The verdict block: the answer to the file's question first (the trump choice's worth
+    at the strongest level; a tournament's verdict), who played, then one line per question
+    the file asks (the contrasts, or the headline figures), in plain words with their CIs."""
     doc.h(2, "In short")
+    _trump.opening(ctx, doc)  # the main job's question first, at the strongest level
+    verdict = _strategies.verdict(ctx)  # a tournament: who wins above the fair share
+    lad = ctx.tables.get("ladder")
+    if lad is not None and len(lad):  # a ladder: its strongest bot, the ratings' verdict
+        text = _ladder.lead_text(ctx, lad)
+        verdict = text[:1].upper() + text[1:] + "." if text else verdict
+    if verdict:
+        doc.p(verdict)
     who = who_played(ctx)
     if who:
         doc.p(who)
-    answers = trump_answers(ctx)
     con = ctx.tables.get("contrasts")
     if getattr(ctx.exp, "panel", None) is not None:
         from fishing2sim.report.panel import trace_lines, verdict_lines
@@ -100,9 +75,7 @@ def lead(ctx: Context, doc: Doc) -> None:
         trace = trace_lines(ctx)
         if trace:
             doc.p("Do the figures settle as play gets stronger (the skill trace)?")
-            doc.ul(trace + answers)
-        elif answers:
-            doc.ul(answers)
+            doc.ul(trace)
         return
     if con is not None and len(con):
         lines = _contrasts.plain_lines(ctx, con)
@@ -115,7 +88,7 @@ def lead(ctx: Context, doc: Doc) -> None:
                + ("Holm's" if method == "holm" else "the Benjamini-Hochberg")
                + " adjustment leaves its p at 0.05 or more")
         doc.p(f"How each condition differs from its baseline (95% CIs; {how}):")
-        doc.ul(lines + answers)
+        doc.ul(lines)
         return
     bits = []
     ovf = ctx.tables.get("overfishing")
@@ -126,17 +99,8 @@ def lead(ctx: Context, doc: Doc) -> None:
                 f"{float(r.estimate) * 100:.0f}%"
                 + (f" ({ctx.label(int(r.condition))})" if ctx.sweep else "")
                 for r in o.itertuples()))
-    lad = ctx.tables.get("ladder")
-    if lad is not None and len(lad):
-        from fishing2sim.report.ladder import lead_text
-
-        text = lead_text(ctx, lad)
-        if text:
-            bits.append(text)
     if bits:
         doc.p("; ".join(bits)[:1].upper() + "; ".join(bits)[1:] + ".")
-    if answers:
-        doc.ul(answers)
 
 
 def stamps(ctx: Context) -> list[str]:

@@ -172,6 +172,40 @@ def section(ctx: Context, df: pd.DataFrame, plot_file: str | None, doc) -> None:
             doc.p(para)
 
 
+def verdict(ctx: Context) -> str:
+    """A tournament's verdict, the summary's first words: per condition, which strategies
+    win more than the fair share (1/players), which less, which the games do not tell
+    apart from it, each with its win share and 95% CI. Empty unless the lineup is mixed."""
+    df = ctx.tables.get("strategies")
+    if df is None or not len(df) or not mixed(ctx, df):
+        return ""
+    strat = df[df["strategy"].notna() & df["seat"].isna()]
+    order = strategy_order(ctx, strat["strategy"].astype(str).unique())
+    parts = []
+    for c in ctx.indices:
+        p = ctx.players(c)
+        groups: dict = {"above": [], "below": [], "not told apart from": []}
+        rows = []
+        for s in order:
+            w = rows_of(strat[strat["strategy"].astype(str) == s], "win_share", c)
+            if len(w):
+                rows.append((s, w.iloc[0]))
+        if len(rows) < 2 or not p:
+            continue
+        for s, w in sorted(rows, key=lambda sw: -float(sw[1]["estimate"])):
+            where = "above" if w["ci_low"] > 1 / p else "below" if w["ci_high"] < 1 / p \
+                else "not told apart from"
+            groups[where].append(f"`{s}` {ci(w, pct=True, table=True)}")
+        said = "; ".join(f"{k} it: {', '.join(v)}" for k, v in groups.items() if v)
+        who = f"**{ctx.label(c)}**: " if ctx.sweep else ""
+        parts.append(f"{who}{'w' if who else 'W'}in shares against the fair share of {100 / p:.1f}% "
+                     f"({p} players) — {said}")
+    if not parts:
+        return ""
+    return ("**Who wins more than the fair share?** " + ". ".join(parts)
+            + " (95% CIs in brackets; tied winners share the win).")
+
+
 def _by_condition(ctx: Context, df: pd.DataFrame, strat: pd.DataFrame, order, sees_all):
     """The table's rows, the win-share rows shown, each condition's paragraph and the
     plain answers (who wins most often)."""

@@ -1,17 +1,24 @@
 """The trump-choice section: policy gain (what the seats' own choices gain over a coin flip)
-and the ceiling (the most any policy could gain) as a bracket — at least the cross-fitted
-gain, at most half stakes — by round and pooled, and per strategy in mixed lineups."""
+and what a perfect chooser would gain, as a range (at least: choose on one pair of replays,
+score on the other; at most: half the typical gap between the shades), by round and pooled,
+and per strategy in mixed lineups; and the report's opening answer to "How much is the
+trump choice worth?" (``opening``)."""
 
 from __future__ import annotations
+
+import re
 
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 from matplotlib.ticker import MaxNLocator
 
+from fishing2sim.analysis.panel import group_key, group_name, strength_order
 from fishing2sim.analysis.stats import adjust_p, p_from_ci
 from fishing2sim.report.common import (ADJUSTMENTS, TITLES, Context, ci, colour, effect, finish, fmt, hw_text, int_, isnan, max_hw, pp_ci,
-                     rows_of, scale_to, sentence, strategy_order, wrap, yerr)
+                     players_text, rows_of, scale_to, seat_md, seat_parts, strategy_order,
+                     wrap, yerr)
+from fishing2sim.report.panel import level_lineup
 
 
 def plot(ctx: Context, df: pd.DataFrame):
@@ -26,8 +33,8 @@ def plot(ctx: Context, df: pd.DataFrame):
         for ax, unit, scale in ((ax1, "points", 1.0), (ax2, "win", 100.0)):
             for j, (metric, name, marker, fill) in enumerate((
                 (f"policy_gain_{unit}", "policy gain", "o", True),
-                (f"stakes_half_low_{unit}", "ceiling, at least", "^", False),
-                (f"stakes_half_{unit}", "ceiling, at most (half stakes)", "s", False),
+                (f"stakes_half_low_{unit}", "perfect chooser, at least", "^", False),
+                (f"stakes_half_{unit}", "perfect chooser, at most", "s", False),
             )):
                 rows = rows_of(df, metric, c).dropna(subset=["round"]).sort_values("round")
                 if not len(rows) and metric.startswith("stakes_half"):
@@ -55,8 +62,9 @@ def plot(ctx: Context, df: pd.DataFrame):
     ax2.set(xlabel="round of the trump choice",
             ylabel="chooser's win share per choice (percentage points)",
             title="In win share (95% CI)")
-    fig.suptitle(wrap(f"{ctx.exp.name}: trump-choice value — policy gain (filled) and the "
-                      "ceiling, the most any policy could gain (open: at least ▲, at most ■); "
+    fig.suptitle(wrap(f"{ctx.exp.name}: trump-choice value — what the seats' own choices "
+                      "gain (filled) and what a perfect chooser would gain (open: at least ▲, "
+                      "at most ■); "
                       f"{ctx.games_text()}", 100), fontsize=11)
     finish((ax1, ax2), legend=True)
     return fig
@@ -102,17 +110,18 @@ def _pooled(df, metric, c):
 def section(ctx: Context, df: pd.DataFrame, plot_file: str | None, doc,
             by_strategy: pd.DataFrame | None = None, by_strategy_plot: str | None = None) -> None:
     doc.h(2, TITLES["trump_value"])
-    plain = _plain_answers(ctx, df)
-    if plain:
-        doc.p(" ".join(plain))
-    doc.p("For each trump choice the game is finished twice with each shade (two independent "
-          "pairs). *Policy gain* is the mean of (chosen − other)/2: what the seats' own choices "
-          "gain over a coin flip. The *ceiling*, the most any trump policy could gain per "
-          "choice, is given as a bracket: *at least* the gain of choosing by one pair and "
-          "scoring the choice on the other (cross-fitted, `stakes_half_low_points`), *at most* "
-          "half the root mean square of light − dark (half stakes, `stakes_half_points`; the "
-          "full value is `stakes_points`). Rows with an empty round pool all rounds analysed; "
-          "their CIs take the game as the unit (a game's choices are not independent).")
+    doc.p("How it is measured: at each trump choice the game is finished twice with each "
+          "shade, from copies of the state (two independent pairs of replays). *What the "
+          "seats' own choices gain* (the policy gain, `policy_gain_points`) is the mean of "
+          "(chosen − other)/2: their gain over a coin flip. *What a perfect chooser would "
+          "gain*, one who always knew the better shade, no replay measures without noise, so "
+          "it is given as a range: *at least* what a chooser gains who takes the shade that "
+          "did better in one pair of replays, scored on the other pair "
+          "(`stakes_half_low_points`); *at most* half the typical points gap between the two "
+          "shades, the gap measured as the square root of its mean square, which is never "
+          "below its mean size (`stakes_half_points`). In the table the rows marked *all* "
+          "pool the rounds (the figures of the answer at the top); their CIs take the game "
+          "as the unit, since a game's choices are not independent.")
     adj = round_family(ctx, df)
     head, rows, widths = _round_table(ctx, df, adj)
     if widths:
@@ -120,35 +129,11 @@ def section(ctx: Context, df: pd.DataFrame, plot_file: str | None, doc,
               + family_words(ctx, df, adj))
     doc.img("Trump-choice value", plot_file)
     doc.table(head, rows)
+    note = same_shade_words(df)
+    if note:
+        doc.p(note)
     if by_strategy is not None and len(by_strategy):
         _by_strategy(ctx, doc, by_strategy, by_strategy_plot)
-
-
-def _plain_answers(ctx: Context, df: pd.DataFrame) -> list[str]:
-    """Per condition: what the seats' own choices gain, and the ceiling's bracket."""
-    plain = []
-    for c in ctx.indices:
-        pg = _pooled(df, "policy_gain_points", c)
-        hs = _pooled(df, "stakes_half_points", c)
-        low = _pooled(df, "stakes_half_low_points", c)
-        if pg is None:
-            continue
-        who = f"**{ctx.label(c)}**: " if ctx.sweep else ""
-        txt = "the seats' own trump choices " + effect(
-            pg["estimate"], pg["ci_low"], pg["ci_high"], "points per choice",
-            "the chooser's final points", up="raise", down="lower").replace(
-            "has no measurable", "have no measurable")
-        if hs is not None and low is not None:
-            txt += ("; the most any trump policy could gain is at least "
-                    f"{fmt(low['estimate'], low['ci_low'], low['ci_high'], unit=' points')} "
-                    f"and at most {fmt(hs['estimate'], hs['ci_low'], hs['ci_high'], unit=' points')}"
-                    " per choice")
-        elif hs is not None:
-            txt += ("; the most any trump policy could gain is at most "
-                    f"{fmt(hs['estimate'], hs['ci_low'], hs['ci_high'], unit=' points')} per "
-                    "choice")
-        plain.append(sentence(who, txt))
-    return plain
 
 
 def _get(sub, metric, r):
@@ -202,13 +187,42 @@ def family_words(ctx: Context, df: pd.DataFrame, adj: dict) -> str:
             "choosers gain exactly 0 in every round).")
 
 
+def _light(row) -> str:
+    """The share of choices that took light; ``all light`` / ``all dark`` where every
+    choice of the round took the same shade."""
+    if row is None:
+        return "–"
+    if float(row["estimate"]) in (0.0, 1.0):
+        return f"all {'light' if float(row['estimate']) == 1.0 else 'dark'}"
+    return _cell(row, True)
+
+
+def same_shade_words(df: pd.DataFrame) -> str:
+    """A note for the rounds whose every choice took one shade (``all light``)."""
+    rows = rows_of(df, "light_chosen_share").dropna(subset=["round"])
+    fixed = rows[rows["estimate"].astype(float).isin([0.0, 1.0])]
+    if not len(fixed):
+        return ""
+    rounds = sorted({int(r) for r in fixed["round"]})
+    text = ("*All light* (or *all dark*): every choice of that round took the same shade, "
+            "whatever the hand; the seats' own choices then gain what that fixed shade gains "
+            "over a coin flip.")
+    if 2 in rounds:
+        text += (" In round 2 no hand holds a green card with the standard deck: round 1 is "
+                 "played with the starting cards, and the first cards drawn from the ocean "
+                 "are tier 1's red ones, so a rule that counts its greens of each shade finds "
+                 "none and keeps to its default.")
+    return text
+
+
 def _round_table(ctx: Context, df: pd.DataFrame, adj: dict | None = None):
     """The table of every round (and all rounds pooled) and the widest CIs' texts."""
     cc = ctx.sweep
     adj = adj or {}
     head = (["condition"] if cc else []) + [
-        "round", "n choices", "policy gain (points)", "adjusted p", "ceiling at least (points)",
-        "ceiling at most (points)", "policy gain (win share)", "ceiling at most (win share)",
+        "round", "n choices", "own choices gain (points)", "adjusted p",
+        "perfect chooser gains, at least (points)", "perfect chooser gains, at most (points)",
+        "own choices gain (win share)", "perfect chooser gains, at most (win share)",
         "light chosen"]
     rows, shown_p, shown_w = [], [], []
     for c in ctx.indices:
@@ -225,7 +239,7 @@ def _round_table(ctx: Context, df: pd.DataFrame, adj: dict | None = None):
             rows.append(([ctx.label(c)] if cc else []) + [
                 "all" if r is None else str(r), int_(n), _cell(pg),
                 _p_text(adj.get((c, r, "policy_gain_points"))), _cell(pl), _cell(st),
-                pp_ci(pw), pp_ci(sw), _cell(lc, True)])
+                pp_ci(pw), pp_ci(sw), _light(lc)])
         shown_p.append(rows_of(sub, "policy_gain_points"))
         shown_w.append(rows_of(sub, "policy_gain_win"))
     hp = max_hw(pd.concat(shown_p)) if shown_p else float("nan")
@@ -260,3 +274,160 @@ def _by_strategy(ctx: Context, doc, by_strategy: pd.DataFrame, plot: str | None)
     doc.img("Trump-choice value per strategy", plot)
     doc.table((["condition"] if cc else []) + ["strategy", "n choices", "policy gain (points)",
                                                "policy gain (win share)"], trows)
+
+
+# ---- the opening: "How much is the trump choice worth?" -----------------------------------
+QUESTION = "How much is the trump choice worth?"
+
+
+def _br(row, scale: float = 1.0, unit: str = "") -> str:
+    """``0.99 [0.97, 1.01]`` (``unit`` after the estimate), ``–`` without a row."""
+    if row is None:
+        return "–"
+    text = fmt(row["estimate"] * scale, row["ci_low"] * scale, row["ci_high"] * scale,
+               table=True)
+    text = re.sub(r"(?<![\d.])-(0\.?0*)(?![\d.]*[1-9])", r"\1", text)  # no "-0.0"
+    return text.replace(" [", f"{unit} [", 1) if unit else text
+
+
+def _who(ctx: Context, c: int) -> str:
+    """Who chose at condition ``c``: ``skilled players (four `skilled` players, 30,000
+    games)`` in a panel, the condition's label and lineup otherwise."""
+    cond = ctx.by_index.get(c)
+    games = f"{int_(ctx.games_by.get(c))} games"
+    panel = getattr(ctx.exp, "panel", None)
+    if panel is not None and cond is not None:
+        group = group_name(cond)
+        where = "" if group == "all games" else f", {group}"
+        return f"{cond.level} players ({level_lineup(ctx.exp, cond.level)}, {games}{where})"
+    seats = seat_parts(cond) if cond is not None else []
+    kinds = list(dict.fromkeys(seats))
+    lineup = players_text(len(seats), *kinds[0]) if len(kinds) == 1 else \
+        ", ".join(seat_md(*k) for k in seats)
+    label = f"{ctx.label(c)}: " if ctx.sweep else ""
+    return f"{label}{lineup} ({games})" if lineup else f"{label}{games}"
+
+
+def answered(ctx: Context) -> list[int]:
+    """The conditions the opening answers for: in a skill panel the strongest level with
+    trump figures of each group (players, deck), else every condition with them."""
+    df = ctx.tables.get("trump_value")
+    if df is None or not len(df):
+        return []
+    have = [c for c in ctx.indices if _pooled(df, "stakes_half_points", c) is not None]
+    panel = getattr(ctx.exp, "panel", None)
+    if panel is None:
+        return have
+    order = strength_order(ctx.exp)
+    best: dict = {}
+    for c in have:
+        cond = ctx.by_index[c]
+        key = group_key(cond)
+        if key not in best or order.index(cond.level) > order.index(
+                ctx.by_index[best[key]].level):
+            best[key] = c
+    return list(best.values())
+
+
+def answer_text(ctx: Context, df: pd.DataFrame, c: int) -> str:
+    """The answer for condition ``c``: what a perfect chooser would gain (a range), in
+    points and in win chance, the points scale, and what the seats' own choices gain."""
+    get = lambda m: _pooled(df, m, c)  # noqa: E731
+    low, high, gain = get("stakes_half_low_points"), get("stakes_half_points"), \
+        get("policy_gain_points")
+    low_w, high_w, gain_w = get("stakes_half_low_win"), get("stakes_half_win"), \
+        get("policy_gain_win")
+    score, margin = get("mean_final_points"), get("mean_winning_margin")
+    text = f"Among {_who(ctx, c)}, a perfect trump chooser would gain "
+    text += (f"between {_br(low)} and {_br(high)} points" if low is not None else
+             f"at most {_br(high)} points")
+    text += " per choice over a coin flip"
+    if high_w is not None:
+        text += (", between " + _br(low_w, 100) + " and " if low_w is not None else
+                 ", at most ") + f"{_br(high_w, 100)} percentage points of its chance to win"
+    text += "."
+    games = ctx.games_by.get(c)
+    players = ctx.players(c)
+    if score is not None and margin is not None:
+        per = (f", and each player makes about {gain['n'] / games / players:.1f} trump "
+               "choices a game (the leader of each of rounds 2 to 8 chooses)"
+               if gain is not None and games and players else "")
+        text += (f" For scale: a player scores {score['estimate']:.0f} points a game on "
+                 f"average, the winner leads the runner-up by {margin['estimate']:.1f} points{per}.")
+    if gain is not None:
+        if gain["ci_low"] <= 0 <= gain["ci_high"]:
+            own = " The players' own choices gain nothing measurable over a coin flip: "
+        else:
+            own = " The players' own choices " + ("gain " if gain["estimate"] > 0 else "lose ")
+        text += (own + f"{_br(gain, unit=' points')} per choice"
+                 + (f" ({_br(gain_w, 100, ' pp')} of win chance)" if gain_w is not None
+                    else "") + ("" if own.endswith(": ") else " over a coin flip") + ".")
+    return text
+
+
+def _compare(df: pd.DataFrame, c: int, ref: int) -> str:
+    """How condition ``c``'s range of a perfect chooser's gain (points) compares with that
+    of ``ref``: ``less``, ``more`` (the CIs of both ends clear of ``ref``'s), or ``about
+    as much``."""
+    ends = []
+    for m in ("stakes_half_low_points", "stakes_half_points"):
+        a, b = _pooled(df, m, c), _pooled(df, m, ref)
+        if a is None or b is None:
+            continue
+        ends.append(-1 if a["ci_high"] < b["ci_low"] else 1 if a["ci_low"] > b["ci_high"] else 0)
+    if ends and all(e == -1 for e in ends):
+        return "less"
+    if ends and all(e == 1 for e in ends):
+        return "more"
+    return "about as much"
+
+
+def opening(ctx: Context, doc) -> bool:
+    """The report's first words when it analyses the trump choice: the answer at the
+    strongest level of play (or per condition), then, in a skill panel, how it changes
+    with the level (a table of every level). False when there is nothing to answer."""
+    df = ctx.tables.get("trump_value")
+    top = answered(ctx)
+    if df is None or not top:
+        return False
+    texts = [answer_text(ctx, df, c) for c in top]
+    doc.p(f"**{QUESTION}** " + texts[0] + " Brackets: 95% CIs.")
+    for t in texts[1:]:
+        doc.p(t)
+    if getattr(ctx.exp, "panel", None) is None:
+        return True
+    order = strength_order(ctx.exp)
+    rows, words = [], []
+    for ref in top:
+        key = group_key(ctx.by_index[ref])
+        same = [c for c in ctx.indices if group_key(ctx.by_index[c]) == key
+                and _pooled(df, "stakes_half_points", c) is not None]
+        same.sort(key=lambda c: order.index(ctx.by_index[c].level))
+        for c in same:
+            cond = ctx.by_index[c]
+            g = lambda m: _pooled(df, m, c)  # noqa: E731
+            rows.append([cond.level + ("" if len(top) == 1 else f" ({group_name(cond)})"),
+                         int_(ctx.games_by.get(c)),
+                         f"{_br(g('stakes_half_low_points'))} to {_br(g('stakes_half_points'))}",
+                         f"{_br(g('stakes_half_low_win'), 100)} to "
+                         f"{_br(g('stakes_half_win'), 100)}",
+                         _br(g("policy_gain_points")), _br(g("policy_gain_win"), 100)])
+            if c != ref:
+                lo, hi = g("stakes_half_low_points"), g("stakes_half_points")
+                rng = f"{_br(lo).split(' [')[0]} to " if lo is not None else "at most "
+                words.append(f"among {cond.level} players"
+                             + ("" if len(top) == 1 else f" ({group_name(cond)})")
+                             + f" {_compare(df, c, ref)} ({rng}{_br(hi).split(' [')[0]} "
+                             "points)")
+    # "about as much": the CIs overlap, so these games cannot tell the two ranges apart
+    strongest = ctx.by_index[top[0]].level
+    if words:
+        doc.p("How it changes with the level of play — what a perfect chooser would gain, "
+              f"against the {strongest} players' range: " + "; ".join(reversed(words))
+              + f". Less or more where the CIs of both ends of the range lie clear of the "
+              f"{strongest} players', about as much where they overlap (these games do not "
+              "tell the two apart).")
+    doc.table(["level", "games", "perfect chooser gains (points per choice)",
+               "perfect chooser gains (pp of win chance)", "own choices gain (points)",
+               "own choices gain (pp of win chance)"], rows)
+    return True
