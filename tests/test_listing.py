@@ -57,10 +57,11 @@ def test_experiments_lists_the_shipped_files():
     assert res.exit_code == 0, res.output
     listed = listed_experiments(res.output)
     assert list(listed) == sorted(p.stem for p in (ROOT / "experiments").glob("*.yaml"))
-    assert listed["trump"][0] == "What is the trump choice worth? At every trump choice " \
-        "(rounds 2-8) the game is finished once with each shade, from copies of the state, " \
-        "twice (docs/rules.md E): the policy gain of the seats' own choice over a coin flip, " \
-        "and the stakes of the choice."
+    assert listed["trump"][0] == "How much is the trump choice worth? At every trump choice " \
+        "(rounds 2-8) the game is finished twice with each shade, from copies of the state " \
+        "(docs/rules.md E): what a perfect chooser would gain over a coin flip (a range: at " \
+        "least, at most), what the seats' own choices gain, in points and in win chance, " \
+        "beside a game's points."
     assert all(path.is_file() for _, path in listed.values())
 
 
