@@ -65,8 +65,11 @@ def check(path: str, games: int | None, workers: int, budget: float) -> dict:
     cpu = (time.process_time() - cpu0) + (c1.ru_utime + c1.ru_stime - c0.ru_utime
                                           - c0.ru_stime)
     own = _own_widths(res.tables, exp)
-    ratios = [hw / own[(label, c)] for label, _, _, c, hw in p.widths
-              if own.get((label, c), 0) > 0]
+    pairs = [(label, c, hw, own[(label, c)]) for label, _, _, c, hw in p.widths
+             if own.get((label, c), 0) > 0]
+    ratios = [hw / o for _, _, hw, o in pairs]
+    outside = [{"figure": label, "condition": c, "planned": round(hw, 4), "own": round(o, 4)}
+               for label, c, hw, o in pairs if not 0.7 <= hw / o <= 1.3]
     play_s = res.meta.get("play_s") or res.meta.get("elapsed_s")
     return {
         "file": Path(path).name, "games_override": games, "workers": workers,
@@ -81,6 +84,7 @@ def check(path: str, games: int | None, workers: int, budget: float) -> dict:
         "width_ratio_max": round(max(ratios), 3) if ratios else None,
         "width_within_30pct": round(sum(0.7 <= r <= 1.3 for r in ratios) / len(ratios), 3)
         if ratios else None,
+        "outside_30pct": outside,
     }
 
 
