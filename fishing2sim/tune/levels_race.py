@@ -14,34 +14,12 @@ import copy
 
 import pandas as pd
 
-from fishing2sim.config.experiment import ExperimentError, load_experiment_data
-from fishing2sim.config.keys import DEFAULT_CHUNK, PLAY_LEVELS
-from fishing2sim.tune.objective import (_say, deck_changes, objective_value, targets_met,
-                                        trial_figures)
+from fishing2sim.config.keys import DEFAULT_CHUNK
+from fishing2sim.tune.objective import (
+    Estimate, _say, deck_changes, figure_names, objective_value, show_estimate, targets_met,
+    trial_figures, value_text,
+)
 from fishing2sim.tune.spec import TuneError, TuneSpec, load_trial, trial_data
-
-KEY = "tune.racing.play_levels"
-
-
-def check_levels(spec_raw: dict, raw, path, given: str, yes: bool = False) -> tuple:
-    """The levels of ``tune.racing.play_levels`` (config.levels.Level each), checked as an
-    experiment's play_levels (its problems named at tune.racing.play_levels)."""
-    if raw is None:
-        return ()
-    data = copy.deepcopy(spec_raw)
-    data.pop("seats", None)
-    data["chunk"] = 1  # each level is raced as a run of its own (race_levels): no chunk rule
-    data[PLAY_LEVELS] = copy.deepcopy(raw)
-    try:
-        exp = load_experiment_data(data, path, yes=yes)
-    except ExperimentError as exc:
-        text = str(exc)
-        at = f"{given}: {PLAY_LEVELS}"
-        if text.startswith(at):
-            text = f"{given}: {KEY}" + text[len(at):]
-        raise TuneError(text) from None
-    return exp.panel.levels
-
 
 LEVEL_SPLIT = 4  # chunks per worker at least, for a level's games
 
@@ -98,8 +76,6 @@ def levels_section(doc, result) -> None:
     if df is None or not len(df):
         return
     spec = result.spec
-    from fishing2sim.tune.objective import Estimate, figure_names, show_estimate, value_text
-
     doc.h(2, "At every level of play")
     levels = list(dict.fromkeys(df["level"]))
     doc.p("The raced trials and the file untuned, re-run with every seat played at each "

@@ -10,8 +10,12 @@ import time
 from dataclasses import dataclass
 
 
+from fishing2sim import study  # study.run: the tests put a toy runner there
 from fishing2sim.config.experiment import MAX_SEED
-from fishing2sim.tune.schema import FIGURES, ROW_KEYS, SHARE_FIGURES, Figure, _number
+from fishing2sim.engine.rng import game_seed
+from fishing2sim.report.words import number
+from fishing2sim.run.checkpoints import checkpoint_dir
+from fishing2sim.tune.schema import FIGURES, ROW_KEYS, SHARE_FIGURES, Figure, Goal, _number
 from fishing2sim.tune.schema import short as _short
 from fishing2sim.tune.spec import TuneSpec, build_experiment
 
@@ -21,8 +25,6 @@ Z = 1.959963984540054
 
 def derive_seed(seed: int, index: int) -> int:
     """game_seed(seed, index) kept to 63 bits (the runner's condition seeds do the same)."""
-    from fishing2sim.engine.rng import game_seed
-
     return int(game_seed(int(seed), int(index))) & MAX_SEED
 
 
@@ -93,8 +95,6 @@ def show(name: str | None, x, hw=math.nan, diff: bool = False) -> str:
     """A figure's value as the run reports write it: a share in percent (a difference of
     shares in pp), the leader edge in pp, other figures as numbers, each with the decimals
     its 95% CI half-width ``hw`` warrants. ``name`` None: the targets' loss, unitless."""
-    from fishing2sim.report.common import number
-
     if x is None or (isinstance(x, float) and math.isnan(x)):
         return "–"
     if name is None:
@@ -133,12 +133,74 @@ def _terms(spec: TuneSpec) -> list:
     return out
 
 
+# ---- a Pareto study's objectives (fishing2sim/tune/pareto.py plays the front) ------------
+@dataclass(frozen=True)
+class Axis:
+    """One objective of the study (a goal at one condition)."""
+
+    label: str  # e.g. "leader_edge @ players=4", "deck_changes"
+    name: str | None  # the FIGURES name (how its values are shown); None: deck_changes
+    sense: str  # "minimize" or "maximize"
+    goal: Goal
+    fig_index: int | None  # its figure's index in figures_of order; None: deck_changes
+
+    def show(self, x, hw=math.nan) -> str:
+        if self.name is None:
+            return f"{x:g}"
+        return show(self.name, x, hw)
+
+
+def axes(spec: TuneSpec) -> list:
+    """The study's objectives in order: each goal once per condition its figure matches
+    (as a target matches them), deck_changes once."""
+    out, i = [], 0
+    for g in spec.goals:
+        if g.figure is None:
+            out.append(Axis(g.text, None, "minimize", g, None))
+            continue
+        conds = spec.expansions[g.figure.text]
+        for ci in conds:
+            label = g.text if g.target is None else f"{g.text} (violation)"
+            if len(conds) > 1:
+                label = f"{label} @ {spec.labels[ci]}"
+            out.append(Axis(label, g.figure.name, g.sense, g, i))
+            i += 1
+    return out
+
+
+def _violation_ci(t, est: float, lo: float, hi: float) -> tuple:
+    """A target's violation and the range it takes over the figure's CI [lo, hi]."""
+    ends = (t.violation(lo), t.violation(hi))
+    if t.op == "<=":
+        inside = lo <= t.hi
+    elif t.op == ">=":
+        inside = hi >= t.lo
+    else:
+        inside = lo <= t.hi and hi >= t.lo
+    return t.violation(est), 0.0 if inside else min(ends), max(ends)
+
+
+def axis_value(a: Axis, figures: list, changes: float) -> tuple:
+    """(value, ci_low, ci_high) of objective ``a`` from a run's figures (Estimate, in
+    figures_of order) and the deck changes (exact: no interval)."""
+    if a.fig_index is None:
+        return float(changes), float(changes), float(changes)
+    e = figures[a.fig_index]
+    if a.goal.target is not None:
+        return _violation_ci(a.goal.target, e.estimate, e.ci_low, e.ci_high)
+    return e.estimate, e.ci_low, e.ci_high
+
+
+def objective_values(spec: TuneSpec, xs, changes: float) -> list:
+    """The values of a trial, one per objective, from its figures' estimates ``xs``."""
+    figs = [Estimate("", float(x), float(x), float(x), 0) for x in xs]
+    return [axis_value(a, figs, changes)[0] for a in axes(spec)]
+
+
 def objective_value(spec: TuneSpec, xs, changes: float) -> float:
     """The trial's value from its figures' estimates ``xs`` (in figures_of order); a Pareto
     study's values, one per objective (fishing2sim/tune/pareto.py)."""
     if spec.pareto:
-        from fishing2sim.tune.pareto import objective_values
-
         return objective_values(spec, xs, changes)
     if spec.mode == "targets":
         return sum((t.violation(xs[i]) / t.scale) ** 2 for t, i in _terms(spec)) \
@@ -197,17 +259,13 @@ def _run_trial(exp, workers: int, pool=None):
     (``in_process=False``), so Ctrl-C stops it at once, inside a chunk too (a compiled
     kernel cannot be interrupted from inside: the runner kills its workers). ``pool`` (a
     runner.WorkerPool) keeps the workers from one trial to the next."""
-    from fishing2sim.study import run
-
-    return run(exp, write=False, workers=workers, progress=False, in_process=False,
+    return study.run(exp, write=False, workers=workers, progress=False, in_process=False,
                pool=pool)
 
 
 def trial_figures(spec: TuneSpec, exp, workers: int, pool=None) -> list:
     """Play ``exp`` as a trial (_run_trial; its checkpoints removed afterwards, finished
     or not) and read the objective's figures from its tables."""
-    from fishing2sim.run.checkpoints import checkpoint_dir
-
     try:
         res = _run_trial(exp, workers, pool)
     finally:

@@ -9,76 +9,14 @@ import json
 import math
 from dataclasses import dataclass, field
 
-from fishing2sim.tune.objective import (
-    Estimate, Evaluation, _say, derive_seed, evaluate, show,
+from fishing2sim.tune.objective import (  # noqa: F401 (Axis, axes, ...: a Pareto study's names)
+    Axis, Estimate, Evaluation, _say, _violation_ci, axes, axis_value, derive_seed, evaluate,
+    objective_values,
 )
-from fishing2sim.tune.schema import Goal
+from fishing2sim.tune.racing import CONFIRM_SEED_OFFSET, _evaluate_baseline
 from fishing2sim.tune.spec import TuneError, TuneSpec
 
 __all__ = ["Axis", "Front", "axes", "measure_front", "non_dominated", "objective_values"]
-
-
-@dataclass(frozen=True)
-class Axis:
-    """One objective of the study (a goal at one condition)."""
-
-    label: str  # e.g. "leader_edge @ players=4", "deck_changes"
-    name: str | None  # the FIGURES name (how its values are shown); None: deck_changes
-    sense: str  # "minimize" or "maximize"
-    goal: Goal
-    fig_index: int | None  # its figure's index in figures_of order; None: deck_changes
-
-    def show(self, x, hw=math.nan) -> str:
-        if self.name is None:
-            return f"{x:g}"
-        return show(self.name, x, hw)
-
-
-def axes(spec: TuneSpec) -> list:
-    """The study's objectives in order: each goal once per condition its figure matches
-    (as a target matches them), deck_changes once."""
-    out, i = [], 0
-    for g in spec.goals:
-        if g.figure is None:
-            out.append(Axis(g.text, None, "minimize", g, None))
-            continue
-        conds = spec.expansions[g.figure.text]
-        for ci in conds:
-            label = g.text if g.target is None else f"{g.text} (violation)"
-            if len(conds) > 1:
-                label = f"{label} @ {spec.labels[ci]}"
-            out.append(Axis(label, g.figure.name, g.sense, g, i))
-            i += 1
-    return out
-
-
-def _violation_ci(t, est: float, lo: float, hi: float) -> tuple:
-    """A target's violation and the range it takes over the figure's CI [lo, hi]."""
-    ends = (t.violation(lo), t.violation(hi))
-    if t.op == "<=":
-        inside = lo <= t.hi
-    elif t.op == ">=":
-        inside = hi >= t.lo
-    else:
-        inside = lo <= t.hi and hi >= t.lo
-    return t.violation(est), 0.0 if inside else min(ends), max(ends)
-
-
-def axis_value(a: Axis, figures: list, changes: float) -> tuple:
-    """(value, ci_low, ci_high) of objective ``a`` from a run's figures (Estimate, in
-    figures_of order) and the deck changes (exact: no interval)."""
-    if a.fig_index is None:
-        return float(changes), float(changes), float(changes)
-    e = figures[a.fig_index]
-    if a.goal.target is not None:
-        return _violation_ci(a.goal.target, e.estimate, e.ci_low, e.ci_high)
-    return e.estimate, e.ci_low, e.ci_high
-
-
-def objective_values(spec: TuneSpec, xs, changes: float) -> list:
-    """The values of a trial, one per objective, from its figures' estimates ``xs``."""
-    figs = [Estimate("", float(x), float(x), float(x), 0) for x in xs]
-    return [axis_value(a, figs, changes)[0] for a in axes(spec)]
 
 
 def non_dominated(points: list, senses: list) -> list:
@@ -138,8 +76,6 @@ def measure_front(spec: TuneSpec, study, workers: int, progress: bool, pool=None
     """The front played again: every configuration of it on one fresh seed (the
     confirmation seed: the same deals for the same deck) with racing.games games, the
     untuned file beside them; with racing.top 0 the trials' own figures."""
-    from fishing2sim.tune.racing import CONFIRM_SEED_OFFSET, _evaluate_baseline
-
     ax = axes(spec)
     front = Front(ax, remeasured=spec.race_top > 0)
     seed = derive_seed(spec.seed, CONFIRM_SEED_OFFSET)

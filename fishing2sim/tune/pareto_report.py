@@ -22,8 +22,10 @@ import yaml  # noqa: E402
 from fishing2sim import __version__  # noqa: E402
 from fishing2sim.report import html as _html  # noqa: E402
 from fishing2sim.report.document import Doc  # noqa: E402
+from fishing2sim.tune.objective import Estimate, axis_value  # noqa: E402
 from fishing2sim.tune.schema import MAX_PARETO_OBJECTIVES  # noqa: E402
 from fishing2sim.tune.schema import short as _short  # noqa: E402
+from fishing2sim.tune.spec import _default_values, best_config, plain, snippet  # noqa: E402
 
 DPI = 110
 SAMPLER_NAMES = {"tpe": "TPE", "random": "random"}
@@ -68,8 +70,6 @@ def _row(spec, front, who, trial, trials, values, ev, objs, again, snippet_file)
 
 def write_pareto(folder: Path, result, settings: dict) -> None:
     """Every file of a Pareto study's report but study.db."""
-    from fishing2sim.tune.report import _plain, best_config
-
     spec, front = result.spec, result.front
     result.trials.to_csv(folder / "trials.csv", index=False, float_format="%.10g",
                          lineterminator="\n")
@@ -83,7 +83,7 @@ def write_pareto(folder: Path, result, settings: dict) -> None:
         cfg["name"] = f"{spec.name}_front_{p.point}"
         text = (f"# {spec.name}: point {p.point} of the Pareto front found by fishing2sim "
                 f"tune {spec.given}\n# (trial {p.trial}); run it with: fishing2sim run "
-                f"{point_file(p)}\n" + yaml.safe_dump(_plain(cfg), sort_keys=False,
+                f"{point_file(p)}\n" + yaml.safe_dump(plain(cfg), sort_keys=False,
                                                       default_flow_style=None, width=100))
         (folder / point_file(p)).write_text(text, encoding="utf-8")
         configs[point_file(p)] = text
@@ -110,9 +110,6 @@ def write_pareto(folder: Path, result, settings: dict) -> None:
 # ---- the plot -----------------------------------------------------------------------------
 def _trial_points(result) -> list:
     """Every finished trial's objectives (on its own games), for the plot's background."""
-    from fishing2sim.tune.objective import Estimate
-    from fishing2sim.tune.pareto import axis_value
-
     out = []
     for t in result.study.get_trials(deepcopy=False):
         if t.values is None or "figures" not in t.user_attrs:
@@ -208,8 +205,6 @@ def document(result, plots: dict) -> Doc:
     doc.p("Each point of the front as a whole experiment file in this folder "
           "(`fishing2sim run front-N.yaml`; deck and strategy files as absolute paths). "
           "The sections of the file the space changes:")
-    from fishing2sim.tune.report import snippet
-
     for p in front.points:
         doc.p(f"Point {p.point} (trial {p.trial}), `{point_file(p)}`:")
         doc.code(snippet(spec, p.values).rstrip(), "yaml")
@@ -302,8 +297,6 @@ def dominated_words(front, p) -> str:
 
 def _values_text(spec, values: dict) -> str:
     """The keys whose value differs from the file's own (trial 0's), as key = value."""
-    from fishing2sim.tune.spec import _default_values
-
     own = _default_values(spec)
     out = [f"{d.key} = {_short(values[d.key])}" for d in spec.dims
            if _short(values[d.key]) != _short(own[d.key])]

@@ -10,6 +10,7 @@ import time
 import numpy as np
 import pandas as pd
 
+from fishing2sim.tune.levels_race import race_levels
 from fishing2sim.tune.schema import short as _short
 from fishing2sim.tune.spec import TuneError, TuneSpec, load_trial
 from fishing2sim.tune.objective import (Estimate, Evaluation, _say, derive_seed, evaluate,
@@ -99,8 +100,6 @@ def race(spec: TuneSpec, study, workers: int, progress: bool, pool=None):
         pt, lo, hi = _diff_ci(spec, w, base_ev, confirm_seed + 1)
         winner["vs_baseline"] = (pt, lo, hi, hi < 0 or lo > 0)
     if spec.race_levels:
-        from fishing2sim.tune.levels_race import race_levels
-
         cands = [(f"trial {n}", n, ev.values) for n, ev in evs]
         cands.append(("baseline", None, None))
         winner["levels"] = race_levels(spec, cands, confirm_seed, workers, progress, pool)

@@ -11,8 +11,6 @@ files (front.csv, front.png, front-N.yaml) come from fishing2sim/tune/pareto_rep
 """
 from __future__ import annotations
 
-import copy
-import re
 import sqlite3
 from pathlib import Path
 
@@ -24,12 +22,13 @@ import pandas as pd  # noqa: E402
 import yaml  # noqa: E402
 
 from fishing2sim import __version__  # noqa: E402
-from fishing2sim.config.experiment import _parse_key_path, set_key_path  # noqa: E402
 from fishing2sim.report import html as _html  # noqa: E402
 from fishing2sim.report import write_folder_atomically  # noqa: E402
 from fishing2sim.report.document import Doc  # noqa: E402
 from fishing2sim.tune.levels_race import levels_section  # noqa: E402
 from fishing2sim.tune.objective import Estimate, figure_names, show_estimate, value_text  # noqa: E402
+from fishing2sim.tune.pareto_report import write_pareto  # noqa: E402
+from fishing2sim.tune.spec import best_config, plain, snippet  # noqa: E402
 
 DPI = 110
 
@@ -55,65 +54,6 @@ def _copy_db(src: Path, dst: Path) -> None:
         a.close()
 
 
-def best_config(spec, values: dict) -> dict:
-    """The file (without its tune section) with ``values`` set at their key paths."""
-    cfg = copy.deepcopy(spec.raw)
-    for key, v in values.items():
-        set_key_path(cfg, key, v, spec.given)
-    cfg["name"] = f"{spec.name}_best"
-    cfg.pop("output", None)
-    cfg.pop("workers", None)
-    return _absolute_paths(cfg, Path(spec.path).parent)
-
-
-def _absolute_paths(cfg: dict, folder: Path) -> dict:
-    """Deck and strategy files as absolute paths: best.yaml lives in the report folder."""
-    def fix(spec):
-        if isinstance(spec, str) and (spec.endswith(".py") or "/" in spec or "\\" in spec):
-            return str((folder / Path(spec).expanduser()).resolve())
-        if isinstance(spec, dict) and "strategy" in spec:
-            return dict(spec, strategy=fix(spec["strategy"]))
-        return spec
-
-    deck = cfg.get("deck")
-    if isinstance(deck, dict) and isinstance(deck.get("file"), str):
-        deck["file"] = str((folder / Path(deck["file"]).expanduser()).resolve())
-    seats = cfg.get("seats")
-    cfg["seats"] = [fix(x) for x in seats] if isinstance(seats, list) else fix(seats)
-    if isinstance(cfg.get("sweep"), dict):
-        for k, vals in cfg["sweep"].items():
-            if k == "seats" and isinstance(vals, list):
-                cfg["sweep"][k] = [[fix(x) for x in v] if isinstance(v, list) else fix(v)
-                                   for v in vals]
-            elif re.fullmatch(r"seats\[\d+\](\.strategy)?", k) and isinstance(vals, list):
-                cfg["sweep"][k] = [fix(v) for v in vals]
-    return cfg
-
-
-def snippet(spec, values: dict) -> str:
-    """The top-level sections the space touches, from the best configuration, as YAML."""
-    cfg = best_config(spec, values)
-    roots = []
-    for d in spec.dims:
-        r = _parse_key_path(d.key)[0]
-        if r not in roots:
-            roots.append(r)
-    part = {r: cfg[r] for r in roots if r in cfg}
-    return yaml.safe_dump(_plain(part), sort_keys=False, default_flow_style=None, width=100)
-
-
-def _plain(x):
-    if isinstance(x, dict):
-        return {(k if isinstance(k, (int, str)) else str(k)): _plain(v) for k, v in x.items()}
-    if isinstance(x, (list, tuple)):
-        return [_plain(v) for v in x]
-    if isinstance(x, float):
-        return round(x, 4)
-    if hasattr(x, "item"):
-        return _plain(x.item())
-    return x
-
-
 def _diff(spec, pt, lo, hi) -> str:
     """A difference of values with its 95% CI, in pp for shares (as the run reports)."""
     hw = (hi - lo) / 2
@@ -128,7 +68,7 @@ def _settings(spec) -> dict:
         "sampler": spec.sampler, "trials": spec.trials, "games_per_trial": spec.games,
         "time_limit_s": spec.time_limit, "racing": {"top": spec.race_top,
                                                     "games": spec.race_games},
-        "tune": _plain(spec.tune_raw), "config_hash": spec.config_hash,
+        "tune": plain(spec.tune_raw), "config_hash": spec.config_hash,
         "package_version": __version__,
     }
 
@@ -136,8 +76,6 @@ def _settings(spec) -> dict:
 def _write_all(folder: Path, result) -> None:
     spec = result.spec
     if spec.pareto:  # no single winner: the front (fishing2sim/tune/pareto_report.py)
-        from fishing2sim.tune.pareto_report import write_pareto
-
         write_pareto(folder, result, _settings(spec))
         return
     result.trials.to_csv(folder / "trials.csv", index=False, float_format="%.10g",
@@ -161,7 +99,7 @@ def _write_all(folder: Path, result) -> None:
         (folder / "best.yaml").write_text(
             f"# {spec.name}: the best configuration found by fishing2sim tune "
             f"{spec.given}\n# (trial {result.winner['trial']}); run it with: fishing2sim run "
-            "best.yaml\n" + yaml.safe_dump(_plain(cfg), sort_keys=False,
+            "best.yaml\n" + yaml.safe_dump(plain(cfg), sort_keys=False,
                                            default_flow_style=None, width=100),
             encoding="utf-8")
     (folder / "tune.yaml").write_text(yaml.safe_dump(_settings(spec), sort_keys=False),

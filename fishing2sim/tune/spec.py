@@ -11,15 +11,23 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import yaml
+
 from fishing2sim.config.experiment import (
     MAX_GAMES,
     MAX_GAMES_HARD,
     ExperimentError,
     load_experiment_data,
     read_experiment_file,
+    set_key_path,
 )
+from fishing2sim.config.keypaths import parse_key_path
+from fishing2sim.config.keys import PLAY_LEVELS
 from fishing2sim.config.messages import did_you_mean as _did_you_mean
 from fishing2sim.config.schema import SchemaError, check
+from fishing2sim.run.chunks import strategy_names
+from fishing2sim.strategy.contract import StrategyError
+from fishing2sim.strategy.loading import load_strategy
 from fishing2sim.tune.schema import (
     MAX_PARETO_OBJECTIVES, ROW_KEYS, Dim, Figure, TuneSection, _number, _whole,
 )
@@ -86,10 +94,8 @@ class TuneSpec:
 
 def _get_path(cfg, key):
     """The value at a key path in the file's mapping, or None."""
-    from fishing2sim.config.keypaths import parse_key_path as _parse_key_path
-
     node = cfg
-    for part in _parse_key_path(key):
+    for part in parse_key_path(key):
         if isinstance(node, list):
             i = int(part) if (isinstance(part, int) or str(part).isdigit()) else None
             if i is None or not 0 <= i < len(node):
@@ -156,11 +162,32 @@ def load_tune(path, overrides: dict | None = None, yes: bool = False) -> TuneSpe
                     baseline={d.key: _get_path(data, d.key) for d in sec.space},
                     config_hash=h, tune_raw=tune_raw, yes=bool(yes), goals=obj._goals)
     if sec.racing.play_levels is not None:
-        from fishing2sim.tune.levels_race import check_levels
-
         spec.race_levels = check_levels(data, sec.racing.play_levels, path, given, yes)
     _check_budget(spec, _check_space(spec), overrides)
     return spec
+
+
+LEVELS_KEY = "tune.racing.play_levels"
+
+
+def check_levels(spec_raw: dict, raw, path, given: str, yes: bool = False) -> tuple:
+    """The levels of ``tune.racing.play_levels`` (config.levels.Level each), checked as an
+    experiment's play_levels (its problems named at tune.racing.play_levels)."""
+    if raw is None:
+        return ()
+    data = copy.deepcopy(spec_raw)
+    data.pop("seats", None)
+    data["chunk"] = 1  # each level is raced as a run of its own (race_levels): no chunk rule
+    data[PLAY_LEVELS] = copy.deepcopy(raw)
+    try:
+        exp = load_experiment_data(data, path, yes=yes)
+    except ExperimentError as exc:
+        text = str(exc)
+        at = f"{given}: {PLAY_LEVELS}"
+        if text.startswith(at):
+            text = f"{given}: {LEVELS_KEY}" + text[len(at):]
+        raise TuneError(text) from None
+    return exp.panel.levels
 
 
 def _section(t, overrides: dict, given: str) -> TuneSection:
@@ -338,8 +365,6 @@ def _cond_matches(cond, where: dict) -> bool:
 
 
 def _check_figures(spec: TuneSpec, exp) -> None:
-    from fishing2sim.run.chunks import strategy_names
-
     figs = [(f"tune.objective.{spec.mode}", spec.figure)] if spec.figure else [
         (f"tune.objective.targets[{i}]", t.figure) for i, t in enumerate(spec.targets)]
     if spec.pareto:
@@ -399,9 +424,8 @@ def _check_figures(spec: TuneSpec, exp) -> None:
 def _check_objective_count(spec: TuneSpec) -> None:
     """At most MAX_PARETO_OBJECTIVES objectives once a figure is taken once per condition it
     matches (the front is drawn pair by pair)."""
-    from fishing2sim.tune.pareto import axes
-
-    n = len(axes(spec))
+    # the number of objective.axes(spec) (objective.py imports this module)
+    n = sum(1 if g.figure is None else len(spec.expansions[g.figure.text]) for g in spec.goals)
     if n > MAX_PARETO_OBJECTIVES:
         raise TuneError(f"{spec.given}: tune.objective.pareto: {n} objectives once each figure "
                         f"is taken per condition it matches; a Pareto study takes at most "
@@ -420,9 +444,6 @@ def _check_deck_changes(spec: TuneSpec) -> None:
 
 def _name_params(spec: TuneSpec, exp) -> None:
     """Label the entries of a seat's parameter vector with the strategy's PARAM_NAMES."""
-    from fishing2sim.strategy.contract import StrategyError
-    from fishing2sim.strategy.loading import load_strategy
-
     for d in spec.dims:
         m = re.fullmatch(r"seats\[(\d+)\]\.params(?:\[(\d+)\])?", d.key)
         if not m:
@@ -450,3 +471,61 @@ def _cond_label(cond, spec=None) -> str:
     return ", ".join(bits)
 
 
+# ---- a trial's values as a file (best.yaml, front-N.yaml, the snippets) ------------------
+def best_config(spec, values: dict) -> dict:
+    """The file (without its tune section) with ``values`` set at their key paths."""
+    cfg = copy.deepcopy(spec.raw)
+    for key, v in values.items():
+        set_key_path(cfg, key, v, spec.given)
+    cfg["name"] = f"{spec.name}_best"
+    cfg.pop("output", None)
+    cfg.pop("workers", None)
+    return _absolute_paths(cfg, Path(spec.path).parent)
+
+
+def _absolute_paths(cfg: dict, folder: Path) -> dict:
+    """Deck and strategy files as absolute paths: best.yaml lives in the report folder."""
+    def fix(spec):
+        if isinstance(spec, str) and (spec.endswith(".py") or "/" in spec or "\\" in spec):
+            return str((folder / Path(spec).expanduser()).resolve())
+        if isinstance(spec, dict) and "strategy" in spec:
+            return dict(spec, strategy=fix(spec["strategy"]))
+        return spec
+
+    deck = cfg.get("deck")
+    if isinstance(deck, dict) and isinstance(deck.get("file"), str):
+        deck["file"] = str((folder / Path(deck["file"]).expanduser()).resolve())
+    seats = cfg.get("seats")
+    cfg["seats"] = [fix(x) for x in seats] if isinstance(seats, list) else fix(seats)
+    if isinstance(cfg.get("sweep"), dict):
+        for k, vals in cfg["sweep"].items():
+            if k == "seats" and isinstance(vals, list):
+                cfg["sweep"][k] = [[fix(x) for x in v] if isinstance(v, list) else fix(v)
+                                   for v in vals]
+            elif re.fullmatch(r"seats\[\d+\](\.strategy)?", k) and isinstance(vals, list):
+                cfg["sweep"][k] = [fix(v) for v in vals]
+    return cfg
+
+
+def snippet(spec, values: dict) -> str:
+    """The top-level sections the space touches, from the best configuration, as YAML."""
+    cfg = best_config(spec, values)
+    roots = []
+    for d in spec.dims:
+        r = parse_key_path(d.key)[0]
+        if r not in roots:
+            roots.append(r)
+    part = {r: cfg[r] for r in roots if r in cfg}
+    return yaml.safe_dump(plain(part), sort_keys=False, default_flow_style=None, width=100)
+
+
+def plain(x):
+    if isinstance(x, dict):
+        return {(k if isinstance(k, (int, str)) else str(k)): plain(v) for k, v in x.items()}
+    if isinstance(x, (list, tuple)):
+        return [plain(v) for v in x]
+    if isinstance(x, float):
+        return round(x, 4)
+    if hasattr(x, "item"):
+        return plain(x.item())
+    return x

@@ -36,6 +36,14 @@ from pathlib import Path
 
 import pandas as pd
 
+from fishing2sim import __version__
+from fishing2sim.run.checkpoints import OutputLock
+from fishing2sim.run import processes  # processes.default_workers: a test sets the cores
+from fishing2sim.run.processes import WorkerPool, check_workers
+from fishing2sim.safe_files import (
+    MARKER, FileSafetyError, check_replaceable, real_folder, write_marker,
+)
+from fishing2sim.tune.pareto import axes, measure_front, trial_line
 from fishing2sim.tune.schema import FIGURES
 from fishing2sim.tune.schema import short as _short
 from fishing2sim.tune.spec import (  # noqa: F401 (load_tune: the names other modules import)
@@ -154,8 +162,6 @@ def open_study(spec: TuneSpec, resume: bool):
     import optuna
     from optuna.trial import TrialState
 
-    from fishing2sim.safe_files import FileSafetyError, real_folder
-
     optuna.logging.set_verbosity(optuna.logging.WARNING)
     try:
         real_folder(spec.output_dir, "report folder")
@@ -184,8 +190,6 @@ def open_study(spec: TuneSpec, resume: bool):
         study.sampler = _make_sampler(spec, derive_seed(spec.seed, SAMPLER_SEED_OFFSET + n_done))
         return study, storage
     if spec.pareto:  # one direction per objective (fishing2sim/tune/pareto.py)
-        from fishing2sim.tune.pareto import axes
-
         sense = {"directions": [a.sense for a in axes(spec)]}
     else:
         sense = {"direction": spec.direction}
@@ -220,9 +224,6 @@ def _prepare_output(spec: TuneSpec) -> None:
     """The study's folder: refused if it is a folder of the user's own, a link or a file;
     made and marked as this program's otherwise (the report later replaces it). The scratch
     folder of the trials' checkpoints may not be a link either."""
-    from fishing2sim import __version__
-    from fishing2sim.safe_files import MARKER, FileSafetyError, check_replaceable, real_folder, write_marker
-
     try:
         check_replaceable(spec.output_dir, named_in="tune file")
         if spec.scratch.is_symlink():
@@ -240,9 +241,6 @@ def tune(spec: TuneSpec, workers: int | None = None, resume: bool = False,
     """Run the study (or continue it), race the best trials, write the report. The report
     folder is locked meanwhile (runner.OutputLock, as ``run`` locks it): a second tune or a
     run on the same folder is refused (a RunError naming the PID)."""
-    from fishing2sim.run.checkpoints import OutputLock
-    from fishing2sim.run.processes import WorkerPool
-
     with OutputLock(spec.output_dir.parent, spec.name), WorkerPool() as pool:
         return _tune(spec, workers, resume, progress, write, pool)
 
@@ -251,10 +249,9 @@ def _tune(spec: TuneSpec, workers, resume: bool, progress: bool, write: bool,
           pool) -> TuneResult:
     from optuna.trial import TrialState
 
-    from fishing2sim.run.processes import check_workers, default_workers
-
     where = "--workers" if workers else f"{spec.path.name}: workers"
-    workers = check_workers(workers or spec.raw.get("workers") or default_workers(), where)
+    workers = check_workers(workers or spec.raw.get("workers") or processes.default_workers(),
+                            where)
     t0 = time.perf_counter()
     _prepare_output(spec)
     study, storage = open_study(spec, resume)
@@ -283,8 +280,6 @@ def _tune(spec: TuneSpec, workers, resume: bool, progress: bool, write: bool,
     trials_df = trials_table(spec, study)
     front = None
     if spec.pareto:  # no single winner: the front, played again
-        from fishing2sim.tune.pareto import measure_front
-
         front = measure_front(spec, study, workers, progress, pool)
         race_df, winner, base_ev, verdict = pd.DataFrame(), None, front.baseline, ""
     else:
@@ -293,6 +288,7 @@ def _tune(spec: TuneSpec, workers, resume: bool, progress: bool, write: bool,
     result = TuneResult(spec, study, trials_df, race_df, winner, base_ev, verdict, None,
                         elapsed, front=front)
     if write:
+        # tune/report.py imports matplotlib (most of a second): loaded only to write
         from fishing2sim.tune.report import write_tune_report
 
         result.report_dir = write_tune_report(result)
@@ -315,8 +311,6 @@ def _progress_text(spec: TuneSpec, study, ev) -> str:
     """A trial's line: its value and the best so far, or a Pareto study's objectives and
     the size of its front."""
     if spec.pareto:
-        from fishing2sim.tune.pareto import trial_line
-
         return f"{trial_line(spec, ev)} (front: {len(study.best_trials)} trials)"
     best = study.best_value
     hw = (ev.figures[0].ci_high - ev.figures[0].ci_low) / 2 if ev.figures else math.nan
