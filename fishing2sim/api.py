@@ -43,6 +43,7 @@ except ImportError:  # pragma: no cover
 
 from fishing2sim.events import (END_NAMES, RULESET_NAMES, SHADE_NAMES, SUIT_NAMES,  # noqa: F401
                                decode_events)
+from fishing2sim.engine.state import R_OCEAN, R_TRUMP
 
 EVENT_CAPACITY = 16384
 
@@ -257,7 +258,6 @@ def play_game(players: int = 4, seed: int = 0, ruleset: str = "fishing2", strate
                     work, strats)
     if st[S_ERR_CODE] != 0:
         raise kernel_failure(st, strats, deck)
-    from fishing2sim.engine.state import R_OCEAN, R_TRUMP
 
     pts = [int(st[A_POINTS + p]) for p in range(players)]
     best = max(pts)

@@ -35,6 +35,9 @@ import pandas as pd
 from fishing2sim.analysis.contrasts import FIGURE_INFO, FIGURES, Figure, independent
 from fishing2sim.safe_files import FileSafetyError, read_regular
 from fishing2sim.analysis.stats import crit
+from fishing2sim.config.experiment import _load_yaml
+from fishing2sim.config.keys import MAX_GAMES_HARD
+from fishing2sim.report.words import number
 
 CSV_MAX = 64 * 1024 * 1024
 CONFIG_MAX = 16 * 1024 * 1024
@@ -81,8 +84,6 @@ def _read(path: Path, limit: int, what: str) -> bytes:
 
 def read_folder(folder) -> Folder:
     """A report folder's config.yaml and headline CSVs, checked."""
-    from fishing2sim.config.experiment import _load_yaml
-
     p = Path(folder)
     if p.is_symlink() or not p.is_dir():
         raise CompareError(f"{folder}: no such report folder" if not p.exists() else
@@ -231,8 +232,6 @@ def _checked(fig: str, r, df, i) -> tuple:
     line and column: finite, a share within [0, 1] and a count of cards at least 0, the CI
     around the estimate, n a whole number of games from 1 to MAX_GAMES_HARD. A doctored or
     damaged value is refused, never dropped without a word."""
-    from fishing2sim.config.keys import MAX_GAMES_HARD
-
     where = f"{df.attrs['file']}: line {i + 2} ({r['metric']} of condition {r['condition']:g})"
     n = float(r["n"])
     if not (math.isfinite(n) and n.is_integer() and 1 <= n <= MAX_GAMES_HARD):
@@ -313,8 +312,6 @@ def check_csv_path(csv_file, folders) -> None:
 
 def table_text(df: pd.DataFrame) -> str:
     """The contrasts as a plain-text table: shares in percent, differences in pp."""
-    from fishing2sim.report.common import number
-
     head = ["condition", "figure", "A", "B", "A − B [95% CI]", "ratio [95% CI]"]
     lines = []
     for _, r in df.iterrows():

@@ -25,6 +25,7 @@ from fishing2sim.run.chunks import RunError, n_chunks
 from fishing2sim.run.processes import (RunInterrupted, StopSignals, WorkerPool, check_workers,
                                        default_workers)
 from fishing2sim.safe_files import FileSafetyError, check_replaceable
+from fishing2sim.run.dask import DaskBackend
 
 __all__ = ["Results", "load", "play", "tables", "write_report", "run"]
 
@@ -63,6 +64,7 @@ def tables(played: runner.Played) -> Results:
 def write_report(results: Results) -> None:
     """The report folder of ``results`` (CSVs, plots, summary.md, report.html), replaced
     atomically. A folder that is not a report of this program is refused (RunError)."""
+    # the report imports matplotlib (most of a second): loaded only to write one
     from fishing2sim.report import write_report as write
 
     exp = results.exp
@@ -137,7 +139,6 @@ def run(experiment, workers: int | None = None, resume: bool = False, progress: 
 def _backend(exp, scheduler, dask_local):
     if not (scheduler or dask_local):
         return None
-    from fishing2sim.run.dask import DaskBackend
 
     return DaskBackend(exp, scheduler=scheduler, n_local=dask_local)
 

@@ -41,6 +41,8 @@ from fishing2sim.strategy.identity import distinct_names
 from fishing2sim.analysis.common import label_keys_of
 from fishing2sim.analysis.sprt import decide, elo_to_score, score_to_elo  # noqa: F401 (re-exported)
 from fishing2sim.run.totals import CL_SQ, CL_SUM, CL_XM, SUM, TRUMP_X
+from fishing2sim.analysis.cards import widest_half_width
+from fishing2sim.run.totals import ARC_UNIT
 
 FIGURES = ("overfishing", "ocean_empty", "ocean_left", "trump_value", "trump_stakes_half_low",
            "trump_stakes_half", "leader_edge", "win_share", "lead_changes", "late_leader_win")
@@ -140,8 +142,6 @@ def arc_headline(cond, t, n: int) -> dict:
     """``lead_changes`` (the mean lead changes per game, over every game) and
     ``late_leader_win`` (the win share of the leader after the last but one round, over
     the games that scored it: the leader before the last round)."""
-    from fishing2sim.run.totals import ARC_UNIT
-
     h = t["arc_changes"].astype(float)
     k = np.arange(h.size)
     out = {"lead_changes": _mean((h * k).sum(), (h * k * k).sum(), n)}
@@ -401,7 +401,6 @@ def half_widths(exp, cond, t) -> dict:
         if fig == "win_share":
             out[fig] = max((f.half_width for f in h["win_share"].values()), default=math.nan)
         elif fig == "card_overfishing":  # analyses: [cards]: the widest of its cards'
-            from fishing2sim.analysis.cards import widest_half_width
 
             out[fig] = widest_half_width(cond, t)
         elif fig in h:

@@ -55,6 +55,7 @@ import numpy as np
 import pandas as pd
 
 from fishing2sim.analysis.stats import WIN_UNIT, Z, chi2_sf
+from fishing2sim.analysis.common import rotation_unit
 
 ELO = 400.0 / math.log(10.0)  # Elo points per unit of Bradley-Terry strength
 LADDER_SEATS = (0, 0, 1, 1)  # the lineup of a pair (A, B): [A, A, B, B]
@@ -439,8 +440,6 @@ def ladder_tables(exp, totals: list) -> dict[str, pd.DataFrame]:
     and ``ladder_fit`` (the chi^2 of the fit: metrics chi2, df, p_value, chi2_min,
     p_value_min; n = the pairs used). ci_unit names what the CIs (the rating differences'
     too) take as one observation: the rotation block, a deal's seat-rotated games."""
-    from fishing2sim.analysis.common import rotation_unit
-
     names, pairs = pair_results(exp, totals)
     lad = exp.ladder
     rows, prow, frow = [], [], []

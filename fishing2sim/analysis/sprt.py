@@ -36,6 +36,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+from fishing2sim.analysis.stats import Z
 
 SQRT2 = math.sqrt(2.0)
 
@@ -62,8 +63,6 @@ def decide(spec: dict, n: int, mean: float, var: float, tests: int = 1) -> dict:
     the LLR, the bounds (``tests``: the file's SPRTs, :func:`bounds`), the decision (H1, H0
     or None) and the fixed-sample SPRT Elo with its normal 95% CI (``elo``, ``elo_low``,
     ``elo_high``: not corrected for the stop)."""
-    from fishing2sim.analysis.stats import Z
-
     s0, s1 = elo_to_score(spec["elo0"]), elo_to_score(spec["elo1"])
     llr = n * (s1 - s0) * (2 * mean - s0 - s1) / (2 * var) if n and var > 0 else 0.0
     lower, upper = bounds(spec, tests)

@@ -17,6 +17,8 @@ import pandas as pd
 from fishing2sim.analysis import (arc, cards, decisions, depletion, overfishing, scores,
                                   strategies, trump)
 from fishing2sim.analysis.contrasts import contrast_table
+from fishing2sim.analysis import panel
+from fishing2sim.analysis.ladder import ladder_tables
 
 # in the order of the report's tables
 SECTIONS = (depletion, overfishing, trump, strategies, scores, arc, cards, decisions)
@@ -32,11 +34,7 @@ def tables_from_totals(exp, totals: list, units: list | None = None) -> dict[str
     if any(c.baseline is not None for c in exp.conditions):
         out["contrasts"] = contrast_table(exp, totals, units)
     if getattr(exp, "panel", None) is not None:
-        from fishing2sim.analysis import panel
-
         out.update(panel.tables(exp, totals, units, out.get("contrasts")))
     if "ladder" in exp.analyses and exp.ladder:
-        from fishing2sim.analysis.ladder import ladder_tables
-
         out.update(ladder_tables(exp, totals))
     return out

@@ -8,6 +8,7 @@ the kernel sources with the one the cache was built from and drops the cache if 
 import hashlib
 import os
 from pathlib import Path
+from fishing2sim.safe_files import read_regular, write_atomic
 
 _PKG = Path(__file__).resolve().parent.parent
 
@@ -72,7 +73,6 @@ def _drop_stale_cache():
     # the stamp is read as a small regular file and written by write_atomic: a link, FIFO
     # or device planted under its name (or under the temporary file's) is never followed;
     # a stamp that cannot be read so counts as stale, and the cache is dropped
-    from fishing2sim.safe_files import read_regular, write_atomic
     try:
         try:
             if read_regular(stamp_file, limit=1024, what="kernel stamp") == stamp.encode():

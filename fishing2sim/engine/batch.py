@@ -16,7 +16,11 @@ from fishing2sim.engine.constants import (
 from fishing2sim.engine.core import (
     apply_trump_choice, ask_trump_choice, best_points, run_game, setup_game, winners_mask,
 )
-from fishing2sim.engine.layout import Layout
+from fishing2sim.engine.records import (  # noqa: F401 (the records' names, read here too)
+    G_END, G_END_ROUND, G_ROUNDS, G_WINNERS, G_FIRST_LEADER, G_PLAYS, G_TRICKS, G_ERR_CODE,
+    G_ERR_SEAT, G_ERR_KIND, G_ERR_CHOICE, G_OCEAN_DRAWN, G_MAX_TIER, N_G, GAME_LAYOUT,
+    T_CHOOSER, T_CHOICE, T_D1_POINTS, T_D2_POINTS, T_D1_WIN, T_D2_WIN, N_T, PAIR_LAYOUT,
+)
 from fishing2sim.engine.rng import game_seed, mix64, seed_streams
 from fishing2sim.engine.sigs import DECK, EV, OBS, PARAMS, RNG, ST, STRATS, i64, types, void
 from fishing2sim.engine.state import (
@@ -26,36 +30,7 @@ from fishing2sim.engine.state import (
     A_OPTIONS, S_FORCED, S_N_OPTIONS, S_OBSERVE_MASK, S_SEARCH_MASK,
 )
 
-# columns of the per-game integer output [game, G_*]
-_GAME = Layout("the per-game record")
-G_END = _GAME.field("end")  # END_* code
-G_END_ROUND = _GAME.field("end_round")  # overfishing at a round's start: that round; else the
-# last round played
-G_ROUNDS = _GAME.field("rounds")  # rounds started
-G_WINNERS = _GAME.field("winners")  # bitmask of seats sharing the win
-G_FIRST_LEADER = _GAME.field("first_leader")
-G_PLAYS = _GAME.field("plays")
-G_TRICKS = _GAME.field("tricks")
-G_ERR_CODE = _GAME.field("err_code")
-G_ERR_SEAT = _GAME.field("err_seat")
-G_ERR_KIND = _GAME.field("err_kind")
-G_ERR_CHOICE = _GAME.field("err_choice")
-G_OCEAN_DRAWN = _GAME.field("ocean_drawn")  # cards drawn from the ocean in the whole game
-G_MAX_TIER = _GAME.field("max_tier")  # the highest star tier a card was drawn from (0: none)
-N_G = _GAME.size
-GAME_LAYOUT = dict(_GAME.fields)
 WIN_UNIT = 60  # win shares in 60ths: a win shared by k players is 60 / k for each (exact)
-
-# columns of the per-choice trump output [game, round, T_*]
-_PAIR = Layout("the trump-pair record")
-T_CHOOSER = _PAIR.field("chooser")  # -1: no choice analysed in this round
-T_CHOICE = _PAIR.field("choice")
-T_D1_POINTS = _PAIR.field("d1_points")  # pair 1: chooser's points after light minus after dark
-T_D2_POINTS = _PAIR.field("d2_points")  # pair 2 (fresh streams)
-T_D1_WIN = _PAIR.field("d1_win")  # the same in win share (60ths)
-T_D2_WIN = _PAIR.field("d2_win")
-N_T = _PAIR.size
-PAIR_LAYOUT = dict(_PAIR.fields)
 
 
 @njit(cache=True)

@@ -15,24 +15,14 @@ from numba import njit
 from fishing2sim.engine.batch import new_buffers, record_game, take_branch_error
 from fishing2sim.engine.constants import EV_FIELDS, F_TIER, MAX_PLAYERS, O_N_CARDS, STOP_NEVER
 from fishing2sim.engine.core import ERR_SETUP, run_game, setup_game
-from fishing2sim.engine.layout import Layout
+from fishing2sim.engine.records import (  # noqa: F401 (the records' names, read here too)
+    C_DRAWER, C_CATCHER, C_END, C_ROUNDS, C_POINTS, N_C, CARD_LAYOUT,
+)
 from fishing2sim.engine.rng import game_seed
 from fishing2sim.engine.state import (
     A_CAUGHT_BY, A_DRAWN_BY, A_LAST_ORDER, A_OCEAN, A_POINTS, RNG_SIZE, S_END, S_ERR_CODE,
     S_FIRST_LEADER, S_LEADER, S_OCEAN_LEN, S_ROUND, STATE_SIZE,
 )
-
-# columns of the per-card output [game, card, C_*]
-_CARD = Layout("the per-card record")
-C_DRAWER = _CARD.field("drawer")  # standard-deck game: the seat that drew the card from the
-# ocean (-1: nobody)
-C_CATCHER = _CARD.field("catcher")  # standard-deck game: the seat on whose fisher it first
-# landed (-1: nobody)
-C_END = _CARD.field("end")  # the game without the card: END_* code
-C_ROUNDS = _CARD.field("rounds")  # the game without the card: rounds started
-C_POINTS = _CARD.field("points", MAX_PLAYERS)  # the game without the card: each seat's points
-N_C = _CARD.size
-CARD_LAYOUT = dict(_CARD.fields)
 
 
 @njit(cache=True)

@@ -27,7 +27,10 @@ from fishing2sim.engine.constants import (
 from fishing2sim.engine.core import (
     apply_trump_choice, ask_once, ask_trump_choice, draw_gap, run_game, setup_game,
 )
-from fishing2sim.engine.layout import Layout
+from fishing2sim.engine.records import (  # noqa: F401 (the records' names, read here too)
+    X_KIND, X_SEAT, X_N_OPT, X_D1_POINTS, X_D2_POINTS, X_D1_WIN, X_D2_WIN, X_G_POINTS, X_G_WIN,
+    X_A_POINTS, X_A_WIN, N_X, DECISION_LAYOUT, MAX_SAMPLED,
+)
 from fishing2sim.engine.rng import GOLDEN, game_seed, mix64, scaled_below, seed_streams
 from fishing2sim.engine.state import (
     A_DEC_RATE, A_OPTIONS, A_POINTS, PH_TRUMP, RNG_SIZE, S_ASK_KIND, S_ASK_SEAT, S_DEC_N,
@@ -35,22 +38,6 @@ from fishing2sim.engine.state import (
     S_PHASE, S_PLAYERS, S_ROUND, S_SEARCH_MASK,
 )
 
-# columns of the per-decision output [game, i, X_*] (i < MAX_SAMPLED per game)
-_DEC = Layout("the decision-replay record")
-X_KIND = _DEC.field("kind")  # D_* code; -1: no row
-X_SEAT = _DEC.field("seat")
-X_N_OPT = _DEC.field("n_opt")
-X_D1_POINTS = _DEC.field("d1_points")  # pair 1: the seat's points after a minus after b
-X_D2_POINTS = _DEC.field("d2_points")  # pair 2 (fresh streams)
-X_D1_WIN = _DEC.field("d1_win")  # the same in win share (60ths)
-X_D2_WIN = _DEC.field("d2_win")
-X_G_POINTS = _DEC.field("g_points")  # the game's own result (choice c) minus a's, pair 1
-X_G_WIN = _DEC.field("g_win")
-X_A_POINTS = _DEC.field("a_points")  # (a's result on pair 1, kept until the game ends)
-X_A_WIN = _DEC.field("a_win")
-N_X = _DEC.size
-DECISION_LAYOUT = dict(_DEC.fields)
-MAX_SAMPLED = 16  # decisions replayed per game at most (more are counted as left out)
 PAIR_SALT = np.uint64(0xD5C1510E5A1A7E5)
 FRESH_SALT = np.uint64(0x5EED0F5F2E5A1705)
 

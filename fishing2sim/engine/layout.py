@@ -1,6 +1,6 @@
 """The one allocator of the engine's fixed layouts: the game state (state.py), the
-observation (constants.py, O_*), the per-game record and the trump-pair record (batch.py,
-G_* and T_*).
+observation (constants.py, O_*), and the records the batch kernels fill (records.py: G_*,
+T_*, C_*, X_*).
 
 Each layout hands out consecutive offsets by name; the offsets are plain module-level
 ints, so numba freezes them into the kernels as compile-time constants (no lookup at run

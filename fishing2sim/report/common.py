@@ -19,6 +19,8 @@ from fishing2sim.report.words import (  # noqa: F401  (the reports import them f
     isnan, num, int_, decimals, fmt, ci, pp_ci, max_hw, hw_text, number, ADJUSTMENTS, effect, sentence)
 from fishing2sim.report.layout import (  # noqa: F401,E402  (shared by every plot)
     PLOT_LABEL_LINES, finish, wrap)
+from fishing2sim import __version__
+from fishing2sim.analysis.contrasts import FIGURES
 
 DPI = 110
 STAT_COLUMNS = ("metric", "n", "estimate", "ci_low", "ci_high", "ci_unit")
@@ -82,8 +84,6 @@ def sort_table(name: str, df: pd.DataFrame) -> pd.DataFrame:
         return df.reset_index(drop=True)
     if name == "contrasts":
         if len(df):
-            from fishing2sim.analysis.contrasts import FIGURES
-
             order = df["figure"].map({f: i for i, f in enumerate(FIGURES)})
             df = df.assign(_o=order).sort_values(["condition", "_o", "strategy"],
                                                  kind="mergesort", na_position="first")
@@ -328,8 +328,6 @@ def panel_title(players: int | None, colon: bool = False) -> str:
 
 
 def package_version() -> str:
-    from fishing2sim import __version__
-
     return __version__
 
 

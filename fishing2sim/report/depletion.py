@@ -11,6 +11,7 @@ from matplotlib.ticker import MaxNLocator
 from fishing2sim.report.common import (TITLES, Context, ci, colour, finish, hw_text, int_, isnan, max_hw, num,
                      panel_title, rows_of, scale_to, sentence, wrap)
 from fishing2sim.report.layout import legend_outside
+from fishing2sim.report.common import yerr
 
 ALL_GAMES_NOTE = ("The ocean is counted two ways: among the games still running in a round, "
                   "and over all games, where a game that ended by overfishing counts as an "
@@ -91,8 +92,6 @@ def plot(ctx: Context, df: pd.DataFrame):
 
 
 def _err(rows):
-    from fishing2sim.report.common import yerr
-
     return yerr(rows, 100)
 
 

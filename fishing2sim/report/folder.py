@@ -14,6 +14,7 @@ import pandas as pd
 
 from fishing2sim.report import html as _html
 from fishing2sim.report.document import Doc, table_cells
+from fishing2sim.safe_files import FileSafetyError, open_regular, read_regular, write_atomic
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 TEXT_MAX = 16 * 1024 * 1024     # summary.md, config.yaml
@@ -45,14 +46,14 @@ def render_html(folder: Path, warn=None, fresh: bool = False, locked: bool = Fal
     the page. The page is written with :func:`~fishing2sim.safe_files.write_atomic` (whole
     or not at all, never through a link) under the folder's lock (the one ``run`` takes;
     ``locked``: the caller holds it, as a training does for its whole run)."""
-    from fishing2sim.safe_files import FileSafetyError, write_atomic
-
     folder = Path(os.path.abspath(folder))
     warn = warn or _warn_stderr
     page = folder / "report.html"
     if not fresh and _complete_page(page):
         return page
-    from fishing2sim.run.checkpoints import OutputLock  # the lock run and tune take on the folder
+    # the lock run and tune take on the folder; run/checkpoints.py loads the config's models
+    # (pydantic: most of a second), which a page already complete does not need
+    from fishing2sim.run.checkpoints import OutputLock
 
     with contextlib.nullcontext() if locked else OutputLock(folder.parent, folder.name):
         state = _page_state(page)
@@ -96,8 +97,6 @@ def _page_state(page: Path) -> str | None:
     """None if there is no ``page``, "complete" if it is a complete page (a regular file,
     not a link, that opens with ``<!DOCTYPE html>`` and ends with ``</html>``), else what
     it is instead."""
-    from fishing2sim.safe_files import FileSafetyError, open_regular
-
     try:
         mode = os.lstat(page).st_mode
     except FileNotFoundError:
@@ -137,8 +136,6 @@ def _utf8(data: bytes, path: Path, what: str) -> str:
 
 
 def _summary_text(path: Path) -> str:
-    from fishing2sim.safe_files import read_regular
-
     return _utf8(read_regular(path, TEXT_MAX, within=path.parent, what="summary"), path,
                  "summary")
 
@@ -207,8 +204,6 @@ def _images(doc: Doc, folder: Path, warn) -> dict[str, bytes]:
     ``folder`` (no folder part, no ``..``, not absolute) of a regular PNG file (checked by
     its signature) of at most IMAGE_MAX bytes, while all embedded (an image named twice
     counting twice) stay within EMBED_MAX. Each other one is named in one warning line."""
-    from fishing2sim.safe_files import FileSafetyError, read_regular
-
     uses: dict[str, int] = {}
     for b in doc.blocks:
         if b[0] == "img":
@@ -247,8 +242,6 @@ def _csv_tables(folder: Path, warn) -> dict[str, pd.DataFrame]:
     warning line."""
     import io
 
-    from fishing2sim.safe_files import FileSafetyError, read_regular
-
     tables = {}
     for p in sorted(folder.glob("*.csv")):
         try:
@@ -281,8 +274,6 @@ def _parse_csv(buf, path: Path) -> pd.DataFrame:
 
 def _config_text(path: Path, warn) -> str:
     """config.yaml's text; "" if there is none; if it cannot be read, a warning and ""."""
-    from fishing2sim.safe_files import FileSafetyError, read_regular
-
     if not os.path.lexists(path):
         return ""
     try:

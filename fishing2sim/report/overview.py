@@ -15,13 +15,13 @@ from fishing2sim.report import strategies as _strategies
 from fishing2sim.report import trump as _trump
 from fishing2sim.report.common import (Context, Doc, first, int_, lineup_names, package_version,
                                         players_text, seat_labels, seat_md, seat_parts)
+from fishing2sim.report.common import v_
+from fishing2sim.report.panel import trace_lines, verdict_lines, who_played as panel_who
 
 
 def who_played(ctx: Context) -> str:
     """The opening sentence of every summary: who sat at the table."""
     if getattr(ctx.exp, "panel", None) is not None:
-        from fishing2sim.report.panel import who_played as panel_who
-
         return panel_who(ctx.exp)
     lineups = [seat_parts(c) for c in ctx.conditions]
     if not lineups or not any(lineups):
@@ -63,8 +63,6 @@ def lead(ctx: Context, doc: Doc) -> None:
         doc.p(who)
     con = ctx.tables.get("contrasts")
     if getattr(ctx.exp, "panel", None) is not None:
-        from fishing2sim.report.panel import trace_lines, verdict_lines
-
         lines = verdict_lines(ctx)
         if lines:
             doc.p("How each condition's effect (condition − baseline) depends on the level "
@@ -188,7 +186,6 @@ def _v_labels(cond) -> str:
     labels = dict(getattr(cond, "labels", None) or {})
     if not labels:
         return "–"
-    from fishing2sim.report.common import v_
 
     return ", ".join(f"{k}={v_(v)}" for k, v in labels.items())
 

@@ -22,6 +22,9 @@ from __future__ import annotations
 import numpy as np
 
 from fishing2sim.engine import constants as K
+from fishing2sim.engine.records import (
+    C_CATCHER, C_DRAWER, C_END, C_POINTS, C_ROUNDS, G_END, G_FIRST_LEADER, G_ROUNDS, N_C,
+)
 from fishing2sim.run.shares import win_shares
 
 CARD_FIELDS = {
@@ -74,9 +77,6 @@ def _add(t, key, ids, d, mask=None) -> None:
 
 def add_cards(t: dict, P: int, ids, out_int, out_points, out_cards) -> None:
     """The per-card totals of one batch of cards_batch output."""
-    from fishing2sim.engine.batch import G_END, G_FIRST_LEADER, G_ROUNDS
-    from fishing2sim.engine.cards import C_CATCHER, C_DRAWER, C_END, C_POINTS, C_ROUNDS
-
     ids = np.asarray(list(ids), np.int64)
     n, k = out_cards.shape[:2]
     if n == 0 or k == 0:
@@ -114,8 +114,9 @@ def play_cards(args, loo, out_int, out_points, out_ocean, out_trump, out_round_p
     """Play a batch with cards_batch (``args``: play_batch's first arguments, their last the
     work rows; ``loo``: loo_decks' (decks, drops)); returns (deals played, the per-card
     output). A strategy error stops the batch as play_batch's does (work[0] carries it)."""
+    # the kernels load numba: the analysis imports this module (through run/totals.py)
     from fishing2sim.api import call_kernel
-    from fishing2sim.engine.cards import N_C, cards_batch
+    from fishing2sim.engine.cards import cards_batch
 
     decks, drops = loo
     arrays, rest, work = args[0], args[1:-1], args[-1]

@@ -21,12 +21,13 @@ from pathlib import Path
 
 import numpy as np
 
-from fishing2sim.safe_files import (FileSafetyError, read_regular, real_folder, remove_ours,
-                                    write_atomic)
+from fishing2sim.safe_files import (FileSafetyError, open_lock, read_regular, real_folder,
+                                    remove_ours, write_atomic)
 from fishing2sim.run.chunks import RunError, Task, games_of, task_of
 from fishing2sim.config.levels import trump_replayed
 from fishing2sim.run.totals import (UNIT_PREFIX, empty_totals, merge, split_units, summed_keys,
                                     unit_keys)
+from fishing2sim.run.decision_totals import DEC_FIELDS, empty
 
 CHECKPOINT_FORMAT = 3
 MAX_CHECKPOINT = 1 << 30  # a checkpoint file is read only up to 1 GiB
@@ -94,7 +95,6 @@ def read_chunk(exp, path: Path) -> tuple[dict | None, str]:
     cards = "cards" in exp.analyses  # and so are the per-card totals
     expected = summed_keys(arc, cards)
     if "decisions" in exp.analyses:  # the decision totals, kept only when asked for
-        from fishing2sim.run.decision_totals import DEC_FIELDS
 
         expected += list(DEC_FIELDS)
     cond = exp.conditions[task.condition]
@@ -117,8 +117,6 @@ def read_chunk(exp, path: Path) -> tuple[dict | None, str]:
     ref = empty_totals(exp.conditions[task.condition].players,
                        strat.shape[0] if strat.ndim == 1 else 0, arc, cards)
     if "decisions" in exp.analyses:
-        from fishing2sim.run.decision_totals import empty
-
         ref.update(empty(strat.shape[0] if strat.ndim == 1 else 0))
     for k in expected:
         if arrays[k].dtype != np.int64 or arrays[k].shape != ref[k].shape:
@@ -256,8 +254,6 @@ class OutputLock:
         return False
 
     def acquire(self) -> "OutputLock":
-        from fishing2sim.safe_files import FileSafetyError, open_lock, real_folder
-
         parent = self.path.parent
         try:  # the output folder (the lock's, the checkpoints', the report's) is no link:
             real_folder(parent, "output folder", create=False)  # refused before any game

@@ -13,7 +13,12 @@ from dataclasses import dataclass
 import numpy as np
 
 from fishing2sim.engine import constants as K
+from fishing2sim.config.decisions import thresholds
 from fishing2sim.config.levels import trump_replayed
+from fishing2sim.engine.records import G_ERR_CODE, MAX_SAMPLED, N_T, N_X
+from fishing2sim.run.cards import add_cards, loo_decks, play_cards
+from fishing2sim.run.decision_totals import block_rows, empty, fold, game_rows
+from fishing2sim.strategy.identity import distinct_names
 from fishing2sim.run.totals import R, accumulate, add_blocks, empty_totals
 
 class RunError(Fishing2simError, ValueError):
@@ -92,8 +97,6 @@ def strategy_names(cond) -> list[str]:
     """The distinct strategies of a condition's lineup, in lineup order: the NAMEs of its
     seats' identities (resolved at load, one file per NAME), the rows of the tables and
     the strategy slots of the totals."""
-    from fishing2sim.strategy.identity import distinct_names
-
     return distinct_names(cond.identities)
 
 
@@ -114,6 +117,7 @@ def _prepare(exp, cond):
     key = (exp.config_hash, cond.index, exp.strict)
     if key in _prepared:
         return _prepared[key]
+    # strategy/lineup.py imports the bots' package: the analysis imports this module
     from fishing2sim.strategy.lineup import build_lineup, observe_mask, search_args
 
     P = cond.players
@@ -133,8 +137,6 @@ def _prepare(exp, cond):
     hands = np.ascontiguousarray(cond.deck.hand_sizes[P])
     loo = None
     if "cards" in exp.analyses:  # the decks without each listed card (run/cards.py)
-        from fishing2sim.run.cards import loo_decks
-
         loo = loo_decks(arrays, cond.cards)
     _prepared[key] = (lineups, names, arrays, hands, loo)
     return _prepared[key]
@@ -143,8 +145,9 @@ def _prepare(exp, cond):
 def run_chunk(exp, task: Task) -> dict:
     """Play one chunk and reduce it to totals (a dict of int64 arrays; with the per-unit
     vectors of fishing2sim.run.totals for a condition that shares its deals)."""
+    # the kernels load numba, the search kernels compile: the analysis imports this module
     from fishing2sim.api import EVENT_CAPACITY, call_kernel, kernel_failure, new_outputs, new_work
-    from fishing2sim.engine.batch import N_T, G_ERR_CODE, play_batch, trump_batch
+    from fishing2sim.engine.batch import play_batch, trump_batch
 
     cond = exp.conditions[task.condition]
     lineups, names, arrays, hands, loo = _prepare(exp, cond)
@@ -192,8 +195,6 @@ def run_chunk(exp, task: Task) -> dict:
             done = call_kernel(play_batch, (*args, out_int, out_points, out_ocean, out_trump,
                                             out_round_points), work, strats)
         if loo is not None:  # (with trump_value or decisions the standard games play twice)
-            from fishing2sim.run.cards import play_cards
-
             done, out_cards = play_cards(args, loo, out_int, out_points, out_ocean, out_trump,
                                          out_round_points, strats)
         if done and out_int[done - 1, G_ERR_CODE] != 0:
@@ -201,12 +202,8 @@ def run_chunk(exp, task: Task) -> dict:
         accumulate(totals, P, slot, out_int, out_points, out_ocean, pairs, units,
                    cond.deck.n_rounds, out_round_points if arc else None)
         if loo is not None:
-            from fishing2sim.run.cards import add_cards
-
             add_cards(totals, P, cond.cards, out_int, out_points, out_cards)
     if dec is not None:
-        from fishing2sim.run.decision_totals import block_rows, fold
-
         fold(totals, block_rows(dec["rows"]))
     add_blocks(totals, len(lineups), n, units)
     return totals
@@ -218,8 +215,6 @@ def _decisions(exp, cond, totals, n_strategies):
     rotations); else None (nothing else is added or played)."""
     if "decisions" not in exp.analyses or not exp.decisions:
         return None
-    from fishing2sim.config.decisions import thresholds
-    from fishing2sim.run.decision_totals import empty
 
     totals.update(empty(n_strategies))
     return {"rates": thresholds(exp.decisions, cond.deck.ruleset), "rows": [],
@@ -229,9 +224,9 @@ def _decisions(exp, cond, totals, n_strategies):
 def _decision_chunk(exp, dec, args, trump, pairs, slot, work, strats, outputs) -> int:
     """One rotation of a chunk through decision_batch (the games of play_batch, or of
     trump_batch with ``trump``), its replays added to dec's per-unit rows."""
+    # the kernels load numba: the analysis imports this module
     from fishing2sim.api import call_kernel
-    from fishing2sim.engine.decisions import MAX_SAMPLED, N_X, decision_batch
-    from fishing2sim.run.decision_totals import game_rows
+    from fishing2sim.engine.decisions import decision_batch
 
     n = outputs[0].shape[0]
     out_dec = np.zeros((n, MAX_SAMPLED, N_X), np.int64)

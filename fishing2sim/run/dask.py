@@ -62,6 +62,8 @@ def quiet_after_stop() -> None:
     filter sees the records made by that logger; called once the cluster and its client
     exist, when distributed's modules, and so their loggers, are all imported), whatever
     handlers print them."""
+    # the local runner's flag; imported here only (the analysis imports this module, never
+    # the local runner: tests/test_structure.py)
     from fishing2sim.run.processes import STOPPING
 
     _QUIET_AFTER_STOP.stopping = STOPPING

@@ -14,6 +14,10 @@ from __future__ import annotations
 import numpy as np
 
 from fishing2sim.engine import constants as K
+from fishing2sim.engine.records import (
+    MAX_SAMPLED, X_D1_POINTS, X_D1_WIN, X_D2_POINTS, X_D2_WIN, X_G_POINTS, X_G_WIN, X_KIND,
+    X_N_OPT, X_SEAT,
+)
 
 # the figures of a replayed decision, in the order of the clustered sums' second axis
 DEC_FIGURES = ("g_points", "g_win", "prod_points", "prod_win", "cross_points", "cross_win")
@@ -43,9 +47,6 @@ def empty(n_strategies: int) -> dict:
 
 def values(rows) -> dict:
     """Each figure of the replay rows ``rows`` [decision, X_*]."""
-    from fishing2sim.engine.decisions import (X_D1_POINTS, X_D1_WIN, X_D2_POINTS, X_D2_WIN,
-                                              X_G_POINTS, X_G_WIN)
-
     out = {}
     for unit, (g, a, b) in (("points", (X_G_POINTS, X_D1_POINTS, X_D2_POINTS)),
                             ("win", (X_G_WIN, X_D1_WIN, X_D2_WIN))):
@@ -62,8 +63,6 @@ def game_rows(t: dict, out_dec, out_sampled, slot) -> tuple:
     be summed over the rotations of a block). The counts that need no unit (sampled, left
     out, replayed, options) go into ``t``. Only the few replayed rows are read: most games
     replay nothing."""
-    from fishing2sim.engine.decisions import MAX_SAMPLED, X_KIND, X_N_OPT, X_SEAT
-
     D = K.N_DECISIONS
     S = t["dec_strat_game_m"].shape[0]
     sampled = out_sampled.astype(np.int64)

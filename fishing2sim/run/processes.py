@@ -19,6 +19,7 @@ import multiprocessing as mp
 
 from fishing2sim import first_run
 from fishing2sim.run.chunks import RunError, Task, run_chunk
+from fishing2sim.errors import InputError
 
 
 class RunInterrupted(KeyboardInterrupt):
@@ -103,8 +104,6 @@ def check_workers(workers: int, where: str = "--workers") -> int:
     one clear error naming ``where`` (the option or the file's key) and the limit."""
     limit = worker_limit()
     if workers > limit:
-        from fishing2sim.errors import InputError
-
         raise InputError(
             f"{where}: {workers:,} local worker processes is more than this machine allows "
             f"({limit}: {WORKERS_PER_CORE} per core, {default_workers()} cores; more "

@@ -24,6 +24,7 @@ from fishing2sim.run.checkpoints import CHUNK_NAME, load_chunks, save_chunk, wri
 from fishing2sim.run.chunks import RunError, Task, _units, games_of, step_of, task_of
 from fishing2sim.run.processes import processes, serial
 from fishing2sim.run.totals import merge, split_units
+from fishing2sim.run.costs import game_cost
 
 
 @dataclass
@@ -237,8 +238,6 @@ def _weights(exp) -> list[float]:
     """Each condition's weight of a game on the bar: 1 where every lineup costs alike
     (within a factor 1.5), else its lineup's cost relative to the cheapest, so the bar's
     share and ETA count work (a search game about a thousand random ones)."""
-    from fishing2sim.run.costs import game_cost
-
     costs = [game_cost(c) for c in exp.conditions]
     lo = min(costs, default=1.0)
     if not costs or max(costs) <= 1.5 * lo:

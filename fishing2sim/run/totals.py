@@ -29,6 +29,10 @@ from __future__ import annotations
 import numpy as np
 
 from fishing2sim.engine import constants as K
+from fishing2sim.engine.records import (
+    G_END, G_END_ROUND, G_FIRST_LEADER, G_MAX_TIER, G_ROUNDS, T_CHOICE, T_CHOOSER, T_D1_POINTS,
+    T_D1_WIN, T_D2_POINTS, T_D2_WIN,
+)
 from fishing2sim.run.cards import CARD_FIELDS, empty_card_totals
 from fishing2sim.run.shares import WIN_UNIT, win_shares  # noqa: F401  (the totals' names too)
 
@@ -186,8 +190,6 @@ def accumulate(t: dict, P: int, slot, out_int, out_points, out_ocean, pairs,
     ``units`` (paired conditions): a dict that collects this rotation's per-game vectors.
     ``round_points`` (analyses: [arc]): the points after each round, [game, round, seat]."""
     # the engine's record layout, imported here: loading the totals loads no kernel
-    from fishing2sim.engine.batch import G_END, G_END_ROUND, G_FIRST_LEADER, G_ROUNDS, T_CHOOSER
-
     n = out_int.shape[0]
     t["games"] += n
     end = out_int[:, G_END]
@@ -265,8 +267,6 @@ def add_arc(t, ws, pts, rp, scored, started) -> None:
 
 def _add_ends(t, out_int, out_ocean, end, over, rounds, end_round) -> None:
     """How the games ended, and the ocean after each round's draws (depletion)."""
-    from fishing2sim.engine.batch import G_MAX_TIER
-
     n = out_int.shape[0]
     t["completed"] += int((end == K.END_COMPLETED).sum())
     t["overfished"] += int(over.sum())
@@ -323,9 +323,6 @@ def _add_strategies(t, slot, ws, pts, P) -> None:
 def _add_trump_rounds(t, pairs, ch, slot) -> None:
     """The trump choices of each round: how often light, and per unit (points, win) the
     sums of g, prod and cross (TRUMP_X), also per strategy that chose."""
-    from fishing2sim.engine.batch import (T_CHOICE, T_CHOOSER, T_D1_POINTS, T_D1_WIN,
-                                          T_D2_POINTS, T_D2_WIN)
-
     S = t["strat_win"].shape[0]
     for r in range(1, R):
         m = ch[:, r]
@@ -359,8 +356,6 @@ def _add_trump_rounds(t, pairs, ch, slot) -> None:
 def trump_choice_values(pairs, ch, unit: int) -> dict:
     """Per game and round (rounds 1.., a choice where ``ch``, else 0): g, prod and cross
     (TRUMP_X) of the trump choices in points (``unit`` 0) or win share (1)."""
-    from fishing2sim.engine.batch import T_CHOICE, T_D1_POINTS, T_D1_WIN, T_D2_POINTS, T_D2_WIN
-
     a, b = ((T_D1_POINTS, T_D2_POINTS), (T_D1_WIN, T_D2_WIN))[unit]
     sign = np.where(pairs[:, 1:, T_CHOICE] == K.C_LIGHT, 1, -1)
     d1 = pairs[:, 1:, a].astype(np.int64)
@@ -373,8 +368,6 @@ def trump_choice_values(pairs, ch, unit: int) -> dict:
 def _accumulate_trump_games(t: dict, pairs, ch, slot, units: dict | None) -> None:
     """A row per game of its trump choices' sums (_block_trump: folded into the clustered
     sums by unit in add_blocks) and, for paired conditions, the unit vectors (points)."""
-    from fishing2sim.engine.batch import T_CHOOSER
-
     c = ch[:, 1:]
     n = c.shape[0]
     m = c.sum(axis=1).astype(np.int64)

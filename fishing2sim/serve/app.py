@@ -20,6 +20,10 @@ from fishing2sim.safe_files import read_regular
 from fishing2sim.serve import pages
 from fishing2sim.serve.offer import Offer, make_offer
 from fishing2sim.serve.reports import report_file, report_folders
+from fishing2sim.serve.hints import hint, review
+from fishing2sim.serve.reports import report_game
+from fishing2sim.serve.table import Table
+from fishing2sim.serve.view import replay, table_view
 
 MAX_TABLES = 64  # games kept in memory; the oldest is dropped past it
 STATIC = {"play.js": "text/javascript", "style.css": "text/css"}
@@ -108,8 +112,6 @@ class Routes:
         return pages.home(report_folders(self.folder), self.offer)
 
     def new_game(self, request: Request, form: dict):
-        from fishing2sim.serve.table import Table
-
         return self.keep(Table(**pages.table_args(form, self.offer)))
 
     def game_page(self, request: Request, form: dict):
@@ -117,15 +119,11 @@ class Routes:
         return pages.play(request.path_params["game"])
 
     def game_json(self, request: Request, form: dict):
-        from fishing2sim.serve.view import table_view
-
         t = self.table(request)
         with t.lock:
             return JSONResponse(table_view(t))
 
     def answer(self, request: Request, form: dict):
-        from fishing2sim.serve.view import table_view
-
         t = self.table(request)
         option = form.get("option", "")
         if not option.lstrip("-").isdigit():
@@ -135,8 +133,6 @@ class Routes:
             return JSONResponse(table_view(t))
 
     def hint(self, request: Request, form: dict):
-        from fishing2sim.serve.hints import hint
-
         t = self.table(request)
         with t.lock:
             if t.over:
@@ -144,8 +140,6 @@ class Routes:
             return JSONResponse(hint(t))
 
     def review(self, request: Request, form: dict):
-        from fishing2sim.serve.hints import review
-
         t = self.table(request)
         with t.lock:
             if not t.over:
@@ -153,14 +147,9 @@ class Routes:
             return JSONResponse(review(t))
 
     def replay(self, request: Request, form: dict):
-        from fishing2sim.serve.view import replay
-
         return pages.replay(replay(**pages.replay_args(dict(request.query_params), self.offer)))
 
     def report_replay(self, request: Request, form: dict):
-        from fishing2sim.serve.reports import report_game
-        from fishing2sim.serve.view import replay
-
         q = dict(request.query_params)
         args = report_game(self.folder, request.path_params["name"],
                            pages.whole(q, "condition", 0, 10**6),
@@ -168,9 +157,6 @@ class Routes:
         return pages.replay(replay(**args))
 
     def report_play(self, request: Request, form: dict):
-        from fishing2sim.serve.reports import report_game
-        from fishing2sim.serve.table import Table
-
         args = report_game(self.folder, request.path_params["name"],
                            pages.whole(form, "condition", 0, 10**6),
                            pages.whole(form, "game", 0, 2**63 - 1))

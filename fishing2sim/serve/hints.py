@@ -35,8 +35,8 @@ def search_values(table, st: np.ndarray, sseed: np.uint64, **change) -> list[flo
     """pimc's value of each option of the paused state ``st`` (the table's game, paused at
     the person's decision), searched from the person's seat with seed ``sseed``;
     ``change``: parameters other than pimc's defaults (worlds, horizon, objective)."""
+    # the search kernels compile on first use (minutes, cold); the server warms them up
     from fishing2sim.search import kernels as S
-    from fishing2sim.search.kernels import decide_once
 
     specs = ["random"] * table.players
     specs[table.seat] = HINT_BOT
@@ -46,7 +46,7 @@ def search_values(table, st: np.ndarray, sseed: np.uint64, **change) -> list[flo
         sp[table.seat, {"worlds": S.SP_WORLDS, "horizon": S.SP_HORIZON,
                         "objective": S.SP_OBJECTIVE}[key]] = value
     values = np.zeros(K.MAX_HAND)
-    choice = call_kernel(decide_once, (st, table.ev, table.arrays, sp, sseed, rf, rt, ro,
+    choice = call_kernel(S.decide_once, (st, table.ev, table.arrays, sp, sseed, rf, rt, ro,
                                        values), st[None].copy(), strats)
     if choice < 0:  # pragma: no cover  (a view without a world: an engine bug)
         raise RuntimeError("the search found no world for this position (a bug)")

@@ -8,6 +8,8 @@ from pathlib import Path
 
 from fishing2sim.errors import InputError
 from fishing2sim.safe_files import MARKER, is_ours
+from fishing2sim.config.experiment import load_experiment_data
+from fishing2sim.safe_files import read_regular
 
 MEDIA = {".html": "text/html; charset=utf-8", ".csv": "text/csv; charset=utf-8",
          ".md": "text/markdown; charset=utf-8", ".png": "image/png"}
@@ -56,9 +58,6 @@ def report_game(folder: Path, name: str, condition: int, game: int) -> dict:
     params, first_leader, deck, game. A condition or game out of range, or a configuration
     that no longer rebuilds the conditions the report lists, is an InputError."""
     import yaml
-
-    from fishing2sim.config.experiment import load_experiment_data
-    from fishing2sim.safe_files import read_regular
 
     if name not in report_folders(folder):
         raise LookupError(f"no report folder named {name!r} under the served folder")

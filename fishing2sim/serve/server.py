@@ -8,6 +8,9 @@ import socket
 from pathlib import Path
 
 from fishing2sim.errors import InputError
+from fishing2sim import first_run
+from fishing2sim.serve.hints import hint
+from fishing2sim.serve.table import Table
 
 LOCAL = ("127.0.0.1", "localhost", "::1")
 
@@ -80,14 +83,9 @@ def serve(folder: Path, host: str = "127.0.0.1", port: int = 8765, echo=print,
 def _warm(echo) -> None:
     """Load (on a cold cache: compile) the kernels, a bot, the hint's search and skilled
     while the start page is read, so that the first game does not wait for them."""
-    from fishing2sim import first_run
-
     if first_run.cold_cache():
         echo(f"{first_run.NOTICE}: the first game waits for it")
     try:
-        from fishing2sim.serve.hints import hint
-        from fishing2sim.serve.table import Table
-
         hint(Table("fishing2", 4, 0, ["random", "greedy", "weights", "skilled"], 0))
     except Exception as exc:  # noqa: BLE001  (the first game then says what is wrong)
         echo(f"warming up failed: {type(exc).__name__}: {exc}")

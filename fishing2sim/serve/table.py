@@ -139,6 +139,7 @@ class Table:
             self._search_bot_decides()
 
     def _search_bot_decides(self) -> None:
+        # the search kernels compile on first use (minutes, cold): loaded when a seat searches
         from fishing2sim.search.kernels import decide_once
 
         _, sp, rf, rt, ro = self.bot_search

@@ -6,6 +6,7 @@ from fishing2sim.api import describe_option, play_game
 from fishing2sim.engine import constants as K
 from fishing2sim.render import render_game
 from fishing2sim.serve.table import PROMPTS, RULESET_TITLES, SHADES, SUIT_WORDS, Table
+from fishing2sim.strategy.loading import load_strategy
 
 
 def _cards(obs, at: int, n: int, deck) -> list[str]:
@@ -70,7 +71,6 @@ def replay(ruleset: str, players: int, seed: int, bots: list, game: int = 0,
     seat's hand (followed from the deals, draws and every move of a hand card)."""
     g = play_game(players=players, seed=seed, ruleset=ruleset, strategies=bots, game=game,
                   deck=deck, params=params, first_leader=first_leader)
-    from fishing2sim.strategy.loading import load_strategy
 
     bots = [load_strategy(b).name for b in bots]
     hands: list[list[str]] = [[] for _ in range(players)]

@@ -12,6 +12,8 @@ from pathlib import Path
 
 from fishing2sim.safe_files import write_atomic
 from fishing2sim.strategy.contract import StrategyError
+from fishing2sim.engine import kernel_stamp
+from fishing2sim.safe_files import read_regular
 
 REPO_ROOT = Path(__file__).resolve().parent.parent.parent
 
@@ -212,8 +214,6 @@ def _rollout_path(path: Path, spec: str) -> Path:
 
 
 def _cache_stamp(path: Path) -> str:
-    from fishing2sim.engine import kernel_stamp
-
     return f"{kernel_stamp()} {strategy_digest(path)}"
 
 
@@ -245,8 +245,6 @@ def _drop_stale_strategy_cache(path: Path) -> None:
 def _stamp_reads(sf: Path, stamp: str) -> bool:
     """Whether the stamp file ``sf`` holds ``stamp``, read without following a link (a
     link, FIFO or device there counts as stale: the cache is compiled again)."""
-    from fishing2sim.safe_files import read_regular
-
     try:
         return read_regular(sf, limit=4096, what="cache stamp") == stamp.encode()
     except OSError:  # missing, a link, not a regular file: stale
@@ -254,8 +252,6 @@ def _stamp_reads(sf: Path, stamp: str) -> bool:
 
 
 def _write_strategy_stamp(path: Path) -> None:
-    from fishing2sim.safe_files import write_atomic
-
     stamp = _cache_stamp(path)
     for folder in _cache_dirs(path):
         if not folder.is_symlink() and any(folder.glob(f"{path.stem}.*.nbi")):

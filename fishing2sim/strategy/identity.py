@@ -48,6 +48,7 @@ def identity_of(strategy) -> StrategyIdentity:
     """The identity of a loaded strategies.Strategy. The digest is taken of the files as
     they are now (a process imports a file once: an edit since changes the config hash, as
     --resume must see, though not the NAME)."""
+    # (strategy/files.py imports the bots' package: the analysis reads identities without it)
     from fishing2sim.strategy.files import strategy_digest
 
     kind = "heuristic" if not strategy.search else \
@@ -61,6 +62,7 @@ def identity_of(strategy) -> StrategyIdentity:
 def identify(spec) -> StrategyIdentity:
     """The identity of a strategy (a shipped bot's name, a .py path or a Strategy); raises
     strategies.StrategyError for a file that cannot be loaded."""
+    # (as identity_of: strategy/loading.py imports strategy/files.py)
     from fishing2sim.strategy.loading import load_strategy
 
     return identity_of(load_strategy(spec))

@@ -8,6 +8,7 @@ from pathlib import Path
 import numpy as np
 
 from fishing2sim.engine.constants import MAX_PLAYERS
+from fishing2sim.engine.sigs import DECISION, STRATS
 from fishing2sim.strategy.contract import DECISION_FUNCTIONS, Strategy, StrategyError
 from fishing2sim.strategy.loading import load_strategy
 from fishing2sim.strategy.search_bots import SEARCH_METHODS, search_params_problem
@@ -117,8 +118,6 @@ def _typed_lineup(funcs: tuple):
     if not _lineup_type_registered:
         from numba.core.typing.typeof import typeof_impl
 
-        from fishing2sim.engine.sigs import STRATS
-
         typeof_impl.register(Lineup)(lambda val, c: STRATS)
         _lineup_type_registered = True
     for row in funcs:
@@ -135,8 +134,6 @@ def _remember_address(fn) -> None:
     if getattr(fn, "__wrapper_address__", None) is not None:
         return
     from numba.experimental.function_type import _get_wrapper_address
-
-    from fishing2sim.engine.sigs import DECISION
 
     sig = DECISION.signature
     addr = _get_wrapper_address(fn, sig)
@@ -156,7 +153,7 @@ def observe_mask(strats) -> int:
     the observation (the engine builds it). Bit MAX_PLAYERS * (1 + k) + p: seat p's
     decision k is the reference random strategy, which the engine draws itself (the same
     draw from the seat's stream, without the call)."""
-    from fishing2sim.strategy.reference import choose_uniformly
+    from fishing2sim.strategy.reference import choose_uniformly  # (it compiles on import)
 
     mask = sum(1 << p for p, s in enumerate(strats) if s.observes)
     for p, s in enumerate(strats):

@@ -33,6 +33,8 @@ from fishing2sim.strategy.files import (BOTS_PACKAGE, REPO_ROOT, STRATEGIES_DIR,
                                         other_bots_package, resolve_path,
                                         strategy_digest, strategy_sources)
 from fishing2sim.strategy.search_bots import search_bot
+from fishing2sim import first_run
+from fishing2sim.strategy.contract import DECISION_SIGNATURE
 
 # numba (and the reference strategy, which compiles) load with the first strategy, not
 # with this module: the experiment loader reports a file's mistakes without them
@@ -328,8 +330,6 @@ def load_strategy(spec, strict: bool = False) -> Strategy:
 
 
 def _load(path: Path, strict: bool) -> Strategy:
-    from fishing2sim import first_run
-
     first_run.before_compile()  # importing a strategy compiles it (and the kit)
     try:
         module = _import_file(path)
@@ -410,8 +410,6 @@ def _strict_functions(path: Path, module, funcs: list) -> list:
     from numba import njit
     from numba.core import config
     from numba.core.dispatcher import Dispatcher
-
-    from fishing2sim.strategy.contract import DECISION_SIGNATURE
 
     if config.DISABLE_JIT:  # plain Python: every index is checked anyway
         return funcs
