@@ -2,11 +2,11 @@
 "Per-card impact"), run by benchmarks/interval_coverage.py (``--only cards``).
 
 The data are real games: a pool of deals played with the standard deck and without each
-chosen card (the kernel the runs use, fishing2sim/engine/cards.py; random seats, for speed),
-each deal's paired differences taken by run/cards.py's own totals code one deal at a time.
+chosen card (the kernel the runs use, fishing2sim/engine/card_impact.py; random seats, for speed),
+each deal's paired differences taken by run/card_impact.py's own totals code one deal at a time.
 The pool is the population: its mean difference is the true effect. Each repetition draws a
 run's deals from the pool (with replacement), sums them as the totals do and asks the
-report's estimator (analysis/cards.py ``effect_ci``) for the interval; covered when it holds
+report's estimator (analysis/card_impact.py ``effect_ci``) for the interval; covered when it holds
 the pool's mean. The cards are the sparse ones: overfishing effects where about one deal in a
 hundred or fewer differs, drawer effects of cards drawn in a few percent of deals, the
 draw-1-card at 4 players."""
@@ -29,8 +29,8 @@ def pool(players: int, cards: tuple) -> dict:
     from fishing2sim.api import new_outputs, new_work
     from fishing2sim.config.experiment import load_experiment
     from fishing2sim.engine import constants as K
-    from fishing2sim.engine.cards import N_C, cards_batch
-    from fishing2sim.run.cards import add_cards, empty_card_totals, loo_decks
+    from fishing2sim.engine.card_impact import N_C, cards_batch
+    from fishing2sim.run.card_impact import add_cards, empty_card_totals, loo_decks
     from fishing2sim.strategy.lineup import build_lineup, observe_mask
 
     with tempfile.TemporaryDirectory() as d:
@@ -67,7 +67,7 @@ def pool(players: int, cards: tuple) -> dict:
 def case(players: int, cards: tuple, card: str, metric: str, deals: int):
     """A coverage case: ``metric`` of ``card`` over runs of ``deals`` deals."""
     def run(reps: int, seed: int) -> tuple[int, int]:
-        from fishing2sim.analysis.cards import EFFECTS, effect_ci
+        from fishing2sim.analysis.card_impact import EFFECTS, effect_ci
 
         d = pool(players, cards)[metric][:, cards.index(card)]
         truth = np.nanmean(d) / EFFECTS[metric][2]  # (in the estimate's unit)

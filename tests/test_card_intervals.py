@@ -12,7 +12,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from fishing2sim.analysis.cards import effect_ci
+from fishing2sim.analysis.card_impact import effect_ci
 from fishing2sim.analysis.paired import paired_mean_ci, paired_share_ci, t975, tango_ci
 from fishing2sim.analysis.stats import Z
 from fishing2sim.study import run
@@ -127,7 +127,7 @@ def test_the_precision_target_stops_on_the_reports_intervals():
     # is not known to within 0 pp (the normal interval's [0, 0] would have stopped the run)
     from types import SimpleNamespace
 
-    from fishing2sim.analysis.cards import widest_half_width
+    from fishing2sim.analysis.card_impact import widest_half_width
 
     cond = SimpleNamespace(cards=[0, 1])
     t = {"cards_n": np.array([200, 200]), "cards_over": np.array([[0, 0], [1, 1]])}

@@ -17,8 +17,8 @@ from fishing2sim.config.deck_edits import edit_deck
 from fishing2sim.config.experiment import load_experiment
 from fishing2sim.engine import constants as K
 from fishing2sim.engine.batch import G_END, G_ROUNDS
-from fishing2sim.engine.cards import C_DRAWER, C_END, C_POINTS, C_ROUNDS, N_C, cards_batch
-from fishing2sim.run.cards import loo_decks
+from fishing2sim.engine.card_impact import C_DRAWER, C_END, C_POINTS, C_ROUNDS, N_C, cards_batch
+from fishing2sim.run.card_impact import loo_decks
 from fishing2sim.run.totals import empty_totals, summed_keys
 from fishing2sim.strategy.lineup import build_lineup, observe_mask
 from fishing2sim.study import run

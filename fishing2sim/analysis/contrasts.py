@@ -41,7 +41,7 @@ from fishing2sim.strategy.identity import distinct_names
 from fishing2sim.analysis.common import label_keys_of
 from fishing2sim.analysis.sprt import decide, elo_to_score, score_to_elo  # noqa: F401 (re-exported)
 from fishing2sim.run.totals import CL_SQ, CL_SUM, CL_XM, SUM, TRUMP_X
-from fishing2sim.analysis.cards import widest_half_width
+from fishing2sim.analysis.card_impact import widest_half_width
 from fishing2sim.run.totals import ARC_UNIT
 
 FIGURES = ("overfishing", "ocean_empty", "ocean_left", "trump_value", "trump_stakes_half_low",

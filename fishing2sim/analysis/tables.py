@@ -14,14 +14,14 @@ from __future__ import annotations
 
 import pandas as pd
 
-from fishing2sim.analysis import (arc, cards, decisions, depletion, overfishing, scores,
+from fishing2sim.analysis import (arc, card_impact, decisions, depletion, overfishing, scores,
                                   strategies, trump)
 from fishing2sim.analysis.contrasts import contrast_table
 from fishing2sim.analysis import panel
 from fishing2sim.analysis.ladder import ladder_tables
 
 # in the order of the report's tables
-SECTIONS = (depletion, overfishing, trump, strategies, scores, arc, cards, decisions)
+SECTIONS = (depletion, overfishing, trump, strategies, scores, arc, card_impact, decisions)
 
 
 def tables_from_totals(exp, totals: list, units: list | None = None) -> dict[str, pd.DataFrame]:

@@ -170,3 +170,4 @@ def section(ctx: Context, df: pd.DataFrame, plot_file: str | None, doc) -> None:
     if table:
         doc.p("Lead changes per game (share of games):")
         doc.table(head, table)
+

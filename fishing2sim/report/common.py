@@ -235,10 +235,7 @@ def params_note(ident: Any, vec: Any) -> str:
     at two budgets must not read as the same lineup."""
     if vec is None or ident is None:
         return ""
-    from fishing2sim.strategy.loading import load_strategy  # (cached: loaded at the run's start)
-
-    s = load_strategy(ident.file)
-    names, defaults = s.param_names, tuple(float(x) for x in s.defaults)
+    names, defaults = ident.param_names, ident.defaults
     vec = tuple(float(x) for x in vec)
     if len(vec) != len(defaults):
         return "its own parameters"

@@ -209,3 +209,4 @@ def section(ctx: Context, df: pd.DataFrame, plot_file: str | None, doc) -> None:
                      f"{r['p_adjusted']:.2g}", r["method"]])
     doc.img("Contrasts against the baseline", plot_file)
     doc.table(head, rows)
+

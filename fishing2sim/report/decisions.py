@@ -174,3 +174,4 @@ def section(ctx: Context, df: pd.DataFrame, plot_file: str | None, doc) -> None:
         doc.table(["condition", "decision", "strategy", "n", "gain (points)"],
                   [[ctx.label(int(r["condition"])), r["kind"], r["strategy"], int_(r["n"]),
                     ci(r, table=True, default=2)] for _, r in by.iterrows()])
+

@@ -191,3 +191,4 @@ def _rounds(ctx: Context, df: pd.DataFrame, plot_file: str | None, doc) -> None:
               f"{' (shares)' if len(widths) == 2 else ''} wide.")
     doc.img("Ocean depletion", plot_file)
     doc.table(head, rows)
+

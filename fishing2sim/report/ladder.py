@@ -405,3 +405,4 @@ def _tables(ctx, doc, rat, score, ws) -> None:
               "ratings predict for each pair, the rating difference with its CI and the "
               "residuals).")
         doc.table(["bot \\ opponent"] + names, prow)
+

@@ -130,3 +130,4 @@ def section(ctx: Context, df: pd.DataFrame, plot_file: str | None, doc) -> None:
             doc.table(["round", "n", "games overfished in this round"], [
                 [str(int(r["round"])), int_(r["n"]), ci(r, pct=True, table=True)]
                 for _, r in rr.iterrows()])
+

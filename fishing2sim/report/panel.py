@@ -309,3 +309,4 @@ def _tidy(axes, n: int) -> None:
     for ax in axes[n:]:
         ax.set_visible(False)
     finish(axes[:n], legend=True)
+

@@ -77,3 +77,4 @@ def section(ctx: Context, df: pd.DataFrame | None, plot_file: str | None, doc) -
           "seat in one game) at each final score, grouped in bins of "
           f"{bin_width(df[df['count'] > 0])} points; scores.csv holds every score's count.")
     doc.img("Final points per strategy", plot_file)
+

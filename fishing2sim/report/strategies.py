@@ -267,3 +267,4 @@ class _Collect:
 
     def table(self, head, rows):
         pass
+

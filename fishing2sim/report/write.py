@@ -15,7 +15,7 @@ from typing import Any
 import matplotlib.pyplot as plt
 
 from fishing2sim.report import arc as _arc
-from fishing2sim.report import cards as _cards
+from fishing2sim.report import card_impact as _cards
 from fishing2sim.report import contrasts as _contrasts
 from fishing2sim.report import decisions as _decisions
 from fishing2sim.report import depletion as _depletion

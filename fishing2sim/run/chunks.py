@@ -16,7 +16,7 @@ from fishing2sim.engine import constants as K
 from fishing2sim.config.decisions import thresholds
 from fishing2sim.config.levels import trump_replayed
 from fishing2sim.engine.records import G_ERR_CODE, MAX_SAMPLED, N_T, N_X
-from fishing2sim.run.cards import add_cards, loo_decks, play_cards
+from fishing2sim.run.card_impact import add_cards, loo_decks, play_cards
 from fishing2sim.run.decision_totals import block_rows, empty, fold, game_rows
 from fishing2sim.strategy.identity import distinct_names
 from fishing2sim.run.totals import R, accumulate, add_blocks, empty_totals
@@ -113,7 +113,7 @@ _prepared: dict = {}
 
 def _prepare(exp, cond):
     """Per process: the lineups (one per rotation) of a condition, built once, and with
-    analyses: [cards] the decks without each of its cards (run/cards.py)."""
+    analyses: [cards] the decks without each of its cards (run/card_impact.py)."""
     key = (exp.config_hash, cond.index, exp.strict)
     if key in _prepared:
         return _prepared[key]
@@ -136,7 +136,7 @@ def _prepare(exp, cond):
     arrays = np.ascontiguousarray(cond.deck.arrays)
     hands = np.ascontiguousarray(cond.deck.hand_sizes[P])
     loo = None
-    if "cards" in exp.analyses:  # the decks without each listed card (run/cards.py)
+    if "cards" in exp.analyses:  # the decks without each listed card (run/card_impact.py)
         loo = loo_decks(arrays, cond.cards)
     _prepared[key] = (lineups, names, arrays, hands, loo)
     return _prepared[key]

@@ -1,6 +1,6 @@
 """A game's win shares: each seat's share of the win, in whole 60ths (tied winners share
 it, 60 divides evenly among 2, 3, 4 and 5), so sums over games stay exact integers. Used by
-the totals (run/totals.py) and the per-card totals (run/cards.py)."""
+the totals (run/totals.py) and the per-card totals (run/card_impact.py)."""
 from __future__ import annotations
 
 import numpy as np

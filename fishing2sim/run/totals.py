@@ -17,7 +17,7 @@ sums (``unit_trump_n`` choices analysed, ``unit_trump_g`` the sum of g, ``unit_t
 the sum of d1 * d2, in points), from which the paired contrasts of the trump figures (ratios
 of sums over a unit's choices) are linearised unit by unit.
 
-The per-card totals (``cards_*``, fishing2sim/run/cards.py) likewise exist only with
+The per-card totals (``cards_*``, fishing2sim/run/card_impact.py) likewise exist only with
 ``analyses: [cards]`` (``empty_totals(..., cards=True)``).
 
 The game-arc totals (``arc_*``, :data:`ARC_FIELDS`) exist only in the totals of an
@@ -33,7 +33,7 @@ from fishing2sim.engine.records import (
     G_END, G_END_ROUND, G_FIRST_LEADER, G_MAX_TIER, G_ROUNDS, T_CHOICE, T_CHOOSER, T_D1_POINTS,
     T_D1_WIN, T_D2_POINTS, T_D2_WIN,
 )
-from fishing2sim.run.cards import CARD_FIELDS, empty_card_totals
+from fishing2sim.run.card_impact import CARD_FIELDS, empty_card_totals
 from fishing2sim.run.shares import WIN_UNIT, win_shares  # noqa: F401  (the totals' names too)
 
 R = K.MAX_ROUNDS + 1
@@ -121,13 +121,13 @@ ARC_FIELDS = {
     "arc_margin": "histogram of the final margin (the most points minus the next most)",
 }
 FIELDS.update(ARC_FIELDS)
-FIELDS.update(CARD_FIELDS)  # the per-card totals (run/cards.py), kept only with analyses: [cards]
+FIELDS.update(CARD_FIELDS)  # the per-card totals (run/card_impact.py), kept only with analyses: [cards]
 
 
 def empty_totals(players: int, n_strategies: int, arc: bool = False,
                  cards: bool = False) -> dict:
     """The totals of no games (with ``arc``: the game-arc totals too; with ``cards``: the
-    per-card totals, run/cards.py)."""
+    per-card totals, run/card_impact.py)."""
     S = n_strategies
     z = np.zeros
     t = {

@@ -5,8 +5,9 @@ A bot is identified by the NAME its file really has once imported, together with
 returns a small frozen :class:`StrategyIdentity`. The experiment loader resolves one per
 seat of every condition (``Condition.identities``) and every other part of a run reads it
 there, never the file name or the file's text again: the tables' strategy rows and the
-strategy slots of the totals (chunks.strategy_names), the reports' cheater label, the
-ladder's bots and kinds, the SPRT's two strategies.
+strategy slots of the totals (chunks.strategy_names), the reports' cheater label and the
+seats' parameters beside their defaults, the ladder's bots and kinds, the SPRT's two
+strategies. So no module of the analysis or the report loads a strategy file.
 
 The NAME is what the tables show, so within one experiment a NAME belongs to one file: two
 different files with one NAME are an error naming both (the loader checks it, before any
@@ -30,6 +31,8 @@ class StrategyIdentity:
     kind: str  # heuristic, search (SEARCH = "pimc" or "ismcts") or cheater
     rollout: "StrategyIdentity | None" = None  # a search bot's rollout strategy
     searches: tuple = ()  # the decisions a search bot searches
+    param_names: tuple = ()  # its parameters' names (PARAM_NAMES) and default values (PARAMS),
+    defaults: tuple = ()  # floats: what the reports compare a seat's parameters with
 
     @property
     def sees_every_hand(self) -> bool:
@@ -56,7 +59,8 @@ def identity_of(strategy) -> StrategyIdentity:
     rollout = identity_of(strategy.rollout) if strategy.rollout is not None else None
     file = Path(strategy.source).resolve()
     return StrategyIdentity(strategy.name, str(file), strategy_digest(file), kind, rollout,
-                            tuple(strategy.searches))
+                            tuple(strategy.searches), tuple(strategy.param_names),
+                            tuple(float(x) for x in strategy.defaults))
 
 
 def identify(spec) -> StrategyIdentity:

@@ -1,7 +1,7 @@
 """The per-card totals (docs/rules.md E, "Per-card impact"), kept only with ``analyses: [cards]``.
 
 Each deal is played with the standard deck and once without each listed ocean card, on the
-same deal (fishing2sim/engine/cards.py). Per card (indexed by its id in the condition's
+same deal (fishing2sim/engine/card_impact.py). Per card (indexed by its id in the condition's
 deck) the totals hold the sums of the paired differences, game without the card minus
 game with it, and their squares, from which the analysis makes each effect's 95% CI:
 
@@ -116,7 +116,7 @@ def play_cards(args, loo, out_int, out_points, out_ocean, out_trump, out_round_p
     output). A strategy error stops the batch as play_batch's does (work[0] carries it)."""
     # the kernels load numba: the analysis imports this module (through run/totals.py)
     from fishing2sim.api import call_kernel
-    from fishing2sim.engine.cards import cards_batch
+    from fishing2sim.engine.card_impact import cards_batch
 
     decks, drops = loo
     arrays, rest, work = args[0], args[1:-1], args[-1]

@@ -1,6 +1,6 @@
 """The per-card section: what leaving each ocean card out of the deck does to the game, from
 paired games (the same deal with and without the card), and the cards that move the game
-most. Definitions: docs/rules.md E, "Per-card impact"; the tables: analysis/cards.py."""
+most. Definitions: docs/rules.md E, "Per-card impact"; the tables: analysis/card_impact.py."""
 
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ from fishing2sim.report.common import (
     int_,
     wrap,
 )
-from fishing2sim.analysis.cards import ALPHA
+from fishing2sim.analysis.card_impact import ALPHA
 from fishing2sim.report.words import ADJUSTMENTS, effect, number
 
 SHOWN = 12  # cards in the section's table per condition (all of them in cards_ranked.csv)
@@ -207,3 +207,4 @@ def section(ctx: Context, df: pd.DataFrame, plot_file: str | None, doc) -> None:
         doc.table(["rank", "card", "tier", "drawer's win share", "drawn (deals)",
                    "adjusted p", "overfishing", "adjusted p", "rounds", "leader edge",
                    "deals", "catcher wins (confounded)"], rows)
+

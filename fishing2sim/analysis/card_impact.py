@@ -1,6 +1,6 @@
 """The per-card tables (docs/rules.md E, "Per-card impact"): for each ocean card, what
 leaving it out of the deck does, from paired games (the same deal with and without the
-card, fishing2sim/engine/cards.py), each effect the game without the card minus the game
+card, fishing2sim/engine/card_impact.py), each effect the game without the card minus the game
 with it, with a 95% CI built for differences that are mostly 0 (analysis/paired.py: Tango's
 score interval for the flag and win-share effects, a t interval with a floor for game
 length), never of zero width, and its p of no effect, raw (``p_value``) and adjusted
@@ -21,8 +21,8 @@ the win share of the player on whose fisher the card first landed. Also the leve
 
 Two tables: ``cards`` (tidy, a row per figure) and ``cards_ranked`` (a row per card, its
 figures side by side, ranked by the size of the drawer effect: the cards that move the game
-most first). Asked for with ``analyses: [cards]``; the totals are run/cards.py's ``cards_*``.
-The report's section: report/cards.py."""
+most first). Asked for with ``analyses: [cards]``; the totals are run/card_impact.py's ``cards_*``.
+The report's section: report/card_impact.py."""
 from __future__ import annotations
 
 import math
