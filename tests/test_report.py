@@ -11,6 +11,7 @@ import pandas as pd
 import pytest
 import yaml
 
+from fishing2sim.report import trump as trump_section
 from fishing2sim.report import write as report
 
 GAMES = 2000
@@ -221,7 +222,7 @@ def test_failure_keeps_old_report(tmp_path, monkeypatch, fast_plots):
     def boom(*a, **k):
         raise RuntimeError("plot failed")
 
-    monkeypatch.setattr(report, "_plot_trump_value", boom)
+    monkeypatch.setattr(trump_section, "plot", boom)
     with pytest.raises(RuntimeError, match="plot failed"):
         report.write_report(exp, _tables(exp))
     after = {p.name: p.read_bytes() for p in exp.output_dir.iterdir()}

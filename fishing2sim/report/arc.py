@@ -171,3 +171,12 @@ def section(ctx: Context, df: pd.DataFrame, plot_file: str | None, doc) -> None:
         doc.p("Lead changes per game (share of games):")
         doc.table(head, table)
 
+
+# ---- this section's row of report/sections.py -----------------------------------------------
+ANALYSIS = "arc"  # the analyses: entry it reports (analysis/arc.py)
+PLOTS = (("arc", "plot", "arc.png"),)  # (table, this module's plot function, file)
+
+
+def write_section(ctx: Context, doc, plots: dict) -> None:
+    """The section in ``doc``, from ``ctx.tables`` and the plot files made."""
+    section(ctx, ctx.tables[ANALYSIS], plots.get("arc"), doc)

@@ -208,3 +208,12 @@ def section(ctx: Context, df: pd.DataFrame, plot_file: str | None, doc) -> None:
                    "adjusted p", "overfishing", "adjusted p", "rounds", "leader edge",
                    "deals", "catcher wins (confounded)"], rows)
 
+
+# ---- this section's row of report/sections.py -----------------------------------------------
+ANALYSIS = "cards"  # the analyses: entry it reports (analysis/card_impact.py)
+PLOTS = (("cards", "plot", "cards.png"),)  # (table, this module's plot function, file)
+
+
+def write_section(ctx: Context, doc, plots: dict) -> None:
+    """The section in ``doc``, from ``ctx.tables`` and the plot files made."""
+    section(ctx, ctx.tables[ANALYSIS], plots.get("cards"), doc)

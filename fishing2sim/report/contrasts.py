@@ -210,3 +210,18 @@ def section(ctx: Context, df: pd.DataFrame, plot_file: str | None, doc) -> None:
     doc.img("Contrasts against the baseline", plot_file)
     doc.table(head, rows)
 
+
+# ---- this section's row of report/sections.py -----------------------------------------------
+ANALYSIS = None  # not an analyses: entry: written first, wherever a condition has a baseline
+PLOTS = (("contrasts", "plot", "contrasts.png"),)  # (table, this module's plot function, file)
+
+
+def plotted(ctx: Context, df: pd.DataFrame) -> bool:
+    """The contrasts are drawn only when the plot has a row to show."""
+    return len(shown(df)) > 0
+
+def write_section(ctx: Context, doc, plots: dict) -> None:
+    """The section in ``doc``, from ``ctx.tables`` and the plot files made."""
+    df = ctx.tables.get("contrasts")
+    if df is not None and len(df):
+        section(ctx, df, plots.get("contrasts"), doc)

@@ -175,3 +175,12 @@ def section(ctx: Context, df: pd.DataFrame, plot_file: str | None, doc) -> None:
                   [[ctx.label(int(r["condition"])), r["kind"], r["strategy"], int_(r["n"]),
                     ci(r, table=True, default=2)] for _, r in by.iterrows()])
 
+
+# ---- this section's row of report/sections.py -----------------------------------------------
+ANALYSIS = "decisions"  # the analyses: entry it reports (analysis/decisions.py)
+PLOTS = (("decisions", "plot", "decisions.png"),)  # (table, this module's plot function, file)
+
+
+def write_section(ctx: Context, doc, plots: dict) -> None:
+    """The section in ``doc``, from ``ctx.tables`` and the plot files made."""
+    section(ctx, ctx.tables[ANALYSIS], plots.get("decisions"), doc)

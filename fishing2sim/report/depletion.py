@@ -192,3 +192,12 @@ def _rounds(ctx: Context, df: pd.DataFrame, plot_file: str | None, doc) -> None:
     doc.img("Ocean depletion", plot_file)
     doc.table(head, rows)
 
+
+# ---- this section's row of report/sections.py -----------------------------------------------
+ANALYSIS = "depletion"  # the analyses: entry it reports (analysis/depletion.py)
+PLOTS = (("depletion", "plot", "depletion.png"),)  # (table, this module's plot function, file)
+
+
+def write_section(ctx: Context, doc, plots: dict) -> None:
+    """The section in ``doc``, from ``ctx.tables`` and the plot files made."""
+    section(ctx, ctx.tables[ANALYSIS], plots.get("depletion"), doc)

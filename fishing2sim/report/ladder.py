@@ -406,3 +406,12 @@ def _tables(ctx, doc, rat, score, ws) -> None:
               "residuals).")
         doc.table(["bot \\ opponent"] + names, prow)
 
+
+# ---- this section's row of report/sections.py -----------------------------------------------
+ANALYSIS = "ladder"  # the analyses: entry it reports (analysis/ladder.py)
+PLOTS = (("ladder", "plot", "ladder.png"),)  # (table, this module's plot function, file)
+
+
+def write_section(ctx: Context, doc, plots: dict) -> None:
+    """The section in ``doc``, from ``ctx.tables`` and the plot files made."""
+    section(ctx, ctx.tables[ANALYSIS], plots.get("ladder"), doc)

@@ -131,3 +131,12 @@ def section(ctx: Context, df: pd.DataFrame, plot_file: str | None, doc) -> None:
                 [str(int(r["round"])), int_(r["n"]), ci(r, pct=True, table=True)]
                 for _, r in rr.iterrows()])
 
+
+# ---- this section's row of report/sections.py -----------------------------------------------
+ANALYSIS = "overfishing"  # the analyses: entry it reports (analysis/overfishing.py)
+PLOTS = (("overfishing", "plot", "overfishing.png"),)  # (table, this module's plot function, file)
+
+
+def write_section(ctx: Context, doc, plots: dict) -> None:
+    """The section in ``doc``, from ``ctx.tables`` and the plot files made."""
+    section(ctx, ctx.tables[ANALYSIS], plots.get("overfishing"), doc)

@@ -310,3 +310,15 @@ def _tidy(axes, n: int) -> None:
         ax.set_visible(False)
     finish(axes[:n], legend=True)
 
+
+# ---- this section's row of report/sections.py -----------------------------------------------
+ANALYSIS = None  # not an analyses: entry: written after the contrasts, for a skill panel
+# (play_levels:, analysis/panel.py)
+PLOTS = (("verdicts", "plot_effects", "panel.png"),  # (table, this module's plot function,
+         ("skill_trace", "plot_trace", "skill_trace.png"))  # file)
+
+
+def write_section(ctx: Context, doc, plots: dict) -> None:
+    """The section in ``doc``, from ``ctx.tables`` and the plot files made."""
+    if getattr(ctx.exp, "panel", None) is not None:
+        section(ctx, doc, plots)

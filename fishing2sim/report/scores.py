@@ -78,3 +78,13 @@ def section(ctx: Context, df: pd.DataFrame | None, plot_file: str | None, doc) -
           f"{bin_width(df[df['count'] > 0])} points; scores.csv holds every score's count.")
     doc.img("Final points per strategy", plot_file)
 
+
+# ---- this section's row of report/sections.py -----------------------------------------------
+ANALYSIS = "strategies"  # written after the win shares, as analysis/scores.py is computed
+# with them (analyses: [strategies])
+PLOTS = (("scores", "plot", "scores.png"),)  # (table, this module's plot function, file)
+
+
+def write_section(ctx: Context, doc, plots: dict) -> None:
+    """The section in ``doc``, from ``ctx.tables`` and the plot files made."""
+    section(ctx, ctx.tables.get("scores"), plots.get("scores"), doc)

@@ -268,3 +268,16 @@ class _Collect:
     def table(self, head, rows):
         pass
 
+
+# ---- this section's row of report/sections.py -----------------------------------------------
+ANALYSIS = "strategies"  # the analyses: entry it reports (analysis/strategies.py)
+PLOTS = (("strategies", "plot", "win_shares.png"),)  # (table, this module's plot function, file)
+
+
+def plotted(ctx: Context, df: pd.DataFrame) -> bool:
+    """The win shares are drawn only for lineups that mix strategies."""
+    return mixed(ctx, df)
+
+def write_section(ctx: Context, doc, plots: dict) -> None:
+    """The section in ``doc``, from ``ctx.tables`` and the plot files made."""
+    section(ctx, ctx.tables[ANALYSIS], plots.get("strategies"), doc)

@@ -431,3 +431,15 @@ def opening(ctx: Context, doc) -> bool:
                "perfect chooser gains (pp of win chance)", "own choices gain (points)",
                "own choices gain (pp of win chance)"], rows)
     return True
+
+
+# ---- this section's row of report/sections.py -----------------------------------------------
+ANALYSIS = "trump_value"  # the analyses: entry it reports (analysis/trump.py)
+PLOTS = (("trump_value", "plot", "trump_value.png"),  # (table, this module's plot function,
+         ("trump_by_strategy", "plot_by_strategy", "trump_by_strategy.png"))  # file)
+
+
+def write_section(ctx: Context, doc, plots: dict) -> None:
+    """The section in ``doc``, from ``ctx.tables`` and the plot files made."""
+    section(ctx, ctx.tables[ANALYSIS], plots.get("trump_value"), doc,
+            ctx.tables.get("trump_by_strategy"), plots.get("trump_by_strategy"))

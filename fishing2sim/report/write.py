@@ -14,24 +14,14 @@ from typing import Any
 
 import matplotlib.pyplot as plt
 
-from fishing2sim.report import arc as _arc
-from fishing2sim.report import card_impact as _cards
-from fishing2sim.report import contrasts as _contrasts
-from fishing2sim.report import decisions as _decisions
-from fishing2sim.report import depletion as _depletion
 from fishing2sim.report import html as _html
-from fishing2sim.report import ladder as _ladder
-from fishing2sim.report import overfishing as _overfishing
-from fishing2sim.report import panel as _panel
-from fishing2sim.report import scores as _scores
-from fishing2sim.report import strategies as _strategies
-from fishing2sim.report import trump as _trump
 from fishing2sim.safe_files import check_replaceable, real_folder, remove_ours, write_atomic, write_marker
 from fishing2sim.report.overview import config_yaml as _config_yaml
 from fishing2sim.report.overview import lead, stamps as _stamps, what_was_run
 from fishing2sim.report.common import (ANALYSES, DPI, TABLE_KEYS, TERMS, TITLES, Context, Doc, md_table,  # noqa: F401
                      package_version, sort_table)
 from fishing2sim.report.layout import fit_titles
+from fishing2sim.report.sections import PLOTS, SECTIONS  # noqa: F401 (PLOTS: every plot)
 
 __all__ = ["write_report", "write_folder_atomically", "TABLE_KEYS", "sort_table"]
 
@@ -100,37 +90,6 @@ def write_folder_atomically(out: Path, fill, kind: str = "run") -> Path:
     return out
 
 
-# plots: (table, function name in this module, file)
-PLOTS = (
-    ("contrasts", "_plot_contrasts", "contrasts.png"),
-    ("depletion", "_plot_depletion", "depletion.png"),
-    ("overfishing", "_plot_overfishing", "overfishing.png"),
-    ("trump_value", "_plot_trump_value", "trump_value.png"),
-    ("trump_by_strategy", "_plot_trump_by_strategy", "trump_by_strategy.png"),
-    ("strategies", "_plot_win_shares", "win_shares.png"),
-    ("scores", "_plot_scores", "scores.png"),
-    ("ladder", "_plot_ladder", "ladder.png"),
-    ("arc", "_plot_arc", "arc.png"),
-    ("verdicts", "_plot_panel", "panel.png"),
-    ("skill_trace", "_plot_skill_trace", "skill_trace.png"),
-    ("cards", "_plot_cards", "cards.png"),
-    ("decisions", "_plot_decisions", "decisions.png"),
-)
-_plot_contrasts = _contrasts.plot
-_plot_depletion = _depletion.plot
-_plot_overfishing = _overfishing.plot
-_plot_trump_value = _trump.plot
-_plot_trump_by_strategy = _trump.plot_by_strategy
-_plot_win_shares = _strategies.plot
-_plot_ladder = _ladder.plot
-_plot_scores = _scores.plot
-_plot_arc = _arc.plot
-_plot_panel = _panel.plot_effects
-_plot_skill_trace = _panel.plot_trace
-_plot_cards = _cards.plot
-_plot_decisions = _decisions.plot
-
-
 def _write_all(folder: Path, exp: Any, results: Any) -> None:
     tables = {name: sort_table(name, df) for name, df in (results.tables or {}).items()}
     ctx = Context(exp, results, tables)
@@ -139,11 +98,13 @@ def _write_all(folder: Path, exp: Any, results: Any) -> None:
             None, index=False, float_format="%.10g", lineterminator="\n"))
     plots: dict[str, str] = {}
     g = globals()
-    for name, fn, fname in PLOTS:
-        if name in tables and len(tables[name]) and \
-                (name != "contrasts" or len(_contrasts.shown(tables[name]))) and \
-                (name != "strategies" or _strategies.mixed(ctx, tables[name])):
-            fig = g[fn](ctx, tables[name])
+    for section in SECTIONS:  # each plot through its module's name: a test may replace it
+        for name, fn, fname in section.PLOTS:
+            df = tables.get(name)
+            if df is None or not len(df) or \
+                    not getattr(section, "plotted", lambda ctx, df: True)(ctx, df):
+                continue
+            fig = getattr(section, fn)(ctx, df)
             try:
                 g["_save_figure"](fig, folder / fname)
             finally:
@@ -186,11 +147,9 @@ def _document(ctx: Context, plots: dict[str, str]) -> Doc:
     doc.h(1, exp.name)
     lead(ctx, doc)
     what_was_run(ctx, doc)
-    con = ctx.tables.get("contrasts")
-    if con is not None and len(con):
-        _contrasts.section(ctx, con, plots.get("contrasts"), doc)
-    if getattr(exp, "panel", None) is not None:
-        _panel.section(ctx, doc, plots)
+    for section in SECTIONS:  # the contrasts, the skill panel: before the analyses
+        if section.ANALYSIS is None:
+            section.write_section(ctx, doc, plots)
     names = list(exp.analyses or ()) or [a for a in ANALYSES if a in ctx.tables]
     for a in names:
         df = ctx.tables.get(a)
@@ -199,27 +158,15 @@ def _document(ctx: Context, plots: dict[str, str]) -> Doc:
                 doc.h(2, TITLES[a])
                 doc.p("No results for this analysis.")
             continue
-        if a == "depletion":
-            _depletion.section(ctx, df, plots.get(a), doc)
-        elif a == "overfishing":
-            _overfishing.section(ctx, df, plots.get(a), doc)
-        elif a == "trump_value":
-            _trump.section(ctx, df, plots.get(a), doc, ctx.tables.get("trump_by_strategy"),
-                           plots.get("trump_by_strategy"))
-        elif a == "strategies":
-            _strategies.section(ctx, df, plots.get(a), doc)
-            _scores.section(ctx, ctx.tables.get("scores"), plots.get("scores"), doc)
-        elif a == "ladder":
-            _ladder.section(ctx, df, plots.get(a), doc)
-        elif a == "arc":
-            _arc.section(ctx, df, plots.get(a), doc)
-        elif a == "cards":
-            _cards.section(ctx, df, plots.get(a), doc)
-        elif a == "decisions":
-            _decisions.section(ctx, df, plots.get(a), doc)
+        for section in SECTIONS:
+            if section.ANALYSIS == a:
+                section.write_section(ctx, doc, plots)
     doc.h(2, "Terms")
-    doc.terms({**TERMS, **(_ladder.TERMS if "ladder" in ctx.tables else {}),
-               **(_decisions.TERMS if "decisions" in ctx.tables else {})})
+    terms = dict(TERMS)
+    for section in SECTIONS:
+        if hasattr(section, "TERMS") and section.ANALYSIS in ctx.tables:
+            terms.update(section.TERMS)
+    doc.terms(terms)
     return doc
 
 
