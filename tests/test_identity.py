@@ -96,6 +96,11 @@ def test_each_seat_carries_its_identity_resolved_at_load(tmp_path):
                                                                    "weights")
     # the shipped greedy by its file is the shipped greedy
     assert g.name == "greedy" and g.file == str((STRATEGIES_DIR / "greedy.py").resolve())
+    # what the reports say of a seat's parameters, without loading the file again
+    pimc = load_strategy("pimc")
+    assert (p.param_names, p.defaults) == (tuple(pimc.param_names),
+                                           tuple(float(x) for x in pimc.defaults))
+    assert len(p.param_names) > 0 and (a.param_names, a.defaults) == ((), ())
     from fishing2sim.run.chunks import strategy_names
 
     assert strategy_names(c) == ["mybot", "oracle", "pimc", "greedy"]
