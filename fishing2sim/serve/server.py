@@ -10,6 +10,7 @@ from pathlib import Path
 from fishing2sim.errors import InputError
 from fishing2sim import first_run
 from fishing2sim.serve.hints import hint
+from fishing2sim.serve.offer import make_offer
 from fishing2sim.serve.table import Table
 
 LOCAL = ("127.0.0.1", "localhost", "::1")
@@ -50,8 +51,8 @@ def serve(folder: Path, host: str = "127.0.0.1", port: int = 8765, echo=print,
     try:
         import uvicorn
 
+        # serve/app.py imports starlette, the serve extra: a missing one is named here
         from fishing2sim.serve.app import make_app
-        from fishing2sim.serve.offer import make_offer
     except ImportError as exc:
         raise InputError(f"fishing2sim serve needs the serve extra ({exc.name} is missing): "
                          "pip install 'fishing2sim[serve]'") from None
