@@ -220,6 +220,29 @@ def new_work() -> np.ndarray:
     return np.zeros((2, STATE_SIZE), np.int64)
 
 
+def logged_rows(args, search, game: int, work, ev) -> np.ndarray:
+    """Game ``game`` of a chunk's batch played again with the event log on (``args``:
+    play_batch's arguments up to ``observe_mask``; ``search``: the lineup's search_args
+    or None): its event rows, a view into ``ev`` (EVENT_CAPACITY rows)."""
+    deck, players, ruleset, hands, n_rounds, first_leader, seed = args[:7]
+    funcs, table, mask = args[9], args[10], args[12]
+    if search is not None:
+        from fishing2sim.search.kernels import play_batch_search  # (as play_game)
+        play_batch_search(*args[:7], game, 1, funcs, table, 0, mask, *search, work, ev,
+                          *new_outputs(1), np.zeros(3, np.int64))
+    else:
+        st, rng = work[0], new_state()[1]
+        setup_game(st, rng, ev, deck, players, ruleset, hands, n_rounds, first_leader,
+                   np.uint64(game_seed(int(seed), game)), 1, 0, mask)
+        run_game(st, rng, ev, deck, new_obs(), funcs, table, K.STOP_NEVER)
+    return log_rows(work, ev)
+
+
+def log_rows(work, ev) -> np.ndarray:
+    """The event rows the game in ``work`` (row 0) logged into ``ev``."""
+    return ev[: work[0, S_EVN]]
+
+
 def play_game(players: int = 4, seed: int = 0, ruleset: str = "fishing2", strategies=None,
               params=None, log: bool = True, first_leader=None, deck=None, game: int = 0,
               check: bool = False, strict: bool = False) -> GameRecord:

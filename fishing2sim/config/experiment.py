@@ -35,14 +35,14 @@ from fishing2sim.config.decisions import decision_settings
 from fishing2sim.config.deck import Deck, DeckError, load_deck
 from fishing2sim.config.deck_edits import edit_deck
 from fishing2sim.config.grid import GridMixin, condition_seed
-from fishing2sim.config.levels import LevelsMixin, Panel
+from fishing2sim.config.levels import LevelsMixin, Panel, with_profile
 from fishing2sim.config.keypaths import parse_key_path as _parse_key_path  # noqa: F401
 from fishing2sim.config.keys import (  # noqa: F401 (the names other modules import from here)
     ANALYSES, CONDITIONS, CONTRAST_ANALYSIS, DECK_KEYS, DEFAULT_CHUNK, DEFAULT_GAMES,
     ENTRY_KEYS, EXECUTION_KEYS, KNOWN_ANALYSES, LABELLED_KEYS, LADDER, LADDER_EXCLUDES,
     LEVEL, LOAD_PROGRESS_CONDITIONS, MAX_CONDITIONS, MAX_CONDITIONS_HARD, MAX_GAMES, MAX_GAMES_HARD,
     MAX_SEED, MAX_YAML_DEPTH, MAX_YAML_VALUES, MULTIPLICITY, OVERRIDE_KEYS, PRECISION_FIGURES,
-    SWEEPABLE, TOP_KEYS,
+    PROFILE, PROFILE_GAMES, SWEEPABLE, TOP_KEYS,
 )
 from fishing2sim.config.messages import ExperimentError, got as _got, short as _short
 from fishing2sim.config.resolved import config_hash, resolved
@@ -303,12 +303,15 @@ class _Loader(GridMixin, SeatsMixin, AdaptiveMixin, LevelsMixin, CardsMixin):
         elif top.cards is not None:
             self.fail("cards", "the cards analysis is not asked for: add cards to analyses "
                       "(or leave the cards key out)")
+        analyses = with_profile(top.analyses, panel)
+        if PROFILE in analyses:  # (only then: every other file's hash stays as it was)
+            config["profile"] = {"games_per_chunk": PROFILE_GAMES}
         decisions = decision_settings(self, top, conditions)
         if decisions is not None:  # (only then: every other file's hash stays as it was)
             config["decisions"] = dict(decisions)
         return Experiment(
             name=top.name, path=self.path.resolve(), ruleset=top.ruleset, games=top.games,
-            seed=top.seed, chunk=top.chunk, analyses=tuple(top.analyses),
+            seed=top.seed, chunk=top.chunk, analyses=analyses,
             trump_max_round=int(max_round), workers=top.workers, scheduler=top.scheduler,
             output_dir=output_dir, conditions=tuple(conditions), resolved=config,
             config_hash=config_hash(config, conditions), strict=top.strict,

@@ -6,8 +6,11 @@ from __future__ import annotations
 
 ANALYSES = ("depletion", "overfishing", "trump_value", "strategies")  # the default set
 LADDER = "ladder"  # the ladder analysis (and key): only in a file with a ladder: key
-KNOWN_ANALYSES = ANALYSES + (LADDER, "arc", "cards", "decisions")  # arc: the game-arc
-# figures, cards: the per-card figures, decisions: the decision stakes, each asked for by name
+KNOWN_ANALYSES = ANALYSES + (LADDER, "arc", "cards", "decisions", "profile")  # arc: the
+# game-arc figures, cards: the per-card figures, decisions: the decision stakes, profile: the
+# behaviour profile (every skill panel has it), each asked for by name
+PROFILE = "profile"
+PROFILE_GAMES = 10  # the behaviour profile: the games of every chunk replayed with the log on
 TOP_KEYS = ("name", "ruleset", "players", "games", "seed", "chunk", "first_leader", "seats",
             "rotate", "deck", "sweep", "analyses", "trump_value", "workers", "scheduler",
             "output", "strict", "tune", "paired", "precision", "max_games", "sprt",

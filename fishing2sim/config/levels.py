@@ -30,7 +30,7 @@ from typing import Annotated, Any, ClassVar
 
 from pydantic import AfterValidator
 
-from fishing2sim.config.keys import CONDITIONS, LEVEL, MAX_GAMES_HARD, PLAY_LEVELS
+from fishing2sim.config.keys import CONDITIONS, LEVEL, MAX_GAMES_HARD, PLAY_LEVELS, PROFILE
 from fishing2sim.config.messages import did_you_mean as _did_you_mean
 from fishing2sim.config.messages import got as _got
 from fishing2sim.config.messages import problem
@@ -102,6 +102,15 @@ def trump_replayed(exp, cond) -> bool:
     if "trump_value" not in exp.analyses:
         return False
     return getattr(exp, "panel", None) is None or not searches_card_plays(cond)
+
+
+def with_profile(analyses, panel) -> tuple:
+    """The analyses of a run: a skill panel's always include the behaviour profile (what
+    each level of play does differently, docs/experiments.md)."""
+    analyses = tuple(analyses)
+    if panel is not None and PROFILE not in analyses:
+        analyses += (PROFILE,)
+    return analyses
 
 
 def _level_name(v):

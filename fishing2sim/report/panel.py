@@ -16,6 +16,7 @@ from fishing2sim.analysis.contrasts import FIGURE_INFO
 from fishing2sim.analysis.panel import group_name, strength_order
 from fishing2sim.report.common import (Context, NUMBERS, colour, finish, int_, players_text,
                                        seat_md, seat_parts, wrap)
+from fishing2sim.report.profile import disagreement_text
 from fishing2sim.report.words import isnan, number
 
 UNIT_WORDS = {"pp": "pp", "cards": "cards", "points": "points", "changes": "changes"}
@@ -172,6 +173,8 @@ def trace_lines(ctx: Context) -> list[str]:
             text = f"converged: {pair}, agree within ±{tol} (difference {d})"
         elif r.converged == "no":
             text = f"not converged: {pair}, differ by {d}, more than ±{tol}"
+            why = disagreement_text(ctx, r.group, r.players, r.figure)
+            text += f"; {why}" if why else ""
         else:
             text = (f"undecided: {pair}, differ by {d}; the CI reaches past ±{tol}, so more "
                     "games at these levels would tell")

@@ -23,6 +23,7 @@ from fishing2sim.report import html as _html
 from fishing2sim.report import ladder as _ladder
 from fishing2sim.report import overfishing as _overfishing
 from fishing2sim.report import panel as _panel
+from fishing2sim.report import profile as _profile
 from fishing2sim.report import scores as _scores
 from fishing2sim.report import strategies as _strategies
 from fishing2sim.report import trump as _trump
@@ -217,6 +218,8 @@ def _document(ctx: Context, plots: dict[str, str]) -> Doc:
             _cards.section(ctx, df, plots.get(a), doc)
         elif a == "decisions":
             _decisions.section(ctx, df, plots.get(a), doc)
+        elif a == "profile":
+            _profile.section(ctx, df, None, doc)
     doc.h(2, "Terms")
     doc.terms({**TERMS, **(_ladder.TERMS if "ladder" in ctx.tables else {}),
                **(_decisions.TERMS if "decisions" in ctx.tables else {})})

@@ -23,6 +23,7 @@ import numpy as np
 
 from fishing2sim.safe_files import (FileSafetyError, read_regular, real_folder, remove_ours,
                                     write_atomic)
+from fishing2sim.run import profile
 from fishing2sim.run.chunks import RunError, Task, games_of, task_of
 from fishing2sim.config.levels import trump_replayed
 from fishing2sim.run.totals import (UNIT_PREFIX, empty_totals, merge, split_units, summed_keys,
@@ -97,6 +98,8 @@ def read_chunk(exp, path: Path) -> tuple[dict | None, str]:
         from fishing2sim.run.decision_totals import DEC_FIELDS
 
         expected += list(DEC_FIELDS)
+    if profile.wanted(exp):  # the behaviour profile's totals, kept only when asked for
+        expected += list(profile.PROFILE_FIELDS)
     cond = exp.conditions[task.condition]
     held = [k for k in arrays if k.startswith(UNIT_PREFIX)]
     missing = [k for k in expected if k not in arrays]
@@ -120,6 +123,8 @@ def read_chunk(exp, path: Path) -> tuple[dict | None, str]:
         from fishing2sim.run.decision_totals import empty
 
         ref.update(empty(strat.shape[0] if strat.ndim == 1 else 0))
+    if profile.wanted(exp):
+        ref.update(profile.empty(strat.shape[0] if strat.ndim == 1 else 0))
     for k in expected:
         if arrays[k].dtype != np.int64 or arrays[k].shape != ref[k].shape:
             return None, f"array {k} has the wrong shape or type"

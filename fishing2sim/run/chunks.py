@@ -14,6 +14,7 @@ import numpy as np
 
 from fishing2sim.engine import constants as K
 from fishing2sim.config.levels import trump_replayed
+from fishing2sim.run import profile
 from fishing2sim.run.totals import R, accumulate, add_blocks, empty_totals
 
 class RunError(Fishing2simError, ValueError):
@@ -143,7 +144,8 @@ def _prepare(exp, cond):
 def run_chunk(exp, task: Task) -> dict:
     """Play one chunk and reduce it to totals (a dict of int64 arrays; with the per-unit
     vectors of fishing2sim.run.totals for a condition that shares its deals)."""
-    from fishing2sim.api import EVENT_CAPACITY, call_kernel, kernel_failure, new_outputs, new_work
+    from fishing2sim.api import (EVENT_CAPACITY, call_kernel, kernel_failure, logged_rows,
+                                 new_outputs, new_work)
     from fishing2sim.engine.batch import N_T, G_ERR_CODE, play_batch, trump_batch
 
     cond = exp.conditions[task.condition]
@@ -154,6 +156,7 @@ def run_chunk(exp, task: Task) -> dict:
     arc = "arc" in exp.analyses
     totals = empty_totals(P, len(names), arc, loo is not None)
     dec = _decisions(exp, cond, totals, len(names))
+    prof = _profile(exp, cond, totals, len(names))
     units = {} if getattr(cond, "paired", False) else None
     for funcs, table, mask, slot, strats, search in lineups:
         out_int, out_points, out_ocean, out_trump, out_round_points = new_outputs(n)
@@ -162,7 +165,7 @@ def run_chunk(exp, task: Task) -> dict:
                 cond.first_leader, np.uint64(cond.seed), task.start, n, funcs, table, 0, mask,
                 work)
         if search is not None:  # (the search kernels are loaded only when a seat searches)
-            from fishing2sim.search.kernels import play_batch_search, trump_batch_search
+            from fishing2sim.search.kernels import trump_batch_search
         if search is not None and trump:  # search seats (engine/search.py): searching
             pairs = np.zeros((n, R, N_T), np.int64)  # only trump choices (experiment.py)
             done = call_kernel(trump_batch_search, (
@@ -170,11 +173,8 @@ def run_chunk(exp, task: Task) -> dict:
                 out_trump, out_round_points, pairs), work, strats)
         elif search is not None:
             pairs = None
-            ev = np.zeros((EVENT_CAPACITY, K.EV_FIELDS), np.int64)
-            done = call_kernel(play_batch_search, (*args[:-1], *search, work, ev, out_int,
-                                                   out_points, out_ocean, out_trump,
-                                                   out_round_points, np.zeros(3, np.int64)),
-                               work, strats)
+            done = _search_games(args, search, work, strats, (prof, slot, totals), (
+                out_int, out_points, out_ocean, out_trump, out_round_points))
         elif dec is not None:  # analyses: [decisions] (engine/decisions.py)
             pairs = np.zeros((n, R, N_T), np.int64) if trump else None
             done = _decision_chunk(exp, dec, args, trump, pairs, slot, work, strats, (
@@ -198,6 +198,10 @@ def run_chunk(exp, task: Task) -> dict:
                                          out_round_points, strats)
         if done and out_int[done - 1, G_ERR_CODE] != 0:
             raise kernel_failure(work[0], strats, cond.deck)
+        if prof is not None and (search is None or trump):  # (a search logs every game)
+            ev = np.zeros((EVENT_CAPACITY, K.EV_FIELDS), np.int64)
+            profile.replay(lambda g: logged_rows(args, search, g, new_work(), ev), task.start,
+                           min(profile.PROFILE_GAMES, n), prof, P, slot, totals)
         accumulate(totals, P, slot, out_int, out_points, out_ocean, pairs, units,
                    cond.deck.n_rounds, out_round_points if arc else None)
         if loo is not None:
@@ -210,6 +214,40 @@ def run_chunk(exp, task: Task) -> dict:
         fold(totals, block_rows(dec["rows"]))
     add_blocks(totals, len(lineups), n, units)
     return totals
+
+
+def _profile(exp, cond, totals, n_strategies):
+    """With the behaviour profile (run/profile.py): its totals added to ``totals`` and the
+    deck's columns it reads; else None."""
+    if not profile.wanted(exp):
+        return None
+    totals.update(profile.empty(n_strategies))
+    return profile.cards_of(cond)
+
+
+def _search_games(args, search, work, strats, prof, outputs) -> int:
+    """A chunk's games with search seats (search/kernels.py, play_batch_search); with the
+    behaviour profile (``prof``: its deck columns, the seats' strategies and the totals)
+    one game a call, each game's event log counted after it."""
+    from fishing2sim.api import EVENT_CAPACITY, call_kernel, log_rows
+    from fishing2sim.engine.batch import G_ERR_CODE
+    from fishing2sim.search.kernels import play_batch_search
+
+    ev = np.zeros((EVENT_CAPACITY, K.EV_FIELDS), np.int64)
+    stats = np.zeros(3, np.int64)
+    cards, slot, totals = prof
+    if cards is None:
+        return call_kernel(play_batch_search, (*args[:-1], *search, work, ev, *outputs, stats),
+                           work, strats)
+    start, n = args[7], args[8]
+    for g in range(n):
+        one = tuple(o[g:g + 1] for o in outputs)
+        call_kernel(play_batch_search, (*args[:7], start + g, 1, *args[9:-1], *search, work,
+                                        ev, *one, stats), work, strats)
+        if one[0][0, G_ERR_CODE] != 0:
+            return g + 1
+        profile.count_game(totals, log_rows(work, ev), cards, args[1], slot)
+    return n
 
 
 def _decisions(exp, cond, totals, n_strategies):
