@@ -154,8 +154,10 @@ def test_every_ci_covers_its_estimate_and_the_games_read(panel_runs):
     assert len(df) > 0
     assert ((df["ci_low"] <= df["estimate"] + 1e-12)
             & (df["estimate"] <= df["ci_high"] + 1e-12)).all()
-    # the first 10 games of each of the 4 chunks of a level
-    assert set(df["games"][df["unit"] == "share"]) == {4 * pf.PROFILE_GAMES}
+    # a level's first PROFILE_GAMES games (of its 600: chunks 0 and 1 of 150)
+    assert set(df["games"][df["unit"] == "share"]) == {pf.PROFILE_GAMES}
+    assert pf.replayed(0, 150) == 150 and pf.replayed(150, 150) == 50
+    assert pf.replayed(300, 150) == 0
     shares = df[df["unit"] == "share"]
     assert ((shares["ci_low"] >= 0) & (shares["ci_high"] <= 1)).all()
     # greedy takes every contested trick it can; random about half

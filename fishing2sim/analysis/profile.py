@@ -6,7 +6,8 @@ The shares (contested tricks taken, leads of the strongest card, trump choices o
 held more) are ratios over decisions, with the game as the CI's unit (a game's decisions are
 not independent: the clustered interval of stats.ratio_ci); the per-round figures (cards
 drawn from the ocean, the boats' spread, the shortfall, the cards the ocean lacked, each
-buoy's plays) are means over the games that reached that round. :func:`differences` compares
+buoy's plays) are means over the games that reached that round (counts: an interval is kept at 0 or
+above). :func:`differences` compares
 two conditions' profiles (two levels of play of one panel group): each figure's difference
 with its unpaired 95% CI, ordered by its size relative to the spread of one observation.
 """
@@ -90,7 +91,8 @@ def _mean_row(strategy, fig, buoy, r, unit, v) -> list[dict]:
     se = mean_se(float(v[RD_SUM]), float(v[RD_SQ]), g)
     sd = se * math.sqrt(g) if g > 1 else math.nan
     return [{"strategy": strategy, "figure": fig, "buoy": buoy, "round": r, "unit": unit,
-             "n": g, "games": g, "estimate": e, "ci_low": lo, "ci_high": hi, "se": se,
+             "n": g, "games": g, "estimate": e, "ci_low": max(0.0, lo), "ci_high": hi,
+             "se": se,
              "sd": sd}]
 
 

@@ -305,7 +305,7 @@ class _Loader(GridMixin, SeatsMixin, AdaptiveMixin, LevelsMixin, CardsMixin):
                       "(or leave the cards key out)")
         analyses = with_profile(top.analyses, panel)
         if PROFILE in analyses:  # (only then: every other file's hash stays as it was)
-            config["profile"] = {"games_per_chunk": PROFILE_GAMES}
+            config["profile"] = {"games_replayed": PROFILE_GAMES}
         decisions = decision_settings(self, top, conditions)
         if decisions is not None:  # (only then: every other file's hash stays as it was)
             config["decisions"] = dict(decisions)

@@ -10,7 +10,8 @@ KNOWN_ANALYSES = ANALYSES + (LADDER, "arc", "cards", "decisions", "profile")  # 
 # game-arc figures, cards: the per-card figures, decisions: the decision stakes, profile: the
 # behaviour profile (every skill panel has it), each asked for by name
 PROFILE = "profile"
-PROFILE_GAMES = 10  # the behaviour profile: the games of every chunk replayed with the log on
+PROFILE_GAMES = 200  # the behaviour profile: the first games of a condition replayed with
+# the log on (every game of a lineup with a search seat is read as it is played)
 TOP_KEYS = ("name", "ruleset", "players", "games", "seed", "chunk", "first_leader", "seats",
             "rotate", "deck", "sweep", "analyses", "trump_value", "workers", "scheduler",
             "output", "strict", "tune", "paired", "precision", "max_games", "sprt",

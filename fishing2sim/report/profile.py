@@ -63,8 +63,8 @@ def section(ctx: Context, df: pd.DataFrame, plot, doc) -> None:
     exp = ctx.exp
     doc.h(2, TITLE)
     doc.p("What the players of each lineup do, read from the event logs of a fixed set of "
-          "its games: every game of a lineup with a search seat, else the first "
-          f"{PROFILE_GAMES} games of every chunk. Shares count decisions with the game as "
+          "its games: every game of a lineup with a search seat, else its first "
+          f"{PROFILE_GAMES:,} games. Shares count decisions with the game as "
           "the CI's unit (one game's decisions are not independent); the other figures are "
           "per game, over the games that reached that round. Definitions: docs/rules.md E, "
           "\"Behaviour profile\"; every round and each buoy's plays by round: profile.csv.")

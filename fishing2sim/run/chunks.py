@@ -201,7 +201,7 @@ def run_chunk(exp, task: Task) -> dict:
         if prof is not None and (search is None or trump):  # (a search logs every game)
             ev = np.zeros((EVENT_CAPACITY, K.EV_FIELDS), np.int64)
             profile.replay(lambda g: logged_rows(args, search, g, new_work(), ev), task.start,
-                           min(profile.PROFILE_GAMES, n), prof, P, slot, totals)
+                           profile.replayed(task.start, n), prof, P, slot, totals)
         accumulate(totals, P, slot, out_int, out_points, out_ocean, pairs, units,
                    cond.deck.n_rounds, out_round_points if arc else None)
         if loo is not None:

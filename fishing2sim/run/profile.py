@@ -4,9 +4,10 @@ players of a lineup do, counted from the event logs of a fixed set of its games
 
 Which games. A lineup with a search seat logs every game anyway (the search reads the log),
 so all its games are counted, each read after it is played. Any other lineup plays its
-chunk in the batch kernel without a log; the first :data:`PROFILE_GAMES` games of every
-chunk (of every rotation) are played again with the log on. Both sets depend on the chunk
-plan only, so they are the same for any number of workers, on Dask and after ``--resume``.
+games in the batch kernel without a log; its first :data:`PROFILE_GAMES` games (game
+indexes 0 .. PROFILE_GAMES - 1 of the condition, in every rotation) are played again with
+the log on, by the chunks that hold them. Both sets depend on the condition only, so they
+are the same for any number of workers, on Dask and after ``--resume``.
 
 The counts are exact integer sums, merged like every other total: per strategy and share
 (``SHARES``) the sums over games of a game's decisions n and of those that did the thing y,
@@ -43,6 +44,10 @@ PROFILE_FIELDS = {
                     "sum of squares of the game's plays of that buoy",
 }
 _TRUMP = -2  # the trump suit (a card's suit as _suit gives it)
+_READ = np.zeros(64, bool)  # the event codes count_game reads
+_READ[[K.EV_PLAY, K.EV_TRICK_START, K.EV_DEAL, K.EV_DRAW, K.EV_CATCH_1_CARD, K.EV_EXCHANGE,
+       K.EV_PASS_1_LEFT, K.EV_BOAT, K.EV_ROUND_START, K.EV_OVERFISHED,
+       K.EV_TRUMP_CHOICE]] = True
 
 
 def empty(n_strategies: int) -> dict:
@@ -58,6 +63,12 @@ def wanted(exp) -> bool:
 
 
 # ---- the games --------------------------------------------------------------------------
+def replayed(start: int, n: int) -> int:
+    """How many of a chunk's games start .. start+n-1 are replayed: those below
+    PROFILE_GAMES."""
+    return max(0, min(n, PROFILE_GAMES - start))
+
+
 def replay(play_one, start: int, m: int, cards: "_Cards", P: int, slot, totals) -> None:
     """Count games start .. start+m-1 into ``totals``: ``play_one(g)`` plays game g again
     with the event log on and returns its event rows."""
@@ -183,6 +194,7 @@ def count_game(t: dict, rows: np.ndarray, cards: _Cards, P: int, slot) -> None:
     hands = [set() for _ in range(P)]
     boats = [0] * P
     r, trump, named, lowest, plays, started = 0, K.C_NONE, -1, False, [], 0
+    rows = rows[_READ[rows[:, 0]]]  # (a third of the rows: caught cards, results, ...)
     for code, a, b, c, d, e in rows.tolist():
         if code == K.EV_PLAY:
             s = slot[a]
