@@ -238,6 +238,28 @@ def logged_rows(args, search, game: int, work, ev) -> np.ndarray:
     return log_rows(work, ev)
 
 
+def search_games(args, search, work, strats, outputs, each=None) -> int:
+    """A chunk's games with search seats (play_batch_search; ``args``: play_batch's
+    arguments up to ``work``, ``outputs``: new_outputs' arrays). With ``each``, one game a
+    call and ``each(rows)`` with every game's event rows (the search logs every game).
+    Returns the number of games played."""
+    from fishing2sim.search.kernels import play_batch_search  # (as play_game)
+    ev = np.zeros((EVENT_CAPACITY, K.EV_FIELDS), np.int64)
+    stats = np.zeros(3, np.int64)
+    if each is None:
+        return call_kernel(play_batch_search, (*args[:-1], *search, work, ev, *outputs, stats),
+                           work, strats)
+    start, n = args[7], args[8]
+    for g in range(n):
+        one = tuple(o[g:g + 1] for o in outputs)
+        call_kernel(play_batch_search, (*args[:7], start + g, 1, *args[9:-1], *search, work,
+                                        ev, *one, stats), work, strats)
+        if one[0][0, G_ERR_CODE] != 0:
+            return g + 1
+        each(log_rows(work, ev))
+    return n
+
+
 def log_rows(work, ev) -> np.ndarray:
     """The event rows the game in ``work`` (row 0) logged into ``ev``."""
     return ev[: work[0, S_EVN]]

@@ -39,7 +39,8 @@ PANEL = """
     analyses: [overfishing, depletion, strategies]
 """
 TABLES = ["panel.csv", "verdicts.csv", "skill_trace.csv", "convergence.csv", "contrasts.csv",
-          "overfishing.csv", "depletion.csv", "strategies.csv"]
+          "overfishing.csv", "depletion.csv", "strategies.csv", "profile.csv",
+          "profile_differences.csv"]
 
 
 def write(folder: Path, name: str, body: str) -> Path:

@@ -47,7 +47,7 @@ def _rows(players: int, seed: int, bot: str, game: int = 0) -> tuple[np.ndarray,
             np.ascontiguousarray(deck.hand_sizes[players]), deck.n_rounds, -1,
             np.uint64(seed), 0, 1, funcs, table, 0, observe_mask(strats))
     ev = np.zeros((EVENT_CAPACITY, K.EV_FIELDS), np.int64)
-    return logged_rows(args, None, game, new_work(), ev).copy(), pf._Cards(arrays, "fishing2")
+    return logged_rows(args, None, game, new_work(), ev).copy(), pf.Cards(arrays, "fishing2")
 
 
 def _until_round(rows, r: int) -> np.ndarray:

@@ -145,7 +145,7 @@ def run_chunk(exp, task: Task) -> dict:
     """Play one chunk and reduce it to totals (a dict of int64 arrays; with the per-unit
     vectors of fishing2sim.run.totals for a condition that shares its deals)."""
     from fishing2sim.api import (EVENT_CAPACITY, call_kernel, kernel_failure, logged_rows,
-                                 new_outputs, new_work)
+                                 new_outputs, new_work, search_games)
     from fishing2sim.engine.batch import N_T, G_ERR_CODE, play_batch, trump_batch
 
     cond = exp.conditions[task.condition]
@@ -173,8 +173,10 @@ def run_chunk(exp, task: Task) -> dict:
                 out_trump, out_round_points, pairs), work, strats)
         elif search is not None:
             pairs = None
-            done = _search_games(args, search, work, strats, (prof, slot, totals), (
-                out_int, out_points, out_ocean, out_trump, out_round_points))
+            each = None if prof is None else (  # (a search logs every game: count each)
+                lambda rows: profile.count_game(totals, rows, prof, P, slot))
+            done = search_games(args, search, work, strats, (
+                out_int, out_points, out_ocean, out_trump, out_round_points), each)
         elif dec is not None:  # analyses: [decisions] (engine/decisions.py)
             pairs = np.zeros((n, R, N_T), np.int64) if trump else None
             done = _decision_chunk(exp, dec, args, trump, pairs, slot, work, strats, (
@@ -198,7 +200,7 @@ def run_chunk(exp, task: Task) -> dict:
                                          out_round_points, strats)
         if done and out_int[done - 1, G_ERR_CODE] != 0:
             raise kernel_failure(work[0], strats, cond.deck)
-        if prof is not None and (search is None or trump):  # (a search logs every game)
+        if prof is not None and (search is None or trump):
             ev = np.zeros((EVENT_CAPACITY, K.EV_FIELDS), np.int64)
             profile.replay(lambda g: logged_rows(args, search, g, new_work(), ev), task.start,
                            profile.replayed(task.start, n), prof, P, slot, totals)
@@ -223,31 +225,6 @@ def _profile(exp, cond, totals, n_strategies):
         return None
     totals.update(profile.empty(n_strategies))
     return profile.cards_of(cond)
-
-
-def _search_games(args, search, work, strats, prof, outputs) -> int:
-    """A chunk's games with search seats (search/kernels.py, play_batch_search); with the
-    behaviour profile (``prof``: its deck columns, the seats' strategies and the totals)
-    one game a call, each game's event log counted after it."""
-    from fishing2sim.api import EVENT_CAPACITY, call_kernel, log_rows
-    from fishing2sim.engine.batch import G_ERR_CODE
-    from fishing2sim.search.kernels import play_batch_search
-
-    ev = np.zeros((EVENT_CAPACITY, K.EV_FIELDS), np.int64)
-    stats = np.zeros(3, np.int64)
-    cards, slot, totals = prof
-    if cards is None:
-        return call_kernel(play_batch_search, (*args[:-1], *search, work, ev, *outputs, stats),
-                           work, strats)
-    start, n = args[7], args[8]
-    for g in range(n):
-        one = tuple(o[g:g + 1] for o in outputs)
-        call_kernel(play_batch_search, (*args[:7], start + g, 1, *args[9:-1], *search, work,
-                                        ev, *one, stats), work, strats)
-        if one[0][0, G_ERR_CODE] != 0:
-            return g + 1
-        profile.count_game(totals, log_rows(work, ev), cards, args[1], slot)
-    return n
 
 
 def _decisions(exp, cond, totals, n_strategies):

@@ -69,14 +69,14 @@ def replayed(start: int, n: int) -> int:
     return max(0, min(n, PROFILE_GAMES - start))
 
 
-def replay(play_one, start: int, m: int, cards: "_Cards", P: int, slot, totals) -> None:
+def replay(play_one, start: int, m: int, cards: "Cards", P: int, slot, totals) -> None:
     """Count games start .. start+m-1 into ``totals``: ``play_one(g)`` plays game g again
     with the event log on and returns its event rows."""
     for g in range(start, start + m):
         count_game(totals, play_one(g), cards, P, slot)
 
 
-class _Cards:
+class Cards:
     """A deck's columns as Python lists (the counting reads them per event)."""
 
     def __init__(self, arrays, ruleset: str):
@@ -183,7 +183,7 @@ class _Cards:
         return follow + [h for h in hand if self.kind[h] in (K.K_BUOY, K.K_BLOWFISH)]
 
 
-def count_game(t: dict, rows: np.ndarray, cards: _Cards, P: int, slot) -> None:
+def count_game(t: dict, rows: np.ndarray, cards: Cards, P: int, slot) -> None:
     """Add one game's event log (the kernel's integer rows) to the profile totals ``t``;
     ``slot[seat]`` is the seat's strategy."""
     S = t["profile_share"].shape[0]
@@ -249,7 +249,7 @@ def count_game(t: dict, rows: np.ndarray, cards: _Cards, P: int, slot) -> None:
     _add(t, n, y, per, buoy, started)
 
 
-def _lead(cards: _Cards, opts: list, card: int, n, y) -> None:
+def _lead(cards: Cards, opts: list, card: int, n, y) -> None:
     """A lead among 2 options or more with a value: was it one of the highest value?"""
     valued = [cards.value[o] for o in opts if cards.kind[o] != K.K_BUOY]
     if len(opts) >= 2 and valued:
@@ -257,7 +257,7 @@ def _lead(cards: _Cards, opts: list, card: int, n, y) -> None:
         y[LEAD] += cards.kind[card] != K.K_BUOY and cards.value[card] == max(valued)
 
 
-def _trump_choice(cards: _Cards, hand, shade: int, n, y) -> None:
+def _trump_choice(cards: Cards, hand, shade: int, n, y) -> None:
     """A10.3: the shade chosen against the hand's light and dark cards (the two 16s carry
     both shades and count for neither); a hand with as many of each is not counted."""
     light = sum(1 for h in hand if cards.kind[h] == K.K_GREEN and cards.colour[h] == K.C_LIGHT)
@@ -288,5 +288,5 @@ def _add(t, n, y, per, buoy, started: int) -> None:
         v[:, :, RD_SQ] += arr * arr * m
 
 
-def cards_of(cond) -> _Cards:
-    return _Cards(np.ascontiguousarray(cond.deck.arrays), cond.deck.ruleset)
+def cards_of(cond) -> Cards:
+    return Cards(np.ascontiguousarray(cond.deck.arrays), cond.deck.ruleset)
