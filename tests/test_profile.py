@@ -190,3 +190,22 @@ def test_a_bad_analyses_entry_is_one_line(tmp_path):
     assert res.exit_code == 2
     lines = [x for x in res.output.splitlines() if x.strip()]
     assert len(lines) == 1 and "profiel" in lines[0] and "profile" in lines[0]
+
+
+def test_every_game_of_a_search_level_is_read(tmp_path):
+    """A lineup with a search seat logs every game: its profile reads them all (10 of 10),
+    the other level its first PROFILE_GAMES (here all 20)."""
+    path = write(tmp_path, "search", """
+        players: 3
+        games: 20
+        chunk: 10
+        seed: 1
+        play_levels: [greedy, {level: search, games: 10}]
+        analyses: [overfishing]
+    """)
+    run(path, workers=1, progress=False)
+    df = pd.read_csv(tmp_path / "reports" / "search" / "profile.csv")
+    games = df[df["unit"] == "share"].groupby("level")["games"].max()
+    assert games["search"] == 10 and games["greedy"] == 20
+    follow = df[(df["figure"] == "follow_contested")].set_index("level")
+    assert follow.loc["search", "strategy"] == "pimc" and follow.loc["search", "n"] > 100
