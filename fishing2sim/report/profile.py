@@ -100,18 +100,24 @@ def _games(df, cond: int) -> int:
 
 
 def _diff_text(r) -> str:
+    """``behaviour: A 27.4 cards [25.9, 28.8], B 22.3 cards [21.3, 23.2] (A more;
+    difference +5.1 cards [3.3, 6.8])``; shares in % and the difference in pp."""
     pct = r.unit == "share"
-    a = fmt(r.strongest_estimate, r.strongest_ci_low, r.strongest_ci_high, pct=pct,
-            table=True)
-    b = fmt(r.second_estimate, r.second_ci_low, r.second_ci_high, pct=pct, table=True)
-    d = fmt(r.difference, r.diff_ci_low, r.diff_ci_high, pct=pct, table=True)
-    d = d.replace("%", " pp", 1) if pct else d
+
+    def show(e, lo, hi, diff=False):
+        text = fmt(e, lo, hi, pct=pct, table=True)
+        if pct:
+            return text.replace("%", " pp", 1) if diff else text
+        return text.replace(" [", f" {r.unit} [", 1)
+
+    a = show(r.strongest_estimate, r.strongest_ci_low, r.strongest_ci_high)
+    b = show(r.second_estimate, r.second_ci_low, r.second_ci_high)
+    d = show(r.difference, r.diff_ci_low, r.diff_ci_high, diff=True)
     if pct:
         more = "more often" if r.difference > 0 else "less often"
     else:
         more = "more" if r.difference > 0 else "fewer"
-    unit = "" if pct else f" {r.unit}"
-    return (f"{r.behaviour}: {r.strongest} {a}{unit}, {r.second} {b}{unit} "
+    return (f"{r.behaviour}: {r.strongest} {a}, {r.second} {b} "
             f"({r.strongest} {more}; difference {'+' if r.difference > 0 else ''}{d})")
 
 
