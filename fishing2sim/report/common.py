@@ -78,7 +78,8 @@ def sort_table(name: str, df: pd.DataFrame) -> pd.DataFrame:
     The contrasts table keeps its own columns, rows by condition, figure and strategy.
     """
     df = df.copy()
-    if name in ("panel", "verdicts", "skill_trace", "convergence"):  # their own columns
+    if name in ("panel", "verdicts", "skill_trace", "convergence", "examples"):  # their own
+        # columns and row order
         return df.reset_index(drop=True)
     if name == "contrasts":
         if len(df):
