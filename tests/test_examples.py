@@ -54,6 +54,11 @@ def test_the_rows_cover_every_figure_and_condition(ref):
     # rotated: a game index runs over deal * 4 + rotation (480 games: 120 deals)
     assert df[df.condition == 1].game.max() < 480
     assert len(ref["results"].examples) == len(df)
+    # `fishing2sim report DIR` renders the page again from the folder, examples.csv in it
+    folder = ref["path"].parent / "w1" / "ex"
+    (folder / "report.html").unlink()
+    assert CliRunner().invoke(main, ["report", str(folder)]).exit_code == 0
+    assert 'data-table="examples"' in (folder / "report.html").read_text()
 
 
 def test_two_workers_and_a_resume_keep_the_same_examples(ref):
