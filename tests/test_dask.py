@@ -41,7 +41,7 @@ def test_dask_local_cluster_gives_the_local_csvs(tmp_path, cluster):
     c = cluster
     local = write_yaml(tmp_path / "local", BODY)
     remote = write_yaml(tmp_path / "dask", BODY)
-    run(local, workers=1, progress=False)
+    here = run(local, workers=1, progress=False)
     res = run(remote, scheduler=c.scheduler_address, progress=False)
     assert res.meta["backend"] == "dask" and res.meta["workers"] == 2
     md = (tmp_path / "dask/reports/dask/summary.md").read_text()
@@ -50,6 +50,13 @@ def test_dask_local_cluster_gives_the_local_csvs(tmp_path, cluster):
     for name in CSVS:
         assert (tmp_path / "local/reports/dask" / name).read_bytes() == \
             (tmp_path / "dask/reports/dask" / name).read_bytes(), name
+    # the same example games (their commands name each run's own file)
+    assert len(here.examples) >= 20
+    assert _games(here.examples) == _games(res.examples)
+
+
+def _games(rows) -> list:
+    return [{k: v for k, v in r.items() if k != "command"} for r in rows]
 
 
 def test_a_precision_run_on_dask_plays_the_local_games(tmp_path, cluster):
@@ -59,6 +66,7 @@ def test_a_precision_run_on_dask_plays_the_local_games(tmp_path, cluster):
     remote = run(write_yaml(tmp_path / "dask", body), scheduler=cluster.scheduler_address,
                  progress=False)
     assert local.meta["stages"] == remote.meta["stages"] and len(local.meta["stages"]) > 1
+    assert local.examples and _games(local.examples) == _games(remote.examples)
     assert (tmp_path / "local/reports/dask/overfishing.csv").read_bytes() == \
         (tmp_path / "dask/reports/dask/overfishing.csv").read_bytes()
 

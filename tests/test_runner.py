@@ -40,8 +40,8 @@ def test_cli_run_writes_the_report_and_values_match_the_api(tmp_path):
     assert res.exit_code == 0, res.output
     out = tmp_path / "reports" / "tiny"
     assert sorted(p.name for p in out.iterdir()) == sorted(
-        CSVS + [".fishing2sim-report", "config.yaml", "summary.md", "report.html",
-                "depletion.png", "overfishing.png", "scores.png"])  # one strategy: no win_shares
+        CSVS + ["examples.csv", ".fishing2sim-report", "config.yaml", "summary.md",
+                "report.html", "depletion.png", "overfishing.png", "scores.png"])  # one strategy: no win_shares
     for name in ("depletion", "overfishing", "strategies"):
         df = pd.read_csv(out / f"{name}.csv")
         assert list(df.columns[:1]) == ["condition"]

@@ -124,6 +124,7 @@ class Experiment:
     precision: tuple = ()  # ((figure, target half-width in the figure's unit, as written), ...)
     sprt: dict | None = None  # {better, than, elo0, elo1, alpha, beta}
     paired: bool = False
+    examples: int = 3  # example games kept per condition and figure (run/examples.py)
     # a ladder (fishing2sim/analysis/ladder.py): {bots: their NAMEs in the file's order, kinds:
     # heuristic, search or cheater each (their identities'), budgets: per bot None or a
     # search bot's {params: {name: value}, rollout: its rollout strategy's NAME}, anchor:
@@ -316,7 +317,8 @@ class _Loader(GridMixin, SeatsMixin, AdaptiveMixin, LevelsMixin, CardsMixin):
             output_dir=output_dir, conditions=tuple(conditions), resolved=config,
             config_hash=config_hash(config, conditions), strict=top.strict,
             precision=precision, sprt=sprt, paired=top.paired, ladder=ladder,
-            multiplicity=top.multiplicity, panel=panel, decisions=decisions)
+            multiplicity=top.multiplicity, panel=panel, decisions=decisions,
+            examples=top.examples)
 
     # ---- the grid -------------------------------------------------------------------------
     def axes(self, cfg, top) -> tuple[list, list, list | None]:

@@ -22,8 +22,8 @@ from pydantic import (
 from pydantic_core import PydanticCustomError
 
 from fishing2sim.config.keys import (
-    DECK_KEYS, KNOWN_ANALYSES, LADDER, MAX_GAMES_HARD, MAX_SEED, MAX_TIER, MULTIPLICITY,
-    SUPPORTED_PLAYERS, TOP_KEYS,
+    DECK_KEYS, DEFAULT_EXAMPLES, KNOWN_ANALYSES, LADDER, MAX_EXAMPLES, MAX_GAMES_HARD,
+    MAX_SEED, MAX_TIER, MULTIPLICITY, SUPPORTED_PLAYERS, TOP_KEYS,
 )
 from fishing2sim.config.messages import did_you_mean, first_error, got, problem
 from fishing2sim.engine.constants import DECISION_NAMES, MAX_HAND, MAX_ROUNDS, RULESETS
@@ -42,6 +42,7 @@ EXPERIMENT_HELP = {
     "workers": "a whole number >= 0",
     "strict": "true or false",
     "paired": "true or false",
+    "examples": f"a whole number 0..{MAX_EXAMPLES}",
     "trump_value": "a mapping such as {max_round: 8}",
     "trump_value.max_round": f"a round number 2..{MAX_ROUNDS}",
     "cards": "a mapping such as {only: [blue 26, red 3]}",
@@ -310,6 +311,7 @@ class ExperimentFile(FileSchema):
     cards: CardsSpec | None = None
     decisions: DecisionsSpec | None = None
     paired: bool = False
+    examples: Annotated[int, Field(ge=0, le=MAX_EXAMPLES)] = DEFAULT_EXAMPLES
     sprt: Sprt | None = None
     # checked per condition (ConditionSettings, DeckSpec, the loader's seats) once the sweep
     # has set them, or by the loader (the grid, the stopping rules)

@@ -81,8 +81,8 @@ def sort_table(name: str, df: pd.DataFrame) -> pd.DataFrame:
     The contrasts table keeps its own columns, rows by condition, figure and strategy.
     """
     df = df.copy()
-    if name in ("panel", "verdicts", "skill_trace", "convergence",
-                "profile_differences"):  # their own columns
+    if name in ("panel", "verdicts", "skill_trace", "convergence", "profile_differences",
+                "examples"):  # their own columns and row order
         return df.reset_index(drop=True)
     if name == "contrasts":
         if len(df):

@@ -15,6 +15,8 @@ import numpy as np
 from fishing2sim.engine import constants as K
 from fishing2sim.config.levels import trump_replayed
 from fishing2sim.run import profile
+from fishing2sim.run.examples import (OUTCOME_KEY, batch_examples, game_index, merge_examples,
+                                      outcome_code)
 from fishing2sim.run.totals import R, accumulate, add_blocks, empty_totals
 
 class RunError(Fishing2simError, ValueError):
@@ -146,7 +148,8 @@ def run_chunk(exp, task: Task) -> dict:
     vectors of fishing2sim.run.totals for a condition that shares its deals)."""
     from fishing2sim.api import (EVENT_CAPACITY, call_kernel, kernel_failure, logged_rows,
                                  new_outputs, new_work, search_games)
-    from fishing2sim.engine.batch import N_T, G_ERR_CODE, play_batch, trump_batch
+    from fishing2sim.engine.batch import (GAME_LAYOUT, N_T, G_ERR_CODE, PAIR_LAYOUT, play_batch,
+                                          trump_batch)
 
     cond = exp.conditions[task.condition]
     lineups, names, arrays, hands, loo = _prepare(exp, cond)
@@ -158,7 +161,8 @@ def run_chunk(exp, task: Task) -> dict:
     dec = _decisions(exp, cond, totals, len(names))
     prof = _profile(exp, cond, totals, len(names))
     units = {} if getattr(cond, "paired", False) else None
-    for funcs, table, mask, slot, strats, search in lineups:
+    examples = None
+    for rotation, (funcs, table, mask, slot, strats, search) in enumerate(lineups):
         out_int, out_points, out_ocean, out_trump, out_round_points = new_outputs(n)
         work = new_work()
         args = (arrays, P, K.RULESETS[cond.deck.ruleset], hands, cond.deck.n_rounds,
@@ -206,6 +210,9 @@ def run_chunk(exp, task: Task) -> dict:
                            profile.replayed(task.start, n), prof, P, slot, totals)
         accumulate(totals, P, slot, out_int, out_points, out_ocean, pairs, units,
                    cond.deck.n_rounds, out_round_points if arc else None)
+        if exp.examples:  # the example games (run/examples.py): no sums, merged apart
+            examples = _examples(exp, cond, task, rotation, examples, units, (
+                out_int, out_ocean, out_round_points, pairs), (GAME_LAYOUT, PAIR_LAYOUT))
         if loo is not None:
             from fishing2sim.run.cards import add_cards
 
@@ -215,6 +222,7 @@ def run_chunk(exp, task: Task) -> dict:
 
         fold(totals, block_rows(dec["rows"]))
     add_blocks(totals, len(lineups), n, units)
+    totals.update(examples or {})
     return totals
 
 
@@ -225,6 +233,21 @@ def _profile(exp, cond, totals, n_strategies):
         return None
     totals.update(profile.empty(n_strategies))
     return profile.cards_of(cond)
+
+
+def _examples(exp, cond, task, rotation, examples, units, outputs, layouts) -> dict:
+    """The chunk's example rows so far merged with one rotation's (``outputs``: the
+    kernels' int, ocean and round-points outputs and the trump pairs or None); a paired
+    condition's units get the rotation's outcome codes."""
+    out_int, out_ocean, round_points, pairs = outputs
+    P = cond.players
+    games = game_index(np.arange(task.start, task.start + task.count, dtype=np.int64),
+                       rotation, P, cond.rotate)
+    if units is not None:
+        units.setdefault(OUTCOME_KEY, []).append(outcome_code(out_int, layouts[0]))
+    return merge_examples(examples, batch_examples(
+        exp.examples, P, games, out_int, out_ocean, round_points, pairs, cond.deck.n_rounds,
+        layouts), exp.examples)
 
 
 def _decisions(exp, cond, totals, n_strategies):
