@@ -146,8 +146,7 @@ def _prepare(exp, cond):
 def run_chunk(exp, task: Task) -> dict:
     """Play one chunk and reduce it to totals (a dict of int64 arrays; with the per-unit
     vectors of fishing2sim.run.totals for a condition that shares its deals)."""
-    from fishing2sim.api import (EVENT_CAPACITY, call_kernel, kernel_failure, logged_rows,
-                                 new_outputs, new_work, search_games)
+    from fishing2sim.api import call_kernel, kernel_failure, new_outputs, new_work, search_games
     from fishing2sim.engine.batch import (GAME_LAYOUT, N_T, G_ERR_CODE, PAIR_LAYOUT, play_batch,
                                           trump_batch)
 
@@ -205,9 +204,7 @@ def run_chunk(exp, task: Task) -> dict:
         if done and out_int[done - 1, G_ERR_CODE] != 0:
             raise kernel_failure(work[0], strats, cond.deck)
         if prof is not None and (search is None or trump):
-            ev = np.zeros((EVENT_CAPACITY, K.EV_FIELDS), np.int64)
-            profile.replay(lambda g: logged_rows(args, search, g, new_work(), ev), task.start,
-                           profile.replayed(task.start, n), prof, P, slot, totals)
+            _replay_profile(args, search, task, prof, P, slot, totals)
         accumulate(totals, P, slot, out_int, out_points, out_ocean, pairs, units,
                    cond.deck.n_rounds, out_round_points if arc else None)
         if exp.examples:  # the example games (run/examples.py): no sums, merged apart
@@ -224,6 +221,16 @@ def run_chunk(exp, task: Task) -> dict:
     add_blocks(totals, len(lineups), n, units)
     totals.update(examples or {})
     return totals
+
+
+def _replay_profile(args, search, task, prof, P, slot, totals) -> None:
+    """The behaviour profile's games of a chunk whose kernel logs no events: the first
+    games of its condition replayed with the log on (run/profile.py)."""
+    from fishing2sim.api import EVENT_CAPACITY, logged_rows, new_work
+
+    ev = np.zeros((EVENT_CAPACITY, K.EV_FIELDS), np.int64)
+    profile.replay(lambda g: logged_rows(args, search, g, new_work(), ev), task.start,
+                   profile.replayed(task.start, task.count), prof, P, slot, totals)
 
 
 def _profile(exp, cond, totals, n_strategies):
