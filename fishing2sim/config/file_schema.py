@@ -227,24 +227,20 @@ def settable(key, at: str, vary: str = "swept") -> list:
 def _named(at: str, entry: dict, labels: list, base, what: str, where):
     """(the entry's label or None, whether it is the baseline), checked: a label given
     once, one baseline (``where(j)``: how entry j is named)."""
-    lab = entry.get("label")
-    if lab is not None:
-        if not isinstance(lab, str) or not lab.strip():
-            _raise(f"expected a name (text), {got(lab)}", f"{at}.label")
-        lab = lab.strip()
-        if lab in labels:
-            _raise(f"label {lab!r} given twice (also {where(labels.index(lab))})", f"{at}.label")
-    b = entry.get("baseline", False)
-    if not isinstance(b, bool):
-        _raise(f"expected true or false, {got(b)}", f"{at}.baseline")
-    if b and base is not None:
-        _raise(f"a second baseline (the first is {where(base)}): mark one {what} as the "
-               "baseline", f"{at}.baseline")
-    return lab, b
-
-
-def _raise(text: str, tail: str):
-    raise problem(text, tail=tail)
+    lab, b = entry.get("label"), entry.get("baseline", False)
+    why, key = None, "label"
+    if lab is not None and (not isinstance(lab, str) or not lab.strip()):
+        why = f"expected a name (text), {got(lab)}"
+    elif lab is not None and lab.strip() in labels:
+        why = f"label {lab.strip()!r} given twice (also {where(labels.index(lab.strip()))})"
+    elif not isinstance(b, bool):
+        why, key = f"expected true or false, {got(b)}", "baseline"
+    elif b and base is not None:
+        why, key = (f"a second baseline (the first is {where(base)}): mark one {what} as the "
+                    "baseline"), "baseline"
+    if why:
+        raise problem(why, tail=f"{at}.{key}")
+    return (lab.strip() if lab is not None else None), b
 
 
 def _sweep(raw):
