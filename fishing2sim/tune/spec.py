@@ -18,8 +18,9 @@ from fishing2sim.config.experiment import (
     load_experiment_data,
     read_experiment_file,
 )
+from fishing2sim.config.messages import KeyProblem
 from fishing2sim.config.messages import did_you_mean as _did_you_mean
-from fishing2sim.config.schema import SchemaError, check
+from fishing2sim.config.schema import check
 from fishing2sim.tune.schema import (
     MAX_PARETO_OBJECTIVES, ROW_KEYS, Dim, Figure, TuneSection, _number, _whole,
 )
@@ -178,7 +179,7 @@ def _section(t, overrides: dict, given: str) -> TuneSection:
             t["budget"] = budget
     try:
         return check(TuneSection, t, base="tune", rename=rename)
-    except SchemaError as exc:
+    except KeyProblem as exc:
         raise TuneError(f"{given}: {exc}") from None
 
 
