@@ -54,7 +54,7 @@ def test_shipped_files_load():
         for c in exp.conditions:
             assert c.players in c.deck.playable
     trump = load_experiment(REPO / "experiments" / "trump.yaml")
-    assert trump.analyses == ("trump_value", "depletion", "overfishing")
+    assert trump.analyses == ("trump_value", "depletion", "overfishing", "profile")  # a panel
     assert trump.conditions[0].players == 4
     st = load_experiment(REPO / "experiments" / "strategies.yaml")
     assert st.conditions[0].rotate and st.conditions[0].lineup == (
