@@ -993,6 +993,21 @@ def decide_once(st, ev, deck, sp, sseed, rstrats, rparams, robserve, values):
 
 
 @njit(cache=True)
+def decide_worlds(st, ev, deck, sp, sseed, rstrats, rparams, robserve, out):
+    """out[w, i]: option i's value in decide_once with seed sseed + w + 1, for each row w
+    of ``out`` (sp: the search parameters, one world each for the spread of single
+    sampled worlds' values; st is not changed). Returns -1 if a search found no world."""
+    values = np.zeros(MAX_HAND, np.float64)
+    for w in range(out.shape[0]):
+        if decide_once(st, ev, deck, sp, sseed + np.uint64(w + 1), rstrats, rparams,
+                       robserve, values) < 0:
+            return -1
+        for i in range(out.shape[1]):
+            out[w, i] = values[i]
+    return 0
+
+
+@njit(cache=True)
 def trump_batch_search(deck, players, ruleset, hand_sizes, n_rounds, first_leader, seed,
                        start, n, strats, params, check, observe_mask, search_mask, sp, rstrats,
                        rparams, robserve, work, max_round, out_int, out_points, out_ocean,
