@@ -32,6 +32,7 @@ from fishing2sim.engine.state import (A_OPTIONS, A_POINTS, A_TRICK_CARD, S_ASK_K
 from fishing2sim.errors import InputError
 from fishing2sim.events import decode_events
 from fishing2sim.report.viewer import EXAMPLES_VERSION, example_row, game_key
+from fishing2sim.search import kernels as S
 from fishing2sim.strategy.lineup import build_lineup, observe_mask, search_args
 
 REPLAY_VERSION = 1
@@ -134,25 +135,21 @@ class _Game:
         return out
 
     def _search_buffers(self):
-        from fishing2sim.search import kernels as S  # (loaded only when a seat searches)
-
-        self.S = S
         self.srng = np.zeros(K.MAX_PLAYERS, np.uint64)
         S.seed_search(self.srng, np.uint64(self.gseed))
-        self.tier = self.arrays[:, K.F_TIER].copy()
-        self.robs = new_buffers()
-        self.view = S.new_view()
-        self.buffers = S.new_search_work()
 
     def play(self, reasons: bool = True) -> list[dict]:
         """Play the game to its end; returns its decisions paused (a search seat's searched
         ones, and every decision of a seat with scores), each with the deciding seat's
         reasons if ``reasons``; the other seats play inside the kernel."""
-        decisions = []
+        decisions: list[dict] = []
         while True:
-            call_kernel(run_game, (self.st, self.rng, self.ev, self.arrays, self.obs,
-                                   self.funcs, self.ptable, K.STOP_NEVER), self.work,
-                        self.strats)
+            if self.search is None:
+                call_kernel(run_game, (self.st, self.rng, self.ev, self.arrays, self.obs,
+                                       self.funcs, self.ptable, K.STOP_NEVER), self.work,
+                            self.strats)
+            else:
+                self._searching(decisions, reasons)
             if self.st[S_ERR_CODE] != 0:
                 raise kernel_failure(self.st, self.strats, self.deck)
             if self.st[S_END] != K.END_PAUSED:
@@ -161,14 +158,41 @@ class _Game:
             options = [int(x) for x in self.st[A_OPTIONS:A_OPTIONS + self.st[S_N_OPTIONS]]]
             d = {"seat": seat, "kind": K.DECISION_NAMES[kind], "at": int(self.st[S_EVN]),
                  "options": options}
-            if (self.searched >> (K.MAX_PLAYERS * kind + seat)) & 1:
-                choice = self._searched(seat, d, reasons)
-            else:
-                choice = self._asked(seat, kind, d, reasons)
+            choice = self._asked(seat, kind, d, reasons)
             d["choice"] = options.index(choice) if choice in options else -1
             decisions.append(d)
             self.st[S_FORCED] = choice + 1
             self.st[S_END] = K.END_RUNNING
+
+    def _searching(self, decisions: list[dict], reasons: bool) -> None:
+        """Play on in the search kernel (replay_searching: the searched decisions answered
+        there, as play_batch_search answers them, with their values and pimc's spread)
+        until another pause or the end; the searched decisions appended."""
+        _, sp, rf, rt, ro = self.search
+        one = sp.copy()
+        one[:, S.SP_WORLDS] = 1
+        rows = 2048
+        meta = np.zeros((rows, 5 + K.MAX_HAND), np.int64)
+        values = np.zeros((rows, K.MAX_HAND))
+        spread = np.zeros((rows, K.MAX_HAND, 2))
+        k = call_kernel(S.replay_searching, (
+            self.st, self.rng, self.ev, self.arrays, self.obs, self.funcs, self.ptable,
+            self.searched, sp, one, self.srng, rf, rt, ro, SPREAD_WORLDS if reasons else 0,
+            np.uint64((int(self.gseed) * 31 + len(decisions) * 1_000_003) % 2**64), meta,
+            values, spread, 0), self.work, self.strats)
+        if k < 0 or k >= rows:
+            raise kernel_failure(self.st, self.strats, self.deck)
+        for r in range(k):
+            seat, kind, at, n, choice = (int(x) for x in meta[r, :5])
+            options = [int(x) for x in meta[r, 5:5 + n]]
+            d = {"seat": seat, "kind": K.DECISION_NAMES[kind], "at": at, "options": options,
+                 "choice": options.index(choice), "by": f"{self.strats[seat].name}'s search"}
+            if reasons:
+                d["values"] = [round(float(v), 3) for v in values[r, :n]]
+                if int(sp[seat, S.SP_METHOD]) == S.METHOD_PIMC:
+                    d["spread"] = [[round(float(a), 2), round(float(b), 2)]
+                                   for a, b in spread[r, :n]]
+            decisions.append(d)
 
     def _asked(self, seat: int, kind: int, d: dict, reasons: bool) -> int:
         """A seat with scores: its decision as the engine asks it (its function on the
@@ -183,41 +207,6 @@ class _Game:
             d["values"] = [round(float(v), 3) for v in s.scores(o.copy(), own)]
         fn = self.funcs[kind][seat]
         return int(fn(o, params, self.rng[1 + seat:2 + seat]))
-
-    def _searched(self, seat: int, d: dict, reasons: bool) -> int:
-        """A search seat's searched decision, as play_batch_search makes it (the game's
-        search streams); its reasons: the option values, and for pimc their spread."""
-        S = self.S
-        _, sp, rf, rt, ro = self.search
-        world, br, br_rng, pos, zone, cards, assign, cap, scratch, values = self.buffers
-        if reasons and int(sp[seat, S.SP_METHOD]) == S.METHOD_PIMC:
-            d["spread"] = self._spread(seat)
-        choice = call_kernel(S.search_decide, (
-            self.st, self.ev, self.st[S_EVN], self.tier, self.arrays, sp, self.srng, rf, rt,
-            ro, self.robs, world, br, br_rng, self.view, pos, zone, cards, assign, cap,
-            scratch, values), self.st[None].copy(), self.strats)
-        if choice < 0:
-            raise kernel_failure(self.st, self.strats, self.deck)
-        d["by"] = f"{self.strats[seat].name}'s search"
-        if reasons:
-            d["values"] = [round(float(v), 3) for v in values[:len(d["options"])]]
-        return int(choice)
-
-    def _spread(self, seat: int) -> list[list[float]]:
-        """The 10th and 90th percentile of each option's value in SPREAD_WORLDS searches of
-        one sampled world each (seeded from the game and the decision, apart from the game's
-        own search streams: the game plays on as without them)."""
-        S = self.S
-        _, sp, rf, rt, ro = self.search
-        one = sp.copy()
-        one[seat, S.SP_WORLDS] = 1
-        vals = np.zeros((SPREAD_WORLDS, int(self.st[S_N_OPTIONS])))
-        base = np.uint64((int(self.gseed) * 31 + int(self.st[S_EVN]) * 1_000_003) % 2**64)
-        if call_kernel(S.decide_worlds, (self.st, self.ev, self.arrays, one, base, rf, rt, ro,
-                                         vals), self.st[None].copy(), self.strats) < 0:
-            raise kernel_failure(self.st, self.strats, self.deck)
-        lo, hi = np.percentile(vals, [10, 90], axis=0)
-        return [[round(float(a), 2), round(float(b), 2)] for a, b in zip(lo, hi)]
 
     def events(self) -> list[dict]:
         return decode_events(self.ev[:self.st[S_EVN]], self.deck, self.seed, self.game)

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from markupsafe import Markup
 
-from fishing2sim.safe_files import read_regular, write_atomic
+from fishing2sim.safe_files import FileSafetyError, read_regular, write_atomic
 
 EXAMPLES_FILE = "examples.json"
 EXAMPLES_MAX = 64 * 1024 * 1024  # the largest examples.json a page embeds
@@ -58,8 +58,6 @@ def read_examples(folder: Path, warn) -> dict | None:
     """``folder``/examples.json if it is a regular file of at most EXAMPLES_MAX bytes of
     JSON with rows and games (a folder's files are untrusted: the page shows its text as
     text only); None if there is none, and with one line to ``warn`` if it cannot be used."""
-    from fishing2sim.safe_files import FileSafetyError
-
     path = Path(folder) / EXAMPLES_FILE
     if not path.exists() and not path.is_symlink():
         return None
