@@ -18,6 +18,8 @@ import pandas as pd
 from jinja2 import Environment, PackageLoader, StrictUndefined
 from markupsafe import Markup
 
+from fishing2sim.report import viewer as _viewer
+
 CSV_ROWS_SHOWN = 2000  # rows of each CSV table shown in the page
 
 
@@ -55,12 +57,13 @@ def _template():
 
 
 def render(doc, images: dict, title: str, tables: dict, config_text: str | dict,
-           stamps: list[str]) -> str:
+           stamps: list[str], examples: dict | None = None) -> str:
     """The page of ``doc``. It reads no file: ``images`` maps an image block's file name to
     the PNG bytes to embed (a name missing from it shows the block's alt text instead),
     ``tables`` maps a CSV table's name to its DataFrame, ``config_text`` is config.yaml's
     text (or maps each configuration file shown to its text: a tune's best.yaml and
-    tune.yaml)."""
+    tune.yaml); ``examples``: the folder's examples.json (report/viewer.py), whose games
+    the page's viewer shows."""
     csv_tables = []
     for name, df in tables.items():
         shown = df.head(CSV_ROWS_SHOWN)
@@ -69,7 +72,27 @@ def render(doc, images: dict, title: str, tables: dict, config_text: str | dict,
                                     for row in shown.itertuples(index=False)]})
     configs = {"config.yaml": config_text} if isinstance(config_text, str) else config_text
     return _template().render(blocks=doc.blocks, images=images, title=title,
-                              csv_tables=csv_tables, configs=configs, stamps=stamps)
+                              csv_tables=csv_tables, configs=configs, stamps=stamps,
+                              **_examples(examples))
+
+
+def _examples(examples: dict | None) -> dict:
+    """The template's example games: their groups, one box per game (a paired deal's
+    partner beside it), the games' JSON, the viewer's script and style."""
+    if not examples or not examples.get("rows"):
+        return {"example_groups": [], "example_boxes": [], "examples_json": "",
+                "viewer_js": "", "viewer_css": ""}
+    groups = _viewer.groups(examples)
+    boxes: dict[str, str | None] = {}
+    for g in groups:
+        for r in g["rows"]:
+            if boxes.get(r["key"]) is None:
+                boxes[r["key"]] = r["pair"]
+    return {"example_groups": groups,
+            "example_boxes": [{"key": k, "pair": p} for k, p in boxes.items()],
+            "examples_json": _viewer.embed_json({"games": examples.get("games", {})}),
+            "viewer_js": Markup(_viewer.asset("viewer.js").replace("</", "<\\/")),
+            "viewer_css": Markup(_viewer.asset("viewer.css"))}
 
 
 def _cell(v) -> str:

@@ -33,6 +33,7 @@ from fishing2sim.report.overview import lead, stamps as _stamps, what_was_run
 from fishing2sim.report.common import (ANALYSES, DPI, TABLE_KEYS, TERMS, TITLES, Context, Doc, md_table,  # noqa: F401
                      package_version, sort_table)
 from fishing2sim.report.layout import fit_titles
+from fishing2sim.report.viewer import write_examples
 
 __all__ = ["write_report", "write_folder_atomically", "TABLE_KEYS", "sort_table"]
 
@@ -155,9 +156,12 @@ def _write_all(folder: Path, exp: Any, results: Any) -> None:
     config_text = _config_yaml(exp)
     write_atomic(folder / "config.yaml", config_text)
     images = {f: (folder / f).read_bytes() for f in plots.values()}  # the plots just made
+    examples = getattr(results, "examples", None)  # report/viewer.py's build_examples
+    if examples:
+        write_examples(folder, examples)
     write_atomic(folder / "report.html",
                  _html.render(doc, images, exp.name, {n: tables[n] for n in _table_order(tables)},
-                              config_text, _stamps(ctx)))
+                              config_text, _stamps(ctx), examples))
 
 
 def _save_figure(fig, path: Path) -> None:

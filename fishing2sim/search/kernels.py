@@ -993,6 +993,66 @@ def decide_once(st, ev, deck, sp, sseed, rstrats, rparams, robserve, values):
 
 
 @njit(cache=True)
+def replay_searching(st, rng, ev, deck, obs, strats, params, searched, sp, sp_one, srng,
+                     rstrats, rparams, robserve, n_spread, seed, out_meta, out_values,
+                     out_spread, k):
+    """Play a paused-at-will game (report/replay.py) on from its state: each pause at a
+    searched decision (bit MAX_PLAYERS * kind + seat of ``searched``) is answered by
+    search_decide with the game's search streams ``srng``, as play_batch_search answers it,
+    and recorded as row k, k + 1, ... : out_meta[k] = [seat, kind, event count, options,
+    choice], then the options; out_values[k]: their values; out_spread[k, i] (a pimc
+    seat): the 10th and 90th percentile of option i's value in n_spread searches of one
+    sampled world each
+    (``sp_one``, seeds seed + k * n_spread + 1 ...; they leave the game's streams as they
+    are). Returns the next row when the game pauses at another decision (a seat answered by
+    the caller) or ends (-1 - row if a search found no world)."""
+    tier = deck[:, F_TIER].copy()
+    robs = new_buffers()
+    view = new_view()
+    world, br, br_rng, pos, zone, cards, assign, cap, scratch, values = new_search_work()
+    wvals = np.zeros((max(n_spread, 1), MAX_HAND), np.float64)
+    one = np.zeros(MAX_HAND, np.float64)
+    while True:
+        run_game(st, rng, ev, deck, obs, strats, params, STOP_NEVER)
+        if st[S_END] != END_PAUSED or st[S_ERR_CODE] != 0:
+            return k
+        seat = st[S_ASK_SEAT]
+        kind = st[S_ASK_KIND]
+        if not (searched >> (MAX_PLAYERS * kind + seat)) & 1:
+            return k
+        if k >= out_meta.shape[0]:
+            return k
+        n = st[S_N_OPTIONS]
+        spread = n_spread if np.int64(sp[seat, SP_METHOD]) == METHOD_PIMC else 0
+        for w in range(spread):
+            if decide_once(st, ev, deck, sp_one, seed + np.uint64(k * n_spread + w + 1),
+                           rstrats, rparams, robserve, one) < 0:
+                return -1 - k
+            for i in range(n):
+                wvals[w, i] = one[i]
+        for i in range(n):
+            if spread > 0:
+                out_spread[k, i, 0] = np.percentile(wvals[:spread, i], 10.0)
+                out_spread[k, i, 1] = np.percentile(wvals[:spread, i], 90.0)
+        choice = search_decide(st, ev, st[S_EVN], tier, deck, sp, srng, rstrats, rparams,
+                               robserve, robs, world, br, br_rng, view, pos, zone, cards,
+                               assign, cap, scratch, values)
+        if choice < 0:
+            return -1 - k
+        out_meta[k, 0] = seat
+        out_meta[k, 1] = kind
+        out_meta[k, 2] = st[S_EVN]
+        out_meta[k, 3] = n
+        out_meta[k, 4] = choice
+        for i in range(n):
+            out_meta[k, 5 + i] = st[A_OPTIONS + i]
+            out_values[k, i] = values[i]
+        k += 1
+        st[S_FORCED] = choice + 1
+        st[S_END] = END_RUNNING
+
+
+@njit(cache=True)
 def trump_batch_search(deck, players, ruleset, hand_sizes, n_rounds, first_leader, seed,
                        start, n, strats, params, check, observe_mask, search_mask, sp, rstrats,
                        rparams, robserve, work, max_round, out_int, out_points, out_ocean,

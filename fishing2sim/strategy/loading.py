@@ -389,6 +389,10 @@ def _load(path: Path, strict: bool) -> Strategy:
     observes = getattr(module, "OBSERVES", True)
     if not isinstance(observes, bool):
         raise StrategyError(f"strategy file {path}: OBSERVES must be True or False")
+    scorer = getattr(module, "scores", None)
+    if scorer is not None and not callable(scorer):
+        raise StrategyError(f"strategy file {path}: scores must be a function "
+                            "scores(obs, params) -> each option's score")
     if strict:
         try:
             funcs = _strict_functions(path, module, funcs)
@@ -396,7 +400,7 @@ def _load(path: Path, strict: bool) -> Strategy:
             raise StrategyError(f"strategy file {path}: cannot be compiled in strict mode: "
                                 f"{_short_error(exc, path)}") from None
     return Strategy(name, str(path), tuple(funcs), tuple(defined), defaults, param_names,
-                    observes, strategy_digest(path), bool(strict))
+                    observes, strategy_digest(path), bool(strict), scores=scorer)
 
 
 # ---- search bots (docs/search.md) ----------------------------------------------------------
