@@ -158,3 +158,28 @@ def test_a_paired_contrast_names_deals_where_the_change_changed_the_outcome(tmp_
         assert (changed["reason"], changed["winners"]) != (base["reason"], base["winners"])
     df = pd.read_csv(tmp_path / "reports" / "pair" / "examples.csv")
     assert df[df.figure == "deck_pair"].partner_condition.tolist() == [0, 0, 0]
+
+
+def test_the_report_links_each_headline_section_to_its_games(ref):
+    """The run's rows are replayed into examples.json (every row's game) and the page links the overfishing, depletion and trump
+    sections and "In short" to each condition's groups; each link names a group the page
+    has, and each group's games are in the page."""
+    import re
+
+    from fishing2sim.report.viewer import groups, read_examples
+
+    folder = ref["path"].parent / "w1" / "ex"
+    data = read_examples(folder, warn=pytest.fail)
+    df = pd.read_csv(folder / "examples.csv")
+    assert {f"c{r.condition}-g{r.game}" for r in df.itertuples()} <= set(data["games"])
+    page = (folder / "report.html").read_text()
+    ids = {g["id"] for g in groups(data)}
+    lines = re.findall(r"<p class=\"ex-links\">(.*?)</p>", page)
+    assert len(lines) >= 4  # In short, Overfishing, Ocean depletion, Trump-choice value
+    linked = set(re.findall(r'href="#(examples-c\d+-\w+)"', " ".join(lines)))
+    assert linked == ids
+    for c in (0, 1):
+        assert f'href="#examples-c{c}-overfishing">condition {c}: see ' in page
+        assert f'href="#examples-c{c}-trump_stakes">condition {c}: see ' in page
+    for gid in ids:
+        assert f'id="{gid}"' in page

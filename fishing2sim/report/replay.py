@@ -416,12 +416,17 @@ def replay_game(ruleset: str, players: int, seed: int, bots, game: int = 0, deck
             **body}
 
 
-def build_examples(exp, rows, experiment: str | None = None, reasons: bool = True) -> dict:
-    """The examples.json of ``rows`` (H4's example rows: mappings or a DataFrame's rows) of
-    the loaded experiment ``exp``: every distinct (condition, game) replayed once, a
-    paired deal's partner game too. ``experiment``: the file named in a row's command when
-    it has none."""
+def build_examples(exp, rows, experiment: str | None = None, reasons: bool = True,
+                   reasons_up_to: int = 1) -> dict:
+    """The examples.json of ``rows`` (the example rows of run/examples.py: mappings or a
+    DataFrame's rows) of the loaded experiment ``exp``: every distinct (condition, game)
+    replayed once, a paired deal's partner game too. ``experiment``: the file named in a
+    row's command when it has none. ``reasons``: the bots' reasons for the games of rank
+    ``reasons_up_to`` or better in their group (the first game of each, by default: the
+    reasons of a search seat cost about two more games, and every game's reasons would
+    make the page several times larger)."""
     rows = [example_row(r) for r in (rows.to_dict("records") if hasattr(rows, "to_dict") else rows)]
+    rows.sort(key=lambda r: (r["rank"] is None, r["rank"] or 0))  # the first of each first
     games: dict[str, dict] = {}
     for r in rows:
         wanted = [r["condition"]] + ([r["partner_condition"]]
@@ -432,7 +437,8 @@ def build_examples(exp, rows, experiment: str | None = None, reasons: bool = Tru
                 continue
             a = condition_args(exp, c)
             name = a.pop("name")
-            games[key] = replay_game(**a, game=r["game"], reasons=reasons,
+            why = reasons and r["rank"] is not None and r["rank"] <= reasons_up_to
+            games[key] = replay_game(**a, game=r["game"], reasons=why,
                                      source=f"condition {c} ({name}), game {r['game']}")
             games[key]["condition"] = c
         if r["command"] is None and experiment is not None:

@@ -156,7 +156,13 @@ def _write_all(folder: Path, exp: Any, results: Any) -> None:
     config_text = _config_yaml(exp)
     write_atomic(folder / "config.yaml", config_text)
     images = {f: (folder / f).read_bytes() for f in plots.values()}  # the plots just made
-    examples = getattr(results, "examples", None)  # report/viewer.py's build_examples
+    examples = getattr(results, "examples", None)  # the rows of run/examples.py, replayed
+    if isinstance(examples, list) and examples:  # (report/replay.py) into examples.json's
+        from fishing2sim.report.replay import build_examples  # games (loads the kernels)
+
+        examples = build_examples(exp, examples)
+    elif isinstance(examples, list):
+        examples = None
     if examples:
         write_examples(folder, examples)
     write_atomic(folder / "report.html",

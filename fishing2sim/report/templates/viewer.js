@@ -227,10 +227,26 @@
     if (v && target === box) { v.focus({preventScroll: !scroll}); }
   }
 
+  function unpack(src) {
+    // the games' JSON, gzipped and in base64 (report/viewer.py embed_packed), or plain
+    if (src.type !== 'application/gzip+base64') {
+      return Promise.resolve(JSON.parse(src.textContent));
+    }
+    var bin = atob(src.textContent.trim());
+    var bytes = new Uint8Array(bin.length);
+    for (var i = 0; i < bin.length; i++) { bytes[i] = bin.charCodeAt(i); }
+    var stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream('gzip'));
+    return new Response(stream).text().then(JSON.parse);
+  }
+
   function init() {
     var src = document.getElementById('f2-games');
     if (!src) { return; }
-    try { data = JSON.parse(src.textContent); } catch (e) { data = {games: {}}; }
+    unpack(src).then(function (d) { data = d; }, function () { data = {games: {}}; })
+      .then(start);
+  }
+
+  function start() {
     document.querySelectorAll('.f2-game[data-fixed]').forEach(draw);
     window.addEventListener('hashchange', function () { open(location.hash.slice(1), true); });
     if (location.hash) { open(location.hash.slice(1), true); }
