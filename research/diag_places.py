@@ -31,7 +31,7 @@ def main() -> None:
     a = ap.parse_args()
 
     from fishing2sim.engine.constants import D_PLAY, O_ROUND, O_TRICK_N
-    from fishing2sim.train.layout import F_WIN, FEATURE_NAMES
+    from fishing2sim.student.layout import F_WIN, FEATURE_NAMES
     from fishing2sim.train.label import M_GAME, M_KIND, M_N_OPT, M_RULESET
     from fishing2sim.train.labels import features_of, join, load_positions
     from fishing2sim.train.model import read_model

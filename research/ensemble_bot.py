@@ -19,11 +19,11 @@ import numpy as np
 from numba import njit
 
 from fishing2sim.engine.constants import D_PLAY, MAX_HAND, O_KIND, O_N_OPTIONS, O_OPTIONS
-from fishing2sim.train.features import (
+from fishing2sim.student.features import (
     _context, _hidden_score, block_of, hidden_of, option_score, reads_places,
 )
-from fishing2sim.train.layout import N_FEATURES, N_MASK
-from fishing2sim.train.tables import (
+from fishing2sim.student.layout import N_FEATURES, N_MASK
+from fishing2sim.student.tables import (
     TABLE_SIZE, _fill_above, _stack_f64, _stack_u64, option_suits,
 )
 

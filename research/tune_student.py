@@ -53,7 +53,7 @@ PLAY_FEATURE_POWER = 0  # features.py: the card's strength now
 
 def tuned_weights(w: np.ndarray, knobs: dict) -> np.ndarray:
     """The model's weights (file order) with the knobs applied."""
-    from fishing2sim.train.layout import N_FEATURES
+    from fishing2sim.student.layout import N_FEATURES
     from fishing2sim.train.net import hidden_of, split
 
     w = np.array(w, np.float64)

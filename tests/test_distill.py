@@ -13,7 +13,7 @@ import pytest
 from cli_run import fishing2sim, message_lines
 from fishing2sim.train.distill import distill_prepare, mean_score_values
 from fishing2sim.train.labels import features_of, load_positions
-from fishing2sim.train.model import read_model
+from fishing2sim.student.model import read_model
 from fishing2sim.train.net import scores
 from fishing2sim.train.run import TrainError, config_hash, fit_iteration, read_config, train
 

@@ -19,13 +19,14 @@ from fishing2sim.engine.state import A_HAND
 from fishing2sim.strategy.contract import StrategyError
 from fishing2sim.strategy.loading import load_strategy
 from fishing2sim.train.evaluate import rotated_share
-from fishing2sim.train.features import n_params
-from fishing2sim.train.layout import FEATURE_NAMES, FEATURES_VERSION, N_BLOCKS, N_WEIGHTS
+from fishing2sim.student.features import n_params
+from fishing2sim.student.layout import FEATURE_NAMES, FEATURES_VERSION, N_BLOCKS, N_WEIGHTS
 from fishing2sim.train.label import M_KIND, M_N_OPT
 from fishing2sim.train.labels import features_of, label_games, restore_obs
-from fishing2sim.train.model import load_params, read_model, save_model, write_student
+from fishing2sim.student.model import load_params, read_model
+from fishing2sim.train.model import save_model, write_student
 from fishing2sim.train.run import TrainError, read_config, train
-from fishing2sim.train.student import choose
+from fishing2sim.student.decisions import choose
 
 REPO = Path(__file__).resolve().parent.parent
 SKILLED = REPO / "strategies" / "skilled.py"
@@ -411,8 +412,8 @@ def test_the_students_unseen_cards_table_counts_as_the_kit_does():
     every stored card play (both rulesets, every player count's deck) it equals the kit's
     unseen_above, which walks the cards one by one."""
     from fishing2sim.strategy.heuristics import unseen_above
-    from fishing2sim.train.features import _context
-    from fishing2sim.train.tables import TABLE_SIZE, _fill_above, _unseen_above
+    from fishing2sim.student.features import _context
+    from fishing2sim.student.tables import TABLE_SIZE, _fill_above, _unseen_above
 
     checked = nonzero = 0
     for ruleset, players in (("fishing2", 4), ("fishing2", 3), ("fishing2", 5), ("fishing", 4)):
@@ -443,7 +444,7 @@ def test_the_unseen_cards_masks_count_as_the_cards_one_by_one():
     of them held for sure or perhaps by a player still to play, those of unknown place, the
     cards known in each later hand, the trumps among them, and the unseen blowfish."""
     from fishing2sim.strategy.observation import suit
-    from fishing2sim.train.tables import (
+    from fishing2sim.student.tables import (
         N_SUIT_SLOTS, N_VALUES, T_HELD, T_Q, T_TRUMPS_LATER, TABLE_SIZE, W_LATER_MAYBE,
         W_LATER_SURE, W_UNKNOWN, _above, _fill_above, _in, _seen, _unseen_above,
         unseen_blowfish,
@@ -571,7 +572,7 @@ def test_the_public_place_features_count_what_the_table_knows():
     the public card places (3-5 players of Fishing 2 and Fishing, rounds 1-8)."""
     from fishing2sim.strategy.heuristics import wins_now
     from fishing2sim.strategy.observation import suit
-    from fishing2sim.train.layout import F_PLACES
+    from fishing2sim.student.layout import F_PLACES
 
     checked = known = 0
     for ruleset, players in (("fishing2", 4), ("fishing2", 5), ("fishing2", 3), ("fishing", 4)):
@@ -649,7 +650,7 @@ def test_the_lead_features_count_what_the_table_knows():
     the kit's readers of the public card places, and 0 for every other card play (3-5
     players of Fishing 2 and Fishing, rounds 1-8)."""
     from fishing2sim.strategy.observation import suit
-    from fishing2sim.train.layout import F_LEAD, N_FEATURES
+    from fishing2sim.student.layout import F_LEAD, N_FEATURES
 
     checked = nonzero = 0
     for ruleset, players in (("fishing2", 4), ("fishing2", 3), ("fishing2", 5), ("fishing", 4)):
@@ -736,7 +737,7 @@ def _numpy_picks_agree(params_path, raw, hidden, nf):
 def test_the_shipped_model_scores_by_its_features():
     """The shipped model is of this feature version; its numba picks equal a numpy score
     over every feature with the file's own weights."""
-    from fishing2sim.train.model import model_path
+    from fishing2sim.student.model import model_path
 
     path = model_path("skilled.npz")
     with np.load(path) as z:
@@ -756,7 +757,7 @@ def test_an_older_model_scores_as_it_did(tmp_path, version):
     import io
     import zipfile
 
-    from fishing2sim.train.model import OLDER, model_path
+    from fishing2sim.student.model import OLDER, model_path
 
     with np.load(model_path("skilled.npz")) as z:
         w, hidden, nf = z["weights"], int(z["hidden"]), len(z["features"])
@@ -1004,7 +1005,7 @@ def test_the_students_stack_buffers_start_on_a_cache_line():
     the stack fell")."""
     import numba
 
-    from fishing2sim.train.tables import STACK_ALIGN, _stack_f64
+    from fishing2sim.student.tables import STACK_ALIGN, _stack_f64
 
     @numba.njit
     def offsets(k):
@@ -1021,3 +1022,20 @@ def test_the_students_stack_buffers_start_on_a_cache_line():
     assert STACK_ALIGN == 64
     for k in range(3):
         assert offsets(k) == (0, 0, 0, 0)
+
+
+def test_loading_and_playing_skilled_imports_nothing_of_the_training():
+    """The student's play (fishing2sim/student) stands apart from its training
+    (fishing2sim/train): a process that loads skilled and plays it in both rulesets, each
+    seat deciding, has no fishing2sim.train module loaded."""
+    code = ("import sys\n"
+            "from fishing2sim.api import run_games\n"
+            "from fishing2sim.strategy.loading import load_strategy\n"
+            "assert load_strategy('skilled').defined\n"
+            "for rs in ('fishing2', 'fishing'):\n"
+            "    a = run_games(2, 4, seed=3, ruleset=rs, strategies=['skilled'] * 4)\n"
+            "    assert len(a['int']) == 2\n"
+            "print(sorted(m for m in sys.modules if m.startswith('fishing2sim.train')))\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True, cwd=REPO)
+    assert out.stdout.strip().splitlines()[-1] == "[]"

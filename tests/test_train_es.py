@@ -18,7 +18,7 @@ from cli_run import fishing2sim, message_lines
 from fishing2sim.train.es import (CHECK_UNIT, CHECK_UNIT_OVERFISHING, KEYS, adam, directions,
                                   games, groups, iteration_deals_seed, overfished,
                                   play_blocks, score, step_key, weights_at)
-from fishing2sim.train.model import file_sha256, read_model
+from fishing2sim.student.model import file_sha256, read_model
 from fishing2sim.train.net import split
 from fishing2sim.train.run import TrainError, config_hash, read_config, train
 from test_distill import MAIN  # the tiny training of the distill step's tests

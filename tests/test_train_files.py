@@ -21,8 +21,9 @@ from click.testing import CliRunner
 from cli_run import fishing2sim, message_lines
 from fishing2sim.cli import main
 from fishing2sim.config.keys import MAX_GAMES, MAX_GAMES_HARD, MAX_SEED
-from fishing2sim.train.layout import N_WEIGHTS
-from fishing2sim.train.model import MAX_MODEL_BYTES, ModelError, read_model, save_model
+from fishing2sim.student.layout import N_WEIGHTS
+from fishing2sim.student.model import MAX_MODEL_BYTES, ModelError, read_model
+from fishing2sim.train.model import save_model
 from fishing2sim.train.run import TrainError, read_config, train
 
 REPO = Path(__file__).resolve().parent.parent

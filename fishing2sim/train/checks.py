@@ -1,7 +1,7 @@
 """The checks of a training before any work: its size limits (as a run's: MAX_GAMES games
 in all, above it only with --yes; MAX_GAMES_HARD always), and, when it resumes, the files of
 its folder it will read (the last model, the Newton fit's linear weights, the labelled
-positions), each read through train/stored.py and checked for shape, dtype, finite values
+positions), each read through student/stored.py and checked for shape, dtype, finite values
 and, for the positions, the run's config hash. Every problem is one TrainError line naming
 the file; nothing is written before these checks pass."""
 from __future__ import annotations
@@ -69,9 +69,9 @@ def check_size(c: dict, yes: bool, where: str) -> None:
 # ---- the folder's files, when a training resumes ------------------------------------------
 def read_linear(path: Path) -> np.ndarray:
     """linear_N.npy: the Newton fit's N_WEIGHTS finite float64 weights."""
-    from fishing2sim.train.layout import N_WEIGHTS
+    from fishing2sim.student.layout import N_WEIGHTS
     from fishing2sim.train.run import TrainError
-    from fishing2sim.train.stored import read_npy
+    from fishing2sim.student.stored import read_npy
 
     w = read_npy(path, ("f", 1, N_WEIGHTS), TrainError, "linear weights file")
     if w.dtype != np.float64 or w.shape != (N_WEIGHTS,) or not np.isfinite(w).all():
@@ -93,7 +93,7 @@ def resume_weights(c: dict, h: str, out: Path, done: int) -> np.ndarray:
     model's), every file it will read checked first: model_<done>.npz, linear_<done>.npy
     and, when it fits again, positions_1 .. <done>.npz (of this run's config hash)."""
     from fishing2sim.train.labels import load_positions
-    from fishing2sim.train.model import read_model
+    from fishing2sim.student.model import read_model
 
     w = read_model(out / f"model_{done}.npz")["weights"].copy()
     lin = out / f"linear_{done}.npy"

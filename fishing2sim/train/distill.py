@@ -133,7 +133,8 @@ def run_distill(c: dict, h: str, out: Path, state: dict, last_model: Path, worke
     from fishing2sim.train.checks import max_rows, read_linear
     from fishing2sim.train.fit import prior_weights
     from fishing2sim.train.labels import load_positions
-    from fishing2sim.train.model import file_sha256, read_model, save_model
+    from fishing2sim.student.model import file_sha256, read_model
+    from fishing2sim.train.model import save_model
     from fishing2sim.train.run import fit_iteration
 
     members = _train_members(c, out, workers, fresh, progress, yes)

@@ -100,7 +100,7 @@ def play_blocks() -> list:
 def groups(w: np.ndarray):
     """The flat indices into the model's weights (file order) of the tuned numbers, and
     each one's scale (its group's root mean square in the model)."""
-    from fishing2sim.train.layout import N_BLOCKS, N_FEATURES, N_WEIGHTS
+    from fishing2sim.student.layout import N_BLOCKS, N_FEATURES, N_WEIGHTS
     from fishing2sim.train.net import hidden_of
 
     h = hidden_of(w)
@@ -360,7 +360,8 @@ def run_es(c: dict, h: str, out: Path, state: dict, start_model: Path, workers: 
            progress) -> Path:
     """The ES step after the run's iterations and distill step (the caller holds the run's
     lock); returns es.npz's path."""
-    from fishing2sim.train.model import file_sha256, read_model, save_model, write_student
+    from fishing2sim.student.model import file_sha256, read_model
+    from fishing2sim.train.model import save_model, write_student
     from fishing2sim.train.run import run_tag
 
     s = c["es"]

@@ -19,7 +19,7 @@ from fishing2sim.safe_files import write_atomic
 from fishing2sim.engine.constants import MAX_HAND, MAX_PLAYERS, N_DECISIONS, OBS_SIZE, RULESETS
 from fishing2sim.engine.state import S_ASK_SEAT, S_ERR_CODE, STATE_SIZE
 from fishing2sim.train.label import N_META, OBS_KEEP
-from fishing2sim.train.stored import max_npz_bytes, read_npz
+from fishing2sim.student.stored import max_npz_bytes, read_npz
 
 ROWS_PER_GAME = 500  # more than the decisions of any game (a bound for the buffers)
 MAX_ROWS = 10 ** 8  # the most positions a positions file is read with, unless told
@@ -188,8 +188,8 @@ def restore_obs(obs_keep: np.ndarray, tail: np.ndarray) -> np.ndarray:
 def features_of(data: dict) -> np.ndarray:
     """The features [n, most options, N_FEATURES] (float32) of stored positions and their
     weight blocks [n] (features.block_of)."""
-    from fishing2sim.train.features import features_batch
-    from fishing2sim.train.layout import N_FEATURES
+    from fishing2sim.student.features import features_batch
+    from fishing2sim.student.layout import N_FEATURES
     from fishing2sim.train.label import M_PLAYERS, M_RULESET
 
     obs, meta = data["obs"], data["meta"]
@@ -236,7 +236,7 @@ def load_positions(path, config_hash: str | None = None, rows: int = MAX_ROWS) -
     """A positions file (save_positions'), checked: its arrays' dtypes and shapes, the
     values finite, the meta columns in range, a deck part for every (ruleset, players) of
     its positions, at most ``rows`` positions and, if given, the run's ``config_hash``.
-    Anything else is one TrainError line naming the file (train/stored.py reads it)."""
+    Anything else is one TrainError line naming the file (student/stored.py reads it)."""
     from fishing2sim.train.run import TrainError
 
     tail = OBS_SIZE - OBS_KEEP

@@ -236,7 +236,7 @@ def config_hash(c: dict) -> str:
     keep = {k: v for k, v in c.items() if k not in EXECUTION and k not in (
         "path", "teacher_file", "iterations", "distill", "es")}
     from fishing2sim.engine.constants import OBS_LAYOUT
-    from fishing2sim.train.layout import FEATURES_VERSION
+    from fishing2sim.student.layout import FEATURES_VERSION
 
     keep["features_version"] = FEATURES_VERSION
     # the stored positions are observations: a run of another layout is another run
@@ -486,7 +486,7 @@ def fit_iteration(c: dict, out: Path, i: int, data: dict, w, net: dict | None = 
     train/net.fit_net's; research/refit_student.py). ``prepare(alldata, X, blocks,
     rows)``, if given, returns the rows and the values to fit instead (the diagnostics of
     research/refit_student.py); the agreement is still with the teacher's values."""
-    from fishing2sim.train.layout import N_WEIGHTS
+    from fishing2sim.student.layout import N_WEIGHTS
     from fishing2sim.train.fit import agreement, fit
     from fishing2sim.train.label import M_GAME, M_KIND, M_N_OPT, M_RULESET
     from fishing2sim.train.net import fit_net
