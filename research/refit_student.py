@@ -124,7 +124,8 @@ def main(argv=None) -> None:
     from fishing2sim.train.label import M_GAME, M_KIND, M_N_OPT, M_RULESET
     from fishing2sim.train.labels import features_of, join, load_positions
     from fishing2sim.train.model import read_model, save_model, write_student
-    from fishing2sim.train.run import fit_iteration, read_config
+    from fishing2sim.train.config import read_config
+    from fishing2sim.train.iteration import fit_iteration
 
     c = read_config(a.training_file)
     folder = a.folder

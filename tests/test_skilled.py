@@ -25,7 +25,8 @@ from fishing2sim.train.label import M_KIND, M_N_OPT
 from fishing2sim.train.labels import features_of, label_games, restore_obs
 from fishing2sim.student.model import load_params, read_model
 from fishing2sim.train.model import save_model, write_student
-from fishing2sim.train.run import TrainError, read_config, train
+from fishing2sim.train.config import TrainError, read_config
+from fishing2sim.train.run import train
 from fishing2sim.student.decisions import choose
 
 REPO = Path(__file__).resolve().parent.parent
@@ -194,7 +195,7 @@ def test_a_condition_with_opponents_seats_the_student_in_every_seat_in_turn(tmp_
     that seat and the opponents after it in their order, on consecutive deals; without
     it (every seat the student) the same deals are played otherwise."""
     from fishing2sim.train.label import M_GAME, M_SEAT
-    from fishing2sim.train.run import _label_against
+    from fishing2sim.train.iteration import _label_against
 
     f = tmp_path / "opp.yaml"
     f.write_text(TINY.replace("  - {ruleset: fishing, players: 4, games: 4}\n",
@@ -240,7 +241,7 @@ def test_bad_opponents_are_one_line(tmp_path, opponents, words):
 def test_an_edited_opponent_file_is_another_training_run(tmp_path):
     """The opponents' files are in the config hash, as the behaviour's: a resumed run
     never mixes positions played against two versions of an opponent."""
-    from fishing2sim.train.run import config_hash
+    from fishing2sim.train.config import config_hash
 
     bot = tmp_path / "opp_bot.py"
     src = (REPO / "strategies" / "greedy.py").read_text()
@@ -259,7 +260,7 @@ def test_an_edited_opponent_file_is_another_training_run(tmp_path):
 def test_the_shipped_training_file_keeps_the_shipped_models_config_hash():
     """Conditions without ``opponents`` hash as before the key existed: the shipped
     training file still names the run of the shipped model (its folder resumes)."""
-    from fishing2sim.train.run import config_hash
+    from fishing2sim.train.config import config_hash
 
     c = read_config(REPO / "experiments" / "train" / "skilled_policy.yaml")
     model = read_model(REPO / "fishing2sim" / "data" / "skilled.npz")
@@ -328,13 +329,18 @@ def test_a_training_run_resumes_after_its_last_finished_iteration(tmp_path):
 
 @pytest.mark.parametrize("change,words", [
     ("teacher: weights", "is not a search bot"),
-    ("budget: [0, 1, 0, 0]", "worlds must be a whole number"),
+    ("budget: [0, 1, 0, 0]", "budget: worlds must be a whole number"),
     ("budget: [-4, 1, 0, 0]", "worlds must be a whole number"),
-    ("decisions: [play, trump_chioce]", "unknown decision kind 'trump_chioce'"),
+    ("decisions: [play, trump_chioce]",
+     "decisions[1]: unknown decision kind 'trump_chioce' (did you mean 'trump_choice'?)"),
     ("teacher: no_such_bot", "unknown strategy"),
-    ("colour: blue", "unknown key 'colour'"),
-    ("hidden: -1", "hidden must be a whole number >= 0 and <= 256"),
-    ("epochs: 0", "epochs must be a whole number >= 1"),
+    ("colour: blue", "colour: unknown key"),
+    ("iteraions: 2", "iteraions: unknown key (did you mean 'iterations'?)"),
+    ("hidden: -1", "hidden: expected a whole number 0..256, got -1"),
+    ("hidden: 257", "hidden: expected a whole number 0..256, got 257"),
+    ("epochs: 0", "epochs: expected a whole number >= 1, got 0"),
+    ("rate: 1.5", "rate: expected the share of decisions labelled, a number in (0, 1], got 1.5"),
+    ("rollout: students", "rollout: expected 'teacher'"),
 ])
 def test_a_bad_training_file_is_one_line_and_exit_2_and_nothing_written(tmp_path, change,
                                                                        words):
@@ -350,6 +356,32 @@ def test_a_bad_training_file_is_one_line_and_exit_2_and_nothing_written(tmp_path
     assert r.returncode == 2
     lines = message_lines(r.stderr)
     assert len(lines) == 1 and words in lines[0]
+    assert not out.exists()
+
+
+BOMB = "a: &a [x, x, x, x, x, x, x, x, x, x]\n" + "".join(
+    f"{c}: &{c} [*{p}, *{p}, *{p}, *{p}, *{p}, *{p}, *{p}, *{p}, *{p}, *{p}]\n"
+    for p, c in zip("abcdefg", "bcdefgh"))
+
+
+@pytest.mark.parametrize("text,words", [
+    (TINY + "seed: 8\n", "line 15, column 1: YAML syntax error: duplicate key 'seed' (first "
+                         "given on line 2)"),
+    (BOMB + TINY, "expands to more than"),
+])
+def test_a_training_file_is_read_as_an_experiment_file_is(tmp_path, text, words):
+    """The training file goes through the experiment file's YAML reader
+    (config/yamlfile.py): a key given twice and aliases that expand too far are refused
+    with one line, exit code 2, nothing written."""
+    f = tmp_path / "bad.yaml"
+    f.write_text(text)
+    with pytest.raises(TrainError) as e:
+        read_config(f)
+    assert str(e.value).startswith(f"training file {f}: ") and words in str(e.value)
+    out = tmp_path / "out"
+    r = fishing2sim("train", f, "--output", out)
+    lines = message_lines(r.stderr)
+    assert r.returncode == 2 and len(lines) == 1 and words in lines[0], r.stderr
     assert not out.exists()
 
 
@@ -383,7 +415,7 @@ def test_a_training_run_never_replaces_a_folder_of_the_users_own(tmp_path):
     import json
 
     from fishing2sim.safe_files import MARKER
-    from fishing2sim.train.run import TrainError, _open_output
+    from fishing2sim.train.checks import open_output
 
     mine = tmp_path / "mine"
     mine.mkdir()
@@ -391,19 +423,19 @@ def test_a_training_run_never_replaces_a_folder_of_the_users_own(tmp_path):
     (mine / "state.json").write_text(json.dumps({"config_hash": "other", "done": 2}))
     for fresh in (False, True):
         with pytest.raises(TrainError, match="not made by fishing2sim"):
-            _open_output(mine, "abc", fresh)
+            open_output(mine, "abc", fresh)
     assert sorted(p.name for p in mine.iterdir()) == ["state.json", "thesis.tex"]
     link = tmp_path / "link"
     link.symlink_to(mine)
     with pytest.raises(TrainError, match="symbolic link"):
-        _open_output(link, "abc", True)
+        open_output(link, "abc", True)
     ours = tmp_path / "ours"
-    assert _open_output(ours, "abc", False)["done"] == 0 and (ours / MARKER).is_file()
+    assert open_output(ours, "abc", False)["done"] == 0 and (ours / MARKER).is_file()
     (ours / "state.json").write_text(json.dumps({"config_hash": "abc", "done": 3, "rows": []}))
-    assert _open_output(ours, "abc", False)["done"] == 3  # resumed
+    assert open_output(ours, "abc", False)["done"] == 3  # resumed
     with pytest.raises(TrainError, match="another configuration"):
-        _open_output(ours, "xyz", False)
-    assert _open_output(ours, "xyz", True)["done"] == 0  # --fresh: replaced
+        open_output(ours, "xyz", False)
+    assert open_output(ours, "xyz", True)["done"] == 0  # --fresh: replaced
     assert not (ours / "state.json").exists() and (ours / MARKER).is_file()
 
 

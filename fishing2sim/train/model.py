@@ -13,9 +13,9 @@ import numpy as np
 from fishing2sim.safe_files import write_atomic
 from fishing2sim.student.features import n_params
 from fishing2sim.student.layout import FEATURE_NAMES, FEATURES_VERSION
-from fishing2sim.student.model import (  # noqa: F401  (load_params: older student files)
-    ModelError, file_sha256, load_params, read_model,
-)
+from fishing2sim.student.model import ModelError, file_sha256
+# the name student files of earlier versions import the model's weights by
+from fishing2sim.student.model import load_params  # noqa: F401
 
 
 def save_model(path, weights, config_hash: str = "", meta: dict | None = None,
