@@ -33,7 +33,7 @@ import sys
 sys.path.insert(0, {folder!r})
 from rev_features import best_option
 from fishing2sim.strategy.contract import decision
-from fishing2sim.train.model import load_params
+from fishing2sim.student.model import load_params
 
 NAME = "skilled_at_rev"
 OBSERVES = True

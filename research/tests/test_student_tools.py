@@ -13,7 +13,8 @@ import pytest
 from fishing2sim.api import run_games
 from fishing2sim.train.label import M_N_OPT
 from fishing2sim.train.labels import features_of
-from fishing2sim.train.model import read_model, save_model
+from fishing2sim.student.model import read_model
+from fishing2sim.train.model import save_model
 from fishing2sim.train.run import train
 from test_skilled import TINY
 
@@ -100,7 +101,7 @@ def test_an_ensemble_bot_of_the_student_plays_the_students_games(tmp_path):
     from research.ensemble_bot import write_ensemble
     from fishing2sim.engine.constants import D_PLAY, N_DECISIONS
     from fishing2sim.student.layout import BLOCKS_PER_RULESET, N_BLOCKS
-    from fishing2sim.train.model import ModelError
+    from fishing2sim.student.model import ModelError
     from fishing2sim.train.net import split
 
     shipped = REPO / "fishing2sim" / "data" / "skilled.npz"
