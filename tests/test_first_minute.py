@@ -173,7 +173,7 @@ def test_what_compiles_is_named_in_the_notices_words():
     assert first_run.describe("fishing2sim.engine.batch") == "the engine"
     assert first_run.describe("fishing2sim.strategy.reference") == "the engine"
     assert first_run.describe("fishing2sim.search.kernels") == "the search bots"
-    assert first_run.describe("fishing2sim.train.features") == "the student (bot skilled)"
+    assert first_run.describe("fishing2sim.student.features") == "the student (bot skilled)"
     assert first_run.describe("fishing2sim.bots.greedy") == "bot greedy"
     assert first_run.describe("strategies.greedy") == "bot greedy"
     assert first_run.describe("my_bot") == "bot my_bot"

@@ -84,7 +84,7 @@ def test_every_seat_gets_exactly_its_own_parameters(tmp_path):
     student, which reads its layout from its vector's length, plays the same games next
     to a seat with a longer vector (before, it got its row padded to the longest and
     played other, far weaker games), and so do a search seat's student rollouts."""
-    from fishing2sim.train.features import n_params
+    from fishing2sim.student.features import n_params
 
     wide = _wide(tmp_path, "highest", n_params(64))
     for lineup, games in ((["skilled"] + ["highest"] * 3, 200),

@@ -19,6 +19,7 @@ LAYERS = [
     ["engine"],
     ["search"],
     ["strategy", "strategy_kit"],
+    ["student"],
     ["config"],
     ["events"],
     ["api", "audit", "render"],
