@@ -265,6 +265,21 @@ def log_rows(work, ev) -> np.ndarray:
     return ev[: work[0, S_EVN]]
 
 
+def checked_game(players, seed, ruleset, deck, first_leader, strategies, params,
+                 strict) -> tuple:
+    """The checked arguments of a game kernel (play_game, run_games): (players, seed,
+    ruleset, deck, first_leader, funcs, ptable, strats, search args or None); bad input
+    raises the InputError of the checker that found it."""
+    players = check_players(players)
+    seed = check_seed(seed)
+    ruleset = check_ruleset(ruleset)
+    deck = resolve_deck(ruleset, deck)
+    first_leader = check_first_leader(first_leader, players)
+    funcs, ptable, strats = build_lineup(strategies, players, params, strict)
+    return (players, seed, ruleset, deck, first_leader, funcs, ptable, strats,
+            search_args(strats, params, players))
+
+
 def play_game(players: int = 4, seed: int = 0, ruleset: str = "fishing2", strategies=None,
               params=None, log: bool = True, first_leader=None, deck=None, game: int = 0,
               check: bool = False, strict: bool = False) -> GameRecord:
@@ -274,13 +289,8 @@ def play_game(players: int = 4, seed: int = 0, ruleset: str = "fishing2", strate
     (default: the reference random strategy). The same (seed, game) is the same game.
     ``strict``: the strategies run with bounds checking (strict mode).
     """
-    players = check_players(players)
-    seed = check_seed(seed)
-    ruleset = check_ruleset(ruleset)
-    deck = resolve_deck(ruleset, deck)
-    first_leader = check_first_leader(first_leader, players)
-    funcs, ptable, strats = build_lineup(strategies, players, params, strict)
-    search = search_args(strats, params, players)
+    (players, seed, ruleset, deck, first_leader, funcs, ptable, strats,
+     search) = checked_game(players, seed, ruleset, deck, first_leader, strategies, params, strict)
     work = new_work()
     st, rng = work[0], new_state()[1]
     arrays = np.ascontiguousarray(deck.arrays)
@@ -344,13 +354,8 @@ def run_games(n, players=4, seed=0, ruleset="fishing2", strategies=None, params=
     """The raw per-game arrays of play_games (no DataFrame)."""
     if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 0:
         raise InputError(f"the number of games must be a whole number >= 0, got {n!r}")
-    players = check_players(players)
-    seed = check_seed(seed)
-    ruleset = check_ruleset(ruleset)
-    deck = resolve_deck(ruleset, deck)
-    first_leader = check_first_leader(first_leader, players)
-    funcs, ptable, strats = build_lineup(strategies, players, params, strict)
-    search = search_args(strats, params, players)
+    (players, seed, ruleset, deck, first_leader, funcs, ptable, strats,
+     search) = checked_game(players, seed, ruleset, deck, first_leader, strategies, params, strict)
     out_int, out_points, out_ocean, out_trump, out_round_points = new_outputs(n)
     work = new_work()
     args = (np.ascontiguousarray(deck.arrays), players, K.RULESETS[ruleset],

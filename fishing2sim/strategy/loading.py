@@ -27,7 +27,7 @@ from pathlib import Path
 from fishing2sim.strategy.contract import (DECISION_FUNCTIONS, ContractError, Strategy,
                                            StrategyError)
 from fishing2sim.strategy.files import (BOTS_PACKAGE, REPO_ROOT, STRATEGIES_DIR,
-                                        _drop_stale_strategy_cache, _static_value,
+                                        _drop_stale_strategy_cache, static_value,
                                         _write_strategy_stamp, drop_bots_cache,
                                         keep_bots_cache_current, known_strategies,
                                         other_bots_package, resolve_path,
@@ -65,7 +65,7 @@ def describe_strategies() -> list[dict]:
                 if isinstance(node, ast.ImportFrom) and node.level == 1 and node.module \
                         and any(a.name == "PARAM_NAMES" and a.asname is None
                                 for a in node.names):
-                    names = _static_value(STRATEGIES_DIR / f"{node.module}.py", "PARAM_NAMES")
+                    names = static_value(STRATEGIES_DIR / f"{node.module}.py", "PARAM_NAMES")
                     if isinstance(names, (list, tuple)):
                         found["PARAM_NAMES"] = names
         params = [float(x) for x in found.get("PARAMS", ())]
