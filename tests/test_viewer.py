@@ -150,12 +150,14 @@ analyses: [overfishing]
     over = [g for g, e in enumerate(ends[0]) if e == "overfished"][:2]
     done = [g for g, e in enumerate(ends[0]) if e == "completed"][:1]
     assert over and done, ends
-    rows = [{"condition": 0, "figure": "overfishing", "outcome": "overfished", "rank": i + 1,
-             "game": g} for i, g in enumerate(over)]
-    rows += [{"condition": 0, "figure": "completed", "outcome": "completed", "rank": 1,
-              "game": done[0]},
-             {"condition": 1, "figure": "deck_pair", "outcome": "the edit changed the outcome",
-              "rank": 1, "game": 0, "partner_condition": 0}]
+    # the run's own rows (run/examples.py), already replayed into the folder's examples.json
+    # and linked from the page's sections; then, for the viewer's side-by-side view, a
+    # paired row made by hand (a deck edit deals anew, so the run makes none here)
+    run_rows = read_examples(folder, warn=pytest.fail)["rows"]
+    assert {(r["condition"], r["figure"]) for r in run_rows} >= {(0, "overfishing"),
+                                                                 (0, "completed")}
+    rows = run_rows + [{"condition": 1, "figure": "deck_pair", "rank": 1, "game": 0,
+                        "outcome": "the edit changed the outcome", "partner_condition": 0}]
     data = build_examples(exp, rows, experiment=str(path))
     write_examples(folder, data)
     (folder / "report.html").unlink()
@@ -175,8 +177,10 @@ def test_examples_json_is_stored_and_read_back(examples_report, tmp_path):
     path, folder, data = examples_report
     back = read_examples(folder, warn=pytest.fail)
     assert back["games"] == json.loads(json.dumps(data["games"]))
-    assert [g["id"] for g in groups(back)] == ["examples-c0-overfishing",
-                                               "examples-c0-completed", "examples-c1-deck_pair"]
+    ids = {g["id"] for g in groups(back)}
+    assert {"examples-c0-overfishing", "examples-c0-completed", "examples-c1-deck_pair",
+            "examples-c1-overfishing"} <= ids
+    assert ids == {f"examples-c{r['condition']}-{r['figure']}" for r in data["rows"]}
     assert set(back["games"]) >= {"c1-g0", "c0-g0"}  # the paired deal's both sides
     assert all(r["command"].startswith(f"fishing2sim play --experiment {path} --condition ")
                for r in back["rows"])
