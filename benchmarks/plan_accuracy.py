@@ -35,7 +35,7 @@ from fishing2sim.study import run  # noqa: E402
 
 
 def _own_widths(tables: dict, exp) -> dict:
-    """(figure words, condition) -> the run's own half-width, in the plan's units."""
+    """(figure words, unit, condition) -> the run's own half-width, in the plan's units."""
     out = {}
     for table, metric, words, factor, unit, (_, lo, hi) in planning.FIGURES:
         df = tables.get(table)
@@ -48,7 +48,7 @@ def _own_widths(tables: dict, exp) -> dict:
             row_unit = unit or str(r.get("unit", ""))
             k = 100.0 if unit is None and row_unit == "pp" else factor
             label = words if unit is not None else f"{words} ({r.get('figure', '')})"
-            out[(label, c)] = (float(r[hi]) - float(r[lo])) / 2 * k
+            out[(label, row_unit, c)] = (float(r[hi]) - float(r[lo])) / 2 * k
     return out
 
 
@@ -65,8 +65,8 @@ def check(path: str, games: int | None, workers: int, budget: float) -> dict:
     cpu = (time.process_time() - cpu0) + (c1.ru_utime + c1.ru_stime - c0.ru_utime
                                           - c0.ru_stime)
     own = _own_widths(res.tables, exp)
-    pairs = [(label, c, hw, own[(label, c)]) for label, _, _, c, hw in p.widths
-             if own.get((label, c), 0) > 0]
+    pairs = [(f"{label}, in {unit}", c, hw, own[(label, unit, c)])
+             for label, unit, _, c, hw in p.widths if own.get((label, unit, c), 0) > 0]
     ratios = [hw / o for _, _, hw, o in pairs]
     outside = [{"figure": label, "condition": c, "planned": round(hw, 4), "own": round(o, 4)}
                for label, c, hw, o in pairs if not 0.7 <= hw / o <= 1.3]

@@ -221,6 +221,66 @@ def new_work() -> np.ndarray:
     return np.zeros((2, STATE_SIZE), np.int64)
 
 
+def logged_rows(args, search, game: int, work, ev) -> np.ndarray:
+    """Game ``game`` of a chunk's batch played again with the event log on (``args``:
+    play_batch's arguments up to ``observe_mask``; ``search``: the lineup's search_args
+    or None): its event rows, a view into ``ev`` (EVENT_CAPACITY rows)."""
+    deck, players, ruleset, hands, n_rounds, first_leader, seed = args[:7]
+    funcs, table, mask = args[9], args[10], args[12]
+    if search is not None:
+        from fishing2sim.search.kernels import play_batch_search  # (as play_game)
+        play_batch_search(*args[:7], game, 1, funcs, table, 0, mask, *search, work, ev,
+                          *new_outputs(1), np.zeros(3, np.int64))
+    else:
+        st, rng = work[0], new_state()[1]
+        setup_game(st, rng, ev, deck, players, ruleset, hands, n_rounds, first_leader,
+                   np.uint64(game_seed(int(seed), game)), 1, 0, mask)
+        run_game(st, rng, ev, deck, new_obs(), funcs, table, K.STOP_NEVER)
+    return log_rows(work, ev)
+
+
+def search_games(args, search, work, strats, outputs, each=None) -> int:
+    """A chunk's games with search seats (play_batch_search; ``args``: play_batch's
+    arguments up to ``work``, ``outputs``: new_outputs' arrays). With ``each``, one game a
+    call and ``each(rows)`` with every game's event rows (the search logs every game).
+    Returns the number of games played."""
+    from fishing2sim.search.kernels import play_batch_search  # (as play_game)
+    ev = np.zeros((EVENT_CAPACITY, K.EV_FIELDS), np.int64)
+    stats = np.zeros(3, np.int64)
+    if each is None:
+        return call_kernel(play_batch_search, (*args[:-1], *search, work, ev, *outputs, stats),
+                           work, strats)
+    start, n = args[7], args[8]
+    for g in range(n):
+        one = tuple(o[g:g + 1] for o in outputs)
+        call_kernel(play_batch_search, (*args[:7], start + g, 1, *args[9:-1], *search, work,
+                                        ev, *one, stats), work, strats)
+        if one[0][0, G_ERR_CODE] != 0:
+            return g + 1
+        each(log_rows(work, ev))
+    return n
+
+
+def log_rows(work, ev) -> np.ndarray:
+    """The event rows the game in ``work`` (row 0) logged into ``ev``."""
+    return ev[: work[0, S_EVN]]
+
+
+def checked_game(players, seed, ruleset, deck, first_leader, strategies, params,
+                 strict) -> tuple:
+    """The checked arguments of a game kernel (play_game, run_games): (players, seed,
+    ruleset, deck, first_leader, funcs, ptable, strats, search args or None); bad input
+    raises the InputError of the checker that found it."""
+    players = check_players(players)
+    seed = check_seed(seed)
+    ruleset = check_ruleset(ruleset)
+    deck = resolve_deck(ruleset, deck)
+    first_leader = check_first_leader(first_leader, players)
+    funcs, ptable, strats = build_lineup(strategies, players, params, strict)
+    return (players, seed, ruleset, deck, first_leader, funcs, ptable, strats,
+            search_args(strats, params, players))
+
+
 def play_game(players: int = 4, seed: int = 0, ruleset: str = "fishing2", strategies=None,
               params=None, log: bool = True, first_leader=None, deck=None, game: int = 0,
               check: bool = False, strict: bool = False) -> GameRecord:
@@ -230,13 +290,8 @@ def play_game(players: int = 4, seed: int = 0, ruleset: str = "fishing2", strate
     (default: the reference random strategy). The same (seed, game) is the same game.
     ``strict``: the strategies run with bounds checking (strict mode).
     """
-    players = check_players(players)
-    seed = check_seed(seed)
-    ruleset = check_ruleset(ruleset)
-    deck = resolve_deck(ruleset, deck)
-    first_leader = check_first_leader(first_leader, players)
-    funcs, ptable, strats = build_lineup(strategies, players, params, strict)
-    search = search_args(strats, params, players)
+    (players, seed, ruleset, deck, first_leader, funcs, ptable, strats,
+     search) = checked_game(players, seed, ruleset, deck, first_leader, strategies, params, strict)
     work = new_work()
     st, rng = work[0], new_state()[1]
     arrays = np.ascontiguousarray(deck.arrays)
@@ -299,13 +354,8 @@ def run_games(n, players=4, seed=0, ruleset="fishing2", strategies=None, params=
     """The raw per-game arrays of play_games (no DataFrame)."""
     if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 0:
         raise InputError(f"the number of games must be a whole number >= 0, got {n!r}")
-    players = check_players(players)
-    seed = check_seed(seed)
-    ruleset = check_ruleset(ruleset)
-    deck = resolve_deck(ruleset, deck)
-    first_leader = check_first_leader(first_leader, players)
-    funcs, ptable, strats = build_lineup(strategies, players, params, strict)
-    search = search_args(strats, params, players)
+    (players, seed, ruleset, deck, first_leader, funcs, ptable, strats,
+     search) = checked_game(players, seed, ruleset, deck, first_leader, strategies, params, strict)
     out_int, out_points, out_ocean, out_trump, out_round_points = new_outputs(n)
     work = new_work()
     args = (np.ascontiguousarray(deck.arrays), players, K.RULESETS[ruleset],

@@ -312,6 +312,20 @@ class _Referee:
             self.log.fail(f"{key} {p} is not a seat of a {self.P}-player game")
         return p
 
+    def take_play(self, want: int, plays: list[tuple[int, int]], *trump) -> int:
+        """Player ``want``'s next card of the trick, from their hand and legal (the ruleset's
+        check_legal, given ``trump`` in Fishing 2): moved to the trick, added to ``plays``."""
+        log, t = self.log, self.t
+        ev = log.take("play", f" (player {want}'s card)")
+        self.expect(ev, "player", want, " (clockwise from the leader)")
+        c = self.card(ev)
+        if c not in t.hands[want]:
+            log.fail(f"{self.c(c).name} is not in player {want}'s hand")
+        self.check_legal(want, c, [pc for _, pc in plays], *trump)
+        t.move(c, t.hands[want], t.trick)
+        plays.append((want, c))
+        return c
+
     def expect(self, ev: dict, key: str, want: Any, why: str = ""):
         got = self.log.get(ev, key)
         if got != want or type(got) is bool and type(want) is not bool:
@@ -705,18 +719,11 @@ class _Fishing2Referee(_Referee):
     def trick_plays(self, leader: int, trump) -> list[tuple[int, int]]:
         """Every player's card, clockwise from the leader, each legal and from the hand; a
         +3-points buoy scores when played (A9)."""
-        log, t = self.log, self.t
+        log = self.log
         plays: list[tuple[int, int]] = []
         for k in range(self.P):
             want = (leader + k) % self.P
-            ev = log.take("play", f" (player {want}'s card)")
-            self.expect(ev, "player", want, " (clockwise from the leader)")
-            c = self.card(ev)
-            if c not in t.hands[want]:
-                log.fail(f"{self.c(c).name} is not in player {want}'s hand")
-            self.check_legal(want, c, [pc for _, pc in plays], trump)
-            t.move(c, t.hands[want], t.trick)
-            plays.append((want, c))
+            c = self.take_play(want, plays, trump)
             if self.c(c).effect == "+3-points":  # A9: scored when played
                 ev = log.take("bonus", " (+3-points was played)")
                 self.expect(ev, "player", want)
@@ -974,18 +981,9 @@ class _FishingReferee(_Referee):
 
     def trick_plays(self, leader: int) -> list[tuple[int, int]]:
         """Every player's card, clockwise from the leader, each legal and from the hand."""
-        log, t = self.log, self.t
         plays: list[tuple[int, int]] = []
         for k in range(self.P):
-            want = (leader + k) % self.P
-            ev = log.take("play", f" (player {want}'s card)")
-            self.expect(ev, "player", want, " (clockwise from the leader)")
-            c = self.card(ev)
-            if c not in t.hands[want]:
-                log.fail(f"{self.c(c).name} is not in player {want}'s hand")
-            self.check_legal(want, c, [pc for _, pc in plays])
-            t.move(c, t.hands[want], t.trick)
-            plays.append((want, c))
+            self.take_play((leader + k) % self.P, plays)
         return plays
 
     def effects(self, plays, order, win_p):

@@ -72,7 +72,8 @@ def main():
 @click.option("--seed", "-s", type=int, default=0, show_default=True,
               help="The game's seed (0 .. 2**63-1).")
 @click.option("--game", type=int, default=0, show_default=True,
-              help="Game number within the seed (the runner's game index).")
+              help="Game number within the seed (the runner's game index; with --experiment "
+                   "the condition's game, as in examples.csv).")
 @click.option("--ruleset", "-r", default="fishing2", show_default=True,
               help="fishing2 (Fishing 2) or fishing (the original Fishing / Fischen).")
 @click.option("--strategy", "strategies", multiple=True,
@@ -124,8 +125,8 @@ def play(players, seed, game, ruleset, strategies, leader, deck, as_json, strict
             if given:
                 raise InputError(f"--experiment sets the game's {', '.join(given)} itself: "
                                  "leave them out")
-            players, ruleset, lineup, params, leader, deck, seed, cname = _condition_game(
-                experiment, condition)
+            players, ruleset, lineup, params, leader, deck, seed, cname, game = \
+                _condition_game(experiment, condition, game)
             from fishing2sim.config.deck import load_deck
 
             if audit and deck.sha256 != load_deck(None, ruleset=ruleset).sha256:
@@ -194,9 +195,9 @@ def _seat_names(lineup, players, load_strategy) -> list[str]:
     return [load_strategy(s).name for s in specs]
 
 
-def _condition_game(path, index):
-    """(players, ruleset, lineup, params, leader, deck, seed, name) of an experiment's
-    condition (with rotate: the lineup of the deal's first rotation)."""
+def _condition_game(path, index, game):
+    """(players, ruleset, lineup, params, leader, deck, seed, name, deal) of game ``game``
+    of an experiment's condition (rotate: deal G // P in rotation G mod P, run/examples.py)."""
     from fishing2sim.config.experiment import ExperimentError, load_experiment, shipped_experiment
 
     exp = load_experiment(shipped_experiment(path))
@@ -205,9 +206,16 @@ def _condition_game(path, index):
         raise ExperimentError(f"{path}: --condition {index}: the experiment has {n} "
                               f"condition{'s' if n != 1 else ''} (0..{n - 1})")
     c = exp.conditions[index]
-    params = [list(p) if p is not None else None for p in c.params]
-    return (c.players, c.deck.ruleset, list(c.lineup), params,
-            None if c.first_leader < 0 else c.first_leader, c.deck, c.seed, c.name)
+    P, games = c.players, max(c.games, getattr(c, "max_games", 0))  # precision: max_games
+    games = -(-games // P) * P if c.rotate else games  # whole rotation blocks
+    if game >= games:
+        raise ExperimentError(f"{path}: --game {game}: condition {index} plays games "
+                              f"0..{games - 1}")
+    deal, rotation = divmod(game, P) if c.rotate else (game, 0)
+    seats = [(p - rotation) % P for p in range(P)]  # seat p: entry (p - rotation) mod P
+    params = [list(c.params[i]) if c.params[i] is not None else None for i in seats]
+    return (P, c.deck.ruleset, [c.lineup[i] for i in seats], params,
+            None if c.first_leader < 0 else c.first_leader, c.deck, c.seed, c.name, deal)
 
 
 def _open_page(page) -> None:

@@ -52,7 +52,7 @@ def describe(module: str) -> str | None:
         return "the engine"
     if module.startswith("fishing2sim.search"):
         return "the search bots"
-    if module.startswith("fishing2sim.train"):
+    if module.startswith(("fishing2sim.student", "fishing2sim.train")):
         return "the student (bot skilled)"
     if module.startswith("fishing2sim.bots."):
         return f"bot {module.rsplit('.', 1)[1]}"

@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from fishing2sim.analysis.tables import tables_from_totals
+from fishing2sim.config.keys import PROFILE
 from fishing2sim.run.chunks import Task, run_chunk
 from fishing2sim.run.totals import merge, split_units
 
@@ -116,7 +117,8 @@ def make_plan(exp, workers: int, budget: float = 10.0, echo=None,
     units = [(-(-c.games // c.players) if c.rotate else c.games) for c in conds]
     pilot = dataclasses.replace(exp, conditions=tuple(
         dataclasses.replace(c, max_games=0) for c in conds), chunk=max(max(units), 1),
-        precision=(), sprt=None)
+        precision=(), sprt=None,  # the behaviour profile replays a condition's first
+        analyses=tuple(a for a in exp.analyses if a != PROFILE))  # games: not a game's cost
     if echo is not None:
         echo(f"pilot: a few games of each of the {len(conds)} condition"
              f"{'' if len(conds) == 1 else 's'} (about {budget:.0f} s of CPU)")

@@ -41,7 +41,8 @@ MAX_READ = 64 * 1024 * 1024  # the default cap of read_regular (64 MiB)
 # only if it holds nothing else, and its configuration file holds the config hash
 RUN_TABLES = ("depletion", "overfishing", "trump_value", "trump_by_strategy", "strategies",
               "scores", "arc", "cards", "cards_ranked", "decisions", "contrasts", "panel",
-              "verdicts", "skill_trace", "convergence", "ladder", "ladder_pairs", "ladder_fit")
+              "verdicts", "skill_trace", "convergence", "ladder", "ladder_pairs", "ladder_fit",
+              "profile", "profile_differences")
 RUN_PLOTS = ("contrasts", "depletion", "overfishing", "trump_value", "trump_by_strategy",
              "win_shares", "scores", "ladder", "arc", "panel", "skill_trace", "cards",
              "decisions")

@@ -15,12 +15,15 @@ from __future__ import annotations
 import signal
 from dataclasses import dataclass, field
 
+import pandas as pd
+
 from fishing2sim import first_run
 from fishing2sim.analysis import stopping
 from fishing2sim.analysis.tables import tables_from_totals
 from fishing2sim.config.experiment import Experiment, load_experiment
 from fishing2sim.run import runner
 from fishing2sim.run.checkpoints import OutputLock, drop_checkpoints, open_checkpoints
+from fishing2sim.run.examples import COLUMNS as EXAMPLE_COLUMNS, example_rows
 from fishing2sim.run.chunks import RunError, n_chunks
 from fishing2sim.run.processes import (RunInterrupted, StopSignals, WorkerPool, check_workers,
                                        default_workers)
@@ -37,6 +40,7 @@ class Results:
     totals: list = field(default_factory=list)  # per condition: the merged totals
     units: list = field(default_factory=list)  # per condition: chunk -> unit vectors (paired)
     exp: object = None  # the experiment as run (precision runs: each condition's games)
+    examples: list = field(default_factory=list)  # the rows of examples.csv (run/examples.py)
 
 
 def load(experiment, overrides: dict | None = None, yes: bool = False) -> Experiment:
@@ -56,9 +60,13 @@ def play(exp: Experiment, folder, done, state, workers: int, in_process: bool, b
 
 
 def tables(played: runner.Played) -> Results:
-    """The report's tables (pandas DataFrames) of what was played."""
-    return Results(tables_from_totals(played.exp, played.totals, played.units), played.meta,
-                   played.totals, played.units, played.exp)
+    """The report's tables (pandas DataFrames) of what was played; with example games
+    (``examples:``, not 0) their rows too, the table ``examples`` (examples.csv)."""
+    tabs = tables_from_totals(played.exp, played.totals, played.units)
+    rows = example_rows(played.exp, played.examples, played.units)
+    if rows:
+        tabs["examples"] = pd.DataFrame(rows, columns=EXAMPLE_COLUMNS)
+    return Results(tabs, played.meta, played.totals, played.units, played.exp, rows)
 
 
 def write_report(results: Results) -> None:

@@ -33,7 +33,7 @@ import sys
 sys.path.insert(0, {folder!r})
 from rev_features import best_option
 from fishing2sim.strategy.contract import decision
-from fishing2sim.train.model import load_params
+from fishing2sim.student.model import load_params
 
 NAME = "skilled_at_rev"
 OBSERVES = True
@@ -63,7 +63,7 @@ def write_copy(rev: str, folder: Path) -> Path:
             _refuse(f"{rev}: no {path} there ({r.stderr.strip().splitlines()[-1]})")
         return r.stdout
     features = show("fishing2sim/train/features.py").replace(
-        "from fishing2sim.train.tables import", "from rev_tables import")
+        "from fishing2sim.student.tables import", "from rev_tables import")
     (folder / "rev_features.py").write_text(features)
     (folder / "rev_tables.py").write_text(show("fishing2sim/train/tables.py"))
     skilled = REPO / "strategies" / "skilled.py"

@@ -38,7 +38,7 @@ def main(argv=None) -> None:
     from torch import nn
 
     from fishing2sim.engine.constants import D_PLAY
-    from fishing2sim.train.layout import N_BLOCKS, N_FEATURES
+    from fishing2sim.student.layout import N_BLOCKS, N_FEATURES
     from fishing2sim.train.label import M_GAME, M_KIND, M_N_OPT, M_RULESET
 
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])

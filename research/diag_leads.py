@@ -235,7 +235,7 @@ def _lead_rows(data, idx, place=0):
 
 def regret_table(data, X, blocks, model: Path) -> None:
     from fishing2sim.train.label import M_GAME, M_KIND, M_N_OPT, M_PLAYERS, M_RULESET
-    from fishing2sim.train.model import read_model
+    from fishing2sim.student.model import read_model
     from fishing2sim.train.net import scores
     m = data["meta"]
     V = data["values"][:, :X.shape[1]]

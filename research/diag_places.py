@@ -31,10 +31,10 @@ def main() -> None:
     a = ap.parse_args()
 
     from fishing2sim.engine.constants import D_PLAY, O_ROUND, O_TRICK_N
-    from fishing2sim.train.layout import F_WIN, FEATURE_NAMES
+    from fishing2sim.student.layout import F_WIN, FEATURE_NAMES
     from fishing2sim.train.label import M_GAME, M_KIND, M_N_OPT, M_RULESET
     from fishing2sim.train.labels import features_of, join, load_positions
-    from fishing2sim.train.model import read_model
+    from fishing2sim.student.model import read_model
     from fishing2sim.train.net import scores
 
     d = join([load_positions(f) for f in sorted(a.folder.glob("positions_*.npz"))])

@@ -56,7 +56,7 @@ def ends(bot: str, games: int, players: int, seed: int) -> dict:
 
 def decisions(players: int, games: int, budgets: list, seed: int, workers: int) -> None:
     from fishing2sim.engine.constants import D_PLAY
-    from fishing2sim.train.layout import FEATURE_NAMES
+    from fishing2sim.student.layout import FEATURE_NAMES
     from fishing2sim.train.label import M_KIND, M_N_OPT
     from fishing2sim.train.labels import features_of, label_games
     from fishing2sim.strategy.loading import load_strategy

@@ -19,11 +19,11 @@ import numpy as np
 from numba import njit
 
 from fishing2sim.engine.constants import D_PLAY, MAX_HAND, O_KIND, O_N_OPTIONS, O_OPTIONS
-from fishing2sim.train.features import (
+from fishing2sim.student.features import (
     _context, _hidden_score, block_of, hidden_of, option_score, reads_places,
 )
-from fishing2sim.train.layout import N_FEATURES, N_MASK
-from fishing2sim.train.tables import (
+from fishing2sim.student.layout import N_FEATURES, N_MASK
+from fishing2sim.student.tables import (
     TABLE_SIZE, _fill_above, _stack_f64, _stack_u64, option_suits,
 )
 
@@ -123,7 +123,7 @@ def {kind}(obs, params, rng):
 def ensemble_params(models, shas) -> tuple:
     """The ensemble's parameter vector: the number of models, then each model's weights
     (each file checked against its pinned sha256)."""
-    from fishing2sim.train.model import load_params
+    from fishing2sim.student.model import load_params
 
     vecs = [load_params(m, s) for m, s in zip(models, shas)]
     if len({len(v) for v in vecs}) != 1:
@@ -134,7 +134,7 @@ def ensemble_params(models, shas) -> tuple:
 def write_ensemble(path, models, name: str) -> Path:
     from fishing2sim.safe_files import write_atomic
     from fishing2sim.strategy.contract import DECISION_FUNCTIONS
-    from fishing2sim.train.model import file_sha256, read_model
+    from fishing2sim.student.model import file_sha256, read_model
 
     models = [str(Path(m).resolve()) for m in models]
     for m in models:
@@ -148,7 +148,7 @@ def write_ensemble(path, models, name: str) -> Path:
 
 
 def main(argv=None) -> None:
-    from fishing2sim.train.model import ModelError
+    from fishing2sim.student.model import ModelError
 
     argv = sys.argv[1:] if argv is None else argv
     if len(argv) < 2 or not argv[0].endswith(".py"):

@@ -79,7 +79,8 @@ def main() -> None:
     import io
 
     from fishing2sim.safe_files import read_regular, write_atomic
-    from fishing2sim.train.model import model_path, read_model, save_model
+    from fishing2sim.student.model import model_path, read_model
+    from fishing2sim.train.model import save_model
 
     shipped = read_model(model_path("skilled.npz"))
     w0 = shipped["weights"]

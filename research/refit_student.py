@@ -71,7 +71,7 @@ def _prepare(a, temperature):
         _refuse(f"--stakes {a.stakes}: not a number")
     from fishing2sim.train.distill import mean_score_values
     from fishing2sim.train.label import M_N_OPT
-    from fishing2sim.train.model import ModelError, read_model
+    from fishing2sim.student.model import ModelError, read_model
 
     models = []
     for spec in (a.distill.split(",") if a.distill else []):
@@ -123,8 +123,10 @@ def main(argv=None) -> None:
     from fishing2sim.train.fit import agreement, prior_weights
     from fishing2sim.train.label import M_GAME, M_KIND, M_N_OPT, M_RULESET
     from fishing2sim.train.labels import features_of, join, load_positions
-    from fishing2sim.train.model import read_model, save_model, write_student
-    from fishing2sim.train.run import fit_iteration, read_config
+    from fishing2sim.student.model import read_model
+    from fishing2sim.train.model import save_model, write_student
+    from fishing2sim.train.config import read_config
+    from fishing2sim.train.iteration import fit_iteration
 
     c = read_config(a.training_file)
     folder = a.folder

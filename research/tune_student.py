@@ -53,7 +53,7 @@ PLAY_FEATURE_POWER = 0  # features.py: the card's strength now
 
 def tuned_weights(w: np.ndarray, knobs: dict) -> np.ndarray:
     """The model's weights (file order) with the knobs applied."""
-    from fishing2sim.train.layout import N_FEATURES
+    from fishing2sim.student.layout import N_FEATURES
     from fishing2sim.train.net import hidden_of, split
 
     w = np.array(w, np.float64)
@@ -135,7 +135,7 @@ def check_out(name: str) -> None:
     otherwise one line and exit 2 (research/es_student.py checks its --out so too)."""
     out = check_place("--out", name, "a model file's name")
     if out.exists():  # only a model file may be written over (a FIFO, yours: never)
-        from fishing2sim.train.model import ModelError, read_model
+        from fishing2sim.student.model import ModelError, read_model
 
         try:
             if not out.is_file():
@@ -171,7 +171,8 @@ def main() -> None:
 
     import optuna
 
-    from fishing2sim.train.model import model_path, read_model, save_model
+    from fishing2sim.student.model import model_path, read_model
+    from fishing2sim.train.model import save_model
 
     optuna.logging.set_verbosity(optuna.logging.WARNING)
     d = read_model(model_path("skilled.npz"))

@@ -43,6 +43,7 @@ from fishing2sim.strategy.kit import (  # shared decisions
     option,
     power,
     shade_cards,
+    top_power_option,
     trick_card,
     trick_player,
     weakest_now,
@@ -84,17 +85,6 @@ def fish_ok(obs, c):
         return True
     q = trick_player(obs, w)
     return obs[O_POINTS + q] <= obs[O_POINTS + obs[O_SEAT]]
-
-
-@helper
-def lead(obs):
-    top, top_p = option(obs, 0), -1
-    for i in range(n_options(obs)):
-        c = option(obs, i)
-        p = power(obs, c)
-        if p > top_p:
-            top, top_p = c, p
-    return top
 
 
 @helper
@@ -163,7 +153,7 @@ def best_catch(obs):
 @decision
 def play(obs, params, rng):
     if obs[O_TRICK_N] == 0:
-        return lead(obs)
+        return top_power_option(obs)
     return follow(obs)
 
 

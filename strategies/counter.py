@@ -31,6 +31,7 @@ from fishing2sim.strategy.kit import (  # shared decisions
     O_SEAT,
     O_TRICK_N,
     SHARED_DECISIONS,
+    cheapest_win_or_weakest,
     decision,
     helper,
     is_blowfish,
@@ -106,24 +107,16 @@ def lead(obs):
 
 @helper
 def follow(obs):
-    last = to_play(obs) == 0
-    win, win_p = -1, 1 << 30
     boss, boss_p = -1, 1 << 30
-    low, low_p = option(obs, 0), 1 << 30
-    for i in range(n_options(obs)):
-        c = option(obs, i)
-        p = power(obs, c)
-        if p < low_p:
-            low, low_p = c, p
-        if is_buoy(obs, c) or not wins_now(obs, c):
-            continue
-        if p < win_p:
-            win, win_p = c, p
-        if not last and is_boss(obs, c) and p < boss_p:
-            boss, boss_p = c, p
+    if to_play(obs) > 0:  # players still to come: the cheapest boss that wins so far
+        for i in range(n_options(obs)):
+            c = option(obs, i)
+            p = power(obs, c)
+            if p < boss_p and not is_buoy(obs, c) and is_boss(obs, c) and wins_now(obs, c):
+                boss, boss_p = c, p
     if boss >= 0:
         return boss
-    return win if win >= 0 else low
+    return cheapest_win_or_weakest(obs)
 
 
 @decision

@@ -12,33 +12,10 @@ worth keeping (never a minus-3 while there is another), pass-1-left passes the c
 worth keeping (a low plain card, not a zero, buoy or trump), determine-colour names the
 suit it holds the most high cards of.
 """
-from fishing2sim.strategy.kit import (  # shared decisions
-    SHARED_DECISIONS,
-    decision,
-    helper,
-    is_buoy,
-    n_options,
-    option,
-    power,
-    wins_now,
-)
+from fishing2sim.strategy.kit import SHARED_DECISIONS, cheapest_win_or_weakest, decision
 
 NAME = "greedy"
 OBSERVES = True
-
-
-@helper
-def cheapest_win_or_weakest(obs):
-    win, win_p = -1, 1 << 30
-    low, low_p = option(obs, 0), 1 << 30
-    for i in range(n_options(obs)):
-        c = option(obs, i)
-        p = power(obs, c)
-        if p < win_p and not is_buoy(obs, c) and wins_now(obs, c):  # cheap test first
-            win, win_p = c, p
-        if p < low_p:
-            low, low_p = c, p
-    return win if win >= 0 else low
 
 
 @decision

@@ -9,33 +9,15 @@ exchange the strongest card, give and move the weakest; original Fishing
 there is another), pass-1-left the card least worth keeping (a low plain card, not a zero,
 buoy or trump), determine-colour the suit it holds the most high cards of.
 """
-from fishing2sim.strategy.kit import (  # shared decisions
-    SHARED_DECISIONS,
-    decision,
-    helper,
-    n_options,
-    option,
-    power,
-)
+from fishing2sim.strategy.kit import SHARED_DECISIONS, decision, top_power_option
 
 NAME = "highest"
 OBSERVES = True
 
 
-@helper
-def strongest_card(obs):
-    best, best_p = option(obs, 0), -1
-    for i in range(n_options(obs)):
-        c = option(obs, i)
-        p = power(obs, c)
-        if p > best_p:
-            best, best_p = c, p
-    return best
-
-
 @decision
 def play(obs, params, rng):
-    return strongest_card(obs)
+    return top_power_option(obs)
 
 
 # every decision not defined above: the heuristic bots' shared ones

@@ -23,12 +23,15 @@ from fishing2sim.strategy.kit import (  # shared decisions
     O_TRICK_N,
     O_TRICK_NO,
     SHARED_DECISIONS,
+    cheapest_win_or_weakest,
     decision,
     helper,
     is_buoy,
+    low_power_option,
     n_options,
     option,
     power,
+    top_power_option,
     wins_now,
 )
 
@@ -42,35 +45,20 @@ PARAMS = (0.5,)
 def duck(obs):
     """The weakest card that does not win the trick so far (else the weakest card)."""
     best, best_p = -1, 1 << 30
-    low, low_p = option(obs, 0), 1 << 30
     for i in range(n_options(obs)):
         c = option(obs, i)
         p = power(obs, c)
-        if p < low_p:
-            low, low_p = c, p
         if (is_buoy(obs, c) or not wins_now(obs, c)) and p < best_p:
             best, best_p = c, p
-    return best if best >= 0 else low
+    return best if best >= 0 else low_power_option(obs)
 
 
 @helper
 def fight(obs):
     """Lead the strongest card; follow with the cheapest winner, else the weakest card."""
-    win, win_p = -1, 1 << 30
-    top, top_p = option(obs, 0), -1
-    low, low_p = option(obs, 0), 1 << 30
-    for i in range(n_options(obs)):
-        c = option(obs, i)
-        p = power(obs, c)
-        if p > top_p:
-            top, top_p = c, p
-        if p < low_p:
-            low, low_p = c, p
-        if not is_buoy(obs, c) and wins_now(obs, c) and p < win_p:
-            win, win_p = c, p
     if obs[O_TRICK_N] == 0:
-        return top
-    return win if win >= 0 else low
+        return top_power_option(obs)
+    return cheapest_win_or_weakest(obs)
 
 
 @decision

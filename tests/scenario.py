@@ -15,6 +15,9 @@ and the seat that named it) set the next-trick effects of docs/rules.md B4 for t
 """
 from __future__ import annotations
 
+import functools
+from pathlib import Path
+
 import numpy as np
 
 from fishing2sim.api import decode_events
@@ -29,11 +32,18 @@ from fishing2sim.engine.state import (
 )
 from fishing2sim.strategy.loading import load_strategy
 
-from pathlib import Path
-
 DECK = load_deck()
 DECKS = {"fishing2": DECK, "fishing": load_deck(ruleset="fishing")}
-SCRIPTED = load_strategy(str(Path(__file__).parent / "bots" / "scripted.py"))
+BOTS = Path(__file__).parent / "bots"
+
+
+@functools.cache
+def load_test_bot(name: str):
+    """The test bot tests/bots/NAME.py, loaded (compiled) on first use, not when a test module
+    is imported: collecting the tests compiles nothing."""
+    return load_strategy(str(BOTS / f"{name}.py"))
+
+
 SHADES = {"light": K.C_LIGHT, "dark": K.C_DARK, None: K.C_NONE}
 SUITS = {"blue": K.C_BLUE, "yellow": K.C_YELLOW, "purple": K.C_PURPLE, "red": K.C_RED,
          "green": K.C_GREEN}
@@ -130,7 +140,7 @@ class Table:
                     self.params[p, j] = SUIT_CODE + SUITS[name[5:]]
                 else:
                     self.params[p, j] = self.card(name)
-        self.strats = tuple((f,) * K.MAX_PLAYERS for f in SCRIPTED.functions)
+        self.strats = tuple((f,) * K.MAX_PLAYERS for f in load_test_bot("scripted").functions)
 
     # --- running ---------------------------------------------------------------------
     def _events_since(self, start):

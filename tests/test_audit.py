@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import copy
 import functools
-import time
 
 import pytest
 
@@ -32,20 +31,20 @@ def _api():
 
 
 @functools.lru_cache(maxsize=None)
-def _events(players: int, seed: int) -> tuple:
-    return tuple(_api().play_game(players, seed, ruleset="fishing2", log=True).events)
+def _events(players: int, seed: int, ruleset: str = "fishing2") -> tuple:
+    return tuple(_api().play_game(players, seed, ruleset=ruleset, log=True).events)
 
 
-def _log(players: int = 4, seed: int = 7) -> list[dict]:
+def _log(players: int = 4, seed: int = 7, ruleset: str = "fishing2") -> list[dict]:
     """A fresh deep copy of a real log, safe to corrupt."""
-    return copy.deepcopy(list(_events(players, seed)))
+    return copy.deepcopy(list(_events(players, seed, ruleset)))
 
 
-def _find_log(pred, players=(4, 3, 5), seeds=range(200)):
+def _find_log(pred, players=(4, 3, 5), seeds=range(200), ruleset="fishing2"):
     """The first real log (players, seed order) with an event index satisfying pred."""
     for n in players:
         for seed in seeds:
-            events = _log(n, seed)
+            events = _log(n, seed, ruleset)
             for i in range(len(events)):
                 if pred(events, i):
                     return events, i
@@ -138,23 +137,31 @@ def test_auditor_highest_and_weakest(plays, trump, want):
 # Many seeded games.
 
 
-@pytest.mark.parametrize("n_seeds", SEED_COUNTS)
-@pytest.mark.parametrize("players", [3, 4, 5])
-def test_auditor_passes_seeded_games(players, n_seeds):
-    api = _api()
-    api.play_game(players, 0, ruleset="fishing2", log=True)  # compile outside the timing
-    t0 = time.perf_counter()
-    reasons = {"completed": 0, "overfished": 0}
+def _audit_seeded(players: int, n_seeds: int, ruleset: str) -> dict:
+    """Audit games 0 .. n_seeds-1 (seed 0, the ruleset's random lineup): every one passes.
+    The number of each event kind (a forfeited effect, or a determine-colour naming no
+    suit, as "forfeited KIND") and of each end reason ("end completed", ...)."""
+    counts: dict[str, int] = {}
     for seed in range(n_seeds):
-        events = api.play_game(players, seed, ruleset="fishing2", log=True).events
+        events = _api().play_game(players, seed, ruleset=ruleset, log=True).events
         try:
             summary = audit_game(events)
         except AuditError as exc:
-            raise AssertionError(f"players={players} seed={seed}: {exc}") from None
-        assert summary["players"] == players
-        reasons[summary["end_reason"]] += 1
-    elapsed = time.perf_counter() - t0
-    print(f"\n{players} players: {n_seeds} games audited in {elapsed:.1f} s; {reasons}")
+            raise AssertionError(f"{ruleset} players={players} seed={seed}: {exc}") from None
+        assert summary["players"] == players and summary["ruleset"] == ruleset
+        kinds = [f"end {summary['end_reason']}"] + [e["event"] for e in events] + [
+            f"forfeited {e['event']}" for e in events
+            if e.get("forfeited") or (e["event"] == "determine_colour" and e["suit"] is None)]
+        for k in kinds:
+            counts[k] = counts.get(k, 0) + 1
+    return counts
+
+
+@pytest.mark.parametrize("n_seeds", SEED_COUNTS)
+@pytest.mark.parametrize("players", [3, 4, 5])
+def test_auditor_passes_seeded_games(players, n_seeds):
+    counts = _audit_seeded(players, n_seeds, "fishing2")
+    assert counts["end completed"] + counts.get("end overfished", 0) == n_seeds
 
 
 def test_audit_summary():
@@ -209,17 +216,21 @@ def _illegal_swap(events: list[dict]):
     return None
 
 
-def test_mutation_illegal_play():
-    for seed in range(50):
-        events = _log(4, seed)
-        found = _illegal_swap(events)
+def _flags_an_illegal_swap(logs, find):
+    """In the first of ``logs`` where ``find(events)`` gives (index, card name), that play
+    made with the other card: the auditor flags it as an illegal play."""
+    for events in logs:
+        found = find(events)
         if found:
-            break
-    else:
-        pytest.fail("no play to corrupt")
-    i, wrong = found
-    events[i]["card"] = wrong
-    _assert_flags(events, i, "illegal play")
+            i, wrong = found
+            events[i]["card"] = wrong
+            _assert_flags(events, i, "illegal play")
+            return
+    pytest.fail("no play to corrupt")
+
+
+def test_mutation_illegal_play():
+    _flags_an_illegal_swap((_log(4, seed) for seed in range(50)), _illegal_swap)
 
 
 def test_mutation_caught_player():
@@ -301,24 +312,13 @@ def test_mutation_winners():
 # The original Fishing (docs/rules.md B).
 
 
-@functools.lru_cache(maxsize=None)
-def _fishing_events(players: int, seed: int) -> tuple:
-    return tuple(_api().play_game(players, seed, ruleset="fishing", log=True).events)
-
-
 def _flog(players: int = 4, seed: int = 7) -> list[dict]:
-    return copy.deepcopy(list(_fishing_events(players, seed)))
+    return _log(players, seed, "fishing")
 
 
 def _find_flog(pred, players=(4, 5, 3), seeds=range(400)):
     """The first real Fishing log (players, seed order) with an event index satisfying pred."""
-    for n in players:
-        for seed in seeds:
-            events = _flog(n, seed)
-            for i in range(len(events)):
-                if pred(events, i):
-                    return events, i
-    pytest.fail("no log with the wanted event found (the seeded games changed?)")
+    return _find_log(pred, players, seeds, "fishing")
 
 
 def _winner(plays, lowest=False, named=None, namer=None):
@@ -359,33 +359,11 @@ def test_auditor_fishing_winner(plays, lowest, named, want):
 @pytest.mark.parametrize("n_seeds", SEED_COUNTS)
 @pytest.mark.parametrize("players", [3, 4, 5])
 def test_auditor_passes_seeded_fishing_games(players, n_seeds):
-    api = _api()
-    api.play_game(players, 0, ruleset="fishing", log=True)  # compile outside the timing
-    t0 = time.perf_counter()
-    reasons = {"completed": 0, "overfished": 0}
-    effects: dict[str, int] = {}
-    for seed in range(n_seeds):
-        events = api.play_game(players, seed, ruleset="fishing", log=True).events
-        try:
-            summary = audit_game(events)
-        except AuditError as exc:
-            raise AssertionError(f"fishing players={players} seed={seed}: {exc}") from None
-        assert summary["players"] == players and summary["ruleset"] == "fishing"
-        reasons[summary["end_reason"]] += 1
-        for e in events:
-            k = e["event"]
-            if k in ("zero_catch", "catch_all_others", "pass_1_left", "play_first",
-                     "determine_colour", "lowest_wins", "bonus"):
-                if e.get("forfeited") or (k == "determine_colour" and e["suit"] is None):
-                    k = "forfeited " + k
-                effects[k] = effects.get(k, 0) + 1
-    elapsed = time.perf_counter() - t0
-    print(f"\nfishing, {players} players: {n_seeds} games audited in {elapsed:.1f} s; "
-          f"{reasons}; {effects}")
-    # every Fishing rule was exercised by these games
+    counts = _audit_seeded(players, n_seeds, "fishing")
+    # every Fishing rule was exercised by these games, and not only forfeited
     for k in ("zero_catch", "catch_all_others", "pass_1_left", "play_first",
               "determine_colour", "lowest_wins", "bonus"):
-        assert effects.get(k, 0) > 0, k
+        assert counts.get(k, 0) > counts.get(f"forfeited {k}", 0), k
 
 
 def test_fishing_audit_summary():
@@ -430,19 +408,8 @@ def _fishing_illegal_swap(events: list[dict], named_only: bool):
 
 @pytest.mark.parametrize("named_only", [True, False])
 def test_fishing_mutation_illegal_play(named_only):
-    for players in (4, 5, 3):
-        for seed in range(300):
-            events = _flog(players, seed)
-            found = _fishing_illegal_swap(events, named_only)
-            if found:
-                break
-        if found:
-            break
-    else:
-        pytest.fail("no play to corrupt")
-    i, wrong = found
-    events[i]["card"] = wrong
-    _assert_flags(events, i, "illegal play")
+    _flags_an_illegal_swap((_flog(players, seed) for players in (4, 5, 3) for seed in range(300)),
+                           lambda events: _fishing_illegal_swap(events, named_only))
 
 
 def test_fishing_mutation_trick_start_lowest_wins():

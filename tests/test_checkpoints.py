@@ -10,13 +10,13 @@ import shutil
 import signal
 import subprocess
 import sys
-import time
 import zipfile
 from pathlib import Path
 
 import numpy as np
 import pytest
 from click.testing import CliRunner
+from conftest import wait_until, write_experiment
 
 from fishing2sim.cli import main
 from fishing2sim.config.experiment import load_experiment
@@ -29,10 +29,7 @@ VICTIM = "c0000-k000003.npz"
 
 
 def write_yaml(folder: Path, name: str, body: str = BODY) -> Path:
-    folder.mkdir(parents=True, exist_ok=True)
-    path = folder / f"{name}.yaml"
-    path.write_text(f"name: {name}\noutput: {folder / 'reports'}\n" + body)
-    return path
+    return write_experiment(folder, name, body)
 
 
 @pytest.fixture(scope="module")
@@ -202,9 +199,7 @@ def test_a_second_run_on_a_folder_in_use_is_refused_with_the_other_pid(tmp_path)
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
         lock = lock_path(exp)
-        deadline = time.time() + 120
-        while time.time() < deadline and not (lock.is_file() and lock.read_text().strip()):
-            time.sleep(0.02)
+        wait_until(lambda: lock.is_file() and lock.read_text().strip(), timeout=120)
         assert lock.read_text().strip() == str(proc.pid)
         before = sorted(p.name for p in checkpoint_dir(exp).glob("*"))
         # the same experiment, and the same name with another seed: both refused

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import json
 import math
-import textwrap
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
+from conftest import write_experiment as write
 from click.testing import CliRunner
 
 from fishing2sim.api import play_games
@@ -29,13 +29,6 @@ def welch_t(va: float, na: int, vb: float, nb: int) -> float:
     from fishing2sim.analysis.stats import t_quantile
 
     return t_quantile((va + vb) ** 2 / (va ** 2 / (na - 1) + vb ** 2 / (nb - 1)))
-
-
-def write(folder: Path, name: str, body: str) -> Path:
-    folder.mkdir(parents=True, exist_ok=True)
-    p = folder / f"{name}.yaml"
-    p.write_text(f"name: {name}\noutput: {folder / 'reports'}\n" + textwrap.dedent(body))
-    return p
 
 
 def wilson(k, n):

@@ -4,13 +4,13 @@ per-strategy trump value, plots that read right, the module structure, docs that
 from __future__ import annotations
 
 import json
-import textwrap
 from pathlib import Path
 
 import matplotlib
 import numpy as np
 import pandas as pd
 import pytest
+from conftest import write_experiment as write
 from click.testing import CliRunner
 
 from fishing2sim import cli
@@ -20,12 +20,6 @@ from fishing2sim.config.experiment import PRECISION_FIGURES, TOP_KEYS, load_expe
 from fishing2sim.study import run
 
 REPO = Path(__file__).resolve().parent.parent
-
-
-def write(folder: Path, name: str, body: str) -> Path:
-    p = folder / f"{name}.yaml"
-    p.write_text(f"name: {name}\noutput: {folder / 'reports'}\n" + textwrap.dedent(body))
-    return p
 
 
 # ---- fishing2sim play ------------------------------------------------------------------------

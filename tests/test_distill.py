@@ -13,9 +13,11 @@ import pytest
 from cli_run import fishing2sim, message_lines
 from fishing2sim.train.distill import distill_prepare, mean_score_values
 from fishing2sim.train.labels import features_of, load_positions
-from fishing2sim.train.model import read_model
+from fishing2sim.student.model import read_model
 from fishing2sim.train.net import scores
-from fishing2sim.train.run import TrainError, config_hash, fit_iteration, read_config, train
+from fishing2sim.train.config import TrainError, config_hash, read_config
+from fishing2sim.train.iteration import fit_iteration
+from fishing2sim.train.run import train
 
 MAIN = """name: tiny
 seed: 7
@@ -123,12 +125,12 @@ def test_a_distill_step_fits_one_student_to_the_mean_score_of_the_runs_and_membe
 
 
 BAD = [
-    ("distill: member.yaml", {}, "distill must be a list of member training files"),
-    ("distill: []", {}, "distill must be a list of member training files"),
+    ("distill: member.yaml", {}, "distill: expected a list of member training files"),
+    ("distill: []", {}, "distill: expected a list of member training files"),
     ("distill: [nope.yaml]", {}, "nope.yaml does not exist"),
     ("distill: [adir]", {"adir": None}, "adir is a folder, not a file"),
     ("distill: [member.yaml]", {"member.yaml": _member(extra="colour: blue\n")},
-     "unknown key 'colour'"),
+     "colour: unknown key"),
     ("distill: [member.yaml]", {"member.yaml": _member(name="tiny")},
      "is named 'tiny', as this file's run"),
     ("distill: [a.yaml, b.yaml]", {"a.yaml": _member(), "b.yaml": _member(seed=9)},

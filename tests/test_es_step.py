@@ -7,8 +7,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from fishing2sim.train.layout import N_FEATURES
-from fishing2sim.train.model import read_model
+from fishing2sim.student.layout import N_FEATURES
+from fishing2sim.student.model import read_model
 from fishing2sim.train.net import split
 
 REPO = Path(__file__).resolve().parent.parent

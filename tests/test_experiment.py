@@ -12,6 +12,9 @@ from fishing2sim.config.deck import DeckError, deck_for
 from fishing2sim.config.deck_edits import edit_deck
 from fishing2sim.engine.constants import F_TIER
 from fishing2sim.config.experiment import ANALYSES, ExperimentError, condition_seed, load_experiment
+from fishing2sim.config.file_schema import ExperimentFile
+from fishing2sim.config.messages import KeyProblem
+from fishing2sim.config.schema import check
 
 REPO = Path(__file__).resolve().parent.parent
 SHIPPED = sorted((REPO / "experiments").glob("*.yaml"))
@@ -51,7 +54,7 @@ def test_shipped_files_load():
         for c in exp.conditions:
             assert c.players in c.deck.playable
     trump = load_experiment(REPO / "experiments" / "trump.yaml")
-    assert trump.analyses == ("trump_value", "depletion", "overfishing")
+    assert trump.analyses == ("trump_value", "depletion", "overfishing", "profile")  # a panel
     assert trump.conditions[0].players == 4
     st = load_experiment(REPO / "experiments" / "strategies.yaml")
     assert st.conditions[0].rotate and st.conditions[0].lineup == (
@@ -186,6 +189,25 @@ def test_wrong_types(tmp_path):
     assert "seats: 3 entries for 4 players" in err(tmp_path, "seats: [random, random, random]\n")
     assert "trump_value.max_round: expected a round number 2..12, got 1" in \
         err(tmp_path, "trump_value: {max_round: 1}\n")
+
+
+def test_the_validated_file_holds_the_grid_and_the_stopping_rules():
+    """The schema alone checks the keys that need no deck, strategy or built grid, and the
+    validated model holds what the loader reads: the sweep's axes, the precision targets."""
+    with pytest.raises(KeyProblem) as e:
+        check(ExperimentFile, {"name": "x", "sweep": {"players": [3, 4, 3]}})
+    assert str(e.value) == "sweep.players[2]: value 3 given twice"
+    with pytest.raises(KeyProblem) as e:
+        check(ExperimentFile, {"name": "x", "conditions": [{"label": "a"}, {"label": "a ",
+                                                                            "players": 3}]})
+    assert str(e.value) == "conditions[1].label: label 'a' given twice (also conditions[0])"
+    top = check(ExperimentFile, {
+        "name": "x", "analyses": ["overfishing"], "precision": {"overfishing": "0.5pp"},
+        "sweep": {"players": [{"value": 3, "label": "three", "baseline": True}, 4]}})
+    (axis,) = top.sweep
+    assert (axis.key, axis.values, axis.labels, axis.baseline) == \
+        ("players", [3, 4], ["three", None], 0)
+    assert top.precision == (("overfishing", 0.005, "0.5pp"),)
 
 
 def test_unknown_strategy(tmp_path):

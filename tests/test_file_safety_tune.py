@@ -7,7 +7,6 @@ import signal
 import subprocess
 import sys
 import textwrap
-import time
 from pathlib import Path
 
 import pytest
@@ -15,6 +14,7 @@ import pytest
 from fishing2sim.safe_files import MARKER
 from test_tune import _complete  # completed trials in a study.db, read while it runs
 from click.testing import CliRunner
+from conftest import wait_until
 
 optuna = pytest.importorskip("optuna")
 
@@ -200,9 +200,7 @@ def test_a_second_tune_on_the_same_folder_is_refused(tmp_path):
                              "--no-progress"], cwd=tmp_path, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True, start_new_session=True)
     try:
-        deadline = time.time() + 240
-        while time.time() < deadline and _complete(db) < 2 and proc.poll() is None:
-            time.sleep(0.05)
+        wait_until(lambda: _complete(db) >= 2 or proc.poll() is not None, timeout=240)
         assert _complete(db) >= 2, proc.stderr.read() if proc.poll() is not None else ""
         assert lock.read_text().strip() == str(proc.pid)
         for extra in ([], ["--resume"]):
@@ -214,9 +212,7 @@ def test_a_second_tune_on_the_same_folder_is_refused(tmp_path):
         assert one_error_line(res).endswith(f"in use by another run (PID {proc.pid}); wait for "
                                             "it to finish or stop it")
         n = _complete(db)
-        deadline = time.time() + 120
-        while time.time() < deadline and _complete(db) <= n:  # the first goes on
-            time.sleep(0.05)
+        wait_until(lambda: _complete(db) > n, timeout=120)  # the first goes on
         assert _complete(db) > n and proc.poll() is None
         st = optuna.load_study(study_name="busy", storage=f"sqlite:///{db}")
         assert sum(t.state.name == "COMPLETE" for t in st.trials) > n

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import io
 import json
+import re
 import subprocess
 import sys
 import textwrap
-import time
 import uuid
 from pathlib import Path
 
@@ -60,10 +60,8 @@ def test_a_typo_is_reported_without_loading_the_engine(tmp_path):
     (tmp_path / "tune.yaml").write_text("name: t\nrulset: fishing2\n")
     calls["tune"] = ["tune", str(tmp_path / "tune.yaml"), "--no-progress"]
     calls["play"] = ["play", "--strategy", "gredy"]
-    t0 = time.perf_counter()
     r = subprocess.run([sys.executable, "-c", CHECK, json.dumps(calls)], cwd=tmp_path,
                        capture_output=True, text=True, timeout=120)
-    elapsed = time.perf_counter() - t0
     assert r.returncode == 0, r.stderr
     got = json.loads(r.stdout.splitlines()[-1])
     assert got["codes"] == {name: 2 for name in calls}
@@ -73,7 +71,6 @@ def test_a_typo_is_reported_without_loading_the_engine(tmp_path):
     for (name, (_, msg)), line in zip(TYPOS.items(), errors):
         assert line.startswith(f"Error: {tmp_path / name}.yaml: ") and msg in line, line
     assert "did you mean 'greedy'?" in errors[-1]
-    assert elapsed < 60  # (seconds in fact; the bound is for a loaded machine)
 
 
 def test_the_loader_reports_a_typo_before_importing_a_strategy(tmp_path, monkeypatch):
@@ -173,7 +170,7 @@ def test_what_compiles_is_named_in_the_notices_words():
     assert first_run.describe("fishing2sim.engine.batch") == "the engine"
     assert first_run.describe("fishing2sim.strategy.reference") == "the engine"
     assert first_run.describe("fishing2sim.search.kernels") == "the search bots"
-    assert first_run.describe("fishing2sim.train.features") == "the student (bot skilled)"
+    assert first_run.describe("fishing2sim.student.features") == "the student (bot skilled)"
     assert first_run.describe("fishing2sim.bots.greedy") == "bot greedy"
     assert first_run.describe("strategies.greedy") == "bot greedy"
     assert first_run.describe("my_bot") == "bot my_bot"
@@ -188,19 +185,21 @@ class _Terminal(io.StringIO):
         return True
 
 
-def test_on_a_terminal_the_notice_counts_the_seconds(monkeypatch):
+def test_on_a_terminal_the_notice_counts_the_seconds(monkeypatch, wait_until):
     term = _Terminal()
     monkeypatch.setattr(sys, "stderr", term)
     with first_run.notice(True):
         first_run.compiling("the engine")
         assert first_run.ticking()
-        time.sleep(2.3)
+        assert wait_until(lambda: f"{first_run.NOTICE} the engine ... 1 s" in term.getvalue(),
+                          timeout=60)
         first_run.compiling("the engine")  # once per thing
         first_run.compiling("bot skilled")  # a second thing joins the line
+        assert wait_until(lambda: re.search(r"the engine and bot skilled \.\.\. [2-9] s",
+                                            term.getvalue()), timeout=60)
     text = term.getvalue()
     assert text.startswith(f"{first_run.NOTICE} the engine ...")
     assert f"\r{first_run.NOTICE} the engine ... 1 s" in text
-    assert f"\r{first_run.NOTICE} the engine and bot skilled ... 2 s" in text
     assert text.endswith(" s, done\n") and text.count("done") == 1
     assert "under a minute" not in text  # no duration promised
     assert not first_run.ticking()

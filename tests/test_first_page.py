@@ -9,6 +9,7 @@ import math
 import numpy as np
 import pandas as pd
 import pytest
+from conftest import write_experiment as write
 
 from fishing2sim.api import play_games
 from fishing2sim.config.experiment import load_experiment
@@ -41,12 +42,6 @@ sweep:
     - {value: random, label: random seats, baseline: true}
     - {value: greedy, label: greedy seats}
 """
-
-
-def write(tmp_path, name, body):
-    p = tmp_path / f"{name}.yaml"
-    p.write_text(f"name: {name}\noutput: {tmp_path / 'reports'}\n" + body)
-    return p
 
 
 @pytest.fixture(scope="module")

@@ -24,14 +24,14 @@ from fishing2sim.engine.state import (
     A_OPTIONS, S_N_ROUNDS, S_PHASE, S_PLAYS_N, S_ROUND, S_TRICK_NO, new_obs, new_state,
 )
 from fishing2sim.strategy import kit as kit
-from fishing2sim.strategy.files import _static_value, known_strategies, resolve_path
+from fishing2sim.strategy.files import static_value, known_strategies, resolve_path
 from fishing2sim.strategy.lineup import build_lineup
 from fishing2sim.strategy.loading import load_strategy
 from fishing2sim.strategy.kit import DECISION_FUNCTIONS
 
 # the heuristic bots (the search bots make their decisions by searching: test_search.py)
 BOTS = [name for name in known_strategies() if name != "random"
-        and _static_value(resolve_path(name), "SEARCH") is None]
+        and static_value(resolve_path(name), "SEARCH") is None]
 # the bots whose Fishing decisions follow the shared rules (strategy_kit); skilled's are
 # fitted to a search's values (fishing2sim/train): it plays the whole-game checks only
 RULED = [name for name in BOTS if name != "skilled"]

@@ -121,7 +121,7 @@ def _named(folder: Path, name: str) -> Path:
 
 
 def test_a_training_name_is_checked_the_same_way(tmp_path):
-    from fishing2sim.train.run import TrainError, read_config
+    from fishing2sim.train.config import TrainError, read_config
     from test_skilled import TINY
 
     for name, words in (('"x\\ty"', "holds '\\t'"), ("b" * 121, "has 121 bytes")):

@@ -84,7 +84,7 @@ def test_every_seat_gets_exactly_its_own_parameters(tmp_path):
     student, which reads its layout from its vector's length, plays the same games next
     to a seat with a longer vector (before, it got its row padded to the longest and
     played other, far weaker games), and so do a search seat's student rollouts."""
-    from fishing2sim.train.features import n_params
+    from fishing2sim.student.features import n_params
 
     wide = _wide(tmp_path, "highest", n_params(64))
     for lineup, games in ((["skilled"] + ["highest"] * 3, 200),
@@ -123,8 +123,9 @@ def test_a_strategy_sees_its_own_vector_in_games_and_in_labelling(tmp_path):
 
     text = (Path(__file__).resolve().parent.parent / "strategies" / "highest.py").read_text()
     text = text.replace('NAME = "highest"', 'NAME = "probe"').replace(
-        "    return strongest_card(obs)\n",
-        "    return strongest_card(obs) if params.shape[0] == 3 else option(obs, 0)\n", 1)
+        "    return top_power_option(obs)\n",
+        "    return top_power_option(obs) if params.shape[0] == 3 else option(obs, 0)\n", 1
+    ).replace("import SHARED_DECISIONS, decision,", "import SHARED_DECISIONS, decision, option,")
     probe = tmp_path / "probe.py"
     probe.write_text(text + "\nPARAMS = (1.0, 2.0, 3.0)\n")
     assert "params.shape[0] == 3" in probe.read_text()

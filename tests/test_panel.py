@@ -6,12 +6,12 @@ from __future__ import annotations
 
 import math
 import shutil
-import textwrap
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
+from conftest import write_experiment as write
 import yaml
 from click.testing import CliRunner
 
@@ -39,14 +39,8 @@ PANEL = """
     analyses: [overfishing, depletion, strategies]
 """
 TABLES = ["panel.csv", "verdicts.csv", "skill_trace.csv", "convergence.csv", "contrasts.csv",
-          "overfishing.csv", "depletion.csv", "strategies.csv"]
-
-
-def write(folder: Path, name: str, body: str) -> Path:
-    folder.mkdir(parents=True, exist_ok=True)
-    path = folder / f"{name}.yaml"
-    path.write_text(f"name: {name}\noutput: {folder / 'reports'}\n" + textwrap.dedent(body))
-    return path
+          "overfishing.csv", "depletion.csv", "strategies.csv", "profile.csv",
+          "profile_differences.csv"]
 
 
 @pytest.fixture(scope="module")

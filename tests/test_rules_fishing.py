@@ -23,7 +23,6 @@ Seats are 0..P-1 clockwise; the default table has 4 players, round 2, seat 0 lea
 from __future__ import annotations
 
 from collections import Counter
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -33,11 +32,9 @@ from fishing2sim.api import play_game, play_games
 from fishing2sim.engine import constants as K
 from fishing2sim.engine import core
 from fishing2sim.engine.state import A_VALUE
-from fishing2sim.strategy.loading import load_strategy
-from scenario import DECKS, Table, only
+from scenario import DECKS, Table, load_test_bot, only
 
 DECK = DECKS["fishing"]
-REFUSER = load_strategy(str(Path(__file__).parent / "bots" / "refuser.py"))
 COLOURS = ("blue", "yellow", "purple", "red")
 
 
@@ -666,7 +663,7 @@ def test_single_option_decision_is_not_asked():
     t = T(hands={0: ["red 5", "blue 1"], 1: ["red 9", "yellow 3"],
                  2: ["buoy pass-1-left", "blue 2"], 3: ["red 2", "blue 3"]},
           prefer={0: ["red 5"], 2: ["buoy pass-1-left"], 3: ["red 2"]})
-    use_strategy(t, 1, REFUSER)
+    use_strategy(t, 1, load_test_bot("refuser"))
     ev = t.play_trick()
     assert t.ended is None
     assert [(e["player"], e["card"]) for e in only(ev, "pass_1_left")] == [
@@ -675,7 +672,7 @@ def test_single_option_decision_is_not_asked():
     t = T(hands={0: ["red 5", "blue 1", "blue 4"], 1: ["red 9", "yellow 3", "yellow 4"],
                  2: ["buoy pass-1-left", "blue 2", "blue 5"], 3: ["red 2", "blue 3", "blue 6"]},
           prefer={0: ["red 5"], 2: ["buoy pass-1-left"], 3: ["red 2"]})
-    use_strategy(t, 1, REFUSER)
+    use_strategy(t, 1, load_test_bot("refuser"))
     t.play_trick()
     assert t.ended == "error"
 

@@ -20,16 +20,13 @@ starting cards with it and stops the game (t.ended == "error") if it does not fi
 from __future__ import annotations
 
 from collections import Counter
-from pathlib import Path
 
 import pytest
 
 from fishing2sim.api import play_game
 from fishing2sim.engine import constants as K
-from fishing2sim.strategy.loading import load_strategy
-from scenario import DECK, Table, only
+from scenario import DECK, Table, load_test_bot, only
 
-REFUSER = load_strategy(str(Path(__file__).parent / "bots" / "refuser.py"))
 OTHER = {"light": "dark", "dark": "light"}
 
 
@@ -958,7 +955,7 @@ def test_single_option_is_not_asked():
              2: ["buoy catch-1-card", "red 2"], 3: ["blue 2", "red 3"]}
     prefer = {0: ["blue 5"], 2: ["buoy catch-1-card"], 3: ["blue 2"]}
     t = Table(hands=hands, prefer=prefer)
-    use_strategy(t, 1, REFUSER)
+    use_strategy(t, 1, load_test_bot("refuser"))
     ev = t.play_trick()
     assert t.ended is None
     assert plays(ev)[1] == (1, "blue 9")
@@ -966,7 +963,7 @@ def test_single_option_is_not_asked():
         (0, "red 1"), (1, "yellow 3"), (2, "red 2"), (3, "red 3")]
     # control: with two legal cards the seat is asked, and its refusal stops the game
     t = Table(hands={**hands, 1: ["blue 9", "blue 3"]}, prefer=prefer)
-    use_strategy(t, 1, REFUSER)
+    use_strategy(t, 1, load_test_bot("refuser"))
     t.play_trick()
     assert t.ended == "error"
 

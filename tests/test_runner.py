@@ -5,18 +5,15 @@ import os
 import signal
 import subprocess
 import sys
-import time
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
-from click.testing import CliRunner
+from conftest import wait_until, write_experiment
 
 from fishing2sim.api import decode_events, play_games
 from fishing2sim.engine.batch import T_CHOICE, T_CHOOSER, T_D1_POINTS, T_D2_POINTS
 from fishing2sim.config.deck import load_deck
-from fishing2sim.cli import main
 from fishing2sim.engine import constants as K
 from fishing2sim.engine.batch import N_G, N_T, trump_batch
 from fishing2sim.engine.state import STATE_SIZE
@@ -27,21 +24,15 @@ from fishing2sim.strategy.lineup import build_lineup, observe_mask
 CSVS = ["depletion.csv", "overfishing.csv", "strategies.csv", "scores.csv"]
 
 
-def write_yaml(folder: Path, name: str, body: str) -> Path:
-    path = folder / f"{name}.yaml"
-    path.write_text(f"name: {name}\noutput: {folder / 'reports'}\n" + body)
-    return path
-
-
-def test_cli_run_writes_the_report_and_values_match_the_api(tmp_path):
-    path = write_yaml(tmp_path, "tiny", "players: 4\ngames: 1200\nchunk: 400\nseed: 3\n"
+def test_cli_run_writes_the_report_and_values_match_the_api(tmp_path, cli):
+    path = write_experiment(tmp_path, "tiny", "players: 4\ngames: 1200\nchunk: 400\nseed: 3\n"
                       "analyses: [depletion, overfishing, strategies]\n")
-    res = CliRunner().invoke(main, ["run", str(path), "--workers", "1", "--no-progress"])
+    res = cli("run", path, "--workers", "1", "--no-progress")
     assert res.exit_code == 0, res.output
     out = tmp_path / "reports" / "tiny"
     assert sorted(p.name for p in out.iterdir()) == sorted(
-        CSVS + [".fishing2sim-report", "config.yaml", "summary.md", "report.html",
-                "depletion.png", "overfishing.png", "scores.png"])  # one strategy: no win_shares
+        CSVS + ["examples.csv", "examples.json", ".fishing2sim-report", "config.yaml", "summary.md",
+                "report.html", "depletion.png", "overfishing.png", "scores.png"])  # one strategy: no win_shares
     for name in ("depletion", "overfishing", "strategies"):
         df = pd.read_csv(out / f"{name}.csv")
         assert list(df.columns[:1]) == ["condition"]
@@ -73,8 +64,8 @@ def test_cli_run_writes_the_report_and_values_match_the_api(tmp_path):
 def test_one_and_two_workers_give_byte_identical_csvs(tmp_path):
     body = ("players: [3, 4]\ngames: 600\nchunk: 150\nseed: 11\n"
             "analyses: [depletion, overfishing, strategies, trump_value]\n")
-    a = write_yaml(tmp_path / "a", "same", body) if (tmp_path / "a").mkdir() is None else None
-    b = write_yaml(tmp_path / "b", "same", body) if (tmp_path / "b").mkdir() is None else None
+    a = write_experiment(tmp_path / "a", "same", body)
+    b = write_experiment(tmp_path / "b", "same", body)
     run(a, workers=1, progress=False)
     run(b, workers=2, progress=False)
     for name in CSVS + ["trump_value.csv"]:
@@ -82,27 +73,23 @@ def test_one_and_two_workers_give_byte_identical_csvs(tmp_path):
             (tmp_path / "b/reports/same" / name).read_bytes(), name
 
 
-def test_resume_after_a_killed_run_gives_the_uninterrupted_result(tmp_path):
+def test_resume_after_a_killed_run_gives_the_uninterrupted_result(tmp_path, cli):
     body = ("players: 4\ngames: 2000\nchunk: 50\nseed: 2\n"
             "analyses: [trump_value, overfishing, strategies]\n")
-    (tmp_path / "a").mkdir()
-    (tmp_path / "b").mkdir()
-    a = write_yaml(tmp_path / "a", "long", body)
-    b = write_yaml(tmp_path / "b", "long", body)
+    a = write_experiment(tmp_path / "a", "long", body)
+    b = write_experiment(tmp_path / "b", "long", body)
     run(b, workers=1, progress=False)  # the uninterrupted reference
     ckpt = tmp_path / "a" / "reports" / ".checkpoints" / "long"
     proc = subprocess.Popen([sys.executable, "-m", "fishing2sim.cli", "run", str(a),
                              "--workers", "1", "--no-progress"],
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    deadline = time.time() + 300
-    while time.time() < deadline and len(list(ckpt.glob("c*.npz"))) < 3:
-        time.sleep(0.02)
+    wait_until(lambda: len(list(ckpt.glob("c*.npz"))) >= 3, timeout=300)
     proc.send_signal(signal.SIGKILL)
     proc.wait()
     saved = len(list(ckpt.glob("c*.npz")))
     assert 3 <= saved < 40, "the run was not interrupted mid-way"
     assert not (tmp_path / "a" / "reports" / "long").exists()  # no half-written report
-    res = CliRunner().invoke(main, ["run", str(a), "--resume", "--workers", "1", "--no-progress"])
+    res = cli("run", a, "--resume", "--workers", "1", "--no-progress")
     assert res.exit_code == 0, res.output
     for name in ["overfishing.csv", "strategies.csv", "scores.csv", "trump_value.csv"]:
         assert (tmp_path / "a/reports/long" / name).read_bytes() == \
@@ -174,21 +161,22 @@ def test_random_policy_gain_is_zero_and_holding_more_gains():
     ("seats: gredy\n", "gredy"),
     ("deck: {remove: ['blue 99']}\n", "blue 99"),
 ])
-def test_bad_experiment_is_exit_2_with_one_message_and_nothing_written(tmp_path, body, message):
-    path = write_yaml(tmp_path, "bad", body)
-    res = CliRunner().invoke(main, ["run", str(path), "--no-progress"])
+def test_bad_experiment_is_exit_2_with_one_message_and_nothing_written(tmp_path, cli,
+                                                                      experiment_file, body,
+                                                                      message):
+    path = experiment_file("bad", body)
+    res = cli("run", path, "--no-progress")
     assert res.exit_code == 2
     assert message in res.output
     assert "Traceback" not in res.output
     assert not (tmp_path / "reports" / "bad").exists()
 
 
-def test_resume_with_a_changed_file_is_refused(tmp_path):
-    path = write_yaml(tmp_path, "chg", "games: 200\nchunk: 100\nanalyses: [overfishing]\n")
-    exp = load_experiment(path)
+def test_resume_with_a_changed_file_is_refused(tmp_path, cli, experiment_file):
+    path = experiment_file("chg", "games: 200\nchunk: 100\nanalyses: [overfishing]\n")
     ck = tmp_path / "reports" / ".checkpoints" / "chg"
     ck.mkdir(parents=True)
     (ck / "config_hash").write_text("something else")
-    res = CliRunner().invoke(main, ["run", str(path), "--resume", "--no-progress"])
+    res = cli("run", path, "--resume", "--no-progress")
     assert res.exit_code == 2
     assert "changed since the interrupted run" in res.output

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from conftest import wait_until, write_experiment
 
 from fishing2sim import api
 from fishing2sim.engine import constants as K
@@ -468,13 +469,6 @@ def test_pimc_finds_a_clearly_better_card():
 
 # ---- search seats in experiment runs -----------------------------------------------------
 
-def write_yaml(folder, name, body):
-    folder.mkdir(parents=True, exist_ok=True)
-    path = folder / f"{name}.yaml"
-    path.write_text(f"name: {name}\noutput: {folder / 'reports'}\n" + body)
-    return path
-
-
 SEARCH_RUN = ("players: 4\ngames: 48\nchunk: 4\nseed: 5\nrotate: true\n"
               "seats: [{strategy: pimc, params: [3, 1, 0, 0]}, greedy, "
               "{strategy: ismcts, params: [12, 1, 0, 1]}, greedy]\n"
@@ -485,14 +479,13 @@ SEARCH_RUN = ("players: 4\ngames: 48\nchunk: 4\nseed: 5\nrotate: true\n"
 def test_search_seats_give_the_same_csvs_for_1_and_2_workers_dask_and_a_resume(tmp_path):
     import subprocess
     import sys
-    import time
 
     from fishing2sim.study import run
 
-    a = write_yaml(tmp_path / "a", "srch", SEARCH_RUN)
-    b = write_yaml(tmp_path / "b", "srch", SEARCH_RUN)
-    c = write_yaml(tmp_path / "c", "srch", SEARCH_RUN)
-    d = write_yaml(tmp_path / "d", "srch", SEARCH_RUN)
+    a = write_experiment(tmp_path / "a", "srch", SEARCH_RUN)
+    b = write_experiment(tmp_path / "b", "srch", SEARCH_RUN)
+    c = write_experiment(tmp_path / "c", "srch", SEARCH_RUN)
+    d = write_experiment(tmp_path / "d", "srch", SEARCH_RUN)
     run(a, workers=1, progress=False)
     run(b, workers=2, progress=False)
     run(d, dask_local=2, progress=False)  # a real local Dask cluster
@@ -506,9 +499,7 @@ def test_search_seats_give_the_same_csvs_for_1_and_2_workers_dask_and_a_resume(t
     proc = subprocess.Popen([sys.executable, "-m", "fishing2sim.cli", "run", str(c),
                              "--workers", "1", "--no-progress"],
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    deadline = time.time() + 300
-    while time.time() < deadline and len(list(ckpt.glob("c*.npz"))) < 2:
-        time.sleep(0.02)
+    wait_until(lambda: len(list(ckpt.glob("c*.npz"))) >= 2, timeout=300)
     proc.kill()
     proc.wait()
     assert 1 <= len(list(ckpt.glob("c*.npz"))) < 3
@@ -555,7 +546,7 @@ def test_bad_search_seats_in_an_experiment_are_exit_2(tmp_path, body, message):
 
     from fishing2sim.cli import main
 
-    path = write_yaml(tmp_path, "bad", "players: 4\ngames: 8\n" + body)
+    path = write_experiment(tmp_path, "bad", "players: 4\ngames: 8\n" + body)
     res = CliRunner().invoke(main, ["run", str(path), "--no-progress"])
     assert res.exit_code == 2, res.output
     assert message in res.output
@@ -576,7 +567,7 @@ def test_a_search_chooser_is_measured_by_the_trump_analysis(tmp_path):
             "    - {value: weights_tuned, baseline: true}\n"
             "    - {value: {strategy: pimc_trump, params: [4, 1, 0, 0]}}\n"
             "analyses: [trump_value, overfishing]\n")
-    path = write_yaml(tmp_path, "tr", body)
+    path = write_experiment(tmp_path, "tr", body)
     run(path, workers=1, progress=False)
     tv = pd_read(tmp_path / "reports/tr/trump_value.csv")
     pooled = tv[(tv.metric == "policy_gain_points") & tv["round"].isna()]
@@ -596,7 +587,7 @@ def test_reports_label_the_cheater_as_not_a_fair_player(tmp_path):
             "seats: [{strategy: cheater, params: [2, 1, 0, 0]}, "
             "{strategy: pimc, params: [2, 1, 0, 0]}, greedy, greedy]\n"
             "analyses: [strategies]\n")
-    path = write_yaml(tmp_path, "ch", body)
+    path = write_experiment(tmp_path, "ch", body)
     run(path, workers=1, progress=False)
     md = (tmp_path / "reports/ch/summary.md").read_text()
     assert "`cheater` sees every hand" in md and "not a fair player" in md
@@ -613,7 +604,7 @@ def test_reports_label_a_users_cheater_file_too(tmp_path):
     body = ("players: 4\ngames: 4\nchunk: 4\nseed: 2\n"
             f"seats: [{tmp_path / 'oracle.py'}, greedy, greedy, greedy]\n"
             "analyses: [strategies]\n")
-    path = write_yaml(tmp_path, "uc", body)
+    path = write_experiment(tmp_path, "uc", body)
     run(path, workers=1, progress=False)
     md = (tmp_path / "reports/uc/summary.md").read_text()
     assert "| oracle (sees every hand) |" in md

@@ -4,6 +4,8 @@ page's view holds nothing the seat has not seen; the HTTP rules (Host header, to
 folders only, clear error pages); Ctrl-C."""
 from __future__ import annotations
 
+import json
+
 import os
 from html import unescape
 import re
@@ -34,6 +36,7 @@ from fishing2sim.safe_files import MARKER  # noqa: E402
 from fishing2sim.serve.app import make_app  # noqa: E402
 from fishing2sim.serve.hints import hint, hint_seed, review  # noqa: E402
 from fishing2sim.serve.table import HIDDEN, Table  # noqa: E402
+from fishing2sim.report.replay import hands_at  # noqa: E402
 from fishing2sim.serve.view import replay, table_view  # noqa: E402
 from fishing2sim.strategy.lineup import build_lineup, observe_mask, search_args  # noqa: E402
 
@@ -196,14 +199,15 @@ def test_a_replay_shows_every_hand_before_every_trick():
     from fishing2sim.api import play_game
 
     g = play_game(players=3, seed=2, ruleset="fishing")
-    assert r["points"] == g.points
+    assert r["end"]["points"] == g.points
     first = r["tricks"][0]
+    lab = r["labels"]  # (the report's viewer's JSON: report/replay.py)
     deals = [[e["card"] for e in g.events if e["event"] == "deal" and e["player"] == p]
              for p in range(3)]
-    assert [sorted(h) for h in first["hands"]] == [sorted(h) for h in deals]
-    for t in r["tricks"]:  # each trick's plays come out of the hands shown before it
-        for p in t["plays"]:
-            assert p["card"] in t["hands"][p["player"]]
+    assert [sorted(lab[c] for c in h) for h in first["hands"]] == [sorted(h) for h in deals]
+    for t, hands in zip(r["tricks"], hands_at(r)):  # each trick's plays come out of the
+        for p, c in t["plays"]:  # hands shown before it
+            assert c in hands[p]
 
 
 # ---- HTTP ---------------------------------------------------------------------------
@@ -386,7 +390,10 @@ def test_a_reports_game_is_replayed_by_condition_and_index(with_report):
     g = play_game(players=4, seed=c.seed, strategies="greedy", game=3)  # --condition 1 --game 3`
     text = unescape(r.text)
     assert f"final points {g.points}" in text and "condition 1" in text
-    assert text.count("<tr><th scope='row'>round") == sum(
+    assert "src='/static/viewer.js'" in text and client.get("/static/viewer.js").status_code \
+        == 200  # the report's viewer, with the game's JSON
+    shown = json.loads(text.split("id='f2-games'>", 1)[1].split("</script>", 1)[0])
+    assert len(shown["games"]["replay"]["tricks"]) == sum(
         1 for e in g.events if e["event"] == "trick_start")
     for path, words in (("/replay/small?condition=2&game=0",
                          "condition 2 is out of range: the report has 2 conditions (0..1)"),
@@ -396,6 +403,32 @@ def test_a_reports_game_is_replayed_by_condition_and_index(with_report):
                         ("/replay/small?condition=x&game=0", "condition must be a whole")):
         r = client.get(path)
         assert r.status_code in (400, 404) and words in unescape(r.text), (path, r.text[-300:])
+
+
+def test_a_reports_example_game_is_shown_from_its_examples_json(tmp_path, with_report):
+    """A game that is one of the report's example games is not played again: the replay
+    page shows examples.json's game (here marked), in the report's viewer."""
+    import shutil
+
+    from fishing2sim.config.experiment import load_experiment
+    from fishing2sim.report.replay import build_examples
+    from fishing2sim.report.viewer import write_examples
+
+    client, exp = with_report
+    root = tmp_path / "served"
+    shutil.copytree(Path(exp).parent / Path(exp).name.replace("-small.yaml", ""), root)
+    data = build_examples(load_experiment(exp), [{"condition": 1, "figure": "overfishing",
+                                                  "rank": 1, "game": 3}], str(exp))
+    plain = json.loads(json.dumps(data["games"]["c1-g3"]))
+    data["games"]["c1-g3"]["title"] = "the stored example"
+    write_examples(root / "small", data)
+    c = _in(TestClient(make_app(root, "tok", {HOST}, cookie="f2s"),
+                       base_url=f"http://{HOST}", follow_redirects=False))
+    text = unescape(c.get("/replay/small?condition=1&game=3").text)
+    assert "the stored example, 4 players" in text
+    shown = json.loads(text.split("id='f2-games'>", 1)[1].split("</script>", 1)[0])
+    assert shown["games"]["replay"]["tricks"] == plain["tricks"]
+    assert "the stored example" not in unescape(c.get("/replay/small?condition=1&game=4").text)
 
 
 def test_a_reports_condition_is_played_at_the_table(with_report):

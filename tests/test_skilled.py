@@ -19,13 +19,15 @@ from fishing2sim.engine.state import A_HAND
 from fishing2sim.strategy.contract import StrategyError
 from fishing2sim.strategy.loading import load_strategy
 from fishing2sim.train.evaluate import rotated_share
-from fishing2sim.train.features import n_params
-from fishing2sim.train.layout import FEATURE_NAMES, FEATURES_VERSION, N_BLOCKS, N_WEIGHTS
+from fishing2sim.student.features import n_params
+from fishing2sim.student.layout import FEATURE_NAMES, FEATURES_VERSION, N_BLOCKS, N_WEIGHTS
 from fishing2sim.train.label import M_KIND, M_N_OPT
 from fishing2sim.train.labels import features_of, label_games, restore_obs
-from fishing2sim.train.model import load_params, read_model, save_model, write_student
-from fishing2sim.train.run import TrainError, read_config, train
-from fishing2sim.train.student import choose
+from fishing2sim.student.model import load_params, read_model
+from fishing2sim.train.model import save_model, write_student
+from fishing2sim.train.config import TrainError, read_config
+from fishing2sim.train.run import train
+from fishing2sim.student.decisions import choose
 
 REPO = Path(__file__).resolve().parent.parent
 SKILLED = REPO / "strategies" / "skilled.py"
@@ -193,7 +195,7 @@ def test_a_condition_with_opponents_seats_the_student_in_every_seat_in_turn(tmp_
     that seat and the opponents after it in their order, on consecutive deals; without
     it (every seat the student) the same deals are played otherwise."""
     from fishing2sim.train.label import M_GAME, M_SEAT
-    from fishing2sim.train.run import _label_against
+    from fishing2sim.train.iteration import _label_against
 
     f = tmp_path / "opp.yaml"
     f.write_text(TINY.replace("  - {ruleset: fishing, players: 4, games: 4}\n",
@@ -239,7 +241,7 @@ def test_bad_opponents_are_one_line(tmp_path, opponents, words):
 def test_an_edited_opponent_file_is_another_training_run(tmp_path):
     """The opponents' files are in the config hash, as the behaviour's: a resumed run
     never mixes positions played against two versions of an opponent."""
-    from fishing2sim.train.run import config_hash
+    from fishing2sim.train.config import config_hash
 
     bot = tmp_path / "opp_bot.py"
     src = (REPO / "strategies" / "greedy.py").read_text()
@@ -258,7 +260,7 @@ def test_an_edited_opponent_file_is_another_training_run(tmp_path):
 def test_the_shipped_training_file_keeps_the_shipped_models_config_hash():
     """Conditions without ``opponents`` hash as before the key existed: the shipped
     training file still names the run of the shipped model (its folder resumes)."""
-    from fishing2sim.train.run import config_hash
+    from fishing2sim.train.config import config_hash
 
     c = read_config(REPO / "experiments" / "train" / "skilled_policy.yaml")
     model = read_model(REPO / "fishing2sim" / "data" / "skilled.npz")
@@ -327,13 +329,18 @@ def test_a_training_run_resumes_after_its_last_finished_iteration(tmp_path):
 
 @pytest.mark.parametrize("change,words", [
     ("teacher: weights", "is not a search bot"),
-    ("budget: [0, 1, 0, 0]", "worlds must be a whole number"),
+    ("budget: [0, 1, 0, 0]", "budget: worlds must be a whole number"),
     ("budget: [-4, 1, 0, 0]", "worlds must be a whole number"),
-    ("decisions: [play, trump_chioce]", "unknown decision kind 'trump_chioce'"),
+    ("decisions: [play, trump_chioce]",
+     "decisions[1]: unknown decision kind 'trump_chioce' (did you mean 'trump_choice'?)"),
     ("teacher: no_such_bot", "unknown strategy"),
-    ("colour: blue", "unknown key 'colour'"),
-    ("hidden: -1", "hidden must be a whole number >= 0 and <= 256"),
-    ("epochs: 0", "epochs must be a whole number >= 1"),
+    ("colour: blue", "colour: unknown key"),
+    ("iteraions: 2", "iteraions: unknown key (did you mean 'iterations'?)"),
+    ("hidden: -1", "hidden: expected a whole number 0..256, got -1"),
+    ("hidden: 257", "hidden: expected a whole number 0..256, got 257"),
+    ("epochs: 0", "epochs: expected a whole number >= 1, got 0"),
+    ("rate: 1.5", "rate: expected the share of decisions labelled, a number in (0, 1], got 1.5"),
+    ("rollout: students", "rollout: expected 'teacher'"),
 ])
 def test_a_bad_training_file_is_one_line_and_exit_2_and_nothing_written(tmp_path, change,
                                                                        words):
@@ -349,6 +356,32 @@ def test_a_bad_training_file_is_one_line_and_exit_2_and_nothing_written(tmp_path
     assert r.returncode == 2
     lines = message_lines(r.stderr)
     assert len(lines) == 1 and words in lines[0]
+    assert not out.exists()
+
+
+BOMB = "a: &a [x, x, x, x, x, x, x, x, x, x]\n" + "".join(
+    f"{c}: &{c} [*{p}, *{p}, *{p}, *{p}, *{p}, *{p}, *{p}, *{p}, *{p}, *{p}]\n"
+    for p, c in zip("abcdefg", "bcdefgh"))
+
+
+@pytest.mark.parametrize("text,words", [
+    (TINY + "seed: 8\n", "line 15, column 1: YAML syntax error: duplicate key 'seed' (first "
+                         "given on line 2)"),
+    (BOMB + TINY, "expands to more than"),
+])
+def test_a_training_file_is_read_as_an_experiment_file_is(tmp_path, text, words):
+    """The training file goes through the experiment file's YAML reader
+    (config/yamlfile.py): a key given twice and aliases that expand too far are refused
+    with one line, exit code 2, nothing written."""
+    f = tmp_path / "bad.yaml"
+    f.write_text(text)
+    with pytest.raises(TrainError) as e:
+        read_config(f)
+    assert str(e.value).startswith(f"training file {f}: ") and words in str(e.value)
+    out = tmp_path / "out"
+    r = fishing2sim("train", f, "--output", out)
+    lines = message_lines(r.stderr)
+    assert r.returncode == 2 and len(lines) == 1 and words in lines[0], r.stderr
     assert not out.exists()
 
 
@@ -382,7 +415,7 @@ def test_a_training_run_never_replaces_a_folder_of_the_users_own(tmp_path):
     import json
 
     from fishing2sim.safe_files import MARKER
-    from fishing2sim.train.run import TrainError, _open_output
+    from fishing2sim.train.checks import open_output
 
     mine = tmp_path / "mine"
     mine.mkdir()
@@ -390,19 +423,19 @@ def test_a_training_run_never_replaces_a_folder_of_the_users_own(tmp_path):
     (mine / "state.json").write_text(json.dumps({"config_hash": "other", "done": 2}))
     for fresh in (False, True):
         with pytest.raises(TrainError, match="not made by fishing2sim"):
-            _open_output(mine, "abc", fresh)
+            open_output(mine, "abc", fresh)
     assert sorted(p.name for p in mine.iterdir()) == ["state.json", "thesis.tex"]
     link = tmp_path / "link"
     link.symlink_to(mine)
     with pytest.raises(TrainError, match="symbolic link"):
-        _open_output(link, "abc", True)
+        open_output(link, "abc", True)
     ours = tmp_path / "ours"
-    assert _open_output(ours, "abc", False)["done"] == 0 and (ours / MARKER).is_file()
+    assert open_output(ours, "abc", False)["done"] == 0 and (ours / MARKER).is_file()
     (ours / "state.json").write_text(json.dumps({"config_hash": "abc", "done": 3, "rows": []}))
-    assert _open_output(ours, "abc", False)["done"] == 3  # resumed
+    assert open_output(ours, "abc", False)["done"] == 3  # resumed
     with pytest.raises(TrainError, match="another configuration"):
-        _open_output(ours, "xyz", False)
-    assert _open_output(ours, "xyz", True)["done"] == 0  # --fresh: replaced
+        open_output(ours, "xyz", False)
+    assert open_output(ours, "xyz", True)["done"] == 0  # --fresh: replaced
     assert not (ours / "state.json").exists() and (ours / MARKER).is_file()
 
 
@@ -411,8 +444,8 @@ def test_the_students_unseen_cards_table_counts_as_the_kit_does():
     every stored card play (both rulesets, every player count's deck) it equals the kit's
     unseen_above, which walks the cards one by one."""
     from fishing2sim.strategy.heuristics import unseen_above
-    from fishing2sim.train.features import _context
-    from fishing2sim.train.tables import TABLE_SIZE, _fill_above, _unseen_above
+    from fishing2sim.student.features import _context
+    from fishing2sim.student.tables import TABLE_SIZE, _fill_above, _unseen_above
 
     checked = nonzero = 0
     for ruleset, players in (("fishing2", 4), ("fishing2", 3), ("fishing2", 5), ("fishing", 4)):
@@ -443,7 +476,7 @@ def test_the_unseen_cards_masks_count_as_the_cards_one_by_one():
     of them held for sure or perhaps by a player still to play, those of unknown place, the
     cards known in each later hand, the trumps among them, and the unseen blowfish."""
     from fishing2sim.strategy.observation import suit
-    from fishing2sim.train.tables import (
+    from fishing2sim.student.tables import (
         N_SUIT_SLOTS, N_VALUES, T_HELD, T_Q, T_TRUMPS_LATER, TABLE_SIZE, W_LATER_MAYBE,
         W_LATER_SURE, W_UNKNOWN, _above, _fill_above, _in, _seen, _unseen_above,
         unseen_blowfish,
@@ -571,7 +604,7 @@ def test_the_public_place_features_count_what_the_table_knows():
     the public card places (3-5 players of Fishing 2 and Fishing, rounds 1-8)."""
     from fishing2sim.strategy.heuristics import wins_now
     from fishing2sim.strategy.observation import suit
-    from fishing2sim.train.layout import F_PLACES
+    from fishing2sim.student.layout import F_PLACES
 
     checked = known = 0
     for ruleset, players in (("fishing2", 4), ("fishing2", 5), ("fishing2", 3), ("fishing", 4)):
@@ -649,7 +682,7 @@ def test_the_lead_features_count_what_the_table_knows():
     the kit's readers of the public card places, and 0 for every other card play (3-5
     players of Fishing 2 and Fishing, rounds 1-8)."""
     from fishing2sim.strategy.observation import suit
-    from fishing2sim.train.layout import F_LEAD, N_FEATURES
+    from fishing2sim.student.layout import F_LEAD, N_FEATURES
 
     checked = nonzero = 0
     for ruleset, players in (("fishing2", 4), ("fishing2", 3), ("fishing2", 5), ("fishing", 4)):
@@ -736,7 +769,7 @@ def _numpy_picks_agree(params_path, raw, hidden, nf):
 def test_the_shipped_model_scores_by_its_features():
     """The shipped model is of this feature version; its numba picks equal a numpy score
     over every feature with the file's own weights."""
-    from fishing2sim.train.model import model_path
+    from fishing2sim.student.model import model_path
 
     path = model_path("skilled.npz")
     with np.load(path) as z:
@@ -756,7 +789,7 @@ def test_an_older_model_scores_as_it_did(tmp_path, version):
     import io
     import zipfile
 
-    from fishing2sim.train.model import OLDER, model_path
+    from fishing2sim.student.model import OLDER, model_path
 
     with np.load(model_path("skilled.npz")) as z:
         w, hidden, nf = z["weights"], int(z["hidden"]), len(z["features"])
@@ -1004,7 +1037,7 @@ def test_the_students_stack_buffers_start_on_a_cache_line():
     the stack fell")."""
     import numba
 
-    from fishing2sim.train.tables import STACK_ALIGN, _stack_f64
+    from fishing2sim.student.tables import STACK_ALIGN, _stack_f64
 
     @numba.njit
     def offsets(k):
@@ -1021,3 +1054,20 @@ def test_the_students_stack_buffers_start_on_a_cache_line():
     assert STACK_ALIGN == 64
     for k in range(3):
         assert offsets(k) == (0, 0, 0, 0)
+
+
+def test_loading_and_playing_skilled_imports_nothing_of_the_training():
+    """The student's play (fishing2sim/student) stands apart from its training
+    (fishing2sim/train): a process that loads skilled and plays it in both rulesets, each
+    seat deciding, has no fishing2sim.train module loaded."""
+    code = ("import sys\n"
+            "from fishing2sim.api import run_games\n"
+            "from fishing2sim.strategy.loading import load_strategy\n"
+            "assert load_strategy('skilled').defined\n"
+            "for rs in ('fishing2', 'fishing'):\n"
+            "    a = run_games(2, 4, seed=3, ruleset=rs, strategies=['skilled'] * 4)\n"
+            "    assert len(a['int']) == 2\n"
+            "print(sorted(m for m in sys.modules if m.startswith('fishing2sim.train')))\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True, cwd=REPO)
+    assert out.stdout.strip().splitlines()[-1] == "[]"

@@ -11,19 +11,13 @@ import time
 from pathlib import Path
 
 import pytest
+from conftest import wait_until, write_experiment
 
 from fishing2sim.study import run
 from fishing2sim.strategy.loading import load_strategy
 
 CSVS = ["overfishing.csv", "strategies.csv", "scores.csv"]
 STOP_WITHIN = 2.0
-
-
-def write_yaml(folder: Path, name: str, body: str) -> Path:
-    folder.mkdir(parents=True, exist_ok=True)
-    path = folder / f"{name}.yaml"
-    path.write_text(f"name: {name}\noutput: {folder / 'reports'}\n" + body)
-    return path
 
 
 def live_processes():
@@ -50,15 +44,6 @@ def start(path: Path, *args) -> subprocess.Popen:
                              "--no-progress", *args],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             start_new_session=True)
-
-
-def wait_for(pred, timeout=240.0):
-    deadline = time.time() + timeout
-    while time.time() < deadline:
-        if pred():
-            return True
-        time.sleep(0.02)
-    return False
 
 
 def stop(proc: subprocess.Popen, signum: int, group: bool,
@@ -93,7 +78,7 @@ def stop(proc: subprocess.Popen, signum: int, group: bool,
 def assert_no_survivors(sid: int):
     # the main process is gone; every worker (and multiprocessing's helper) must follow it
     # at once: nothing may keep running after the run
-    wait_for(lambda: not session_processes(sid), timeout=1.0)
+    wait_until(lambda: not session_processes(sid), timeout=1.0)
     left = session_processes(sid)
     if left:
         for pid in left:
@@ -115,10 +100,10 @@ def test_a_signal_stops_the_run_and_its_workers_and_resume_continues(tmp_path, s
     # got twice as fast (with random seats a chunk now takes ~10 ms)
     body = ("players: 4\ngames: 30000\nchunk: 300\nseed: 5\nseats: greedy\n"
             "analyses: [overfishing, strategies]\n")
-    a = write_yaml(tmp_path / "a", "stop", body)
+    a = write_experiment(tmp_path / "a", "stop", body)
     ckpt = tmp_path / "a" / "reports" / ".checkpoints" / "stop"
     proc = start(a, "--workers", "2")
-    assert wait_for(lambda: len(list(ckpt.glob("c*.npz"))) >= 2), "no chunk finished"
+    assert wait_until(lambda: len(list(ckpt.glob("c*.npz"))) >= 2), "no chunk finished"
     assert len(session_processes(proc.pid)) >= 3  # the run and its two workers at least
     elapsed, rc, err = stop(proc, signum, group, times)
     assert elapsed < STOP_WITHIN, f"took {elapsed:.2f} s to stop"
@@ -139,7 +124,7 @@ def test_a_signal_stops_the_run_and_its_workers_and_resume_continues(tmp_path, s
     res = subprocess.run([sys.executable, "-m", "fishing2sim.cli", "run", str(a), "--resume",
                           "--no-progress", "--workers", "2"], capture_output=True, text=True)
     assert res.returncode == 0, res.stderr
-    b = write_yaml(tmp_path / "b", "stop", body)
+    b = write_experiment(tmp_path / "b", "stop", body)
     run(b, workers=1, progress=False)
     for name in CSVS:
         assert (tmp_path / "a/reports/stop" / name).read_bytes() == \
@@ -167,12 +152,12 @@ def test_ctrl_c_stops_workers_inside_a_decision_that_never_returns(tmp_path):
     bot.write_text(STUCK_BOT)
     load_strategy(str(bot))  # compile it once here: the workers load it from numba's cache
     # condition 0 (random bots) finishes its 4 chunks; condition 1 hangs in every worker
-    path = write_yaml(tmp_path, "stuck",
+    path = write_experiment(tmp_path, "stuck",
                       "games: 800\nchunk: 200\nanalyses: [overfishing]\n"
                       "sweep:\n  seats: [random, ./stuck_bot.py]\n")
     ckpt = tmp_path / "reports" / ".checkpoints" / "stuck"
     proc = start(path, "--workers", "2")
-    assert wait_for(lambda: len(list(ckpt.glob("c0000-*.npz"))) == 4)
+    assert wait_until(lambda: len(list(ckpt.glob("c0000-*.npz"))) == 4)
     time.sleep(3)  # the workers are now inside the stuck decision
     assert proc.poll() is None
     elapsed, rc, err = stop(proc, signal.SIGINT, group=True)
@@ -185,10 +170,10 @@ def test_ctrl_c_stops_workers_inside_a_decision_that_never_returns(tmp_path):
 @pytest.mark.slow  # long: the default suite stays near 6 minutes (CI runs it)
 def test_ctrl_c_stops_a_local_dask_cluster_too(tmp_path):
     pytest.importorskip("distributed")
-    path = write_yaml(tmp_path, "dask", "games: 400000\nchunk: 20000\nanalyses: [overfishing]\n")
+    path = write_experiment(tmp_path, "dask", "games: 400000\nchunk: 20000\nanalyses: [overfishing]\n")
     ckpt = tmp_path / "reports" / ".checkpoints" / "dask"
     proc = start(path, "--dask-local", "2")
-    assert wait_for(lambda: len(list(ckpt.glob("c*.npz"))) >= 2), "no chunk finished"
+    assert wait_until(lambda: len(list(ckpt.glob("c*.npz"))) >= 2), "no chunk finished"
     elapsed, rc, err = stop(proc, signal.SIGINT, group=True)
     assert elapsed < STOP_WITHIN, f"took {elapsed:.2f} s to stop"
     assert rc == 130
@@ -200,10 +185,10 @@ def test_ctrl_c_stops_a_local_dask_cluster_too(tmp_path):
 @pytest.mark.slow  # kills a worker and resumes: 10 s (the default run stays within 6 minutes)
 def test_a_worker_killed_from_outside_is_one_line_and_resume_continues(tmp_path):
     body = "players: 4\ngames: 30000\nchunk: 300\nseed: 8\nanalyses: [overfishing]\n"
-    a = write_yaml(tmp_path / "a", "dies", body)
+    a = write_experiment(tmp_path / "a", "dies", body)
     ckpt = tmp_path / "a" / "reports" / ".checkpoints" / "dies"
     proc = start(a, "--workers", "2")
-    assert wait_for(lambda: len(list(ckpt.glob("c*.npz"))) >= 2), "no chunk finished"
+    assert wait_until(lambda: len(list(ckpt.glob("c*.npz"))) >= 2), "no chunk finished"
     workers = [p for p in session_processes(proc.pid)
                if p != proc.pid and "spawn_main" in Path(f"/proc/{p}/cmdline").read_text()]
     assert len(workers) == 2
@@ -220,7 +205,7 @@ def test_a_worker_killed_from_outside_is_one_line_and_resume_continues(tmp_path)
     res = subprocess.run([sys.executable, "-m", "fishing2sim.cli", "run", str(a), "--resume",
                           "--no-progress", "--workers", "2"], capture_output=True, text=True)
     assert res.returncode == 0, res.stderr
-    b = write_yaml(tmp_path / "b", "dies", body)
+    b = write_experiment(tmp_path / "b", "dies", body)
     run(b, workers=1, progress=False)
     assert (tmp_path / "a/reports/dies/overfishing.csv").read_bytes() == \
         (tmp_path / "b/reports/dies/overfishing.csv").read_bytes()
@@ -231,7 +216,7 @@ def test_workers_cannot_take_a_ctrl_c_while_they_import(tmp_path):
     # instruction SIGINT is blocked (until it ignores it). The first spawn of a run starts
     # multiprocessing's resource tracker, which unblocks SIGINT in the parent: checked in a
     # fresh interpreter, where that first spawn really happens
-    a = write_yaml(tmp_path, "masks", "players: 4\ngames: 100\n")
+    a = write_experiment(tmp_path, "masks", "players: 4\ngames: 100\n")
     code = (
         "import sys\n"
         "from fishing2sim.config.experiment import load_experiment\n"
@@ -323,7 +308,7 @@ def looper_compiled():
 def test_play_stops_inside_a_decision_that_never_returns(looper_compiled, signum, group,
                                                          code, times):
     proc = start_cli("play", "--seed", 3, "--strategy", LOOPER)
-    assert wait_for(lambda: len(game_children(proc.pid)) == 1, timeout=120)
+    assert wait_until(lambda: len(game_children(proc.pid)) == 1, timeout=120)
     time.sleep(2)  # the game's child is now inside the looping decision
     assert proc.poll() is None
     elapsed, rc, err = stop(proc, signum, group, times)
@@ -337,11 +322,11 @@ def test_play_stops_inside_a_decision_that_never_returns(looper_compiled, signum
 @pytest.mark.slow  # long: the default suite stays near 6 minutes (CI runs it)
 def test_play_stops_a_search_it_cannot_finish(tmp_path):
     # pimc at its largest budget: hours for one game
-    path = write_yaml(tmp_path, "huge", "players: 4\nseed: 1\nanalyses: [strategies]\n"
+    path = write_experiment(tmp_path, "huge", "players: 4\nseed: 1\nanalyses: [strategies]\n"
                       "seats: [{strategy: pimc, params: [4096, 1024, 1, 0]}, greedy, greedy, "
                       "greedy]\n")
     proc = start_cli("play", "--experiment", path, "--condition", 0, "--json")
-    assert wait_for(lambda: len(game_children(proc.pid)) == 1, timeout=120)
+    assert wait_until(lambda: len(game_children(proc.pid)) == 1, timeout=120)
     time.sleep(4)  # searching
     assert proc.poll() is None
     elapsed, rc, err = stop(proc, signal.SIGINT, group=True)
@@ -357,7 +342,7 @@ def sigkill_parent_and_check(proc: subprocess.Popen, kids: list[int]) -> None:
     proc.stdout.close()
     proc.stderr.close()
     t0 = time.monotonic()
-    gone = wait_for(lambda: not alive(kids), timeout=3.0)
+    gone = wait_until(lambda: not alive(kids), timeout=3.0)
     print(f"children gone {time.monotonic() - t0:.2f} s after the parent's SIGKILL")
     left = alive(kids)
     for pid in left:
@@ -366,11 +351,11 @@ def sigkill_parent_and_check(proc: subprocess.Popen, kids: list[int]) -> None:
 
 
 def test_workers_die_with_a_sigkilled_run(tmp_path, looper_compiled):
-    path = write_yaml(tmp_path, "orphans", f"games: 800\nchunk: 200\nanalyses: [overfishing]\n"
+    path = write_experiment(tmp_path, "orphans", f"games: 800\nchunk: 200\nanalyses: [overfishing]\n"
                       f"seats: {LOOPER}\n")
     proc = start(path, "--workers", "2")
     _sessions.append(proc.pid)
-    assert wait_for(lambda: len(game_children(proc.pid)) == 2, timeout=120)
+    assert wait_until(lambda: len(game_children(proc.pid)) == 2, timeout=120)
     kids = game_children(proc.pid)
     time.sleep(3)  # inside the looping decision
     assert proc.poll() is None and len(alive(kids)) == 2
@@ -379,7 +364,7 @@ def test_workers_die_with_a_sigkilled_run(tmp_path, looper_compiled):
 
 def test_plays_child_dies_with_a_sigkilled_play(looper_compiled):
     proc = start_cli("play", "--strategy", LOOPER)
-    assert wait_for(lambda: len(game_children(proc.pid)) == 1, timeout=120)
+    assert wait_until(lambda: len(game_children(proc.pid)) == 1, timeout=120)
     kids = game_children(proc.pid)
     time.sleep(2)
     sigkill_parent_and_check(proc, kids)
@@ -406,9 +391,9 @@ def test_tune_with_one_worker_stops_inside_a_chunk(tmp_path, looper_compiled, si
                                                    code):
     # one worker: the trial's chunk once played in tune's own process, where a compiled
     # decision ignores Ctrl-C; here it never ends at all
-    path = write_yaml(tmp_path, "tl", TUNE_LOOPING.format(looper=LOOPER))
+    path = write_experiment(tmp_path, "tl", TUNE_LOOPING.format(looper=LOOPER))
     proc = start_cli("tune", path, "-w", 1, "--no-progress")
-    assert wait_for(lambda: len(game_children(proc.pid)) == 1, timeout=120)
+    assert wait_until(lambda: len(game_children(proc.pid)) == 1, timeout=120)
     time.sleep(3)  # trial 0's worker is inside the looping decision
     assert proc.poll() is None
     elapsed, rc, err = stop(proc, signum, group)
@@ -475,7 +460,7 @@ def test_a_stopped_training_pool_ends_its_processes_and_its_manager_thread():
         procs = list(pool._processes.values())
         assert len(procs) == 2
         sleeping = submit_all(pool, time.sleep, [(60,)] * 3)
-        assert wait_for(lambda: sleeping[0].running(), timeout=30)
+        assert wait_until(lambda: sleeping[0].running(), timeout=30)
     except BaseException:
         close_pool(pool, True)
         raise

@@ -24,7 +24,7 @@ from fishing2sim.engine.state import (
     S_OCEAN_TOP, S_PHASE, S_PLAYED_N, S_PLAYS_N, S_ROUND, S_TRICK_N, S_TRICK_NO, new_obs,
     new_state,
 )
-from fishing2sim.strategy.files import (STRATEGIES_DIR, _static_value, known_strategies, resolve_path)
+from fishing2sim.strategy.files import (STRATEGIES_DIR, static_value, known_strategies, resolve_path)
 from fishing2sim.strategy.contract import StrategyError
 from fishing2sim.strategy.lineup import build_lineup, observe_mask
 from fishing2sim.strategy.loading import load_strategy
@@ -33,7 +33,7 @@ from fishing2sim.strategy.kit import DECISION_FUNCTIONS
 
 # the heuristic bots (the search bots make their decisions by searching: test_search.py)
 BOTS = [name for name in known_strategies() if name != "random"
-        and _static_value(resolve_path(name), "SEARCH") is None]
+        and static_value(resolve_path(name), "SEARCH") is None]
 FISHING2_DECISIONS = ("play", "trump_choice", "determine_trump", "catch_1_other",
                       "exchange_take", "exchange_give", "catch_1_card")
 _GAME_G_WINNERS = 3  # column of run_games' "int" array: bitmask of the seats sharing the win

@@ -15,12 +15,14 @@ import numpy as np
 import pytest
 
 from cli_run import fishing2sim, message_lines
-from fishing2sim.train.es import (CHECK_UNIT, CHECK_UNIT_OVERFISHING, KEYS, adam, directions,
-                                  games, groups, iteration_deals_seed, overfished,
+from fishing2sim.train.es import (adam, directions, games, groups, iteration_deals_seed, overfished,
                                   play_blocks, score, step_key, weights_at)
-from fishing2sim.train.model import file_sha256, read_model
+from fishing2sim.student.model import file_sha256, read_model
 from fishing2sim.train.net import split
-from fishing2sim.train.run import TrainError, config_hash, read_config, train
+from fishing2sim.train.config import TrainError, config_hash, read_config
+from fishing2sim.train.report import CHECK_UNIT, CHECK_UNIT_OVERFISHING
+from fishing2sim.train.run import train
+from fishing2sim.train.schema import EsStep
 from test_distill import MAIN  # the tiny training of the distill step's tests
 
 ES = "es: {{iterations: {n}, pairs: 2, deals: 8, check_every: {every}, check_deals: 6}}\n"
@@ -130,18 +132,18 @@ def test_the_es_step_on_a_dask_cluster_is_the_local_step(tmp_path):
 
 
 BAD = [
-    ("es: 5", "es must be a mapping of settings"),
-    ("es: {pairs: 0}", "es: pairs must be a whole number >= 1, got 0"),
-    ("es: {iterations: 2.5}", "es: iterations must be a whole number >= 1, got 2.5"),
-    ("es: {sigma: -0.1}", "es: sigma must be a number in (0, 10], got -0.1"),
-    ("es: {lr: 0}", "es: lr must be a number in (0, 10], got 0"),
-    ("es: {check_deals: 1}", "es: check_deals must be a whole number >= 2, got 1"),
-    ("es: {seed: -1}", "es: seed must be a whole number 0..9223372036854775807, got -1"),
-    ("es: {pair: 3}", "es: unknown key 'pair'"),
-    ("es: {overfishing: -0.5}", "es: overfishing must be a number in [0, 100]"),
-    ("es: {overfishing: lots}", "es: overfishing must be a number in [0, 100]"),
+    ("es: 5", "es: expected a mapping of the step's settings (iterations, pairs"),
+    ("es: {pairs: 0}", "es.pairs: expected a whole number >= 1, got 0"),
+    ("es: {iterations: 2.5}", "es.iterations: expected a whole number >= 1, got 2.5"),
+    ("es: {sigma: -0.1}", "es.sigma: expected a number in (0, 10], got -0.1"),
+    ("es: {lr: 0}", "es.lr: expected a number in (0, 10], got 0"),
+    ("es: {check_deals: 1}", "es.check_deals: expected a whole number >= 2, got 1"),
+    ("es: {seed: -1}", "es.seed: expected a whole number 0..9223372036854775807, got -1"),
+    ("es: {pair: 3}", "es.pair: unknown key (did you mean 'pairs'?)"),
+    ("es: {overfishing: -0.5}", "es.overfishing: expected a number in [0, 100]"),
+    ("es: {overfishing: lots}", "es.overfishing: expected a number in [0, 100]"),
     ("es: {overfishing: 1, overfishing_deals: 0}",
-     "es: overfishing_deals must be a whole number >= 1, got 0"),
+     "es.overfishing_deals: expected a whole number >= 1, got 0"),
 ]
 
 
@@ -194,7 +196,7 @@ def test_overfishing_in_the_objective_is_the_share_less_its_weight_times_overfis
     assert "5-player overfishing" in summary and "weight 0.5" in summary
     plain = read_config(_file(tmp_path))["es"]
     assert not {"overfishing", "overfishing_deals"} & set(plain)
-    assert set(plain) == KEYS - {"overfishing", "overfishing_deals"}
+    assert set(plain) == set(EsStep.model_fields) - {"overfishing", "overfishing_deals"}
     assert step_key("h", "x", plain) != step_key("h", "x", s)
 
 

@@ -21,9 +21,11 @@ from click.testing import CliRunner
 from cli_run import fishing2sim, message_lines
 from fishing2sim.cli import main
 from fishing2sim.config.keys import MAX_GAMES, MAX_GAMES_HARD, MAX_SEED
-from fishing2sim.train.layout import N_WEIGHTS
-from fishing2sim.train.model import MAX_MODEL_BYTES, ModelError, read_model, save_model
-from fishing2sim.train.run import TrainError, read_config, train
+from fishing2sim.student.layout import N_WEIGHTS
+from fishing2sim.student.model import MAX_MODEL_BYTES, ModelError, read_model
+from fishing2sim.train.model import save_model
+from fishing2sim.train.config import TrainError, read_config
+from fishing2sim.train.run import train
 
 REPO = Path(__file__).resolve().parent.parent
 SKILLED = REPO / "strategies" / "skilled.py"
@@ -164,15 +166,15 @@ def test_a_damaged_training_file_from_the_command_line_is_exit_2(trained, tmp_pa
 
 
 def test_a_fit_that_is_not_finite_saves_nothing(tmp_path, monkeypatch):
-    from fishing2sim.train import run
+    from fishing2sim.train import iteration
 
-    real = run.fit_iteration
+    real = iteration.fit_iteration
 
     def nan_fit(*a, **k):
         w_lin, w, agree, total = real(*a, **k)
         return w_lin, w * np.nan, agree, total
 
-    monkeypatch.setattr(run, "fit_iteration", nan_fit)
+    monkeypatch.setattr(iteration, "fit_iteration", nan_fit)
     f = tmp_path / "tiny.yaml"
     f.write_text(TINY.replace("iterations: 2", "iterations: 1"))
     with pytest.raises(TrainError, match="not all finite; nothing of iteration 1 is saved"):
@@ -311,7 +313,7 @@ def test_train_above_the_hard_limit_is_refused_even_with_yes(tmp_path, change, k
 def test_a_training_seed_outside_0_to_2_63_minus_1_is_refused(tmp_path, change):
     f = tmp_path / "seed.yaml"
     f.write_text(_with(change + "\n"))
-    with pytest.raises(TrainError, match=rf"seed must be a whole number 0\.\.{MAX_SEED}"):
+    with pytest.raises(TrainError, match=rf"seed: expected a whole number 0\.\.{MAX_SEED}"):
         read_config(f)
     out = tmp_path / "reports"
     line = one_error(CliRunner().invoke(main, ["train", str(f), "--output", str(out)]))

@@ -6,19 +6,21 @@ import sqlite3
 import subprocess
 import sys
 import textwrap
-import time
 from pathlib import Path
 
 import pandas as pd
 import pytest
 import yaml
 from click.testing import CliRunner
+from conftest import wait_until
 
 optuna = pytest.importorskip("optuna")
 
 from fishing2sim.tune import tuner as T  # noqa: E402
+from fishing2sim import study  # noqa: E402
 from fishing2sim.cli import main  # noqa: E402
 from fishing2sim.config.experiment import load_experiment  # noqa: E402
+from fishing2sim.config.yamlfile import read_mapping  # noqa: E402
 
 REPO = Path(__file__).resolve().parent.parent
 DEFAULT_WEIGHTS = [0.5, 3.0, -2.0, -0.5, -1.0, -1.0, 0.0, 0.3, 1.0, 0.3, 2.0, 0.0, 1.0, 0.0,
@@ -215,24 +217,23 @@ def test_missing_tune_section_and_bad_budget(tmp_path):
     assert not (tmp_path / "reports").exists()
 
 
-# ---- a known optimum --------------------------------------------------------------------
-@pytest.mark.slow  # 120 trials toward a known optimum: 9 s (the default run stays within 6 minutes)
-def test_analytic_objective_through_the_same_code_path(tmp_path, monkeypatch):
-    """CMA-ES over two weights of a seat's parameter vector; the runner is replaced by an
-    analytic figure of the trial's experiment, so everything else (key paths, study, racing,
-    report) is the real code path. The optimum is (0.7, -1.2)."""
-    from fishing2sim import study as runner
+def fake_win_shares(monkeypatch, estimate, half: float) -> None:
+    """study.run replaced by a figure of the trial's experiment, no game played: the win
+    share of `weights` (seat 0) is estimate(its parameter vector) +- half."""
     def fake_run(exp, **kw):
-        cond = exp.conditions[0]
-        a, b = cond.params[0][3], cond.params[0][5]
-        est = 0.5 - (a - 0.7) ** 2 - (b + 1.2) ** 2
+        est = estimate(exp.conditions[0].params[0])
         rows = [dict(condition=0, strategy="weights", seat=pd.NA, metric="win_share", n=1000,
-                     estimate=est, ci_low=est - 0.01, ci_high=est + 0.01)]
-        return runner.Results({"strategies": pd.DataFrame(rows)}, {})
+                     estimate=est, ci_low=est - half, ci_high=est + half)]
+        return study.Results({"strategies": pd.DataFrame(rows)}, {})
 
-    monkeypatch.setattr(runner, "run", fake_run)
-    p = write(tmp_path, """\
-        name: analytic
+    monkeypatch.setattr(study, "run", fake_run)
+
+
+def weights_tune(tmp_path, name: str, more_space: str, trials: int, top: int) -> Path:
+    """A tune file over `weights`' parameter 3 in seat 0 (and ``more_space``, lines of the
+    space) against greedy, counter and random, maximising its win share."""
+    return write(tmp_path, """\
+        name: %s
         players: 4
         seed: 7
         seats: [{strategy: weights, params: %s}, greedy, counter, random]
@@ -240,11 +241,21 @@ def test_analytic_objective_through_the_same_code_path(tmp_path, monkeypatch):
         tune:
           space:
             seats[0].params[3]: {float: [-3, 3]}
-            seats[0].params[5]: {float: [-3, 3]}
-          objective: {maximize: "win_share[strategy=weights]"}
-          budget: {trials: 120, games: 100}
-          racing: {top: 2, games: 100}
-    """ % DEFAULT_WEIGHTS)
+%s          objective: {maximize: "win_share[strategy=weights]"}
+          budget: {trials: %d, games: 100}
+          racing: {top: %d, games: 100}
+    """ % (name, DEFAULT_WEIGHTS, more_space, trials, top))
+
+
+# ---- a known optimum --------------------------------------------------------------------
+@pytest.mark.slow  # 120 trials toward a known optimum: 9 s (the default run stays within 6 minutes)
+def test_analytic_objective_through_the_same_code_path(tmp_path, monkeypatch):
+    """CMA-ES over two weights of a seat's parameter vector; the runner is replaced by an
+    analytic figure of the trial's experiment, so everything else (key paths, study, racing,
+    report) is the real code path. The optimum is (0.7, -1.2)."""
+    fake_win_shares(monkeypatch, lambda w: 0.5 - (w[3] - 0.7) ** 2 - (w[5] + 1.2) ** 2, 0.01)
+    p = weights_tune(tmp_path, "analytic", "            seats[0].params[5]: {float: [-3, 3]}\n",
+                     trials=120, top=2)
     res = T.tune(T.load_tune(p), workers=1)
     a, b = (res.winner["values"][k] for k in ("seats[0].params[3]", "seats[0].params[5]"))
     assert abs(a - 0.7) < 0.15 and abs(b + 1.2) < 0.15, (a, b)
@@ -331,9 +342,7 @@ def test_resume_after_sigkill_continues_the_same_study(tmp_path):
     cmd = [sys.executable, "-m", "fishing2sim.cli", "tune", str(p), "-w", "1", "--no-progress"]
     proc = subprocess.Popen(cmd, cwd=tmp_path, stdout=subprocess.DEVNULL,
                             stderr=subprocess.DEVNULL)
-    deadline = time.time() + 240
-    while time.time() < deadline and _complete(db) < 3 and proc.poll() is None:
-        time.sleep(0.1)
+    wait_until(lambda: _complete(db) >= 3 or proc.poll() is not None, timeout=240)
     os.kill(proc.pid, signal.SIGKILL)
     proc.wait()
     before = optuna.load_study(study_name="killed", storage=f"sqlite:///{db}")
@@ -421,36 +430,15 @@ def test_numbers_in_exponent_form_are_numbers(tmp_path):
     """ % DEFAULT_WEIGHTS)
     spec = T.load_tune(p)
     assert [(d.lo, d.hi) for d in spec.dims] == [(-2.0, 1.0), (-3.0, 0.05)]
-    from fishing2sim.config.experiment import _load_yaml
-    assert _load_yaml("a: [1e9, -2e-3, 1_0e1, 7, 1.5, x1e9, '1e9']") == {
-        "a": [1e9, -0.002, 100.0, 7, 1.5, "x1e9", "1e9"]}
+    numbers = write(tmp_path, "a: [1e9, -2e-3, 1_0e1, 7, 1.5, x1e9, '1e9']\n", "n.yaml")
+    assert read_mapping(numbers, "n.yaml") == {"a": [1e9, -0.002, 100.0, 7, 1.5, "x1e9", "1e9"]}
 
 
 def test_tune_writes_shares_as_the_run_reports_do(tmp_path, monkeypatch):
     """A share is a percentage on the trial lines, the closing line and in summary.md (its
     differences in pp), as in a run's report, not a fraction."""
-    from fishing2sim import study as runner
-    def fake_run(exp, **kw):
-        x = exp.conditions[0].params[0][3]
-        est = 0.25 + 0.01 * x
-        rows = [dict(condition=0, strategy="weights", seat=pd.NA, metric="win_share", n=1000,
-                     estimate=est, ci_low=est - 0.012, ci_high=est + 0.012)]
-        return runner.Results({"strategies": pd.DataFrame(rows)}, {})
-
-    monkeypatch.setattr(runner, "run", fake_run)
-    p = write(tmp_path, """\
-        name: shares
-        players: 4
-        seed: 7
-        seats: [{strategy: weights, params: %s}, greedy, counter, random]
-        analyses: [strategies]
-        tune:
-          space:
-            seats[0].params[3]: {float: [-3, 3]}
-          objective: {maximize: "win_share[strategy=weights]"}
-          budget: {trials: 3, games: 100}
-          racing: {top: 1, games: 100}
-    """ % DEFAULT_WEIGHTS)
+    fake_win_shares(monkeypatch, lambda w: 0.25 + 0.01 * w[3], 0.012)
+    p = weights_tune(tmp_path, "shares", "", trials=3, top=1)
     res = CliRunner().invoke(main, ["tune", str(p), "-w", "1"])
     assert res.exit_code == 0, res.output
     trial_lines = [ln for ln in res.output.splitlines() if ln.startswith("trial ")]

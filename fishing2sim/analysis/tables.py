@@ -14,14 +14,14 @@ from __future__ import annotations
 
 import pandas as pd
 
-from fishing2sim.analysis import (arc, card_impact, decisions, depletion, overfishing, scores,
-                                  strategies, trump)
+from fishing2sim.analysis import (arc, card_impact, decisions, depletion, overfishing, profile,
+                                  scores, strategies, trump)
 from fishing2sim.analysis.contrasts import contrast_table
 from fishing2sim.analysis import panel
 from fishing2sim.analysis.ladder import ladder_tables
 
 # in the order of the report's tables
-SECTIONS = (depletion, overfishing, trump, strategies, scores, arc, card_impact, decisions)
+SECTIONS = (depletion, overfishing, trump, strategies, scores, arc, card_impact, decisions, profile)
 
 
 def tables_from_totals(exp, totals: list, units: list | None = None) -> dict[str, pd.DataFrame]:
@@ -35,6 +35,9 @@ def tables_from_totals(exp, totals: list, units: list | None = None) -> dict[str
         out["contrasts"] = contrast_table(exp, totals, units)
     if getattr(exp, "panel", None) is not None:
         out.update(panel.tables(exp, totals, units, out.get("contrasts")))
+        if profile.ANALYSIS in exp.analyses:  # what the disagreeing levels do differently
+            out["profile_differences"] = profile.panel_differences(
+                exp, totals, out.get("convergence"))
     if "ladder" in exp.analyses and exp.ladder:
         out.update(ladder_tables(exp, totals))
     return out

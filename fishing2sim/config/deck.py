@@ -54,7 +54,6 @@ __all__ = [
     "Deck",
     "DeckError",
     "deck_for",
-    "edit_deck",
     "load_deck",
 ]
 

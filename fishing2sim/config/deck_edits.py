@@ -16,17 +16,13 @@ from fishing2sim.config.deck import (
     Deck, DeckError, _check_card, _make_table, _playable,
 )
 from fishing2sim.config.keys import MAX_TIER, SUPPORTED_PLAYERS
-from fishing2sim.config.schema import ADD_KEYS, DeckEdits, check
+from fishing2sim.config.schema import ADD_KEYS, DeckEdits, check, is_whole
 from fishing2sim.engine.constants import (
     COLOURS, EFFECTS, F_COLOUR, F_EFFECT, F_KIND, F_MIN_PLAYERS, F_TIER, F_VALUE, KINDS,
     MAX_CARDS, MAX_PLAYERS, N_FIELDS,
 )
 
 __all__ = ["edit_deck"]
-
-
-def _whole(v) -> bool:
-    return isinstance(v, (int, np.integer)) and not isinstance(v, bool)
 
 
 def edit_deck(deck: Deck, remove=(), remove_from_tier=None, add=(), move=None,
@@ -89,7 +85,7 @@ def edit_deck(deck: Deck, remove=(), remove_from_tier=None, add=(), move=None,
         if records[i]["tier"] == 0:
             raise DeckError(f"{at}: {records[i]['name']!r} is a starting card (tier 0): "
                             "starting cards cannot move")
-        if not _whole(t) or not 1 <= t <= MAX_TIER:
+        if not is_whole(t) or not 1 <= t <= MAX_TIER:
             raise DeckError(f"{at}: the new tier must be an ocean tier 1-{MAX_TIER} (an ocean "
                             f"card cannot become a starting card), got {t!r}")
         records[i]["tier"] = int(t)

@@ -10,10 +10,14 @@ grid into conditions and checks that the output folder can be written. Every pro
 :class:`ExperimentError` message ``"<file>: <key path>: <problem>"``. The schema is documented
 in ``docs/experiments.md`` and, fully commented, in ``experiments/example.yaml``.
 
-The loading is in parts: the YAML (config/yamlfile.py), the schemas of each mapping and the
-one error formatter (config/schema.py, config/messages.py), the grid (config/grid.py), the
-seats and a ladder's bots (config/seats.py) and the stopping rules (config/adaptive.py);
-this module builds the conditions and the Experiment from them.
+The validated file is the configuration: the YAML (config/yamlfile.py) checked by the
+schema (config/file_schema.py: ExperimentFile, with the shared field types of
+config/schema.py) into one model; this module's plain functions build the conditions and the
+Experiment from it, with the functions of the parts that need the deck, the strategies or
+the built grid: the grid (config/grid.py), the seats and a ladder's bots (config/seats.py),
+the skill panel (config/levels.py), the stopping rules (config/adaptive.py), the per-card
+figures (config/card_impact.py) and the decision stakes (config/decisions.py). Each raises a
+KeyProblem at a key path; ``_Request.error`` makes it the one-line message.
 """
 from __future__ import annotations
 
@@ -24,37 +28,38 @@ import json
 import math
 import os
 import tempfile
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
-from pydantic_core import PydanticCustomError
-
-from fishing2sim.config.adaptive import AdaptiveMixin
-from fishing2sim.config.cards import CardsMixin
+from fishing2sim.config.adaptive import stopping
+from fishing2sim.config.card_impact import card_list
 from fishing2sim.config.decisions import decision_settings
 from fishing2sim.config.deck import Deck, DeckError, load_deck
 from fishing2sim.config.deck_edits import edit_deck
-from fishing2sim.config.grid import GridMixin, condition_seed
-from fishing2sim.config.levels import LevelsMixin, Panel
+from fishing2sim.config.file_schema import ExperimentFile
+from fishing2sim.config.grid import (
+    Grid, add_levels, condition_name, condition_seed, entry_name, expanding, grid_of,
+    link_baselines, pair, set_path, settings, step,
+)
 from fishing2sim.config.keypaths import parse_key_path as _parse_key_path  # noqa: F401
 from fishing2sim.config.keys import (  # noqa: F401 (the names other modules import from here)
     ANALYSES, CONDITIONS, CONTRAST_ANALYSIS, DECK_KEYS, DEFAULT_CHUNK, DEFAULT_GAMES,
     ENTRY_KEYS, EXECUTION_KEYS, KNOWN_ANALYSES, LABELLED_KEYS, LADDER, LADDER_EXCLUDES,
     LEVEL, LOAD_PROGRESS_CONDITIONS, MAX_CONDITIONS, MAX_CONDITIONS_HARD, MAX_GAMES, MAX_GAMES_HARD,
     MAX_SEED, MAX_YAML_DEPTH, MAX_YAML_VALUES, MULTIPLICITY, OVERRIDE_KEYS, PRECISION_FIGURES,
-    SWEEPABLE, TOP_KEYS,
+    PROFILE, PROFILE_GAMES, SWEEPABLE, TOP_KEYS,
 )
-from fishing2sim.config.messages import ExperimentError, got as _got, short as _short
+from fishing2sim.config.levels import (
+    Panel, level_caps, level_fair_play, level_precision, panel_of, with_profile,
+)
+from fishing2sim.config.messages import ExperimentError, KeyProblem, short as _short
 from fishing2sim.config.resolved import config_hash, resolved
-from fishing2sim.config.schema import (
-    ConditionSettings, DeckSpec, ExperimentFile, SchemaError, check, player_count,
-)
-from fishing2sim.config.seats import SeatsMixin
+from fishing2sim.config.schema import ConditionSettings, DeckSpec, check
+from fishing2sim.config.seats import Bots, ladder, locate_seats, no_search_seats, seats
 from fishing2sim.config.shipped import (  # noqa: F401 (the names other modules import from here)
     first_sentences, shipped_experiment, shipped_experiments, shipped_experiments_dir,
 )
 from fishing2sim.config.yamlfile import _load_yaml, read_mapping  # noqa: F401
-from fishing2sim.strategy.identity import StrategyIdentity
 
 __all__ = [
     "ANALYSES",
@@ -124,6 +129,7 @@ class Experiment:
     precision: tuple = ()  # ((figure, target half-width in the figure's unit, as written), ...)
     sprt: dict | None = None  # {better, than, elo0, elo1, alpha, beta}
     paired: bool = False
+    examples: int = 3  # example games kept per condition and figure (run/examples.py)
     # a ladder (fishing2sim/analysis/ladder.py): {bots: their NAMEs in the file's order, kinds:
     # heuristic, search or cheater each (their identities'), budgets: per bot None or a
     # search bot's {params: {name: value}, rollout: its rollout strategy's NAME}, anchor:
@@ -147,372 +153,265 @@ class Experiment:
 
 
 
-def _whole(v) -> bool:
-    return isinstance(v, int) and not isinstance(v, bool)
-
-
 # ---- loading ------------------------------------------------------------------------------
-class _Loader(GridMixin, SeatsMixin, AdaptiveMixin, LevelsMixin, CardsMixin):
-    origin: dict = {}  # sweep key -> the key path its values came from (load_experiment_data)
-    grid_phrase = "in the sweep condition"
+@dataclass(frozen=True)
+class _Request:
+    """What a load is asked: the file (as given: it names the file in every message; its
+    folder anchors relative paths), the command line's values, and how a problem names
+    where it is (``origin``: sweep key -> the key path its values came from, a tune's
+    ``tune.space.<key>``; ``grid_phrase``: how a problem names the sweep condition)."""
 
-    def __init__(self, path, overrides, yes=False, progress=False):
-        self.yes = yes
-        self.progress = progress
-        # lineup entry -> the identity of its bot; NAME -> (the first bot of that NAME, where)
-        self.identities: dict[str, StrategyIdentity] = {}
-        self.names: dict[str, tuple[StrategyIdentity, str]] = {}
-        self.given = str(path)
-        self.path = Path(path).expanduser()
-        self.folder = self.path.resolve().parent
-        self.overrides = overrides or {}
-        self.swept_roots: set[str] = set()
-        self.labels: dict = {}
-        self.value_labels: dict[str, list] = {}  # sweep key -> label of each value (or None)
-        self.baselines: dict[str, int] = {}  # sweep key -> index of its baseline value
-        self._entries: list = []  # the entries of conditions (key path -> value each)
-        self._deck_cache: dict[str, Deck] = {}
-        self._base_decks: dict[str, Deck] = {}
-        self.ruleset = "fishing2"
+    given: str
+    overrides: dict
+    yes: bool = False
+    progress: bool = False
+    origin: dict = field(default_factory=dict)
+    grid_phrase: str = "in the sweep condition"
 
-    # every error goes through here
-    def fail(self, key: str, problem: str):
+    @property
+    def path(self) -> Path:
+        return Path(self.given).expanduser()
+
+    def error(self, exc: KeyProblem) -> ExperimentError:
+        """The one-line message of ``exc``: ``"<file>: <key path>: <problem>"``."""
+        key, text = exc.path, exc.text
         for k, shown in self.origin.items():  # a sweep key given elsewhere (a tune's space)
             if key == f"sweep.{k}" or key.startswith((f"sweep.{k}[", f"sweep.{k}.")):
                 key = shown + key[len(f"sweep.{k}"):]
-        root = key.replace("[", ".").split(".", 1)[0]
-        if self.labels and root in self.swept_roots:
-            problem += self.where_in_grid()
-        raise ExperimentError(f"{self.given}: {key}: {problem}")
+        if exc.labels:  # the condition being expanded
+            which = "in the condition" if CONDITIONS in exc.labels else self.grid_phrase
+            text += f" ({which} {', '.join(f'{k}={_short(v)}' for k, v in exc.labels.items())})"
+        return ExperimentError(text if exc.whole else f"{self.given}: {key}: {text}")
 
-    def where_in_grid(self) -> str:
-        """`` (in the sweep condition players=3, ...)`` (``condition`` for an entry of
-        conditions): the condition being expanded."""
-        which = "in the condition" if CONDITIONS in self.labels else self.grid_phrase
-        return f" ({which} {', '.join(f'{k}={_short(v)}' for k, v in self.labels.items())})"
-
-    def schema(self, model, data, base: str = "", rename: dict | None = None):
-        """``data`` checked by ``model`` (a schema, or one of its value checks): its first
-        problem reported through fail."""
-        try:
-            if isinstance(model, type):
-                return check(model, data, base=base, rename=rename)
-            return model(data)
-        except SchemaError as exc:
-            self.fail(exc.path, exc.text)
-        except PydanticCustomError as exc:  # a value check's own problem
-            self.fail(base, exc.context["text"])
-
-    def read(self) -> dict:
-        return read_mapping(self.path, self.given)
-
-    # ---- experiment-wide keys -------------------------------------------------------------
-    def whole(self, key, v, lo, hi=None, what="a whole number") -> int:
-        ok = _whole(v) and v >= lo and (hi is None or v <= hi)
-        if not ok:
-            rng = f" {lo}..{hi}" if hi is not None else (f" > {lo - 1}" if lo else " >= 0")
-            self.fail(key, f"expected {what}{rng}, {_got(v)}")
-        return int(v)
-
-    def games_limit(self, key, games) -> None:
-        if _whole(games) and games > MAX_GAMES_HARD:
-            self.fail(key, f"{games:,} games is above the limit of {MAX_GAMES_HARD:,} games "
-                      "per run")
-
-    def size_check(self, n_conditions: int, n_games: int | None) -> None:
+    def size(self, n_conditions: int, n_games: int | None) -> None:
         """The documented limits of a run (above the soft ones only with --yes)."""
-        if n_conditions > MAX_CONDITIONS_HARD:
-            raise ExperimentError(f"{self.given}: sweep: {n_conditions:,} conditions is above "
-                                  f"the limit of {MAX_CONDITIONS_HARD:,}")
-        if n_conditions > MAX_CONDITIONS and not self.yes:
-            raise ExperimentError(f"{self.given}: sweep: {n_conditions:,} conditions is above "
-                                  f"{MAX_CONDITIONS:,}; give --yes to run it anyway")
-        if n_games is None:
-            return
-        what = (f"{n_games:,} games in all ({n_conditions:,} condition"
-                f"{'' if n_conditions == 1 else 's'})")
-        if n_games > MAX_GAMES_HARD:
-            raise ExperimentError(f"{self.given}: games: {what} is above the limit of "
-                                  f"{MAX_GAMES_HARD:,}")
-        if n_games > MAX_GAMES and not self.yes:
-            raise ExperimentError(f"{self.given}: games: {what} is above {MAX_GAMES:,}; "
-                                  "give --yes to run it anyway")
+        for key, what, n, soft, hard in (
+                ("sweep", f"{n_conditions:,} conditions", n_conditions, MAX_CONDITIONS,
+                 MAX_CONDITIONS_HARD),
+                ("games", f"{n_games or 0:,} games in all ({n_conditions:,} condition"
+                 f"{'' if n_conditions == 1 else 's'})", n_games or 0, MAX_GAMES,
+                 MAX_GAMES_HARD)):
+            if n > hard or (n > soft and not self.yes):
+                raise KeyProblem(key, f"{what} is above the limit of {hard:,}" if n > hard
+                                 else f"{what} is above {soft:,}; give --yes to run it anyway")
 
-    def top_level(self) -> tuple[dict, ExperimentFile, set]:
-        """(the file's mapping with the command line's values, its experiment-wide keys
-        checked by the schema, the keys the command line set)."""
-        raw = self.read()
-        self.raw_games = raw.get("games")  # the levels' default, before the command line's
-        for k in self.overrides:
-            if k not in OVERRIDE_KEYS:
-                raise ExperimentError(f"{self.given}: {k}: cannot be set from the command line "
-                                      f"(only {', '.join(OVERRIDE_KEYS)})")
-        cfg = dict(raw)
-        over_keys = {k for k, v in self.overrides.items() if v is not None}
-        cfg.update({k: self.overrides[k] for k in over_keys})
-        data = dict(cfg)
-        data.setdefault("name", self.path.stem)
-        data.setdefault("analyses", [LADDER] if LADDER in cfg else list(ANALYSES))
-        top = self.schema(ExperimentFile, data,
-                          rename={k: f"{k} (from the command line)" for k in over_keys})
-        self.ruleset = top.ruleset
-        return cfg, top, over_keys
 
-    def load(self) -> Experiment:
-        cfg, top, over_keys = self.top_level()
-        ladder = self.ladder(cfg, top.games, "games" in over_keys, top.analyses) \
-            if top.ladder is not None else None
-        panel = self.panel(cfg, top)
-        sweep_keys, sweep_values, entries = self.axes(cfg, top)
-        if panel is not None:
-            sweep_keys, sweep_values = self.level_axis(panel, sweep_keys, sweep_values)
-        n_conditions = math.prod(len(v) for v in sweep_values)
-        self.size_check(n_conditions, None)  # before expanding anything
-        if "games" not in sweep_keys and panel is None:
-            self.size_check(n_conditions, n_conditions * top.games)
-        conditions = self.build(cfg, top, sweep_keys, sweep_values, n_conditions,
-                                panel is not None)
-        self.level_fair_play(panel, conditions)
-        precision, sprt, max_games = self.adaptive(cfg, top.analyses, conditions)
-        if precision or sprt:
-            caps = self.level_caps(panel, cfg, max_games, conditions)
-            if panel is not None and precision:
-                self.level_precision(panel, precision, caps)
-            conditions = [dataclasses.replace(
-                c, games=-(-c.games // self.step(c, top.chunk)) * self.step(c, top.chunk),
-                max_games=max(caps.get(c.level, max_games),
-                              -(-c.games // self.step(c, top.chunk)) * self.step(c, top.chunk)))
-                for c in conditions]
-        self.size_check(len(conditions), sum(c.games for c in conditions))
+class _Decks:
+    """The decks of one file: each base deck (a ruleset's, or a deck file relative to the
+    experiment file) read once, each edited deck made once."""
 
-        n_rounds = max(c.deck.n_rounds for c in conditions)
-        max_round = top.trump_value.max_round if top.trump_value else None
-        if max_round is None:
-            max_round = n_rounds
-        elif max_round > n_rounds:
-            self.fail("trump_value.max_round", f"round {max_round} but the deck has only "
-                      f"{n_rounds} rounds")
-        output_dir = Path(os.path.abspath(Path(top.output).expanduser() / top.name))
-        self.probe("output (from the command line)" if "output" in over_keys else "output",
-                   output_dir)
-        config = resolved(cfg, top, entries, max_round, ladder, precision, sprt, max_games,
-                          panel)
-        if "cards" in top.analyses:  # (in the hash: which cards are left out)
-            only = top.cards.only if top.cards is not None else None
-            config["cards"] = {"only": list(only) if only is not None else "every ocean card"}
-        elif top.cards is not None:
-            self.fail("cards", "the cards analysis is not asked for: add cards to analyses "
-                      "(or leave the cards key out)")
-        decisions = decision_settings(self, top, conditions)
-        if decisions is not None:  # (only then: every other file's hash stays as it was)
-            config["decisions"] = dict(decisions)
-        return Experiment(
-            name=top.name, path=self.path.resolve(), ruleset=top.ruleset, games=top.games,
-            seed=top.seed, chunk=top.chunk, analyses=tuple(top.analyses),
-            trump_max_round=int(max_round), workers=top.workers, scheduler=top.scheduler,
-            output_dir=output_dir, conditions=tuple(conditions), resolved=config,
-            config_hash=config_hash(config, conditions), strict=top.strict,
-            precision=precision, sprt=sprt, paired=top.paired, ladder=ladder,
-            multiplicity=top.multiplicity, panel=panel, decisions=decisions)
+    def __init__(self, request: _Request):
+        self.given, self.folder = request.given, request.path.resolve().parent
+        self.edited: dict[str, Deck] = {}
+        self.bases: dict[str, Deck] = {}
 
-    # ---- the grid -------------------------------------------------------------------------
-    def axes(self, cfg, top) -> tuple[list, list, list | None]:
-        """(the grid's keys, each key's values, the entries of conditions or None): the
-        player counts (players: [3, 4, 5]), the entries of conditions, then the sweep."""
-        sweep_keys, sweep_values = self.sweep(cfg)
-        entries = self.explicit(cfg, sweep_keys)
-        self._entries = entries or []
-        if entries is not None:
-            sweep_keys = [CONDITIONS] + sweep_keys
-            sweep_values = [entries] + sweep_values
-        ps = cfg.get("players", 4)
-        if isinstance(ps, list):
-            if not ps:
-                self.fail("players", "expected a player count 3, 4 or 5 or a non-empty list")
-            for i, p in enumerate(ps):
-                self.players(f"players[{i}]", p)
-                if p in ps[:i]:
-                    self.fail(f"players[{i}]", f"player count {p} given twice")
-            if "players" in sweep_keys:
-                self.fail("sweep.players", "players is already a list (a sweep over player "
-                          "counts): give the player counts in one place")
-            for i, e in enumerate(entries or ()):
-                if "players" in e:
-                    self.fail(f"{CONDITIONS}[{i}].players", "players is already a list (a "
-                              "sweep over player counts): give the player counts in one "
-                              "place")
-            sweep_keys = ["players"] + sweep_keys
-            sweep_values = [list(ps)] + sweep_values
-            self.swept_roots.add("players")
-        return sweep_keys, sweep_values, entries
-
-    def settings(self, cfg, top, sweep_keys, sweep_values, combos) -> list:
-        """Each condition's settings (the file's, with its grid values set) and labels."""
-        base = {k: cfg.get(k) for k in SWEEPABLE}
-        base["ruleset"] = top.ruleset
-        base["players"] = cfg.get("players", 4)
-        base["games"] = top.games
-        grid = []
-        for combo in combos:
-            c = copy.deepcopy(base)
-            labels = {}
-            entry = None
-            for key, vals, i in zip(sweep_keys, sweep_values, combo):
-                value = vals[i]
-                if key == CONDITIONS:  # an explicit condition: its name, then its settings
-                    entry = i  # named once the condition is built (below)
-                    labels[key] = self.value_labels[key][i] or f"{CONDITIONS}[{i}]"
-                    for k, v in value.items():
-                        self.set_path(c, k, v, at=f"{CONDITIONS}[{i}].{k}")
-                        labels[k] = v
-                    continue
-                if key == LEVEL:  # a level of the panel: its seats and games
-                    c["seats"] = copy.deepcopy(value.seats)
-                    if value.games:
-                        c["games"] = value.games
-                    labels[key] = value.name
-                    continue
-                if key == "players" and isinstance(c["players"], list):
-                    c["players"] = value
-                else:
-                    self.set_path(c, key, value)
-                labels[key] = value
-            grid.append((c, labels, entry))
-        return grid
-
-    def build(self, cfg, top, sweep_keys, sweep_values, n_conditions,
-              panel: bool = False) -> list:
-        """The conditions of the grid, named, linked to their baselines and paired."""
-        bar = None
-        if self.progress and n_conditions >= LOAD_PROGRESS_CONDITIONS:
-            from tqdm import tqdm
-
-            bar = tqdm(total=n_conditions, desc=f"loading {self.path.name}", unit="condition",
-                       leave=False, dynamic_ncols=True)
-        combos = list(itertools.product(*[range(len(v)) for v in sweep_values]))
-        # each condition's settings, then every seat's strategy found (not yet imported:
-        # importing one loads numba and compiles), then the conditions built
-        grid = self.settings(cfg, top, sweep_keys, sweep_values, combos)
-        for c, labels, _ in grid:
-            self.labels = labels
-            self.locate_seats(c.get("seats"))
-        conditions = []
-        for index, (combo, (c, labels, entry)) in enumerate(zip(combos, grid)):
-            self.labels = labels
-            cond = self.condition(index, c, labels, top.seed)
-            if CONDITIONS in labels:
-                labels[CONDITIONS] = self.entry_name(entry, cond)
-            cond = dataclasses.replace(cond, name=self.condition_name(sweep_keys, combo, cond))
-            if "trump_value" in top.analyses and not (panel and LEVEL in labels):
-                self.no_search_seats(cond, "analyses: trump_value")
-            if "cards" in top.analyses:
-                cond = self.card_list(cond, top.cards, self.base_deck(None).names)
-            conditions.append(cond)
-            if bar is not None:
-                bar.update(1)
-        if bar is not None:
-            bar.close()
-        self.labels = {}
-        conditions = self.link_baselines(conditions, sweep_keys, combos)
-        if panel:  # the levels of a condition play the same deals, whatever their games
-            return self.pair(conditions, top.seed, by_games=False)
-        return self.pair(conditions, top.seed) if top.paired else conditions
-
-    # ---- one condition --------------------------------------------------------------------
-    def players(self, key, p) -> int:
-        return self.schema(player_count, p, key)
-
-    def condition(self, index, c, labels, seed) -> Condition:
-        s = self.schema(ConditionSettings, c)
-        self.ruleset = s.ruleset  # the condition's deck is this ruleset's (a swept ruleset)
-        players, games, rotate = s.players, s.games, bool(s.rotate)
-        deck = self.deck(c.get("deck"))  # before the seats, which import their strategies
-        lineup, params = self.seats(c.get("seats"), players)
+    def deck(self, ruleset: str, spec) -> Deck:
+        spec = {} if spec is None else spec
+        check(DeckSpec, spec, "deck")
         try:
-            deck.check_players(players)
-        except DeckError as exc:
-            self.fail("deck", str(exc))
-        if rotate:
-            games = -(-games // players) * players
-        return Condition(index=index, labels=labels, players=players, deck=deck,
-                         lineup=tuple(lineup), params=tuple(params), rotate=rotate,
-                         first_leader=s.first_leader, games=games,
-                         seed=condition_seed(seed, index), deck_sha256=deck.sha256,
-                         identities=tuple(self.identities[e] for e in lineup),
-                         level=labels.get(LEVEL, ""))
-
-    # ---- deck -----------------------------------------------------------------------------
-    def deck(self, spec) -> Deck:
-        if spec is None:
-            spec = {}
-        self.schema(DeckSpec, spec, "deck")
-        try:
-            cache_key = self.ruleset + " " + json.dumps(spec, sort_keys=True, default=str)
+            key = ruleset + " " + json.dumps(spec, sort_keys=True, default=str)
         except TypeError:  # keys of two types (4 and '4'): the edits report it
-            cache_key = self.ruleset + " " + repr(spec)
-        if cache_key in self._deck_cache:
-            return self._deck_cache[cache_key]
-        deck = self.base_deck(spec.get("file"))
-        edits = {k: v for k, v in spec.items() if k != "file"}
-        if any(v is not None for v in edits.values()):
-            try:
-                deck = edit_deck(deck, where=f"{self.given}: deck", **edits)
-            except DeckError as exc:
-                msg = str(exc)
-                if self.labels and "deck" in self.swept_roots:
-                    msg += self.where_in_grid()
-                raise ExperimentError(msg) from None
-        self._deck_cache[cache_key] = deck
-        return deck
-
-    def base_deck(self, file) -> Deck:
-        """The ruleset's deck, or the deck file ``file`` (relative to the experiment file)."""
-        base_key = f"{self.ruleset} {file or ''}"
-        if base_key not in self._base_decks:
-            try:
-                if file:
-                    p = (self.folder / Path(file).expanduser()).resolve()
-                    if not p.is_file():
-                        self.fail("deck.file", f"deck file {file!r} not found (looked for {p}; "
-                                  "a path is relative to the experiment file's folder)")
-                    base = load_deck(p, ruleset=self.ruleset)
-                else:
-                    base = load_deck(None, ruleset=self.ruleset)
-            except DeckError as exc:
-                self.fail("deck.file", str(exc))
-            self._base_decks[base_key] = base
-        return self._base_decks[base_key]
-
-    # ---- output ---------------------------------------------------------------------------
-    def probe(self, key, folder: Path) -> None:
-        """Create ``folder`` (and its parents) if needed, write and delete a temporary file,
-        then remove the folders it created: nothing is left behind."""
-        missing = []
-        p = folder
-        while not p.exists() and p != p.parent:
-            missing.append(p)
-            p = p.parent
-        if not p.is_dir():
-            self.fail(key, f"cannot create the report folder {folder}: {p} is a file, "
-                      "not a folder")
-        created = []
-        try:
-            for d in reversed(missing):
-                d.mkdir()
-                created.append(d)
-            fd, tmp = tempfile.mkstemp(prefix=".fishing2sim-probe-", dir=folder)
-            os.close(fd)
-            os.unlink(tmp)
-        except OSError as exc:
-            what = "create" if len(created) < len(missing) else "write to"
-            self.fail(key, f"cannot {what} the report folder {folder}: "
-                      f"{exc.strerror or exc}")
-        finally:
-            for d in reversed(created):
+            key = ruleset + " " + repr(spec)
+        if key not in self.edited:
+            deck = self.base(ruleset, spec.get("file"))
+            edits = {k: v for k, v in spec.items() if k != "file"}
+            if any(v is not None for v in edits.values()):
                 try:
-                    d.rmdir()
-                except OSError:
-                    pass
+                    deck = edit_deck(deck, where=f"{self.given}: deck", **edits)
+                except DeckError as exc:  # its message names the file and the key path
+                    raise KeyProblem("deck", str(exc), whole=True) from None
+            self.edited[key] = deck
+        return self.edited[key]
+
+    def base(self, ruleset: str, file) -> Deck:
+        """The ruleset's deck, or the deck file ``file``."""
+        key = f"{ruleset} {file or ''}"
+        if key not in self.bases:
+            p = (self.folder / Path(file).expanduser()).resolve() if file else None
+            try:
+                if p is not None and not p.is_file():
+                    raise DeckError(f"deck file {file!r} not found (looked for {p}; a path is "
+                                    "relative to the experiment file's folder)")
+                self.bases[key] = load_deck(p, ruleset=ruleset)
+            except DeckError as exc:
+                raise KeyProblem("deck.file", str(exc)) from None
+        return self.bases[key]
+
+
+def _top_level(request: _Request, raw: dict) -> tuple[dict, ExperimentFile, set]:
+    """(the file's mapping with the command line's values, the validated file, the keys
+    the command line set)."""
+    for k in request.overrides:
+        if k not in OVERRIDE_KEYS:
+            raise KeyProblem(k, f"cannot be set from the command line (only "
+                             f"{', '.join(OVERRIDE_KEYS)})")
+    over_keys = {k for k, v in request.overrides.items() if v is not None}
+    cfg = dict(raw)
+    cfg.update({k: request.overrides[k] for k in over_keys})
+    data = dict(cfg)
+    data.setdefault("name", request.path.stem)
+    data.setdefault("analyses", [LADDER] if LADDER in cfg else list(ANALYSES))
+    top = check(ExperimentFile, data,
+                rename={k: f"{k} (from the command line)" for k in over_keys},
+                context={"given": set(cfg), "games_given": "games" in over_keys})
+    return cfg, top, over_keys
+
+
+def _load(request: _Request, raw: dict) -> Experiment:
+    """The Experiment of the file's mapping ``raw``; every problem one ExperimentError."""
+    try:
+        return _experiment(request, raw)
+    except KeyProblem as exc:
+        raise request.error(exc) from None
+
+
+def _experiment(request: _Request, raw: dict) -> Experiment:
+    cfg, top, over_keys = _top_level(request, raw)
+    bots, decks = Bots(request.path.resolve().parent), _Decks(request)
+    the_ladder, ladder_axis = ladder(bots, cfg, top, "games" in over_keys) \
+        if top.ladder is not None else (None, None)
+    panel = panel_of(top, bots, request.overrides.get("games"), raw.get("games"))
+    grid = grid_of(top, ladder_axis)
+    if panel is not None:
+        add_levels(grid, panel)
+    n_conditions = math.prod(len(a.values) for a in grid.axes)
+    request.size(n_conditions, None)  # before expanding anything
+    if "games" not in grid.keys and panel is None:
+        request.size(n_conditions, n_conditions * top.games)
+    conditions = _conditions(request, cfg, top, grid, bots, decks, panel is not None)
+    level_fair_play(panel, conditions)
+    precision, sprt, max_games = stopping(bots, cfg, top, conditions)
+    if precision or sprt:
+        request.size(len(conditions), len(conditions) * max_games)
+        caps = level_caps(panel, top.max_games is not None, max_games, conditions)
+        if panel is not None and precision:
+            level_precision(panel, precision, caps)
+        conditions = [dataclasses.replace(
+            c, games=_whole_chunks(c, c.games, top.chunk),
+            max_games=max(caps.get(c.level, max_games), _whole_chunks(c, c.games, top.chunk)))
+            for c in conditions]
+    request.size(len(conditions), sum(c.games for c in conditions))
+    n_rounds = max(c.deck.n_rounds for c in conditions)
+    max_round = top.trump_value.max_round if top.trump_value else None
+    if max_round is not None and max_round > n_rounds:
+        raise KeyProblem("trump_value.max_round", f"round {max_round} but the deck has only "
+                         f"{n_rounds} rounds")
+    max_round = n_rounds if max_round is None else max_round
+    output_dir = Path(os.path.abspath(Path(top.output).expanduser() / top.name))
+    _probe("output (from the command line)" if "output" in over_keys else "output", output_dir)
+    config = resolved(cfg, top, grid.entries if CONDITIONS in grid.keys else None, max_round,
+                      the_ladder, precision, sprt, max_games, panel)
+    if "cards" in top.analyses:  # (in the hash: which cards are left out)
+        only = top.cards.only if top.cards is not None else None
+        config["cards"] = {"only": list(only) if only is not None else "every ocean card"}
+    analyses = with_profile(top.analyses, panel)
+    if PROFILE in analyses:  # (only then: every other file's hash stays as it was)
+        config["profile"] = {"games_replayed": PROFILE_GAMES}
+    decisions = decision_settings(top, conditions)
+    if decisions is not None:  # (only then: every other file's hash stays as it was)
+        config["decisions"] = dict(decisions)
+    return Experiment(
+        name=top.name, path=request.path.resolve(), ruleset=top.ruleset, games=top.games,
+        seed=top.seed, chunk=top.chunk, analyses=analyses,
+        trump_max_round=int(max_round), workers=top.workers, scheduler=top.scheduler,
+        output_dir=output_dir, conditions=tuple(conditions), resolved=config,
+        config_hash=config_hash(config, conditions), strict=top.strict,
+        precision=precision, sprt=sprt, paired=top.paired, ladder=the_ladder,
+        multiplicity=top.multiplicity, panel=panel, decisions=decisions,
+        examples=top.examples)
+
+
+def _whole_chunks(cond, games: int, chunk: int) -> int:
+    """``games`` rounded up to whole chunks of the condition."""
+    return -(-games // step(cond, chunk)) * step(cond, chunk)
+
+
+def _conditions(request, cfg, top, grid: Grid, bots: Bots, decks: _Decks,
+                panel: bool = False) -> list:
+    """The conditions of the grid, named, linked to their baselines and paired."""
+    bar = None
+    n_conditions = math.prod(len(a.values) for a in grid.axes)
+    if request.progress and n_conditions >= LOAD_PROGRESS_CONDITIONS:
+        from tqdm import tqdm
+
+        bar = tqdm(total=n_conditions, desc=f"loading {request.path.name}",
+                   unit="condition", leave=False, dynamic_ncols=True)
+    combos = list(itertools.product(*[range(len(a.values)) for a in grid.axes]))
+    # each condition's settings, then every seat's strategy found (not yet imported:
+    # importing one loads numba and compiles), then the conditions built
+    grid_settings = settings(cfg, top, grid, combos)
+    for c, labels, _ in grid_settings:
+        with expanding(labels, grid):
+            locate_seats(bots, c.get("seats"))
+    conditions = []
+    for index, (combo, (c, labels, entry)) in enumerate(zip(combos, grid_settings)):
+        with expanding(labels, grid):
+            cond = _condition(index, c, labels, top.seed, bots, decks)
+            if CONDITIONS in labels:
+                labels[CONDITIONS] = entry_name(grid, entry, cond, bots.n_params)
+            cond = dataclasses.replace(cond, name=condition_name(grid, combo, cond,
+                                                                 bots.n_params))
+            if "trump_value" in top.analyses and not (panel and LEVEL in labels):
+                no_search_seats(cond, "analyses: trump_value")
+            if "cards" in top.analyses:
+                cond = card_list(cond, top.cards, decks.base(c["ruleset"], None).names)
+        conditions.append(cond)
+        if bar is not None:
+            bar.update(1)
+    if bar is not None:
+        bar.close()
+    conditions = link_baselines(grid, conditions, combos)
+    if panel:  # the levels of a condition play the same deals, whatever their games
+        return pair(conditions, top.seed, by_games=False)
+    return pair(conditions, top.seed) if top.paired else conditions
+
+
+def _condition(index, c, labels, seed, bots: Bots, decks: _Decks) -> Condition:
+    """One condition of its settings (the file's, with its grid values set)."""
+    s = check(ConditionSettings, c)
+    deck = decks.deck(s.ruleset, c.get("deck"))  # before the seats: they import strategies
+    lineup, params = seats(bots, c.get("seats"), s.players)
+    try:
+        deck.check_players(s.players)
+    except DeckError as exc:
+        raise KeyProblem("deck", str(exc)) from None
+    games = -(-s.games // s.players) * s.players if s.rotate else s.games
+    return Condition(index=index, labels=labels, players=s.players, deck=deck,
+                     lineup=tuple(lineup), params=tuple(params), rotate=bool(s.rotate),
+                     first_leader=s.first_leader, games=games,
+                     seed=condition_seed(seed, index), deck_sha256=deck.sha256,
+                     identities=tuple(bots.identities[e] for e in lineup),
+                     level=labels.get(LEVEL, ""))
+
+
+def _probe(key, folder: Path) -> None:
+    """Create ``folder`` (and its parents) if needed, write and delete a temporary file,
+    then remove the folders it created: nothing is left behind."""
+    missing = []
+    p = folder
+    while not p.exists() and p != p.parent:
+        missing.append(p)
+        p = p.parent
+    created = []
+    try:
+        if not p.is_dir():
+            raise OSError(f"{p} is a file, not a folder")
+        for d in reversed(missing):
+            d.mkdir()
+            created.append(d)
+        fd, tmp = tempfile.mkstemp(prefix=".fishing2sim-probe-", dir=folder)
+        os.close(fd)
+        os.unlink(tmp)
+    except OSError as exc:
+        what = "create" if len(created) < len(missing) or not p.is_dir() else "write to"
+        raise KeyProblem(key, f"cannot {what} the report folder {folder}: "
+                         f"{exc.strerror or exc}") from None
+    finally:
+        for d in reversed(created):
+            try:
+                d.rmdir()
+            except OSError:
+                pass
 
 
 def load_experiment(path, overrides: dict | None = None, yes: bool = False,
@@ -525,44 +424,36 @@ def load_experiment(path, overrides: dict | None = None, yes: bool = False,
     size limits (MAX_GAMES games in all, MAX_CONDITIONS conditions) unless ``yes``.
     ``progress`` shows a bar while a large sweep expands.
     """
-    return _Loader(path, overrides, yes=yes, progress=progress).load()
-
-
-# ---- experiments held in memory (used by ``fishing2sim tune``) ----------------------------
-class _DataLoader(_Loader):
-    """A _Loader whose file content is given as a dict (``path`` still names it in errors
-    and anchors relative paths)."""
-
-    def __init__(self, data, path, overrides, yes=False, origin=None, grid_phrase=None):
-        super().__init__(path, overrides, yes=yes)
-        self.data = data
-        self.origin = dict(origin or {})
-        self.grid_phrase = grid_phrase or self.grid_phrase
-
-    def read(self) -> dict:
-        if not isinstance(self.data, dict):
-            raise ExperimentError(f"{self.given}: top level: expected a mapping of keys such "
-                                  f"as players, games, seats, got a {type(self.data).__name__}")
-        return copy.deepcopy(self.data)
+    request = _Request(str(path), overrides or {}, yes=yes, progress=progress)
+    return _load(request, read_experiment_file(path))
 
 
 def read_experiment_file(path) -> dict:
     """The file's YAML mapping, read like ``load_experiment`` reads it (same errors)."""
-    return _Loader(path, None).read()
+    return read_mapping(Path(path).expanduser(), str(path))
 
 
+# ---- experiments held in memory (used by ``fishing2sim tune``) ----------------------------
 def load_experiment_data(data: dict, path, overrides: dict | None = None,
                          yes: bool = False, origin: dict | None = None,
                          grid_phrase: str | None = None) -> Experiment:
-    """``load_experiment`` for a file's content already read into ``data``.
+    """``load_experiment`` for a file's content already read into ``data`` (``path``
+    still names it in errors and anchors relative paths).
 
     ``origin``: sweep key -> the key path its values came from (a tune's
     ``tune.space.<key>``): its problems are reported there; ``grid_phrase``: how a
     problem names the sweep condition it is in (``with the tune values``)."""
-    return _DataLoader(data, path, overrides, yes=yes, origin=origin,
-                       grid_phrase=grid_phrase).load()
+    request = _Request(str(path), overrides or {}, yes=yes, origin=dict(origin or {}),
+                       grid_phrase=grid_phrase or _Request.grid_phrase)
+    if not isinstance(data, dict):
+        raise ExperimentError(f"{path}: top level: expected a mapping of keys such as "
+                              f"players, games, seats, got a {type(data).__name__}")
+    return _load(request, copy.deepcopy(data))
 
 
 def set_key_path(cfg: dict, key: str, value, path="<experiment>") -> None:
     """Set ``key`` (a sweep key path such as ``deck.remove_from_tier.5``) in ``cfg``."""
-    _Loader(path, None).set_path(cfg, key, value)
+    try:
+        set_path(cfg, key, value)
+    except KeyProblem as exc:
+        raise _Request(str(path), {}).error(exc) from None

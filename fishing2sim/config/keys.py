@@ -6,13 +6,17 @@ from __future__ import annotations
 
 ANALYSES = ("depletion", "overfishing", "trump_value", "strategies")  # the default set
 LADDER = "ladder"  # the ladder analysis (and key): only in a file with a ladder: key
-KNOWN_ANALYSES = ANALYSES + (LADDER, "arc", "cards", "decisions")  # arc: the game-arc
-# figures, cards: the per-card figures, decisions: the decision stakes, each asked for by name
+KNOWN_ANALYSES = ANALYSES + (LADDER, "arc", "cards", "decisions", "profile")  # arc: the
+# game-arc figures, cards: the per-card figures, decisions: the decision stakes, profile: the
+# behaviour profile (every skill panel has it), each asked for by name
+PROFILE = "profile"
+PROFILE_GAMES = 200  # the behaviour profile: the first games of a condition replayed with
+# the log on (every game of a lineup with a search seat is read as it is played)
 TOP_KEYS = ("name", "ruleset", "players", "games", "seed", "chunk", "first_leader", "seats",
             "rotate", "deck", "sweep", "analyses", "trump_value", "workers", "scheduler",
             "output", "strict", "tune", "paired", "precision", "max_games", "sprt",
             "conditions", "ladder", "multiplicity", "cards", "decisions",
-            "play_levels")  # tune: read by `fishing2sim tune` only
+            "play_levels", "examples")  # tune: read by `fishing2sim tune` only
 # keys a ladder file cannot have: the ladder makes its own conditions
 LADDER_EXCLUDES = ("seats", "sweep", "conditions", "paired", "precision", "sprt", "max_games",
                    "play_levels")
@@ -52,6 +56,9 @@ DECISION_RATE = 0.01
 DECISION_PLAY_RATE = 0.00005
 
 DEFAULT_GAMES = 100_000
+# example games kept per condition and figure (run/examples.py): the default and the most
+DEFAULT_EXAMPLES = 3
+MAX_EXAMPLES = 20
 DEFAULT_CHUNK = 10_000
 CONDITION_SEED_OFFSET = 1_000_000
 MAX_SEED = 2**63 - 1

@@ -26,11 +26,26 @@ from pydantic_core import PydanticCustomError
 
 from fishing2sim.errors import Fishing2simError
 
-__all__ = ["ExperimentError", "did_you_mean", "first_error", "got", "problem", "short"]
+__all__ = ["ExperimentError", "KeyProblem", "did_you_mean", "first_error", "got", "problem",
+           "short"]
 
 
 class ExperimentError(Fishing2simError, ValueError):
     """A problem in an experiment file: ``"<file>: <key path>: <problem>"``."""
+
+
+class KeyProblem(ValueError):
+    """The first problem found at a key path of the file: ``"<key path>: <problem>"``
+    (``path``, ``text``), raised by a schema (:func:`fishing2sim.config.schema.check`) or by
+    a check that needs the deck, the strategies or the grid; the loader adds the file's
+    name and the condition being expanded (``labels``, ``swept``: set where one is).
+    ``whole``: ``text`` already names its key path (a deck edit's message)."""
+
+    def __init__(self, path: str, text: str, whole: bool = False):
+        super().__init__(text if whole else (f"{path}: {text}" if path else text))
+        self.path, self.text, self.whole = path, text, whole
+        self.labels: dict = {}
+        self.swept: set = set()
 
 
 def did_you_mean(word, choices, n: int = 1, cutoff: float = 0.6) -> str:
@@ -52,15 +67,18 @@ def short(v) -> str:
     return str(v)
 
 
-def problem(text: str, key=None, index: int | None = None) -> PydanticCustomError:
+def problem(text: str, key=None, index: int | None = None,
+            tail: str | None = None) -> PydanticCustomError:
     """The error a schema's validator raises: ``text`` is the whole problem; ``key`` (a key
-    of the mapping being validated: ``.key``) or ``index`` (an entry of the list: ``[i]``)
-    is appended to the key path."""
+    of the mapping being validated: ``.key``), ``index`` (an entry of the list: ``[i]``)
+    and ``tail`` (a key path written out, ``[2].label``) are appended to the key path."""
     ctx = {"text": text}
     if key is not None:
         ctx["key"] = key
     if index is not None:
         ctx["index"] = index
+    if tail:
+        ctx["tail"] = tail
     return PydanticCustomError("problem", "{text}", ctx)
 
 
@@ -143,7 +161,7 @@ def first_error(exc: ValidationError, data, help_table: dict, base: str = "",
         parts.append((".", ctx["key"]))
     if "index" in ctx:
         parts.append(("[]", ctx["index"]))
-    path = _join(parts, base)
+    path = _join(parts, base) + ctx.get("tail", "")
     shown = (rename or {}).get(path, path)
     if err["type"] == "problem":
         text = ctx["text"]

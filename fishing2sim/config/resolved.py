@@ -6,7 +6,7 @@ import copy
 import hashlib
 import json
 
-from fishing2sim.config.keys import CONDITIONS, EXECUTION_KEYS, LADDER
+from fishing2sim.config.keys import CONDITIONS, DEFAULT_EXAMPLES, EXECUTION_KEYS, LADDER
 
 __all__ = ["config_hash", "resolved", "resolved_deck", "resolved_seats"]
 
@@ -38,6 +38,8 @@ def resolved(cfg, top, entries, max_round, ladder, precision, sprt, max_games,
     }
     if top.paired:
         config["paired"] = True
+    if top.examples != DEFAULT_EXAMPLES:  # (only then: every other file's hash stays)
+        config["examples"] = top.examples
     if ladder is not None:  # its conditions are generated: the ladder key says it all
         config.pop(CONDITIONS, None)
         config.pop("seats", None)

@@ -1,60 +1,117 @@
-"""The schemas of an experiment file and of its deck edits (pydantic v2 models).
+"""The schemas of an experiment file's parts and the shared field types (pydantic v2 models).
 
 A schema checks what a key's value may be on its own, and the checks between keys of one
-mapping; what needs the deck or the strategies (a card's name, a bot's parameters, the
-sweep's conditions) is checked by the loader (:mod:`fishing2sim.config.experiment`) and by
+mapping; the experiment file's top level and the keys that read each other (the grid, the
+skill panel, the stopping rules) are :mod:`fishing2sim.config.file_schema`'s. What needs the
+deck, the strategies or the built grid (a card's name, a bot's parameters, a baseline of the
+conditions) is checked by the loader's functions and by
 :func:`fishing2sim.config.deck_edits.edit_deck`. Every model is strict (``5`` is no text,
 ``true`` no number), refuses unknown keys in the file's order with a did-you-mean, and
 names what it expected in its ``help`` table (key path -> "a whole number > 0");
 :func:`fishing2sim.config.messages.first_error` turns the first error into the one-line
-message and :func:`check` raises it as :class:`SchemaError`.
+message and :func:`check` raises it as :class:`KeyProblem`.
 
-The models validate the file's values as written: a loader reads the values it keeps from
-the file (so the resolved config, and with it every hash, stays what the file says).
+The field types every schema shares are defined once, here: :func:`is_whole`,
+:func:`is_number`, ``Games``, ``Seed``, ``Share``, ``StrategySpec``, a player count, a
+ruleset, an amount in a unit (``0.5pp``). The models validate the file's values as written:
+the resolved config, and with it every hash, stays what the file says.
 """
 from __future__ import annotations
 
+import math
+import re
+from dataclasses import dataclass
 from typing import Annotated, Any, ClassVar
 
+import numpy as np
 from pydantic import (
     AfterValidator, BaseModel, ConfigDict, Field, ValidationError, model_validator,
 )
 from pydantic_core import PydanticCustomError
 
 from fishing2sim.config.keys import (
-    DECK_KEYS, KNOWN_ANALYSES, LADDER, MAX_GAMES_HARD, MAX_SEED, MAX_TIER, MULTIPLICITY,
-    SUPPORTED_PLAYERS, TOP_KEYS,
+    DECK_KEYS, MAX_GAMES_HARD, MAX_SEED, MAX_TIER, PLAY_LEVELS, SUPPORTED_PLAYERS,
 )
-from fishing2sim.config.messages import did_you_mean, first_error, got, problem
-from fishing2sim.engine.constants import DECISION_NAMES, MAX_HAND, MAX_ROUNDS, RULESETS
-from fishing2sim.safe_files import name_problem
+from fishing2sim.config.messages import KeyProblem, did_you_mean, first_error, got, problem
+from fishing2sim.engine.constants import MAX_HAND, MAX_ROUNDS, RULESETS
 
-__all__ = ["ADD_KEYS", "ConditionSettings", "DeckEdits", "DeckSpec", "ExperimentFile",
-           "Schema", "SchemaError", "Seat", "check"]
+__all__ = ["ADD_KEYS", "LEVEL_SEATS", "TRACE_TOLERANCE", "ConditionSettings", "DeckEdits",
+           "DeckSpec", "FileSchema", "Games", "LevelEntry", "Schema", "Seed",
+           "Share", "Seat", "StrategySpec", "amount", "check", "is_number", "is_whole",
+           "nested", "play_levels", "player_count", "ruleset_name", "strategy_spec"]
 
-# what a key expects: "<key path>: expected <this>, got <value>" (a key path relative to
-# the model's mapping; [] a list's entries, * a mapping's keys; "" the mapping itself)
-EXPERIMENT_HELP = {
-    "": "a mapping of keys such as players, games, seats",
-    "games": "a whole number > 0",
-    "seed": f"a whole number 0..{MAX_SEED}",
-    "chunk": "a whole number > 0",
-    "workers": "a whole number >= 0",
-    "strict": "true or false",
-    "paired": "true or false",
-    "trump_value": "a mapping such as {max_round: 8}",
-    "trump_value.max_round": f"a round number 2..{MAX_ROUNDS}",
-    "cards": "a mapping such as {only: [blue 26, red 3]}",
-    "cards.only": "a list of ocean card names such as [blue 26, red 3]",
-    "cards.only[]": "a card name such as blue 26",
-    "decisions": "a mapping such as {kinds: [catch-1-card, play], rate: 0.01, "
-                 "play_rate: 0.00005}",
-    "sprt": "a mapping {better: A, than: B, elo0: 0, elo1: 10}",
-    "ladder": "a mapping such as {bots: [random, greedy, weights], search_games: 400, "
-              "anchor: random}",
-    "ladder.search_games": "a whole number > 0",
-}
 CONDITION_HELP = {"games": "a whole number > 0", "rotate": "true or false"}
+#: a level written by its name alone: its seats (every seat the same bot)
+LEVEL_SEATS = {"random": "random", "greedy": "greedy", "skilled": "skilled", "search": "pimc"}
+#: the skill trace's default tolerance per figure (the figure's unit as reported) and the
+#: figures a panel traces
+TRACE_TOLERANCE = {"overfishing": ("pp", 2.0), "ocean_empty": ("pp", 2.0),
+                   "ocean_left": ("cards", 0.5), "leader_edge": ("pp", 2.0),
+                   "trump_value": ("points", 0.5)}
+
+
+# ---- the shared field types ---------------------------------------------------------------
+def is_whole(v) -> bool:
+    """A whole number (a numpy integer too; never true or false)."""
+    return isinstance(v, (int, np.integer)) and not isinstance(v, bool)
+
+
+def is_number(v) -> bool:
+    """A number (int or float; never true or false)."""
+    return isinstance(v, (int, float)) and not isinstance(v, bool)
+
+
+def _games(v):
+    if not is_whole(v) or v < 1:
+        raise problem(f"expected a whole number > 0, {got(v)}")
+    if v > MAX_GAMES_HARD:
+        raise problem(f"{v:,} games is above the limit of {MAX_GAMES_HARD:,} games per run")
+    return int(v)
+
+
+def _share(v):
+    if not is_number(v) or not 0 < v <= 1:
+        raise problem(f"expected a share of the decisions, a number > 0 and <= 1, {got(v)}")
+    return float(v)
+
+
+def player_count(p):
+    if not is_whole(p) or p not in SUPPORTED_PLAYERS:
+        raise problem(f"expected a player count 3, 4 or 5, {got(p)}")
+    return int(p)
+
+
+def strategy_spec(v):
+    """A seat's strategy: a name in strategies/ or a .py file (stripped)."""
+    if not isinstance(v, str) or not v.strip():
+        raise problem(f"expected a strategy name or a .py file path, {got(v)}")
+    return v.strip()
+
+
+def ruleset_name(v):
+    if not isinstance(v, str) or v not in RULESETS:
+        raise problem(f"unknown ruleset {v!r}{did_you_mean(v, RULESETS)}; known: "
+                      f"{', '.join(RULESETS)}")
+    return v
+
+
+# "0.5pp", "2 cards": a number and its unit
+_AMOUNT = re.compile(r"\s*([0-9]*\.?[0-9]+(?:[eE][-+]?\d+)?)\s*([A-Za-z%]*)\s*")
+
+
+def amount(want, unit: str):
+    """The number of ``want`` written in ``unit`` (``"0.5pp"``), or None."""
+    m = _AMOUNT.fullmatch(str(want)) if is_number(want) or isinstance(want, str) else None
+    if m is None or m.group(2) not in (unit, unit.rstrip("s")) or float(m.group(1)) <= 0:
+        return None
+    return m.group(1)
+
+
+Games = Annotated[Any, AfterValidator(_games)]  # games of a run: 1..MAX_GAMES_HARD
+Seed = Annotated[int, Field(ge=0, le=MAX_SEED)]
+Share = Annotated[Any, AfterValidator(_share)]  # a share of the decisions: > 0 and <= 1
+StrategySpec = Annotated[Any, AfterValidator(strategy_spec)]
+
 
 class Schema(BaseModel):
     """A mapping of the file: strict, and its unknown keys refused in the file's order."""
@@ -102,247 +159,29 @@ class FileSchema(Schema):
     key_hints: ClassVar[dict] = {"label": ENTRY_HINT, "baseline": BASELINE_HINT}
 
 
-class SchemaError(ValueError):
-    """The first problem a schema found: ``"<key path>: <problem>"`` (``path``, ``text``)."""
-
-    def __init__(self, path: str, text: str):
-        super().__init__(f"{path}: {text}" if path else text)
-        self.path, self.text = path, text
-
-
-def check(model: type[BaseModel], data, base: str = "", rename: dict | None = None):
-    """``model`` validated on ``data``: the model, or :class:`SchemaError` for the first
-    error (``base``: the key path of ``data`` in the file)."""
+def check(model: type[BaseModel], data, base: str = "", rename: dict | None = None,
+          context: dict | None = None):
+    """``model`` validated on ``data``: the model, or :class:`KeyProblem` for the first
+    error (``base``: the key path of ``data`` in the file; ``context``: what the model's
+    validators read besides the data)."""
     try:
-        return model.model_validate(data)
+        return model.model_validate(data, context=context)
     except ValidationError as exc:
-        raise SchemaError(*first_error(exc, data, getattr(model, "help", {}), base=base,
+        raise KeyProblem(*first_error(exc, data, getattr(model, "help", {}), base=base,
                                        rename=rename)) from None
 
 
-def _whole(v) -> bool:
-    return isinstance(v, int) and not isinstance(v, bool)
-
-
-def _at_most_hard(games):
-    if games > MAX_GAMES_HARD:
-        raise problem(f"{games:,} games is above the limit of {MAX_GAMES_HARD:,} games per run")
-    return games
-
-
-Games = Annotated[int, Field(ge=1), AfterValidator(_at_most_hard)]
-
-
-# ---- experiment-wide keys -----------------------------------------------------------------
-def _name(v):
-    if not isinstance(v, str) or not v.strip() or v.strip() in (".", "..") or "/" in v \
-            or "\\" in v:
-        raise problem(f"expected a folder name (text without '/'), {got(v)}")
-    if v.strip().startswith("."):  # .checkpoints, .<name>.lock and temporary folders
-        raise problem("a report folder's name may not start with '.' (the run keeps its "
-                      f"hidden files beside the report: .checkpoints, .<name>.lock), "
-                      f"{got(v.strip())}")
-    why = name_problem(v.strip())
-    if why:
-        raise problem(f"the name {why}")
-    return v.strip()
-
-
-def _ruleset(v):
-    if not isinstance(v, str) or v not in RULESETS:
-        raise problem(f"unknown ruleset {v!r}{did_you_mean(v, RULESETS)}; known: "
-                      f"{', '.join(RULESETS)}")
-    return v
-
-
-def _scheduler(v):
-    if v is not None and (not isinstance(v, str) or not v.strip()):
-        raise problem(f"expected a scheduler address such as tcp://host:8786, or null, {got(v)}")
-    return v.strip() if v else None
-
-
-def _multiplicity(v):
-    if v not in MULTIPLICITY:
-        raise problem("expected holm (Holm's step-down, the default), bh (Benjamini-Hochberg) "
-                      f"or none{did_you_mean(str(v), MULTIPLICITY)}, {got(v)}")
-    return v
-
-
-def _output(v):
-    from pathlib import Path
-
-    if not isinstance(v, (str, Path)) or not str(v).strip():
-        raise problem(f"expected a folder path, {got(v)}")
-    return str(v)
-
-
-class TrumpValue(FileSchema):
-    max_round: Annotated[int, Field(ge=2, le=MAX_ROUNDS)] | None = None
-
-
-def _cards_only(v):
-    if v is not None and not v:  # it would play every game and report no card
-        raise problem("expected a list of at least one ocean card name such as [blue 26, "
-                      "red 3] (leave cards.only out for every ocean card), got []")
-    return v
-
-
-class CardsSpec(FileSchema):
-    """``cards:`` (analyses: [cards]): the ocean cards to leave out one at a time (null:
-    every ocean card)."""
-    only: Annotated[list[str] | None, AfterValidator(_cards_only)] = None
-def _rate(v):
-    if isinstance(v, bool) or not isinstance(v, (int, float)) or not 0 < v <= 1:
-        raise problem(f"expected a share of the decisions, a number > 0 and <= 1, {got(v)}")
-    return float(v)
-
-
-def _decision_kinds(v):
-    """Decision names (docs/rules.md C); whether the ruleset has them: config/decisions.py."""
-    known = [d for d in DECISION_NAMES if d != "trump-choice"]
-    if isinstance(v, str):
-        v = [v]
-    if not isinstance(v, list) or not v:
-        raise problem(f"expected a list of decision kinds ({', '.join(known)}), {got(v)}")
-    for i, d in enumerate(v):
-        if d == "trump-choice":
-            raise problem("the trump choice has its own replays of every choice: analyses: "
-                          "trump_value (docs/rules.md E)", index=i)
-        if d not in known:
-            raise problem(f"unknown decision kind {d!r}{did_you_mean(d, known)}; known: "
-                          f"{', '.join(known)}", index=i)
-        if d in v[:i]:
-            raise problem(f"decision kind {d!r} given twice", index=i)
-    return list(v)
-
-
-class DecisionsSpec(FileSchema):
-    kinds: Annotated[Any, AfterValidator(_decision_kinds)] = None
-    rate: Annotated[Any, AfterValidator(_rate)] = None
-    play_rate: Annotated[Any, AfterValidator(_rate)] = None
-
-
-class Sprt(FileSchema):
-    better: Any = None
-    than: Any = None
-    elo0: Any = 0.0
-    elo1: Any = 10.0
-    alpha: Any = 0.05
-    beta: Any = 0.05
-
-    @model_validator(mode="after")
-    def _values(self):
-        for k in ("better", "than"):
-            v = getattr(self, k)
-            if not isinstance(v, str) or not v.strip():
-                raise problem(f"expected a strategy of the lineup, {got(v)}", key=k)
-        for k in ("elo0", "elo1"):
-            if not _number(getattr(self, k)):
-                raise problem(f"expected an Elo difference (a number), {got(getattr(self, k))}",
-                              key=k)
-        if not self.elo1 > self.elo0:
-            raise problem(f"expected elo1 > elo0 ({self.elo0}), {got(self.elo1)}", key="elo1")
-        for k in ("alpha", "beta"):
-            v = getattr(self, k)
-            if not _number(v) or not 0 < v < 0.5:
-                raise problem(f"expected an error rate 0 < {k} < 0.5, {got(v)}", key=k)
-        return self
-
-
-def _number(v) -> bool:
-    return isinstance(v, (int, float)) and not isinstance(v, bool)
-
-
-def _bots(bots):
-    if not isinstance(bots, list) or len(bots) < 2:
-        n = len(bots) if isinstance(bots, list) else None
-        raise problem("a ladder rates bots against each other: give a list of at least 2 "
-                      "bots (strategy names, files or {strategy: ..., params: [...]}), "
-                      f"{f'got {n} bot' if n is not None else got(bots)}"
-                      f"{'s' if n == 0 else ''}")
-    return bots
-
-
-class LadderSpec(FileSchema):
-    bots: Annotated[Any, AfterValidator(_bots)] = None
-    search_games: Games = None  # null: "expected a whole number", as before
-    anchor: Any = "random"
-
-
-def _analyses(v):
-    if isinstance(v, str):
-        v = [v]
-    if not isinstance(v, list) or not v:
-        raise problem(f"expected a list of analyses ({', '.join(KNOWN_ANALYSES)}), {got(v)}")
-    for i, a in enumerate(v):
-        if a not in KNOWN_ANALYSES:
-            raise problem(f"unknown analysis {a!r}{did_you_mean(a, KNOWN_ANALYSES)}; known: "
-                          f"{', '.join(KNOWN_ANALYSES)}", index=i)
-        if a in v[:i]:
-            raise problem(f"analysis {a!r} given twice", index=i)
-    return list(v)
-
-
-class ExperimentFile(FileSchema):
-    """The top level: the experiment-wide keys checked here, in the order a reader meets
-    their problems; the keys a sweep may vary (players, seats, deck, ...) are checked per
-    condition (:class:`ConditionSettings`, the deck's :class:`DeckSpec`) once the sweep has
-    set them; sweep, conditions and precision by the loader."""
-
-    help: ClassVar[dict] = EXPERIMENT_HELP
-
-    keys: ClassVar[tuple] = TOP_KEYS
-
-    # the fields in the order their problems are reported
-    name: Annotated[Any, AfterValidator(_name)]
-    ruleset: Annotated[Any, AfterValidator(_ruleset)] = "fishing2"
-    games: Games = 100_000
-    seed: Annotated[int, Field(ge=0, le=MAX_SEED)] = 0
-    chunk: Annotated[int, Field(ge=1)] = 10_000
-    workers: Annotated[int, Field(ge=0)] = 0
-    scheduler: Annotated[Any, AfterValidator(_scheduler)] = None
-    strict: bool = False
-    multiplicity: Annotated[Any, AfterValidator(_multiplicity)] = "holm"
-    output: Annotated[Any, AfterValidator(_output)] = "reports"
-    analyses: Annotated[Any, AfterValidator(_analyses)] = None
-    ladder: LadderSpec = None  # given as null: "expected a mapping", as before
-    trump_value: TrumpValue | None = None
-    cards: CardsSpec | None = None
-    decisions: DecisionsSpec | None = None
-    paired: bool = False
-    sprt: Sprt | None = None
-    # checked per condition (ConditionSettings, DeckSpec, the loader's seats) once the sweep
-    # has set them, or by the loader (the grid, the stopping rules)
-    players: Any = 4
-    first_leader: Any = None
-    seats: Any = None
-    rotate: Any = None
-    deck: Any = None
-    sweep: Any = None
-    conditions: Any = None
-    precision: Any = None
-    max_games: Any = None
-    play_levels: Any = None  # the skill panel: checked by the loader (config/levels.py)
-    tune: Any = None  # read by `fishing2sim tune` only (fishing2sim/tune/schema.py)
-
-    @model_validator(mode="after")
-    def _ladder_analysis(self):
-        for i, a in enumerate(self.analyses or ()):
-            if a == LADDER and self.ladder is None:
-                raise problem("the ladder analysis needs a ladder: key listing the bots to "
-                              "rate, e.g. ladder: {bots: [random, greedy, weights]} "
-                              "(docs/experiments.md, Ladder)", key=f"analyses[{i}]")
-        if self.ladder is not None and LADDER not in self.analyses:
-            raise problem("a file with ladder: rates its bots with the ladder analysis: add "
-                          "ladder to analyses (or leave analyses out)", key="analyses")
-        return self
-
-
 # ---- one condition ------------------------------------------------------------------------
-def player_count(p):
-    if not _whole(p) or p not in SUPPORTED_PLAYERS:
-        raise problem(f"expected a player count 3, 4 or 5, {got(p)}")
-    return int(p)
+def nested(model: type[BaseModel], data, tail: str = ""):
+    """``model`` validated on ``data`` inside another schema's validator: its first problem
+    raised at ``tail`` (the key path of ``data`` below the field being validated) and the
+    key path inside ``data``."""
+    try:
+        return model.model_validate(data)
+    except ValidationError as exc:
+        path, text = first_error(exc, data, getattr(model, "help", {}))
+        raise problem(text, tail=tail + (("" if path.startswith("[") else ".") + path
+                                          if path else "")) from None
 
 
 def _at(check, v, key):
@@ -361,7 +200,7 @@ class ConditionSettings(BaseModel):
     model_config = ConfigDict(strict=True, extra="ignore")
     help: ClassVar[dict] = CONDITION_HELP
 
-    ruleset: Annotated[Any, AfterValidator(_ruleset)]
+    ruleset: Annotated[Any, AfterValidator(ruleset_name)]
     players: Any
     games: Games
     rotate: bool | None = None
@@ -376,7 +215,7 @@ class ConditionSettings(BaseModel):
         fl, n = self.first_leader, self.players
         if fl is None or fl == "random":
             self.first_leader = -1
-        elif _whole(fl) and 0 <= fl < n:
+        elif is_whole(fl) and 0 <= fl < n:
             self.first_leader = int(fl)
         else:
             raise problem(f"expected random or a seat number 0..{n - 1}, {got(fl)}",
@@ -385,15 +224,8 @@ class ConditionSettings(BaseModel):
 
 
 # ---- a seat -------------------------------------------------------------------------------
-def strategy_spec(v):
-    """A seat's strategy: a name in strategies/ or a .py file (stripped)."""
-    if not isinstance(v, str) or not v.strip():
-        raise problem(f"expected a strategy name or a .py file path, {got(v)}")
-    return v.strip()
-
-
 def _numbers(v):
-    if v is not None and (not isinstance(v, list) or not all(_number(x) for x in v)):
+    if v is not None and (not isinstance(v, list) or not all(is_number(x) for x in v)):
         raise problem(f"expected a list of numbers, {got(v)}")
     return v
 
@@ -404,7 +236,7 @@ class Seat(FileSchema):
     required: ClassVar[tuple] = ("strategy",)
     required_hint: ClassVar[str] = " (a strategy name or file)"
 
-    strategy: Annotated[Any, AfterValidator(strategy_spec)]
+    strategy: StrategySpec
     params: Annotated[Any, AfterValidator(_numbers)] = None
 
 
@@ -434,25 +266,19 @@ class DeckSpec(FileSchema):
 ADD_KEYS = ("name", "kind", "colour", "value", "effect", "tier", "min_players")
 
 
-def _whole_np(v) -> bool:
-    import numpy as np
-
-    return isinstance(v, (int, np.integer)) and not isinstance(v, bool)
-
-
 def _digits(k):
     return int(k) if isinstance(k, str) and k.strip().isdigit() else k
 
 
 def _tier_key(k):
     k = _digits(k)
-    if not _whole_np(k) or not 1 <= int(k) <= MAX_TIER:
+    if not is_whole(k) or not 1 <= int(k) <= MAX_TIER:
         raise problem(f"{k!r} is not an ocean tier (1-{MAX_TIER})")
     return int(k)
 
 
 def _count(k):
-    if not _whole_np(k) or k < 0:
+    if not is_whole(k) or k < 0:
         raise problem(f"expected a whole number of cards >= 0, {got(k)}")
     return int(k)
 
@@ -497,7 +323,7 @@ def _hand_sizes(v):
     given, length = {}, None
     for k, row in v.items():
         p = _digits(k)
-        if not _whole_np(p) or int(p) not in SUPPORTED_PLAYERS:
+        if not is_whole(p) or int(p) not in SUPPORTED_PLAYERS:
             raise problem(f"{p!r} is not a player count (allowed: "
                           f"{', '.join(map(str, SUPPORTED_PLAYERS))})", key=k)
         p = int(p)
@@ -508,7 +334,7 @@ def _hand_sizes(v):
         if not 1 <= len(row) <= MAX_ROUNDS:
             raise problem(f"{len(row)} rounds, 1-{MAX_ROUNDS} allowed", key=k)
         for r, h in enumerate(row):
-            if not _whole_np(h) or not 1 <= h <= MAX_HAND:
+            if not is_whole(h) or not 1 <= h <= MAX_HAND:
                 raise problem(f"a hand size must be a whole number 1-{MAX_HAND}, {got(h)}",
                               key=f"{k}[{r}]")
         if length is not None and len(row) != length:
@@ -520,7 +346,7 @@ def _hand_sizes(v):
 
 
 def _rounds(v):
-    if v is not None and (not _whole_np(v) or not 1 <= v <= MAX_ROUNDS):
+    if v is not None and (not is_whole(v) or not 1 <= v <= MAX_ROUNDS):
         raise problem(f"expected a whole number of rounds 1-{MAX_ROUNDS}, {got(v)}")
     return v
 
@@ -545,3 +371,137 @@ class DeckEdits(Schema):
     add: list[AddCard] = []
     hand_sizes: Annotated[Any, AfterValidator(_hand_sizes)] = None
     rounds: Annotated[Any, AfterValidator(_rounds)] = None
+
+
+# ---- the skill panel (play_levels:, config/levels.py) -------------------------------------
+def _rating(v):
+    if v is not None and (not is_number(v) or not math.isfinite(v)):
+        raise problem(f"expected a rating on the ladder's Elo scale (a number), {got(v)}")
+    return v
+
+
+def _level_name(v):
+    if not isinstance(v, str) or not v.strip():
+        raise problem(f"expected a level's name (text), {got(v)}")
+    return v.strip()
+
+
+class LevelSpec(FileSchema):
+    keys: ClassVar[tuple] = ("level", "seats", "games", "max_games", "rating")
+    required: ClassVar[tuple] = ("level",)
+    required_hint: ClassVar[str] = " (the level's name, e.g. {level: search, seats: pimc})"
+    level: Annotated[Any, AfterValidator(_level_name)] = None
+    seats: Any = None
+    games: Games | None = None
+    max_games: Games | None = None
+    rating: Annotated[Any, AfterValidator(_rating)] = None
+
+
+class PanelSpec(FileSchema):
+    keys: ClassVar[tuple] = ("levels", "relative_to", "converged_within")
+    required: ClassVar[tuple] = ("levels",)
+    required_hint: ClassVar[str] = " (the list of levels, e.g. [random, greedy, skilled])"
+    levels: Any = None
+    relative_to: Annotated[Any, AfterValidator(_level_name)] = None
+    converged_within: Any = None
+
+
+@dataclass(frozen=True)
+class LevelEntry:
+    """A level of ``play_levels:`` as validated: its seats as written (or its name's)."""
+
+    index: int
+    name: str
+    seats: Any
+    games: int  # 0: the experiment's
+    max_games: int
+    rating: float | None
+    at: str  # its key path (play_levels[1] or play_levels.levels[1])
+    seats_at: str  # where a problem of its seats is reported
+
+
+def _level_seats(entry, name: str, here: str) -> tuple[Any, str]:
+    """(the level's seats, where their problems are reported), their shape checked."""
+    seats = entry.get("seats") if isinstance(entry, dict) else None
+    if seats is None:  # the name's seats: a problem is the name's
+        seats = LEVEL_SEATS.get(name, name)
+        where = f"{here}.level" if isinstance(entry, dict) else here
+    else:
+        where = f"{here}.seats"
+    for j, e in enumerate(seats if isinstance(seats, list) else [seats]):
+        spec = e.get("strategy") if isinstance(e, dict) else e
+        if not isinstance(spec, str) or not spec.strip():
+            key = f"{where}[{j}]" if isinstance(seats, list) else where
+            raise problem(f"expected a strategy name or file for level {name!r}, {got(spec)}",
+                          tail=key[len(PLAY_LEVELS):])
+    return seats, where
+
+
+def _levels(raw, lat: str) -> list[LevelEntry]:
+    if not isinstance(raw, list) or len(raw) < 2:
+        n = len(raw) if isinstance(raw, list) else None
+        raise problem("a panel compares levels of play: give a list of at least 2 levels "
+                      f"(names such as {', '.join(LEVEL_SEATS)}, or {{level: ..., seats: "
+                      f"..., games: ...}}), {f'got {n}' if n is not None else got(raw)}",
+                      tail=lat[len(PLAY_LEVELS):])
+    out: list[LevelEntry] = []
+    for i, e in enumerate(raw):
+        here = f"{lat}[{i}]"
+        if not isinstance(e, (str, dict)):
+            raise problem(f"expected a level's name ({', '.join(LEVEL_SEATS)}) or a mapping "
+                          f"{{level: ..., seats: ..., games: ...}}, {got(e)}",
+                          tail=here[len(PLAY_LEVELS):])
+        entry = {"level": e} if isinstance(e, str) else e
+        s = nested(LevelSpec, entry, here[len(PLAY_LEVELS):])
+        if s.level in [lv.name for lv in out]:
+            raise problem(f"level {s.level!r} given twice",
+                          tail=f"{here[len(PLAY_LEVELS):]}.level")
+        seats, where = _level_seats(e, s.level, here)
+        out.append(LevelEntry(i, s.level, seats, s.games or 0, s.max_games or 0, s.rating,
+                              here, where))
+    return out
+
+
+def _tolerances(raw) -> dict:
+    out = {f: tol * (0.01 if unit == "pp" else 1.0) for f, (unit, tol) in TRACE_TOLERANCE.items()}
+    if raw is None:
+        return out
+    if not isinstance(raw, dict):
+        raise problem(f"expected a mapping figure -> tolerance such as {{overfishing: 2pp}}, "
+                      f"{got(raw)}", tail=".converged_within")
+    for fig, want in raw.items():
+        if fig not in TRACE_TOLERANCE:
+            raise problem(f"unknown figure{did_you_mean(str(fig), TRACE_TOLERANCE)}; known: "
+                          f"{', '.join(TRACE_TOLERANCE)}", tail=f".converged_within.{fig}")
+        unit = TRACE_TOLERANCE[fig][0]
+        value = amount(want, unit)
+        if value is None:
+            raise problem(f"expected a tolerance in {unit} such as "
+                          f"{'2pp' if unit == 'pp' else '0.5 ' + unit}, {got(want)}",
+                          tail=f".converged_within.{fig}")
+        out[fig] = float(value) * (0.01 if unit == "pp" else 1.0)
+    return out
+
+
+def play_levels(raw):
+    """``play_levels:`` -> {levels: [LevelEntry], relative_to, converged_within}."""
+    if raw is None:
+        return None
+    if isinstance(raw, list):
+        spec, lat = {"levels": raw}, PLAY_LEVELS
+    elif isinstance(raw, dict):
+        spec, lat = raw, f"{PLAY_LEVELS}.levels"
+        nested(PanelSpec, raw)
+    else:
+        raise problem("expected a list of levels (e.g. [random, greedy, skilled, search]) or "
+                      f"a mapping {{levels: [...], relative_to: ...}}, {got(raw)}")
+    levels = _levels(spec["levels"], lat)
+    names = [lv.name for lv in levels]
+    ref = spec.get("relative_to")
+    ref = names[0] if ref is None else str(ref).strip()
+    if ref not in names:
+        raise problem(f"{ref!r} is not a level of the panel{did_you_mean(ref, names)} (levels: "
+                      f"{', '.join(names)}): the verdicts are relative to a level the panel "
+                      "plays", tail=".relative_to")
+    return {"levels": levels, "relative_to": ref,
+            "converged_within": _tolerances(spec.get("converged_within"))}

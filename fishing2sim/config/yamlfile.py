@@ -13,7 +13,7 @@ from fishing2sim.config.keys import MAX_YAML_DEPTH, MAX_YAML_VALUES
 from fishing2sim.config.messages import ExperimentError, did_you_mean
 from fishing2sim.safe_files import read_input
 
-__all__ = ["read_mapping"]
+__all__ = ["parse_yaml", "read_mapping"]
 
 
 class _UniqueKeyLoader(yaml.SafeLoader):
@@ -98,6 +98,30 @@ def _load_yaml(text: str):
 
 
 
+def parse_yaml(text: str, given: str):
+    """The YAML document ``text`` (None if empty), read with this module's limits (a key
+    given twice in a mapping, nesting deeper than MAX_YAML_DEPTH, aliases expanding to more
+    than MAX_YAML_VALUES values are refused); a problem is one ExperimentError line,
+    ``"<given>: line 3, column 5: ..."``. The experiment files' reader (read_mapping) and
+    the training files' (fishing2sim/train/config.py) both read through it."""
+    try:
+        return _load_yaml(text)  # a SafeLoader subclass with size limits
+    except _YAMLLimit as exc:
+        where = f"line {exc.mark.line + 1}, column {exc.mark.column + 1}: " if exc.mark \
+            else ""
+        raise ExperimentError(f"{given}: {where}{exc.problem}") from None
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
+        where = f"line {mark.line + 1}, column {mark.column + 1}" if mark else "YAML"
+        problem = getattr(exc, "problem", None) or str(exc)
+        context = getattr(exc, "context", None)
+        what = f"{context}: {problem}" if context and problem else problem
+        cmark = getattr(exc, "context_mark", None)
+        if cmark is not None and mark is not None and cmark.line != mark.line:
+            what += f" (it started on line {cmark.line + 1})"
+        raise ExperimentError(f"{given}: {where}: YAML syntax error: {what}") from None
+
+
 def read_mapping(path: Path, given: str) -> dict:
     """The mapping of the experiment file ``path`` (``given``: as the user named it)."""
     try:
@@ -117,22 +141,7 @@ def read_mapping(path: Path, given: str) -> dict:
                               "experiments lists them)") from None
     except (OSError, UnicodeDecodeError) as exc:
         raise ExperimentError(f"{given}: cannot read the file: {exc}") from None
-    try:
-        data = _load_yaml(text)  # a SafeLoader subclass with size limits
-    except _YAMLLimit as exc:
-        where = f"line {exc.mark.line + 1}, column {exc.mark.column + 1}: " if exc.mark \
-            else ""
-        raise ExperimentError(f"{given}: {where}{exc.problem}") from None
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
-        where = f"line {mark.line + 1}, column {mark.column + 1}" if mark else "YAML"
-        problem = getattr(exc, "problem", None) or str(exc)
-        context = getattr(exc, "context", None)
-        what = f"{context}: {problem}" if context and problem else problem
-        cmark = getattr(exc, "context_mark", None)
-        if cmark is not None and mark is not None and cmark.line != mark.line:
-            what += f" (it started on line {cmark.line + 1})"
-        raise ExperimentError(f"{given}: {where}: YAML syntax error: {what}") from None
+    data = parse_yaml(text, given)
     if data is None:
         raise ExperimentError(f"{given}: the file is empty: an experiment is a mapping "
                               "of keys such as players, games, seats (see "

@@ -23,8 +23,9 @@ def _sources():
     yield _PKG / "strategy" / "reference.py"
     # the student's features, tables, vector operations and decisions
     # (strategies/skilled.py) and the labelling kernel
-    yield from (_PKG / "train" / f for f in ("features.py", "layout.py", "label.py", "simd.py",
-                                             "student.py", "tables.py", "round_value.py"))
+    yield from (_PKG / "student" / f for f in ("decisions.py", "features.py", "layout.py",
+                                               "simd.py", "tables.py"))
+    yield from (_PKG / "train" / f for f in ("label.py", "round_value.py"))
     # the learned end-of-round value's coefficients, frozen into the search kernels
     yield _PKG / "data" / "round_value.npz"
 
@@ -36,7 +37,8 @@ def _cache_dirs():
         return [p for p in Path(root).rglob("*")
                 if p.is_dir() and not p.is_symlink() and "fishing2sim" in str(p)]
     return [p / "__pycache__" for p in (_PKG, _PKG / "engine", _PKG / "search",
-                                        _PKG / "strategy", _PKG / "train", _PKG / "bots",
+                                        _PKG / "strategy", _PKG / "student", _PKG / "train",
+                                        _PKG / "bots",
                                         _PKG.parent / "strategies")]
 
 

@@ -70,6 +70,15 @@ def new_buffers():
 
 
 @njit(cache=True)
+def game_scratch(deck, ev_rows):
+    """The scratch a batch kernel reuses for every game: two random states (the game's and
+    a branch's or replay's), ``ev_rows`` event rows, the observation buffers and the deck's
+    tiers."""
+    return (np.zeros(RNG_SIZE, np.uint64), np.zeros(RNG_SIZE, np.uint64),
+            np.zeros((ev_rows, EV_FIELDS), np.int64), new_buffers(), deck[:, F_TIER].copy())
+
+
+@njit(cache=True)
 def play_batch(deck, players, ruleset, hand_sizes, n_rounds, first_leader, seed, start, n,
                strats, params, check, observe_mask, work, out_int, out_points, out_ocean,
                out_trump, out_round_points):
@@ -110,6 +119,18 @@ def win_share(st, p, players):
     return 60 // k
 
 
+@njit(void(ST, RNG, ST, RNG), cache=True, _nrt=False)
+def copy_game(src, src_rng, dst, dst_rng):
+    """Copy a game's state and random streams (src, src_rng) into (dst, dst_rng): where a
+    branch starts. (Element by element: a slice copy compiles numba's shape-mismatch error
+    path, with its string formatting, into every cold start; the signature compiles this at
+    import.)"""
+    for i in range(src.shape[0]):
+        dst[i] = src[i]
+    for i in range(src_rng.shape[0]):
+        dst_rng[i] = src_rng[i]
+
+
 @njit(types.UniTuple(i64, 2)(ST, RNG, ST, RNG, EV, DECK, OBS, STRATS, PARAMS, i64, i64, i64,
                                   types.uint64), cache=True)
 def play_branch(src, src_rng, br, br_rng, ev, deck, obs, strats, params, shade, players, c,
@@ -118,12 +139,7 @@ def play_branch(src, src_rng, br, br_rng, ev, deck, obs, strats, params, shade, 
     return (points, win share in 60ths) of seat c. fresh_seed != 0: new streams. The
     branch never searches: a search seat (engine/search.py) plays on with its rollout
     strategy's decisions."""
-    # (element by element: a slice copy compiles numba's shape-mismatch error path, with
-    # its string formatting, into every cold start; the signature compiles this at import)
-    for i in range(src.shape[0]):
-        br[i] = src[i]
-    for i in range(src_rng.shape[0]):
-        br_rng[i] = src_rng[i]
+    copy_game(src, src_rng, br, br_rng)
     br[S_LOG] = 0
     br[S_SEARCH_MASK] = 0
     br[S_FORCED] = 0
@@ -196,11 +212,7 @@ def logged_branches(st, rng, br, br_rng, ev_a, ev_b, ev_n, deck, obs, strats, pa
     then carries the branch's error)."""
     for k in range(2):
         evx = ev_a if k == 0 else ev_b
-        # (element by element, as play_branch: no slice copy's error path to compile)
-        for i in range(st.shape[0]):
-            br[i] = st[i]
-        for i in range(rng.shape[0]):
-            br_rng[i] = rng[i]
+        copy_game(st, rng, br, br_rng)
         apply_trump_choice(br, evx, C_LIGHT if k == 0 else C_DARK)
         run_game(br, br_rng, evx, deck, obs, strats, params, STOP_NEVER)
         ev_n[1 + k] = br[S_EVN]
@@ -261,11 +273,7 @@ def trump_batch(deck, players, ruleset, hand_sizes, n_rounds, first_leader, seed
     """
     st = work[0]
     br = work[1]
-    rng = np.zeros(RNG_SIZE, np.uint64)
-    br_rng = np.zeros(RNG_SIZE, np.uint64)
-    ev = np.zeros((1, EV_FIELDS), np.int64)
-    obs = new_buffers()
-    tier = deck[:, F_TIER].copy()
+    rng, br_rng, ev, obs, tier = game_scratch(deck, 1)
     for g in range(n):
         gseed = game_seed(seed, start + g)
         log = 1 if g == log_game else 0

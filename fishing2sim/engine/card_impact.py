@@ -12,8 +12,8 @@ down by one): the seats see that deck's card list, as players at the table would
 import numpy as np
 from numba import njit
 
-from fishing2sim.engine.batch import new_buffers, record_game, take_branch_error
-from fishing2sim.engine.constants import EV_FIELDS, F_TIER, MAX_PLAYERS, O_N_CARDS, STOP_NEVER
+from fishing2sim.engine.batch import game_scratch, record_game, take_branch_error
+from fishing2sim.engine.constants import MAX_PLAYERS, O_N_CARDS, STOP_NEVER
 from fishing2sim.engine.core import ERR_SETUP, run_game, setup_game
 from fishing2sim.engine.records import (  # noqa: F401 (the records' names, read here too)
     C_DRAWER, C_CATCHER, C_END, C_ROUNDS, C_POINTS, N_C, CARD_LAYOUT,
@@ -67,12 +67,8 @@ def cards_batch(deck, decks, drops, players, ruleset, hand_sizes, n_rounds, firs
     st = work[0]
     st2 = work[1]
     base = np.zeros(STATE_SIZE, np.int64)
-    rng = np.zeros(RNG_SIZE, np.uint64)
-    base_rng = np.zeros(RNG_SIZE, np.uint64)
+    rng, base_rng, ev, obs, tier = game_scratch(deck, 1)
     rng2 = np.zeros(RNG_SIZE, np.uint64)
-    ev = np.zeros((1, EV_FIELDS), np.int64)
-    obs = new_buffers()
-    tier = deck[:, F_TIER].copy()
     for g in range(n):
         gseed = game_seed(seed, start + g)
         fresh_deck_view(obs)

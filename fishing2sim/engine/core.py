@@ -776,6 +776,23 @@ def trick_index_of(st, option):
     return -1
 
 
+STOPPED = -2  # ask_trick_card: the game stopped (a strategy error)
+
+
+@njit(cache=True, _nrt=False)
+def ask_trick_card(st, rng, obs, decide, params, p, kind, b, card):
+    """Ask p (decision ``kind``, answered by ``decide``) for 1 other card still in the
+    trick than ``card``, the one at index b whose effect asks: the chosen card's trick
+    index; -1 when there is none to choose, STOPPED when the game stopped."""
+    n = trick_targets(st, b, obs, p)
+    if n == 0:
+        return -1
+    choice = ask_once(st, rng, obs, decide, params, p, kind, n, card)
+    if choice < 0:
+        return STOPPED
+    return trick_index_of(st, choice)
+
+
 @njit(cache=True, _nrt=False)
 def hand_options(st, p, obs):
     """Options of p: every hand card (to st[A_OPTIONS:] and p's buffer)."""
@@ -831,13 +848,11 @@ def resolve_buoy(st, rng, ev, obs, strats, params, b):
     players = st[S_PLAYERS]
     if effect == E_CATCH_1_OTHER:
         # A9: move 1 other card still in the trick to its player's fisher.
-        n = trick_targets(st, b, obs, p)
-        if n > 0:
-            choice = ask_once(st, rng, obs, strats[D_CATCH_1_OTHER][p], params,
-                              p, D_CATCH_1_OTHER, n, card)
-            if choice < 0:
-                return False
-            i = trick_index_of(st, choice)
+        i = ask_trick_card(st, rng, obs, strats[D_CATCH_1_OTHER][p], params, p,
+                           D_CATCH_1_OTHER, b, card)
+        if i == STOPPED:
+            return False
+        if i >= 0:
             st[A_TRICK_IN + i] = 0
             fisher_add(st, p, st[A_TRICK_CARD + i])
             if st[S_LOG] != 0:
@@ -1097,13 +1112,12 @@ def finish_trick_fishing(st, rng, ev, obs, strats, params):
         p = st[A_TRICK_PLAYER + b]
         if effect == E_ZERO:
             # B3: a zero's player moves 1 other card still in the trick to their fisher
-            n = trick_targets(st, b, obs, p)
-            if n > 0:
-                choice = ask_once(st, rng, obs, strats[D_ZERO_CATCH][p], params,
-                                  p, D_ZERO_CATCH, n, card)
-                if choice < 0:
-                    return
-                catch_to_fisher(st, ev, p, trick_index_of(st, choice), EV_ZERO_CATCH, card)
+            i = ask_trick_card(st, rng, obs, strats[D_ZERO_CATCH][p], params, p, D_ZERO_CATCH,
+                               b, card)
+            if i == STOPPED:
+                return
+            if i >= 0:
+                catch_to_fisher(st, ev, p, i, EV_ZERO_CATCH, card)
         elif effect == E_CATCH_ALL_OTHERS:
             # B3: its player moves all other cards still in the trick to their fisher
             for i in range(st[S_TRICK_N]):

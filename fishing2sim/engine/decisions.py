@@ -19,10 +19,11 @@ import numpy as np
 from numba import njit
 
 from fishing2sim.engine.batch import (
-    T_CHOOSER, new_buffers, record_game, take_branch_error, trump_pairs, win_share,
+    T_CHOOSER, copy_game, game_scratch, new_buffers, record_game, take_branch_error,
+    trump_pairs, win_share,
 )
 from fishing2sim.engine.constants import (
-    EV_FIELDS, F_TIER, MAX_ROUNDS, STOP_AT_TRUMP, STOP_NEVER, END_PAUSED, END_RUNNING,
+    MAX_ROUNDS, STOP_AT_TRUMP, STOP_NEVER, END_PAUSED, END_RUNNING,
 )
 from fishing2sim.engine.core import (
     apply_trump_choice, ask_once, ask_trump_choice, draw_gap, run_game, setup_game,
@@ -46,10 +47,7 @@ FRESH_SALT = np.uint64(0x5EED0F5F2E5A1705)
 def option_branch(src, src_rng, br, br_rng, ev, deck, obs, strats, params, option, fresh):
     """Finish the game paused in ``src`` from a copy, the paused decision taken as
     ``option``; fresh != 0: on new streams seeded from it. The copy samples nothing."""
-    for i in range(src.shape[0]):
-        br[i] = src[i]
-    for i in range(src_rng.shape[0]):
-        br_rng[i] = src_rng[i]
+    copy_game(src, src_rng, br, br_rng)
     br[S_LOG] = 0
     br[S_SEARCH_MASK] = 0
     br[S_DEC_ON] = 0
@@ -199,11 +197,7 @@ def decision_batch(deck, players, ruleset, hand_sizes, n_rounds, first_leader, s
     not replayed). ``rates``: per decision kind, its threshold (a share of 2**32)."""
     st = work[0]
     br = work[1]
-    rng = np.zeros(RNG_SIZE, np.uint64)
-    br_rng = np.zeros(RNG_SIZE, np.uint64)
-    ev = np.zeros((1, EV_FIELDS), np.int64)
-    obs = new_buffers()
-    tier = deck[:, F_TIER].copy()
+    rng, br_rng, ev, obs, tier = game_scratch(deck, 1)
     for g in range(n):
         gseed = game_seed(seed, start + g)
         setup_game(st, rng, ev, deck, players, ruleset, hand_sizes, n_rounds, first_leader,

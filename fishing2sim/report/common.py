@@ -38,6 +38,7 @@ TABLE_KEYS: dict[str, tuple[str, ...]] = {
     "cards": ("tier", "card"),
     "cards_ranked": ("rank", "card", "tier"),
     "decisions": ("kind", "strategy"),
+    "profile": ("strategy", "figure", "buoy", "round"),
 }
 #: Order in which tables are written and sections appear when ``exp.analyses`` says nothing.
 ANALYSES = ("depletion", "overfishing", "trump_value", "strategies")
@@ -50,6 +51,7 @@ TABLE_TAIL: dict[str, tuple[str, ...]] = {
                           for s in ("", "_ci_low", "_ci_high", "_n", "_p_value",
                                     "_p_adjusted")
                           if f != "catcher_win_share" or not s.startswith("_p")),
+    "profile": ("unit", "games", "se", "sd"),
     "ladder_pairs": ("rating_diff", "rating_diff_ci_low", "rating_diff_ci_high",
                      "residual_z", "residual_elo"),
 }
@@ -66,6 +68,7 @@ TITLES = {
     "panel": "Levels of play",
     "cards": "Per-card impact",
     "decisions": "Decision stakes",
+    "profile": "What the players do (behaviour profile)",
 }
 
 # --------------------------------------------------------------------------------------------
@@ -80,7 +83,8 @@ def sort_table(name: str, df: pd.DataFrame) -> pd.DataFrame:
     The contrasts table keeps its own columns, rows by condition, figure and strategy.
     """
     df = df.copy()
-    if name in ("panel", "verdicts", "skill_trace", "convergence"):  # their own columns
+    if name in ("panel", "verdicts", "skill_trace", "convergence", "profile_differences",
+                "examples"):  # their own columns and row order
         return df.reset_index(drop=True)
     if name == "contrasts":
         if len(df):

@@ -13,6 +13,7 @@ from pathlib import Path
 import pandas as pd
 
 from fishing2sim.report import html as _html
+from fishing2sim.report.viewer import read_examples
 from fishing2sim.report.document import Doc, table_cells
 from fishing2sim.safe_files import FileSafetyError, open_regular, read_regular, write_atomic
 
@@ -32,7 +33,7 @@ class ReportInputError(Fishing2simError, ValueError):
 def render_html(folder: Path, warn=None, fresh: bool = False, locked: bool = False) -> Path:
     """``folder``/report.html, written from the folder's own files (summary.md's headings,
     paragraphs, lists, tables, code blocks and images, the CSVs, config.yaml, or a tune's
-    best.yaml and tune.yaml) unless it is already a complete page (``fresh``: written anew
+    best.yaml and tune.yaml, and examples.json's games, which are not replayed) unless it is already a complete page (``fresh``: written anew
     all the same, for a writer that has just changed the folder's files, as a training run
     after each iteration). Used by ``fishing2sim report DIR``.
 
@@ -78,7 +79,8 @@ def render_html(folder: Path, warn=None, fresh: bool = False, locked: bool = Fal
             tuned = {f: _config_text(folder / f, warn) for f in ("best.yaml", "tune.yaml")
                      if os.path.lexists(folder / f)}
             config = tuned or config
-        text = _html.render(doc, images, folder.name, tables, config, [])
+        examples = read_examples(folder, warn)
+        text = _html.render(doc, images, folder.name, tables, config, [], examples)
         try:
             write_atomic(page, text)
         except FileSafetyError:

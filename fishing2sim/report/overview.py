@@ -158,6 +158,11 @@ def what_was_run(ctx: Context, doc: Doc) -> None:
                      "rotation play the same deals (common random numbers); only the play "
                      "differs, and their contrasts are paired differences")
     items.append(f"Analyses: {', '.join(exp.analyses) or '–'}")
+    if "examples" in ctx.tables:  # run/examples.py
+        items.append(f"Example games: examples.csv names up to {exp.examples} games per "
+                     "condition behind each headline figure (overfished, the ocean ran out, "
+                     "completed, the largest comebacks and trump stakes, the deals a paired "
+                     "contrast changed), each with the command that replays it")
     doc.ul(items)
     adaptive(ctx, doc)
     crow = []

@@ -16,6 +16,7 @@ from fishing2sim.analysis.contrasts import FIGURE_INFO
 from fishing2sim.analysis.panel import group_name, strength_order
 from fishing2sim.report.common import (Context, NUMBERS, colour, finish, int_, players_text,
                                        seat_md, seat_parts, wrap)
+from fishing2sim.report.profile import disagreement_text
 from fishing2sim.report.words import isnan, number
 
 UNIT_WORDS = {"pp": "pp", "cards": "cards", "points": "points", "changes": "changes"}
@@ -162,7 +163,7 @@ def trace_lines(ctx: Context) -> list[str]:
     conv = ctx.tables.get("convergence")
     if conv is None or not len(conv):
         return []
-    out = []
+    out, told = [], {}
     for r in conv.itertuples():
         what = FIGURE_INFO[r.figure][3]
         d = cell(r.difference, r.diff_ci_low, r.diff_ci_high, r.unit)
@@ -172,6 +173,12 @@ def trace_lines(ctx: Context) -> list[str]:
             text = f"converged: {pair}, agree within ±{tol} (difference {d})"
         elif r.converged == "no":
             text = f"not converged: {pair}, differ by {d}, more than ±{tol}"
+            why = disagreement_text(ctx, r.group, r.players, r.figure)
+            if why and (r.group, r.players) in told:  # (the same two levels' profiles)
+                why = f"what they do differently: as for {told[(r.group, r.players)]} above"
+            elif why:
+                told[(r.group, r.players)] = FIGURE_INFO[r.figure][3]
+            text += f"; {why}" if why else ""
         else:
             text = (f"undecided: {pair}, differ by {d}; the CI reaches past ±{tol}, so more "
                     "games at these levels would tell")

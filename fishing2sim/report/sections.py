@@ -17,12 +17,12 @@ here in report/, and its row below (docs/architecture.md, "Where a change goes")
 from __future__ import annotations
 
 from fishing2sim.report import arc, card_impact, contrasts, decisions, depletion, ladder
-from fishing2sim.report import overfishing, panel, scores, strategies, trump
+from fishing2sim.report import overfishing, panel, profile, scores, strategies, trump
 
 # in the order of the plots; the document writes the ANALYSIS None rows first, then the
 # analyses in the order asked for, each analysis's rows in this order
 SECTIONS = (contrasts, depletion, overfishing, trump, strategies, scores, ladder, arc, panel,
-            card_impact, decisions)
+            card_impact, decisions, profile)
 
 # every plot a run's report can have: (table, plot function, file)
 PLOTS = tuple(p for s in SECTIONS for p in s.PLOTS)

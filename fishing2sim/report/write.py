@@ -22,6 +22,7 @@ from fishing2sim.report.common import (ANALYSES, DPI, TABLE_KEYS, TERMS, TITLES,
                      package_version, sort_table)
 from fishing2sim.report.layout import fit_titles
 from fishing2sim.report.sections import PLOTS, SECTIONS  # noqa: F401 (PLOTS: every plot)
+from fishing2sim.report.viewer import write_examples
 
 __all__ = ["write_report", "write_folder_atomically", "TABLE_KEYS", "sort_table"]
 
@@ -115,9 +116,18 @@ def _write_all(folder: Path, exp: Any, results: Any) -> None:
     config_text = _config_yaml(exp)
     write_atomic(folder / "config.yaml", config_text)
     images = {f: (folder / f).read_bytes() for f in plots.values()}  # the plots just made
+    examples = getattr(results, "examples", None)  # the rows of run/examples.py, replayed
+    if isinstance(examples, list) and examples:  # (report/replay.py) into examples.json's
+        from fishing2sim.report.replay import build_examples  # games (loads the kernels)
+
+        examples = build_examples(exp, examples)
+    elif isinstance(examples, list):
+        examples = None
+    if examples:
+        write_examples(folder, examples)
     write_atomic(folder / "report.html",
                  _html.render(doc, images, exp.name, {n: tables[n] for n in _table_order(tables)},
-                              config_text, _stamps(ctx)))
+                              config_text, _stamps(ctx), examples))
 
 
 def _save_figure(fig, path: Path) -> None:

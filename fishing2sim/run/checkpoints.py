@@ -23,8 +23,10 @@ import numpy as np
 
 from fishing2sim.safe_files import (FileSafetyError, open_lock, read_regular, real_folder,
                                     remove_ours, write_atomic)
+from fishing2sim.run import profile
 from fishing2sim.run.chunks import RunError, Task, games_of, task_of
 from fishing2sim.config.levels import trump_replayed
+from fishing2sim.run.examples import OUTCOME_KEY, example_keys, merge_examples, split_examples
 from fishing2sim.run.totals import (UNIT_PREFIX, empty_totals, merge, split_units, summed_keys,
                                     unit_keys)
 from fishing2sim.run.decision_totals import DEC_FIELDS, empty
@@ -95,15 +97,17 @@ def read_chunk(exp, path: Path) -> tuple[dict | None, str]:
     cards = "cards" in exp.analyses  # and so are the per-card totals
     expected = summed_keys(arc, cards)
     if "decisions" in exp.analyses:  # the decision totals, kept only when asked for
-
         expected += list(DEC_FIELDS)
+    if profile.wanted(exp):  # the behaviour profile's totals, kept only when asked for
+        expected += list(profile.PROFILE_FIELDS)
     cond = exp.conditions[task.condition]
     held = [k for k in arrays if k.startswith(UNIT_PREFIX)]
-    missing = [k for k in expected if k not in arrays]
+    examples = example_keys(exp)  # the example games' rows (run/examples.py)
+    missing = [k for k in expected + examples if k not in arrays]
     if getattr(cond, "paired", False):  # a paired condition's chunk holds its unit vectors
         missing += [k for k in unit_keys(trump_replayed(exp, cond))
-                    if k not in arrays]
-    extra = [k for k in arrays if k not in expected
+                    + ((OUTCOME_KEY,) if examples else ()) if k not in arrays]
+    extra = [k for k in arrays if k not in expected and k not in examples
              and not (getattr(cond, "paired", False) and k in held)]
     for k in held:
         if k in extra:
@@ -113,11 +117,17 @@ def read_chunk(exp, path: Path) -> tuple[dict | None, str]:
     if missing or extra:
         what = f"missing {', '.join(missing)}" if missing else f"unexpected {', '.join(extra)}"
         return None, f"wrong arrays ({what})"
+    for k in examples:  # rows (key, game), at most K
+        a = arrays[k]
+        if a.dtype != np.int64 or a.ndim != 2 or a.shape[1] != 2 or len(a) > exp.examples:
+            return None, f"array {k} has the wrong shape or type"
     strat = arrays["strat_seats"]
     ref = empty_totals(exp.conditions[task.condition].players,
                        strat.shape[0] if strat.ndim == 1 else 0, arc, cards)
     if "decisions" in exp.analyses:
         ref.update(empty(strat.shape[0] if strat.ndim == 1 else 0))
+    if profile.wanted(exp):
+        ref.update(profile.empty(strat.shape[0] if strat.ndim == 1 else 0))
     for k in expected:
         if arrays[k].dtype != np.int64 or arrays[k].shape != ref[k].shape:
             return None, f"array {k} has the wrong shape or type"
@@ -135,9 +145,10 @@ def _warn(msg: str) -> None:
     print(f"warning: {msg}", file=sys.stderr, flush=True)
 
 
-def open_checkpoints(exp, resume: bool) -> tuple[Path, set, list]:
+def open_checkpoints(exp, resume: bool) -> tuple[Path, set, tuple]:
     """The checkpoint folder (created), the keys of its valid chunks and (their totals per
-    condition, their unit vectors per condition and chunk). Without ``resume`` an old folder is emptied first."""
+    condition, their unit vectors per condition and chunk, their example games merged per
+    condition). Without ``resume`` an old folder is emptied first."""
     folder = checkpoint_dir(exp)
     for p in (folder.parent, folder):
         if p.is_symlink():
@@ -171,6 +182,7 @@ def open_checkpoints(exp, resume: bool) -> tuple[Path, set, list]:
                        f"{getattr(exc, 'message', None) or exc.strerror or exc}") from None
     totals: list = [None] * len(exp.conditions)
     units: list = [{} for _ in exp.conditions]
+    examples: list = [None] * len(exp.conditions)
     done: set = set()
     for path in sorted(folder.glob("c*-k*.npz")):
         t, why = read_chunk(exp, path)
@@ -190,8 +202,10 @@ def open_checkpoints(exp, resume: bool) -> tuple[Path, set, list]:
         totals[cond] = merge(totals[cond], t)
         if split_units(t):
             units[cond][k] = split_units(t)
+        if split_examples(t):
+            examples[cond] = merge_examples(examples[cond], split_examples(t), exp.examples)
         done.add(path.stem)
-    return folder, done, (totals, units)
+    return folder, done, (totals, units, examples)
 
 
 def write_stamp(folder: Path, exp) -> None:

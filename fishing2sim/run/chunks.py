@@ -15,9 +15,13 @@ import numpy as np
 from fishing2sim.engine import constants as K
 from fishing2sim.config.decisions import thresholds
 from fishing2sim.config.levels import trump_replayed
-from fishing2sim.engine.records import G_ERR_CODE, MAX_SAMPLED, N_T, N_X
+from fishing2sim.engine.records import (G_ERR_CODE, GAME_LAYOUT, MAX_SAMPLED, N_T, N_X,
+                                         PAIR_LAYOUT)
+from fishing2sim.run import profile
 from fishing2sim.run.card_impact import add_cards, loo_decks, play_cards
 from fishing2sim.run.decision_totals import block_rows, empty, fold, game_rows
+from fishing2sim.run.examples import (OUTCOME_KEY, batch_examples, game_index, merge_examples,
+                                      outcome_code)
 from fishing2sim.strategy.identity import distinct_names
 from fishing2sim.run.totals import R, accumulate, add_blocks, empty_totals
 
@@ -146,7 +150,7 @@ def run_chunk(exp, task: Task) -> dict:
     """Play one chunk and reduce it to totals (a dict of int64 arrays; with the per-unit
     vectors of fishing2sim.run.totals for a condition that shares its deals)."""
     # the kernels load numba, the search kernels compile: the analysis imports this module
-    from fishing2sim.api import EVENT_CAPACITY, call_kernel, kernel_failure, new_outputs, new_work
+    from fishing2sim.api import call_kernel, kernel_failure, new_outputs, new_work, search_games
     from fishing2sim.engine.batch import play_batch, trump_batch
 
     cond = exp.conditions[task.condition]
@@ -157,15 +161,17 @@ def run_chunk(exp, task: Task) -> dict:
     arc = "arc" in exp.analyses
     totals = empty_totals(P, len(names), arc, loo is not None)
     dec = _decisions(exp, cond, totals, len(names))
+    prof = _profile(exp, cond, totals, len(names))
     units = {} if getattr(cond, "paired", False) else None
-    for funcs, table, mask, slot, strats, search in lineups:
+    examples = None
+    for rotation, (funcs, table, mask, slot, strats, search) in enumerate(lineups):
         out_int, out_points, out_ocean, out_trump, out_round_points = new_outputs(n)
         work = new_work()
         args = (arrays, P, K.RULESETS[cond.deck.ruleset], hands, cond.deck.n_rounds,
                 cond.first_leader, np.uint64(cond.seed), task.start, n, funcs, table, 0, mask,
                 work)
         if search is not None:  # (the search kernels are loaded only when a seat searches)
-            from fishing2sim.search.kernels import play_batch_search, trump_batch_search
+            from fishing2sim.search.kernels import trump_batch_search
         if search is not None and trump:  # search seats (engine/search.py): searching
             pairs = np.zeros((n, R, N_T), np.int64)  # only trump choices (experiment.py)
             done = call_kernel(trump_batch_search, (
@@ -173,11 +179,10 @@ def run_chunk(exp, task: Task) -> dict:
                 out_trump, out_round_points, pairs), work, strats)
         elif search is not None:
             pairs = None
-            ev = np.zeros((EVENT_CAPACITY, K.EV_FIELDS), np.int64)
-            done = call_kernel(play_batch_search, (*args[:-1], *search, work, ev, out_int,
-                                                   out_points, out_ocean, out_trump,
-                                                   out_round_points, np.zeros(3, np.int64)),
-                               work, strats)
+            each = None if prof is None else (  # (a search logs every game: count each)
+                lambda rows: profile.count_game(totals, rows, prof, P, slot))
+            done = search_games(args, search, work, strats, (
+                out_int, out_points, out_ocean, out_trump, out_round_points), each)
         elif dec is not None:  # analyses: [decisions] (engine/decisions.py)
             pairs = np.zeros((n, R, N_T), np.int64) if trump else None
             done = _decision_chunk(exp, dec, args, trump, pairs, slot, work, strats, (
@@ -199,14 +204,54 @@ def run_chunk(exp, task: Task) -> dict:
                                          out_round_points, strats)
         if done and out_int[done - 1, G_ERR_CODE] != 0:
             raise kernel_failure(work[0], strats, cond.deck)
+        if prof is not None and (search is None or trump):
+            _replay_profile(args, search, task, prof, P, slot, totals)
         accumulate(totals, P, slot, out_int, out_points, out_ocean, pairs, units,
                    cond.deck.n_rounds, out_round_points if arc else None)
+        if exp.examples:  # the example games (run/examples.py): no sums, merged apart
+            examples = _examples(exp, cond, task, rotation, examples, units, (
+                out_int, out_ocean, out_round_points, pairs), (GAME_LAYOUT, PAIR_LAYOUT))
         if loo is not None:
             add_cards(totals, P, cond.cards, out_int, out_points, out_cards)
     if dec is not None:
         fold(totals, block_rows(dec["rows"]))
     add_blocks(totals, len(lineups), n, units)
+    totals.update(examples or {})
     return totals
+
+
+def _replay_profile(args, search, task, prof, P, slot, totals) -> None:
+    """The behaviour profile's games of a chunk whose kernel logs no events: the first
+    games of its condition replayed with the log on (run/profile.py)."""
+    from fishing2sim.api import EVENT_CAPACITY, logged_rows, new_work
+
+    ev = np.zeros((EVENT_CAPACITY, K.EV_FIELDS), np.int64)
+    profile.replay(lambda g: logged_rows(args, search, g, new_work(), ev), task.start,
+                   profile.replayed(task.start, task.count), prof, P, slot, totals)
+
+
+def _profile(exp, cond, totals, n_strategies):
+    """With the behaviour profile (run/profile.py): its totals added to ``totals`` and the
+    deck's columns it reads; else None."""
+    if not profile.wanted(exp):
+        return None
+    totals.update(profile.empty(n_strategies))
+    return profile.cards_of(cond)
+
+
+def _examples(exp, cond, task, rotation, examples, units, outputs, layouts) -> dict:
+    """The chunk's example rows so far merged with one rotation's (``outputs``: the
+    kernels' int, ocean and round-points outputs and the trump pairs or None); a paired
+    condition's units get the rotation's outcome codes."""
+    out_int, out_ocean, round_points, pairs = outputs
+    P = cond.players
+    games = game_index(np.arange(task.start, task.start + task.count, dtype=np.int64),
+                       rotation, P, cond.rotate)
+    if units is not None:
+        units.setdefault(OUTCOME_KEY, []).append(outcome_code(out_int, layouts[0]))
+    return merge_examples(examples, batch_examples(
+        exp.examples, P, games, out_int, out_ocean, round_points, pairs, cond.deck.n_rounds,
+        layouts), exp.examples)
 
 
 def _decisions(exp, cond, totals, n_strategies):

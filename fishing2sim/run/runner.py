@@ -23,6 +23,7 @@ from fishing2sim import __version__, first_run
 from fishing2sim.run.checkpoints import CHUNK_NAME, load_chunks, save_chunk, write_stamp
 from fishing2sim.run.chunks import RunError, Task, _units, games_of, step_of, task_of
 from fishing2sim.run.processes import processes, serial
+from fishing2sim.run.examples import merge_examples, split_examples
 from fishing2sim.run.totals import merge, split_units
 from fishing2sim.run.costs import game_cost
 
@@ -30,12 +31,14 @@ from fishing2sim.run.costs import game_cost
 @dataclass
 class Played:
     """What a run played: per condition the merged totals and (paired conditions) the
-    per-chunk unit vectors, the run's facts (``meta``) and the experiment as played
-    (adaptive runs: each condition's games)."""
+    per-chunk unit vectors, the run's facts (``meta``), the experiment as played
+    (adaptive runs: each condition's games) and per condition its example games' rows
+    (run/examples.py; None with ``examples: 0``)."""
     totals: list
     units: list
     meta: dict = field(default_factory=dict)
     exp: object = None
+    examples: list = field(default_factory=list)
 
 
 def stage_tasks(exp, start: list, stop: list):
@@ -84,7 +87,7 @@ class _Stage:
 
     def __init__(self, exp, folder, done, state):
         self.exp = exp
-        self.totals, self.units = state
+        self.totals, self.units, self.examples = state
         self.store: dict = {}
         if exp.adaptive:
             self.store = load_chunks(exp, folder, done)
@@ -97,11 +100,17 @@ class _Stage:
             self.totals[task.condition] = merge(self.totals[task.condition], t)
             if split_units(t):
                 self.units[task.condition][task.chunk] = split_units(t)
+            self._add_examples(task.condition, t)
+
+    def _add_examples(self, c, t) -> None:
+        if split_examples(t):
+            self.examples[c] = merge_examples(self.examples[c], split_examples(t),
+                                              self.exp.examples)
 
     def merge_below(self, stop: list) -> None:
         """Adaptive: the totals of the chunks below ``stop`` games of each condition."""
         n = len(self.exp.conditions)
-        self.totals, self.units = [None] * n, [{} for _ in range(n)]
+        self.totals, self.units, self.examples = [None] * n, [{} for _ in range(n)], [None] * n
         for (c, k), t in sorted(self.store.items()):
             task = task_of(self.exp, c, k)
             if task is not None and games_of(self.exp, task) and \
@@ -109,6 +118,7 @@ class _Stage:
                 self.totals[c] = merge(self.totals[c], t)
                 if split_units(t):
                     self.units[c][k] = split_units(t)
+                self._add_examples(c, t)
 
 
 def _done_games(exp, done, stop, weight=None) -> float:
@@ -197,7 +207,7 @@ def play(exp, folder, done, state, workers, in_process, backend, progress, pool=
     if exp.adaptive:
         meta["stages"] = stages
         meta["adaptive"] = {i: d for i, d in sorted(decisions.items())}
-    return Played(stage.totals, stage.units, meta, final)
+    return Played(stage.totals, stage.units, meta, final, stage.examples)
 
 
 def _save(folder, exp, task, t) -> None:

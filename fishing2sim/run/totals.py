@@ -34,6 +34,7 @@ from fishing2sim.engine.records import (
     T_D1_WIN, T_D2_POINTS, T_D2_WIN,
 )
 from fishing2sim.run.card_impact import CARD_FIELDS, empty_card_totals
+from fishing2sim.run.examples import EXAMPLE_PREFIX, OUTCOME_KEY
 from fishing2sim.run.shares import WIN_UNIT, win_shares  # noqa: F401  (the totals' names too)
 
 R = K.MAX_ROUNDS + 1
@@ -57,6 +58,7 @@ _TRUMP_COLS = 1 + 2 * len(TRUMP_X)
 SUM, SQ = range(2)
 
 UNIT_PREFIX = "unit_"
+_NOT_SUMMED = (UNIT_PREFIX, EXAMPLE_PREFIX)  # kept per chunk, or merged by run/examples.py
 UNIT_KEYS = ("unit_overfished", "unit_empty", "unit_ocean_last", "unit_win",
              "unit_first_leader")
 UNIT_TRUMP_KEYS = ("unit_trump_n", "unit_trump_g", "unit_trump_prod", "unit_trump_cross")
@@ -432,6 +434,9 @@ def add_blocks(t: dict, n_rot: int, n_units: int, units: dict | None = None):
     t["strat_points"][:, SQ] += (gp * gp).sum(axis=0)
     if units is not None:
         for key, parts in list(units.items()):
+            if key == OUTCOME_KEY:  # a game's outcome code, a column per rotation
+                t[key] = np.stack(parts, axis=1)
+                continue
             v = np.concatenate(parts)
             if n_rot > 1:
                 v = v.reshape(n_rot, n_units).sum(axis=0)
@@ -446,11 +451,12 @@ def unit_keys(trump: bool) -> tuple:
 
 
 def merge(into: dict | None, t: dict) -> dict:
-    """``into`` + ``t`` (the summed keys; ``t``'s unit vectors are left out)."""
+    """``into`` + ``t`` (the summed keys; ``t``'s unit vectors and example games, which
+    are no sums, are left out)."""
     if into is None:
-        return {k: v.copy() for k, v in t.items() if not k.startswith(UNIT_PREFIX)}
+        return {k: v.copy() for k, v in t.items() if not k.startswith(_NOT_SUMMED)}
     for k, v in t.items():
-        if not k.startswith(UNIT_PREFIX):
+        if not k.startswith(_NOT_SUMMED):
             into[k] += v
     return into
 

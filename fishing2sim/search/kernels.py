@@ -39,7 +39,9 @@ from fishing2sim.engine.constants import (
     STOP_NEVER,
     TS_COLOUR_SHIFT,
 )
-from fishing2sim.engine.batch import T_CHOOSER, new_buffers, record_game, take_branch_error, trump_pairs
+from fishing2sim.engine.batch import (
+    T_CHOOSER, game_scratch, new_buffers, record_game, take_branch_error, trump_pairs,
+)
 from fishing2sim.engine.core import (
     ERR_ILLEGAL_CHOICE, ERR_NO_WORLD, ERR_ROLLOUT_ILLEGAL, apply_trump_choice, ask_trump_choice,
     best_points, play_card, run_game, setup_game,
@@ -573,6 +575,16 @@ def rollout_failed(st, world, s):
         st[S_ERR_SEAT] = s
 
 
+@njit(cache=True, _nrt=False)
+def search_settings(sp, s):
+    """Seat s's search settings in sp[s]: (method, worlds, rollouts, horizon, the rollouts'
+    stop, objective)."""
+    horizon = np.int64(sp[s, SP_HORIZON])
+    stop = STOP_NEVER if horizon == HORIZON_GAME else STOP_AT_ROUND_END
+    return (np.int64(sp[s, SP_METHOD]), np.int64(sp[s, SP_WORLDS]),
+            np.int64(sp[s, SP_ROLLOUTS]), horizon, stop, np.int64(sp[s, SP_OBJECTIVE]))
+
+
 @njit(cache=True)
 def ismcts_decide(st, ev, n_ev, tier, deck, sp, srng, rstrats, rparams, robserve, robs,
                   world, br, br_rng, view, pos, zone, cards, assign, cap, work, values):
@@ -586,13 +598,9 @@ def ismcts_decide(st, ev, n_ev, tier, deck, sp, srng, rstrats, rparams, robserve
     s = st[S_ASK_SEAT]
     n_opt = st[S_N_OPTIONS]
     players = st[S_PLAYERS]
-    iters = np.int64(sp[s, SP_WORLDS])
-    n_roll = np.int64(sp[s, SP_ROLLOUTS])
-    horizon = np.int64(sp[s, SP_HORIZON])
-    stop = STOP_NEVER if horizon == HORIZON_GAME else STOP_AT_ROUND_END
-    objective = np.int64(sp[s, SP_OBJECTIVE])
+    method, iters, n_roll, horizon, stop, objective = search_settings(sp, s)
     scale = 1.0 if objective == OBJ_WIN else REWARD_SCALE_MARGIN
-    cheat = np.int64(sp[s, SP_METHOD]) == METHOD_CHEATER
+    cheat = method == METHOD_CHEATER
     pz, hidden, vw, snap = view
     if not cheat:
         build_view(st, ev, n_ev, tier, s, pz, hidden, vw, snap)
@@ -742,12 +750,7 @@ def search_decide(st, ev, n_ev, tier, deck, sp, srng, rstrats, rparams, robserve
     kind = st[S_ASK_KIND]
     n_opt = st[S_N_OPTIONS]
     players = st[S_PLAYERS]
-    method = np.int64(sp[s, SP_METHOD])
-    worlds = np.int64(sp[s, SP_WORLDS])
-    n_roll = np.int64(sp[s, SP_ROLLOUTS])
-    horizon = np.int64(sp[s, SP_HORIZON])
-    stop = STOP_NEVER if horizon == HORIZON_GAME else STOP_AT_ROUND_END
-    objective = np.int64(sp[s, SP_OBJECTIVE])
+    method, worlds, n_roll, horizon, stop, objective = search_settings(sp, s)
     pz, hidden, vw, snap = view
     if method == METHOD_ISMCTS or method == METHOD_CHEATER:
         return ismcts_decide(st, ev, n_ev, tier, deck, sp, srng, rs, rp, ro,
@@ -810,10 +813,28 @@ def new_search_work():
 
 
 @njit(cache=True)
+def search_scratch():
+    """A search batch's buffers: (the rollouts' observation buffers, the seats' search
+    streams, the view (new_view), the search's work (new_search_work))."""
+    return new_buffers(), np.zeros(MAX_PLAYERS, np.uint64), new_view(), new_search_work()
+
+
+@njit(cache=True)
 def seed_search(srng, gseed):
     """Each seat's search stream of a game (apart from the game's own streams)."""
     for q in range(MAX_PLAYERS):
         srng[q] = mix64(gseed ^ SEARCH_SALT) + np.uint64(q + 1) * np.uint64(0x9E3779B97F4A7C15)
+
+
+@njit(cache=True)
+def start_search_game(st, rng, ev, deck, players, ruleset, hand_sizes, n_rounds, first_leader,
+                      gseed, check, observe_mask, search_mask, srng):
+    """Set up a logged game of a batch with search seats (search_mask) and seed their
+    search streams."""
+    setup_game(st, rng, ev, deck, players, ruleset, hand_sizes, n_rounds, first_leader,
+               gseed, 1, check, observe_mask)
+    st[S_SEARCH_MASK] = search_mask
+    seed_search(srng, gseed)
 
 
 @njit(cache=True)
@@ -831,18 +852,14 @@ def play_batch_search(deck, players, ruleset, hand_sizes, n_rounds, first_leader
     st = work[0]
     rng = np.zeros(RNG_SIZE, np.uint64)
     obs = new_buffers()
-    robs = new_buffers()
     tier = deck[:, F_TIER].copy()
-    srng = np.zeros(MAX_PLAYERS, np.uint64)
-    view = new_view()
-    world, br, br_rng, pos, zone, cards, assign, cap, scratch, values = new_search_work()
+    robs, srng, view, search_work = search_scratch()
+    world, br, br_rng, pos, zone, cards, assign, cap, scratch, values = search_work
     played = n
     for g in range(n):
         gs = game_seed(seed, start + g)
-        setup_game(st, rng, ev, deck, players, ruleset, hand_sizes, n_rounds, first_leader,
-                   gs, 1, check, observe_mask)
-        st[S_SEARCH_MASK] = search_mask
-        seed_search(srng, gs)
+        start_search_game(st, rng, ev, deck, players, ruleset, hand_sizes, n_rounds,
+                          first_leader, gs, check, observe_mask, search_mask, srng)
         run_game(st, rng, ev, deck, obs, strats, params, STOP_NEVER)
         while st[S_END] == END_PAUSED:
             choice = search_decide(st, ev, st[S_EVN], tier, deck, sp, srng, rstrats, rparams,
@@ -978,11 +995,9 @@ def decide_once(st, ev, deck, sp, sseed, rstrats, rparams, robserve, values):
     """search_decide on a paused game (a copy of it: st is not changed), with the search
     streams seeded from ``sseed``; the option values go to ``values``."""
     tier = deck[:, F_TIER].copy()
-    srng = np.zeros(MAX_PLAYERS, np.uint64)
+    robs, srng, view, search_work = search_scratch()
     seed_search(srng, sseed)
-    robs = new_buffers()
-    view = new_view()
-    world, br, br_rng, pos, zone, cards, assign, cap, scratch, vals = new_search_work()
+    world, br, br_rng, pos, zone, cards, assign, cap, scratch, vals = search_work
     cp = st.copy()
     choice = search_decide(cp, ev, cp[S_EVN], tier, deck, sp, srng, rstrats, rparams,
                            robserve, robs, world, br, br_rng, view, pos, zone, cards, assign,
@@ -990,6 +1005,66 @@ def decide_once(st, ev, deck, sp, sseed, rstrats, rparams, robserve, values):
     for i in range(cp[S_N_OPTIONS]):
         values[i] = vals[i]
     return choice
+
+
+@njit(cache=True)
+def replay_searching(st, rng, ev, deck, obs, strats, params, searched, sp, sp_one, srng,
+                     rstrats, rparams, robserve, n_spread, seed, out_meta, out_values,
+                     out_spread, k):
+    """Play a paused-at-will game (report/replay.py) on from its state: each pause at a
+    searched decision (bit MAX_PLAYERS * kind + seat of ``searched``) is answered by
+    search_decide with the game's search streams ``srng``, as play_batch_search answers it,
+    and recorded as row k, k + 1, ... : out_meta[k] = [seat, kind, event count, options,
+    choice], then the options; out_values[k]: their values; out_spread[k, i] (a pimc
+    seat): the 10th and 90th percentile of option i's value in n_spread searches of one
+    sampled world each
+    (``sp_one``, seeds seed + k * n_spread + 1 ...; they leave the game's streams as they
+    are). Returns the next row when the game pauses at another decision (a seat answered by
+    the caller) or ends (-1 - row if a search found no world)."""
+    tier = deck[:, F_TIER].copy()
+    robs = new_buffers()
+    view = new_view()
+    world, br, br_rng, pos, zone, cards, assign, cap, scratch, values = new_search_work()
+    wvals = np.zeros((max(n_spread, 1), MAX_HAND), np.float64)
+    one = np.zeros(MAX_HAND, np.float64)
+    while True:
+        run_game(st, rng, ev, deck, obs, strats, params, STOP_NEVER)
+        if st[S_END] != END_PAUSED or st[S_ERR_CODE] != 0:
+            return k
+        seat = st[S_ASK_SEAT]
+        kind = st[S_ASK_KIND]
+        if not (searched >> (MAX_PLAYERS * kind + seat)) & 1:
+            return k
+        if k >= out_meta.shape[0]:
+            return k
+        n = st[S_N_OPTIONS]
+        spread = n_spread if np.int64(sp[seat, SP_METHOD]) == METHOD_PIMC else 0
+        for w in range(spread):
+            if decide_once(st, ev, deck, sp_one, seed + np.uint64(k * n_spread + w + 1),
+                           rstrats, rparams, robserve, one) < 0:
+                return -1 - k
+            for i in range(n):
+                wvals[w, i] = one[i]
+        for i in range(n):
+            if spread > 0:
+                out_spread[k, i, 0] = np.percentile(wvals[:spread, i], 10.0)
+                out_spread[k, i, 1] = np.percentile(wvals[:spread, i], 90.0)
+        choice = search_decide(st, ev, st[S_EVN], tier, deck, sp, srng, rstrats, rparams,
+                               robserve, robs, world, br, br_rng, view, pos, zone, cards,
+                               assign, cap, scratch, values)
+        if choice < 0:
+            return -1 - k
+        out_meta[k, 0] = seat
+        out_meta[k, 1] = kind
+        out_meta[k, 2] = st[S_EVN]
+        out_meta[k, 3] = n
+        out_meta[k, 4] = choice
+        for i in range(n):
+            out_meta[k, 5 + i] = st[A_OPTIONS + i]
+            out_values[k, i] = values[i]
+        k += 1
+        st[S_FORCED] = choice + 1
+        st[S_END] = END_RUNNING
 
 
 @njit(cache=True)
@@ -1002,21 +1077,13 @@ def trump_batch_search(deck, players, ruleset, hand_sizes, n_rounds, first_leade
     without searching. The games are those of play_batch_search."""
     st = work[0]
     br = work[1]
-    rng = np.zeros(RNG_SIZE, np.uint64)
-    rep_rng = np.zeros(RNG_SIZE, np.uint64)
-    ev = np.zeros((EVENT_ROWS, EV_FIELDS), np.int64)
-    obs = new_buffers()
-    robs = new_buffers()
-    tier = deck[:, F_TIER].copy()
-    srng = np.zeros(MAX_PLAYERS, np.uint64)
-    view = new_view()
-    world, sbr, br_rng, pos, zone, cards, assign, cap, scratch, values = new_search_work()
+    rng, rep_rng, ev, obs, tier = game_scratch(deck, EVENT_ROWS)
+    robs, srng, view, search_work = search_scratch()
+    world, sbr, br_rng, pos, zone, cards, assign, cap, scratch, values = search_work
     for g in range(n):
         gseed = game_seed(seed, start + g)
-        setup_game(st, rng, ev, deck, players, ruleset, hand_sizes, n_rounds, first_leader,
-                   gseed, 1, check, observe_mask)
-        st[S_SEARCH_MASK] = search_mask
-        seed_search(srng, gseed)
+        start_search_game(st, rng, ev, deck, players, ruleset, hand_sizes, n_rounds,
+                          first_leader, gseed, check, observe_mask, search_mask, srng)
         for r in range(MAX_ROUNDS + 1):
             out_pairs[g, r, T_CHOOSER] = -1
         while True:

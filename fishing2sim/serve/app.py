@@ -18,6 +18,7 @@ from starlette.routing import Route
 from fishing2sim.errors import Fishing2simError, InputError
 from fishing2sim.safe_files import read_regular
 from fishing2sim.serve import pages
+from fishing2sim.report.viewer import asset, game_key, read_examples
 from fishing2sim.serve.offer import Offer, make_offer
 from fishing2sim.serve.reports import report_file, report_folders
 from fishing2sim.serve.hints import hint, review
@@ -27,6 +28,7 @@ from fishing2sim.serve.view import replay, table_view
 
 MAX_TABLES = 64  # games kept in memory; the oldest is dropped past it
 STATIC = {"play.js": "text/javascript", "style.css": "text/css"}
+VIEWER = {"viewer.js": "text/javascript", "viewer.css": "text/css"}  # the report's viewer
 
 
 class Guard:
@@ -151,10 +153,15 @@ class Routes:
 
     def report_replay(self, request: Request, form: dict):
         q = dict(request.query_params)
-        args = report_game(self.folder, request.path_params["name"],
-                           pages.whole(q, "condition", 0, 10**6),
-                           pages.whole(q, "game", 0, 2**63 - 1))
-        return pages.replay(replay(**args))
+        name = request.path_params["name"]
+        condition = pages.whole(q, "condition", 0, 10**6)
+        args = report_game(self.folder, name, condition, pages.whole(q, "game", 0, 2**63 - 1))
+        stored = read_examples(self.folder / name, lambda message: None) or {"games": {}}
+        r = stored["games"].get(game_key(condition, args["game"]))  # an example game
+        if not isinstance(r, dict) or "end" not in r:
+            r = replay(**args)
+        r = {**r, "source": args["title_extra"]}
+        return pages.replay(r)
 
     def report_play(self, request: Request, form: dict):
         args = report_game(self.folder, request.path_params["name"],
@@ -184,6 +191,8 @@ class Routes:
 
     def static(self, request: Request, form: dict):
         name = request.path_params["name"]
+        if name in VIEWER:
+            return Response(asset(name), media_type=VIEWER[name])
         if name not in STATIC:
             raise LookupError(f"no such file: /static/{name}")
         return Response((files("fishing2sim.serve") / "static" / name).read_bytes(),

@@ -6,17 +6,18 @@ from html import escape
 from starlette.responses import HTMLResponse
 
 from fishing2sim.errors import InputError
+from fishing2sim.report.viewer import embed_json
 
 RULESETS = {"fishing2": "Fishing 2", "fishing": "Fishing"}
 DEFAULT_BOTS = ["greedy", "weights", "skilled", "counter", "random"]
 
 
-def _page(title: str, body: str, status: int = 200) -> HTMLResponse:
+def _page(title: str, body: str, status: int = 200, head: str = "") -> HTMLResponse:
     return HTMLResponse(
         "<!doctype html><html lang='en'><head><meta charset='utf-8'>"
         "<meta name='viewport' content='width=device-width, initial-scale=1'>"
         f"<title>{escape(title)} · fishing2sim</title>"
-        "<link rel='stylesheet' href='/static/style.css'></head><body>"
+        f"<link rel='stylesheet' href='/static/style.css'>{head}</head><body>"
         "<nav><a href='/'>fishing2sim serve</a> · <a href='/reports'>reports</a></nav>"
         f"<main><h1>{escape(title)}</h1>{body}</main></body></html>", status)
 
@@ -140,21 +141,17 @@ def replay_args(query: dict, offer) -> dict:
 
 
 def replay(r: dict) -> HTMLResponse:
-    seats = range(r["players"])
-    head = "".join(f"<th scope='col'>seat {p} ({escape(r['bots'][p])})</th>" for p in seats)
-    rows = []
-    for t in r["tricks"]:
-        plays = ", ".join(f"{p['player']}: {escape(p['card'])}" for p in t["plays"])
-        hands = "".join(f"<td>{escape(', '.join(h))}</td>" for h in t["hands"])
-        rows.append(f"<tr><th scope='row'>round {t['round']} trick {t['trick']}<br>"
-                    f"leader {t['leader']}</th>{hands}<td>{plays}</td></tr>")
-    where = f"{r['source']}: " if r["source"] else ""
-    body = (f"<p>{escape(where)}{escape(r['title'])}, {r['players']} players, seed "
-            f"{r['seed']}{'' if where else ', game ' + str(r['game'])}: final points "
-            f"{escape(str(r['points']))}, winners {escape(str(r['winners']))} "
-            f"({escape(r['end_reason'])}).</p>"
-            f"<div class='scroll'><table id='replay'><thead><tr><th>trick</th>{head}"
-            f"<th>plays (seat: card)</th></tr></thead><tbody>{''.join(rows)}</tbody></table>"
-            "</div><details><summary>The whole log</summary><pre>"
-            f"{escape(chr(10).join(r['log']))}</pre></details>")
-    return _page("Replay", body)
+    """A replayed game in the report's viewer (report/templates/viewer.js): the same
+    trick-by-trick view, every hand, the boats and the ocean, the bots' reasons."""
+    end = r.get("end") or {}
+    where = f"{r['source']}: " if r.get("source") else ""
+    e = lambda x: escape(str(x))  # noqa: E731  (a stored example's values are untrusted)
+    body = (f"<p>{e(where)}{e(r.get('title'))}, {e(r.get('players'))} players, seed "
+            f"{e(r.get('seed'))}{'' if where else ', game ' + e(r.get('game'))}: final "
+            f"points {e(end.get('points'))}, winners {e(end.get('winners'))} "
+            f"({e(end.get('reason'))}).</p>"
+            "<div class='f2-game' id='game-replay' data-key='replay' data-fixed></div>"
+            "<script type='application/json' id='f2-games'>"
+            f"{embed_json({'games': {'replay': r}})}</script>"
+            "<script src='/static/viewer.js'></script>")
+    return _page("Replay", body, head="<link rel='stylesheet' href='/static/viewer.css'>")

@@ -7,6 +7,7 @@ import os
 from pathlib import Path
 
 from fishing2sim.errors import InputError
+from fishing2sim.report.replay import condition_args
 from fishing2sim.safe_files import MARKER, is_ours
 from fishing2sim.config.experiment import load_experiment_data
 from fishing2sim.safe_files import read_regular
@@ -96,12 +97,10 @@ def report_game(folder: Path, name: str, condition: int, game: int) -> dict:
     if not 0 <= game < games:
         raise InputError(f"{name}: game {game} is out of range: condition {condition} played "
                          f"{games:,} games (0..{games - 1})")
-    return {"ruleset": c.deck.ruleset, "players": c.players, "seed": c.seed,
-            "bots": list(c.lineup), "params": [list(p) if p is not None else None
-                                               for p in c.params],
-            "first_leader": None if c.first_leader < 0 else c.first_leader, "deck": c.deck,
-            "game": game, "title_extra": f"{name}, condition {condition} "
-                                         f"({c.name or c.label()}), game {game}"}
+    args = condition_args(exp, condition)
+    cname = args.pop("name")
+    return {**args, "game": game,
+            "title_extra": f"{name}, condition {condition} ({cname}), game {game}"}
 
 
 def _given(cfg: dict) -> dict:

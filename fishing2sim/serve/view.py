@@ -2,11 +2,11 @@
 from the seat's observation and the public log only, and a replay with every hand shown."""
 from __future__ import annotations
 
-from fishing2sim.api import describe_option, play_game
+from fishing2sim.api import describe_option
 from fishing2sim.engine import constants as K
 from fishing2sim.render import render_game
+from fishing2sim.report.replay import replay_game
 from fishing2sim.serve.table import PROMPTS, RULESET_TITLES, SHADES, SUIT_WORDS, Table
-from fishing2sim.strategy.loading import load_strategy
 
 
 def _cards(obs, at: int, n: int, deck) -> list[str]:
@@ -67,34 +67,7 @@ def table_view(t: Table) -> dict:
 
 def replay(ruleset: str, players: int, seed: int, bots: list, game: int = 0,
            deck=None, params=None, first_leader=None, title_extra: str = "") -> dict:
-    """A game replayed with every hand shown: the log's lines, and before each trick every
-    seat's hand (followed from the deals, draws and every move of a hand card)."""
-    g = play_game(players=players, seed=seed, ruleset=ruleset, strategies=bots, game=game,
-                  deck=deck, params=params, first_leader=first_leader)
-
-    bots = [load_strategy(b).name for b in bots]
-    hands: list[list[str]] = [[] for _ in range(players)]
-    tricks = []
-    for e in g.events:
-        kind = e["event"]
-        if kind in ("deal", "draw"):
-            hands[e["player"]].append(e["card"])
-        elif kind in ("play", "catch_1_card"):
-            hands[e["player"]].remove(e["card"])
-            if kind == "play" and tricks:
-                tricks[-1]["plays"].append({"player": e["player"], "card": e["card"]})
-        elif kind == "exchange_1_card":
-            hands[e["player"]].append(e["taken"])
-            hands[e["player"]].remove(e["given"])
-        elif kind == "pass_1_left":
-            hands[e["player"]].remove(e["card"])
-            hands[e["to"]].append(e["card"])
-        elif kind == "trick_start":
-            tricks.append({"round": e["round"], "trick": e["trick"], "leader": e["leader"],
-                           "hands": [list(h) for h in hands], "plays": []})
-        elif kind == "trick_result" and tricks:
-            tricks[-1]["catches"] = e["highest_player"]
-    return {"ruleset": ruleset, "title": RULESET_TITLES[ruleset], "players": players,
-            "seed": seed, "game": game, "source": title_extra, "bots": bots, "points": g.points,
-            "winners": g.winners, "end_reason": g.end_reason, "tricks": tricks,
-            "log": render_game(g.events).splitlines()}
+    """A game replayed with every hand shown, the viewer's JSON (report/replay.py: the
+    same as a report's example games, the bots' reasons included)."""
+    return replay_game(ruleset, players, seed, bots, game, deck, params, first_leader,
+                       source=title_extra)

@@ -113,6 +113,8 @@ class Strategy:
     # rollouts are its rollout strategy's
     rollout: "Strategy | None" = None
     searches: tuple = ()  # the decisions a search bot searches ("play", "trump_choice")
+    scores: object = None  # the file's scores(obs, params): each option's score, shown as
+    # the bot's reasons in a report's example games (None: the bot gives no scores)
 
     @property
     def n_params(self) -> int:

@@ -174,7 +174,7 @@ def strategy_digest(path, _depth: int = 0) -> str:
         h.update(str(f.relative_to(path.parent)).encode() + b"\0")
         h.update(f.read_bytes())
         h.update(b"\0")
-    rollout = _static_value(path, "ROLLOUT")
+    rollout = static_value(path, "ROLLOUT")
     if isinstance(rollout, str) and _depth == 0:
         try:
             h.update(strategy_digest(_rollout_path(path, rollout), 1).encode())
@@ -183,7 +183,7 @@ def strategy_digest(path, _depth: int = 0) -> str:
     return h.hexdigest()
 
 
-def _static_value(path: Path, name: str):
+def static_value(path: Path, name: str):
     """A module-level constant of a file, read without importing it (None if absent)."""
     try:
         tree = ast.parse(Path(path).read_text(encoding="utf-8"))

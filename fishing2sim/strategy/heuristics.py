@@ -13,7 +13,7 @@ from fishing2sim.engine.judge import highest_index, weakest_index, would_win
 from fishing2sim.strategy.contract import decision, helper
 from fishing2sim.strategy.observation import (
     DARK, LIGHT, _count, _shade_code, _slot, _suit_base, colour, effect, hand_size, kind,
-    n_options, option_suit, players, points, suit,
+    n_options, option, option_suit, players, points, suit,
 )
 
 # ---- helpers for heuristic bots: reading the trick, judging cards -----------------------
@@ -134,25 +134,39 @@ def blowfish_in_trick(obs):
     return k
 
 
+_GREEN_APART = -(1 << 40)  # _fixed_power: a green card judged by each caller its own way
+
+
+@helper
+def _fixed_power(obs, card):
+    """The strength ``power`` and ``future_power`` agree on: buoys and face-down cards 0,
+    blowfish 20 + value, the two 16s 40, colour cards their value; _GREEN_APART for the
+    other green cards."""
+    if not is_card(obs, card):
+        return 0
+    k = obs[O_CARD_KIND + card]
+    if k == K_BUOY:
+        return 0
+    v = obs[O_CARD_VALUE + card]
+    if k == K_BLOWFISH:
+        return 20 + v
+    if k == K_GREEN:
+        return 40 if obs[O_CARD_COLOUR + card] == C_BOTH else _GREEN_APART
+    return v
+
+
 @helper
 def power(obs, card):
     """Trick-taking strength under the active trump: blowfish 41..47, the two 16s 40,
     other trump 25..39 (round 1, with no trump: every green), colour and inactive green
     cards their value (0..26), buoys and face-down cards 0."""
-    if not is_card(obs, card):
-        return 0
-    k = obs[O_CARD_KIND + card]
+    p = _fixed_power(obs, card)
+    if p != _GREEN_APART:
+        return p
     v = obs[O_CARD_VALUE + card]
-    if k == K_BUOY:
-        return 0
-    if k == K_BLOWFISH:
-        return 20 + v
-    if k == K_GREEN:
-        col = obs[O_CARD_COLOUR + card]
-        if col == C_BOTH:
-            return 40
-        if col == C_GREEN or obs[O_TRUMP] == C_NONE or suit(obs, card) == SUIT_TRUMP:
-            return 24 + v  # (the original Fishing's green is always trump)
+    if (obs[O_CARD_COLOUR + card] == C_GREEN or obs[O_TRUMP] == C_NONE
+            or suit(obs, card) == SUIT_TRUMP):
+        return 24 + v  # (the original Fishing's green is always trump)
     return v
 
 
@@ -161,20 +175,10 @@ def future_power(obs, card):
     """Strength of a card for later rounds, where the trump shade is not known yet:
     greens count half their trump bonus (the original Fishing's green all of it),
     blowfish and the 26s high, buoys and face-down cards 0."""
-    if not is_card(obs, card):
-        return 0
-    k = obs[O_CARD_KIND + card]
-    v = obs[O_CARD_VALUE + card]
-    if k == K_BUOY:
-        return 0
-    if k == K_BLOWFISH:
-        return 20 + v
-    if k == K_GREEN:
-        col = obs[O_CARD_COLOUR + card]
-        if col == C_BOTH:
-            return 40
-        return (24 if col == C_GREEN else 12) + v
-    return v
+    p = _fixed_power(obs, card)
+    if p != _GREEN_APART:
+        return p
+    return (24 if obs[O_CARD_COLOUR + card] == C_GREEN else 12) + obs[O_CARD_VALUE + card]
 
 
 @helper("int64(int64[::1], int64, boolean)")
@@ -320,6 +324,50 @@ def strongest_option(obs, future):
         if p > best_p:
             best, best_p = c, p
     return best
+
+
+@helper
+def top_power_option(obs):
+    """The option with the highest ``power`` (buoys too, at 0). Ties: the first."""
+    best, best_p = option(obs, 0), -1
+    for i in range(n_options(obs)):
+        c = option(obs, i)
+        p = power(obs, c)
+        if p > best_p:
+            best, best_p = c, p
+    return best
+
+
+@helper
+def low_power_option(obs):
+    """The option with the lowest ``power`` (buoys first, at 0). Ties: the first."""
+    best, best_p = option(obs, 0), 1 << 30
+    for i in range(n_options(obs)):
+        c = option(obs, i)
+        p = power(obs, c)
+        if p < best_p:
+            best, best_p = c, p
+    return best
+
+
+@helper
+def cheapest_winner(obs):
+    """Among the options that would be the trick's highest card so far (``wins_now``; never
+    a buoy), the one with the lowest ``power``; -1 when none would. Ties: the first."""
+    best, best_p = -1, 1 << 30
+    for i in range(n_options(obs)):
+        c = option(obs, i)
+        p = power(obs, c)
+        if p < best_p and not is_buoy(obs, c) and wins_now(obs, c):  # cheap tests first
+            best, best_p = c, p
+    return best
+
+
+@helper
+def cheapest_win_or_weakest(obs):
+    """``cheapest_winner``, else (no option wins) ``low_power_option``."""
+    win = cheapest_winner(obs)
+    return win if win >= 0 else low_power_option(obs)
 
 
 @helper

@@ -27,7 +27,7 @@ from pathlib import Path
 from fishing2sim.strategy.contract import (DECISION_FUNCTIONS, ContractError, Strategy,
                                            StrategyError)
 from fishing2sim.strategy.files import (BOTS_PACKAGE, REPO_ROOT, STRATEGIES_DIR,
-                                        _drop_stale_strategy_cache, _static_value,
+                                        _drop_stale_strategy_cache, static_value,
                                         _write_strategy_stamp, drop_bots_cache,
                                         keep_bots_cache_current, known_strategies,
                                         other_bots_package, resolve_path,
@@ -67,7 +67,7 @@ def describe_strategies() -> list[dict]:
                 if isinstance(node, ast.ImportFrom) and node.level == 1 and node.module \
                         and any(a.name == "PARAM_NAMES" and a.asname is None
                                 for a in node.names):
-                    names = _static_value(STRATEGIES_DIR / f"{node.module}.py", "PARAM_NAMES")
+                    names = static_value(STRATEGIES_DIR / f"{node.module}.py", "PARAM_NAMES")
                     if isinstance(names, (list, tuple)):
                         found["PARAM_NAMES"] = names
         params = [float(x) for x in found.get("PARAMS", ())]
@@ -389,6 +389,10 @@ def _load(path: Path, strict: bool) -> Strategy:
     observes = getattr(module, "OBSERVES", True)
     if not isinstance(observes, bool):
         raise StrategyError(f"strategy file {path}: OBSERVES must be True or False")
+    scorer = getattr(module, "scores", None)
+    if scorer is not None and not callable(scorer):
+        raise StrategyError(f"strategy file {path}: scores must be a function "
+                            "scores(obs, params) -> each option's score")
     if strict:
         try:
             funcs = _strict_functions(path, module, funcs)
@@ -396,7 +400,7 @@ def _load(path: Path, strict: bool) -> Strategy:
             raise StrategyError(f"strategy file {path}: cannot be compiled in strict mode: "
                                 f"{_short_error(exc, path)}") from None
     return Strategy(name, str(path), tuple(funcs), tuple(defined), defaults, param_names,
-                    observes, strategy_digest(path), bool(strict))
+                    observes, strategy_digest(path), bool(strict), scores=scorer)
 
 
 # ---- search bots (docs/search.md) ----------------------------------------------------------

@@ -8,7 +8,7 @@ from pathlib import Path
 import numpy as np
 
 from fishing2sim.strategy.contract import DECISION_FUNCTIONS, Strategy, StrategyError
-from fishing2sim.strategy.files import _rollout_path, _static_value, strategy_digest
+from fishing2sim.strategy.files import _rollout_path, static_value, strategy_digest
 
 SEARCH_METHODS = {"pimc": 0, "cheater": 3, "ismcts": 2}  # engine/search.py METHOD_*
 SEARCH_PARAM_NAMES = ("worlds", "rollouts", "horizon", "objective")
@@ -33,7 +33,7 @@ def search_bot(path: Path, module, name: str, strict: bool, load_strategy) -> St
     # hash, the compiled-code cache's stamp) reads ROLLOUT without running the file
     for key in ("SEARCH", "ROLLOUT"):
         value = getattr(module, key, None)
-        if value is not None and _static_value(path, key) != value:
+        if value is not None and static_value(path, key) != value:
             raise StrategyError(f"strategy file {path}: {key} must be a plain string "
                                 f"assigned at the top of the file ({key} = {value!r}), not "
                                 "computed or changed later")

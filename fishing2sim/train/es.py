@@ -33,76 +33,28 @@ from pathlib import Path
 
 import numpy as np
 
+from fishing2sim.api import run_games
+from fishing2sim.engine.batch import G_END
+from fishing2sim.engine.constants import D_PLAY, END_OVERFISHED, N_DECISIONS
+from fishing2sim.run.processes import close_pool, job_pool, submit_all
 from fishing2sim.safe_files import write_atomic
-
-DEFAULTS = {"iterations": 100, "pairs": 24, "deals": 600, "sigma": 0.1, "lr": 0.02,
-            "check_every": 10, "check_deals": 3000}
-# Overfishing as a second term of the objective: F - overfishing x (the share of 5-player
-# games, every seat the student, that end by overfishing). Off unless set, and then not in
-# the settings at all (a file without it keeps its step's key).
-OVERFISHING_DEALS = 600
-KEYS = set(DEFAULTS) | {"seed", "check_seed", "overfishing", "overfishing_deals"}
-# What one observation of a check's CIs is (es.csv's check_ci_unit)
-CHECK_UNIT = "deal (its four seatings one observation)"
-CHECK_UNIT_OVERFISHING = CHECK_UNIT + "; overfishing: the 5-player game"
-
-
-def check_es(c: dict, raw, where: str) -> None:
-    """``es``: a mapping of the step's settings (DEFAULTS; ``seed`` and ``check_seed``
-    default to seeds derived from the file's seed). Sets ``c["es"]`` (None: no step)."""
-    from fishing2sim.train.run import TrainError, _number, iteration_seed
-
-    if raw is None:
-        c["es"] = None
-        return
-    if not isinstance(raw, dict):
-        raise TrainError(f"{where}: es must be a mapping of settings ({', '.join(sorted(KEYS))}),"
-                         f" got {raw!r}")
-    unknown = sorted(set(raw) - KEYS)
-    if unknown:
-        raise TrainError(f"{where}: es: unknown key {unknown[0]!r} "
-                         f"(known: {', '.join(sorted(KEYS))})")
-    s = {**DEFAULTS, "seed": iteration_seed(c["seed"], 3000),
-         "check_seed": iteration_seed(c["seed"], 3001), **raw}
-    for k in ("iterations", "pairs", "deals", "check_every", "check_deals"):
-        low = 2 if k == "check_deals" else 1
-        if not (_number(s[k], whole=True) and s[k] >= low):
-            raise TrainError(f"{where}: es: {k} must be a whole number >= {low}, got {s[k]!r}")
-    from fishing2sim.config.keys import MAX_SEED
-
-    for k in ("seed", "check_seed"):
-        if not (_number(s[k], whole=True) and 0 <= s[k] <= MAX_SEED):
-            raise TrainError(f"{where}: es: {k} must be a whole number 0..{MAX_SEED}, "
-                             f"got {s[k]!r}")
-    for k in ("sigma", "lr"):
-        if not (_number(s[k]) and 0 < s[k] <= 10):
-            raise TrainError(f"{where}: es: {k} must be a number in (0, 10], got {s[k]!r}")
-    if "overfishing" in s:
-        if not (_number(s["overfishing"]) and 0 <= s["overfishing"] <= 100):
-            raise TrainError(f"{where}: es: overfishing must be a number in [0, 100] (the "
-                             f"weight of 5-player overfishing in the objective), got "
-                             f"{s['overfishing']!r}")
-        s.setdefault("overfishing_deals", OVERFISHING_DEALS)
-    if "overfishing_deals" in s and not (_number(s["overfishing_deals"], whole=True)
-                                         and s["overfishing_deals"] >= 1):
-        raise TrainError(f"{where}: es: overfishing_deals must be a whole number >= 1, got "
-                         f"{s['overfishing_deals']!r}")
-    c["es"] = s
+from fishing2sim.student.layout import N_BLOCKS, N_FEATURES, N_WEIGHTS
+from fishing2sim.student.model import file_sha256, read_model
+from fishing2sim.train.config import TrainError, run_tag
+from fishing2sim.train.evaluate import G_WINNERS, _shares
+from fishing2sim.train.labels import _EXECUTOR
+from fishing2sim.train.model import save_model, write_student
+from fishing2sim.train.net import hidden_of
 
 
 def play_blocks() -> list:
     """The weight blocks of Fishing 2's card plays, by features.play_block 0..5."""
-    from fishing2sim.engine.constants import D_PLAY, N_DECISIONS
-
     return [D_PLAY] + [N_DECISIONS + pb - 1 for pb in range(1, 6)]
 
 
 def groups(w: np.ndarray):
     """The flat indices into the model's weights (file order) of the tuned numbers, and
     each one's scale (its group's root mean square in the model)."""
-    from fishing2sim.train.layout import N_BLOCKS, N_FEATURES, N_WEIGHTS
-    from fishing2sim.train.net import hidden_of
-
     h = hidden_of(w)
     c0 = N_WEIGHTS + N_FEATURES * h
     u0 = c0 + N_BLOCKS * h
@@ -131,9 +83,6 @@ def games(w_file_order, deals: int, seed: int, bot: str = "skilled") -> np.ndarr
     student file of the run's, whose model has as many weights) playing the weights
     ``w_file_order``: [4 * deals] against three weights (seat by seat), then [4 * deals] of
     its two seats against weights_tuned (rotation by rotation)."""
-    from fishing2sim.api import run_games
-    from fishing2sim.train.evaluate import G_WINNERS, _shares
-
     kw = np.asarray(w_file_order, np.float64)  # (the strategy's PARAMS are in file order)
     out = []
     for seat in range(4):
@@ -154,10 +103,6 @@ def games(w_file_order, deals: int, seed: int, bot: str = "skilled") -> np.ndarr
 def overfished(w_file_order, n: int, seed: int, bot: str = "skilled") -> np.ndarray:
     """1 for each of n 5-player Fishing 2 games (every seat ``bot`` playing the weights
     ``w_file_order``) that ends by overfishing, else 0."""
-    from fishing2sim.api import run_games
-    from fishing2sim.engine.batch import G_END
-    from fishing2sim.engine.constants import END_OVERFISHED
-
     kw = np.asarray(w_file_order, np.float64)
     a = run_games(n, 5, seed=seed, strategies=[bot] * 5, params=[kw] * 5)
     return (a["int"][:, G_END] == END_OVERFISHED).astype(np.float64)
@@ -212,27 +157,19 @@ class _Evaluator:
     else on ``workers`` processes (or here, with one)."""
 
     def __init__(self, workers: int):
-        from fishing2sim.train.labels import _EXECUTOR
-
         self.executor = _EXECUTOR.get()
         self.pool = None
         if self.executor is None and workers > 1:
-            from fishing2sim.run.processes import job_pool
-
             self.pool = job_pool(workers)
 
     def map(self, jobs: list) -> list:
         ex = self.executor or self.pool
         if ex is None:
             return [score(*j) for j in jobs]
-        from fishing2sim.run.processes import submit_all
-
         return [f.result() for f in submit_all(ex, score, jobs)]
 
     def close(self, stopping: bool = False):
         if self.pool is not None:
-            from fishing2sim.run.processes import close_pool
-
             close_pool(self.pool, stopping)
 
 
@@ -349,8 +286,6 @@ def _step_state(state: dict, key: str, start_sha: str, dim: int, iterations: int
         if not (isinstance(x, list) and len(x) == dim and all(
                 isinstance(y, (int, float)) and not isinstance(y, bool) and np.isfinite(y)
                 for y in x)):
-            from fishing2sim.train.run import TrainError
-
             raise TrainError(f"state.json: the es step's {k} is not {dim} finite numbers "
                              "(damaged); use --fresh to start over")
     return st
@@ -360,9 +295,6 @@ def run_es(c: dict, h: str, out: Path, state: dict, start_model: Path, workers: 
            progress) -> Path:
     """The ES step after the run's iterations and distill step (the caller holds the run's
     lock); returns es.npz's path."""
-    from fishing2sim.train.model import file_sha256, read_model, save_model, write_student
-    from fishing2sim.train.run import run_tag
-
     s = c["es"]
     start_sha = file_sha256(start_model)
     target = out / "es.npz"
@@ -404,110 +336,4 @@ def run_es(c: dict, h: str, out: Path, state: dict, start_model: Path, workers: 
     write_atomic(out / "state.json", json.dumps(state, indent=1))
     return target
 
-
-def csv_rows(state: dict) -> list:
-    """es.csv's rows: one per iteration, the check's columns empty where none was made;
-    check_ci_unit says what one observation of the check's CIs is."""
-    st = state.get("es") or {}
-    rows = []
-    for r in st.get("rows") or []:
-        r = dict(r)
-        if "check_diff" in r:  # the unit next to the CIs, before the check's seconds
-            s = r.pop("check_s", None)
-            r["check_ci_unit"] = CHECK_UNIT_OVERFISHING if "check_overfishing" in r \
-                else CHECK_UNIT
-            if s is not None:
-                r["check_s"] = s
-        rows.append(r)
-    cols = []
-    for r in rows:
-        cols += [k for k in r if k not in cols]
-    return [{k: r.get(k, "") for k in cols} for r in rows]
-
-
-def summary_lines(c: dict, state: dict) -> list:
-    """summary.md's section on the ES step."""
-    from fishing2sim.train.distill import _min_s
-
-    st = state.get("es")
-    if not c.get("es") or not st or not st.get("rows"):
-        return []
-    s = c["es"]
-    rows = st["rows"]
-    secs = sum(r["seconds"] + r.get("check_s", 0.0) for r in rows)
-    of = "overfishing" in s
-    what = ("the win share" if not of else
-            f"the win share less {s['overfishing']} x 5-player overfishing (weight "
-            f"{s['overfishing']}: the share of {s['overfishing_deals']} 5-player games an "
-            "evaluation, every seat the student, that end by overfishing)")
-    lines = ["", f"Evolution strategies on {what}: {st['done']} iterations on "
-                 f"{st['dim']} weights of Fishing 2's card plays ({s['pairs']} pairs x "
-                 f"{s['deals']} deals an iteration, sigma {s['sigma']}, lr {s['lr']}; "
-                 f"{_min_s(secs)}). model.npz is its result (es.npz), started from "
-                 f"{st['start_sha256'][:12]}.", "",
-             f"Checks on {s['check_deals']} other deals (seed {s['check_seed']}), paired by "
-             "deal with the start model (a deal's four seatings one observation)"
-             + (f"; 5-player overfishing on {s['check_deals']} games, paired by game"
-                if of else "") + ":", "",
-             "| iteration | against three weights | start | difference [95% CI] | against "
-             "weights_tuned [A,A,B,B] | start | difference [95% CI] |"
-             + (" 5-player overfishing | start | difference [95% CI] |" if of else ""),
-             "|---|---|---|---|---|---|---|" + ("---|---|---|" if of else "")]
-    for r in rows:
-        if "check_diff" in r:
-            more = ""
-            if "check_overfishing" in r:
-                more = (f" {r['check_overfishing']:.3f} | {r['check_start_overfishing']:.3f} | "
-                        f"{r['check_overfishing_diff']:+.3f} "
-                        f"[{r['check_overfishing_diff_lo']:+.3f}, "
-                        f"{r['check_overfishing_diff_hi']:+.3f}] |")
-            lines.append(
-                f"| {r['iteration']} | {r['check_vs_weights']:.3f} | "
-                f"{r['check_start_vs_weights']:.3f} | {r['check_diff']:+.3f} "
-                f"[{r['check_diff_lo']:+.3f}, {r['check_diff_hi']:+.3f}] | "
-                f"{r['check_vs_weights_tuned']:.3f} | {r['check_start_vs_weights_tuned']:.3f}"
-                f" | {r['check_diff_weights_tuned']:+.3f} [{r['check_diff_weights_tuned_lo']:+.3f}, "
-                f"{r['check_diff_weights_tuned_hi']:+.3f}] |" + more)
-    return lines + ["", "![evolution strategies](es_curve.png)"]
-
-
-def step_seconds(state: dict) -> float:
-    st = state.get("es") or {}
-    return round(sum(r["seconds"] + r.get("check_s", 0.0) for r in st.get("rows") or []), 1)
-
-
-def plot(out: Path, c: dict, state: dict) -> None:
-    """es_curve.png: the checks' paired differences by iteration, with their CIs."""
-    st = state.get("es") or {}
-    rows = [r for r in st.get("rows") or [] if "check_diff" in r]
-    if not c.get("es") or not rows:
-        return
-    from fishing2sim.train.report import save_png
-
-    try:
-        import matplotlib
-
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-
-        fig, ax = plt.subplots(figsize=(6, 3.5))
-        x = [r["iteration"] for r in rows]
-        series = [("check_diff", "against three weights"),
-                  ("check_diff_weights_tuned", "[A,A,B,B] against weights_tuned")]
-        if "check_overfishing_diff" in rows[-1]:
-            series.append(("check_overfishing_diff", "5-player overfishing (share of games)"))
-        for key, label in series:
-            y = [r[key] for r in rows]
-            lo = [r[key] - r[f"{key}_lo"] for r in rows]
-            hi = [r[f"{key}_hi"] - r[key] for r in rows]
-            ax.errorbar(x, y, yerr=[lo, hi], marker="o", capsize=3, label=label)
-        ax.axhline(0.0, color="grey", lw=0.8, ls="--")
-        ax.set_xlabel("ES iteration")
-        ax.set_ylabel("win share - the start model's" if len(series) == 2
-                      else "share - the start model's")
-        ax.set_title(f"{c['name']}: evolution strategies (checks, paired by deal)")
-        ax.legend(fontsize=8)
-        save_png(fig, out / "es_curve.png")
-    except Exception:  # a report without its plot is still a report
-        pass
 

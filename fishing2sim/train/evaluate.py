@@ -7,6 +7,8 @@ import math
 
 import numpy as np
 
+from fishing2sim.api import run_games
+
 G_WINNERS = 3  # run_games' "int" column: bitmask of the seats sharing the win
 
 
@@ -40,8 +42,6 @@ def rotated_games(bot, opponents, deals: int, players: int = 4, seed: int = 1,
     """The share of each game that one ``bot`` seat wins against ``opponents`` (clockwise
     from it), ``deals`` deals played from every seat: [players * deals], seat by seat (the
     same deals in every seat's block, so two bots' arrays are paired game for game)."""
-    from fishing2sim.api import run_games
-
     out = []
     for seat in range(players):
         lineup = seat_lineup(bot, opponents, seat, players)
@@ -71,8 +71,6 @@ def rotated_mean(g, players: int = 4) -> float:
 def pair_share(a_bot, b_bot, deals: int, seed: int = 1, ruleset: str = "fishing2"):
     """[A, A, B, B] seat-rotated (4 players): the share of games A's two seats win (a win
     shared between an A and a B seat counts by its share): (share, games, lo, hi)."""
-    from fishing2sim.api import run_games
-
     total = 0.0
     for r in range(4):
         lineup = [a_bot if (i - r) % 4 < 2 else b_bot for i in range(4)]

@@ -19,7 +19,7 @@ from fishing2sim.engine.constants import (
     D_CATCH_1_CARD, D_CATCH_1_OTHER, D_DETERMINE_COLOUR, D_DETERMINE_TRUMP, D_EXCHANGE_GIVE,
     D_EXCHANGE_TAKE, D_PASS_1_LEFT, D_PLAY, D_TRUMP_CHOICE, D_ZERO_CATCH, N_DECISIONS,
 )
-from fishing2sim.train.layout import (
+from fishing2sim.student.layout import (
     BLOCKS_PER_RULESET, FEATURE_NAMES, N_BLOCKS, N_FEATURES, N_PLAY_BLOCKS, N_RULESETS, N_WEIGHTS,
 )
 from fishing2sim.train.net import scores, targets

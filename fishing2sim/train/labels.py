@@ -10,16 +10,29 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
+import io
+import json
+import zipfile
 from pathlib import Path
 
 import numpy as np
 
-from fishing2sim.safe_files import write_atomic
-
+from fishing2sim import api
 from fishing2sim.engine.constants import MAX_HAND, MAX_PLAYERS, N_DECISIONS, OBS_SIZE, RULESETS
+from fishing2sim.engine.core import ERR_ROLLOUT_ILLEGAL
 from fishing2sim.engine.state import S_ASK_SEAT, S_ERR_CODE, STATE_SIZE
-from fishing2sim.train.label import N_META, OBS_KEEP
-from fishing2sim.train.stored import max_npz_bytes, read_npz
+from fishing2sim.run.processes import pool_map, submit_all
+from fishing2sim.safe_files import write_atomic
+from fishing2sim.strategy.contract import StrategyError
+from fishing2sim.strategy.lineup import build_lineup, observe_mask, search_args
+from fishing2sim.strategy.loading import load_strategy
+from fishing2sim.student.features import features_batch
+from fishing2sim.student.layout import N_FEATURES
+from fishing2sim.student.stored import max_npz_bytes, read_npz
+from fishing2sim.train.config import TrainError
+from fishing2sim.train.label import (
+    M_GAME, M_KIND, M_N_OPT, M_PLAYERS, M_RULESET, M_SEAT, N_META, OBS_KEEP, label_batch,
+)
 
 ROWS_PER_GAME = 500  # more than the decisions of any game (a bound for the buffers)
 MAX_ROWS = 10 ** 8  # the most positions a positions file is read with, unless told
@@ -40,18 +53,12 @@ def using_executor(executor):
 
 
 def _deck(ruleset: str):
-    from fishing2sim import api
-
     return api.resolve_deck(ruleset, None)
 
 
 def teacher_args(teacher: str, budget, players: int):
     """(sp, rollout lineups, their tables, observe masks) of the teacher search in every
     seat; ``budget``: its [worlds, rollouts, horizon, objective] (None: its defaults)."""
-    from fishing2sim.strategy.contract import StrategyError
-    from fishing2sim.strategy.loading import load_strategy
-    from fishing2sim.strategy.lineup import search_args
-
     t = load_strategy(teacher)
     if not t.search:
         raise StrategyError(f"teacher '{t.name}' ({t.source}) is not a search bot (pimc, "
@@ -64,9 +71,6 @@ def teacher_args(teacher: str, budget, players: int):
 def label_chunk(ruleset: str, players: int, seed: int, start: int, n: int, behaviour: str,
                 teacher: str, budget, rate: float):
     """The labelled positions of games start .. start+n-1 (see label.label_batch)."""
-    from fishing2sim.strategy.lineup import build_lineup, observe_mask
-    from fishing2sim.train.label import label_batch
-
     deck = _deck(ruleset)
     funcs, table, strats = build_lineup(behaviour, players)
     sp, rf, rt, ro = teacher_args(teacher, budget, players)
@@ -88,11 +92,8 @@ def label_chunk(ruleset: str, players: int, seed: int, start: int, n: int, behav
     except (KeyboardInterrupt, SystemExit, MemoryError):
         raise
     except Exception as exc:  # raised inside a strategy: one message naming it
-        from fishing2sim.api import raised_in_strategy
-        from fishing2sim.strategy.loading import load_strategy
-
         deciding = [load_strategy(teacher)] * players if phase[0] else strats
-        failure = raised_in_strategy([st], exc, deciding)
+        failure = api.raised_in_strategy([st], exc, deciding)
         if failure is None:
             raise
         raise _in_game(failure, start + int(stats[0])) from None
@@ -108,13 +109,9 @@ def labelling_failure(st, strats, teacher, players, deck, game):
     own message (api.kernel_failure) naming the strategy, the decision and the options, and
     the game. The behaviour lineup decides in the played games; the teacher's rollout
     strategy decides in its searched worlds (ERR_ROLLOUT_ILLEGAL)."""
-    from fishing2sim.api import kernel_failure
-    from fishing2sim.engine.core import ERR_ROLLOUT_ILLEGAL
-    from fishing2sim.strategy.loading import load_strategy
-
     if int(st[S_ERR_CODE]) == ERR_ROLLOUT_ILLEGAL:
         strats = [load_strategy(teacher)] * players
-    return _in_game(kernel_failure(st, strats, deck), game)
+    return _in_game(api.kernel_failure(st, strats, deck), game)
 
 
 def _in_game(exc: Exception, game: int) -> Exception:
@@ -135,8 +132,6 @@ def label_games(ruleset, players, seed, games, behaviour, teacher, budget, rate,
     def each(i, _):
         if progress:
             progress(i + 1, len(chunks))
-
-    from fishing2sim.run.processes import pool_map, submit_all
 
     if executor is not None:
         parts = []
@@ -188,13 +183,7 @@ def restore_obs(obs_keep: np.ndarray, tail: np.ndarray) -> np.ndarray:
 def features_of(data: dict) -> np.ndarray:
     """The features [n, most options, N_FEATURES] (float32) of stored positions and their
     weight blocks [n] (features.block_of)."""
-    from fishing2sim.train.features import features_batch
-    from fishing2sim.train.layout import N_FEATURES
-    from fishing2sim.train.label import M_PLAYERS, M_RULESET
-
     obs, meta = data["obs"], data["meta"]
-    from fishing2sim.train.label import M_N_OPT
-
     m = int(meta[:, M_N_OPT].max()) if len(meta) else 1
     X = np.zeros((obs.shape[0], m, N_FEATURES), np.float32)
     blocks = np.zeros(obs.shape[0], np.int64)
@@ -213,10 +202,6 @@ def features_of(data: dict) -> np.ndarray:
 
 
 def save_positions(path, data: dict, config_hash: str, meta: dict | None = None) -> None:
-    import json
-    import zipfile
-    import io
-
     arrays = dict(obs=data["obs"], values=data["values"], meta=data["meta"],
                   stats=np.asarray(data["stats"], np.int64), tail_keys=data["tail_keys"],
                   tails=data["tails"],
@@ -236,9 +221,7 @@ def load_positions(path, config_hash: str | None = None, rows: int = MAX_ROWS) -
     """A positions file (save_positions'), checked: its arrays' dtypes and shapes, the
     values finite, the meta columns in range, a deck part for every (ruleset, players) of
     its positions, at most ``rows`` positions and, if given, the run's ``config_hash``.
-    Anything else is one TrainError line naming the file (train/stored.py reads it)."""
-    from fishing2sim.train.run import TrainError
-
+    Anything else is one TrainError line naming the file (student/stored.py reads it)."""
     tail = OBS_SIZE - OBS_KEEP
     specs = {"obs": ("i", 2, rows * OBS_KEEP), "values": ("f", 2, rows * MAX_HAND),
              "meta": ("i", 2, rows * N_META), "stats": ("i", 1, 16),
@@ -258,8 +241,6 @@ def load_positions(path, config_hash: str | None = None, rows: int = MAX_ROWS) -
 
 
 def _positions_problem(d: dict, tail: int) -> str | None:
-    from fishing2sim.train.label import M_GAME, M_KIND, M_N_OPT, M_PLAYERS, M_RULESET, M_SEAT
-
     n = len(d["obs"])
     want = {"obs": (np.int16, (n, OBS_KEEP)), "values": (np.float32, (n, MAX_HAND)),
             "meta": (np.int64, (n, N_META)), "stats": (np.int64, (4,)),

@@ -16,6 +16,7 @@ docs/search.md).
 from __future__ import annotations
 
 import argparse
+import io
 import sys
 import time
 from pathlib import Path
@@ -23,8 +24,13 @@ from pathlib import Path
 import numpy as np
 from numba import njit
 
+from fishing2sim import api
+from fishing2sim.engine import constants as K
 from fishing2sim.engine.batch import new_buffers
 from fishing2sim.errors import Fishing2simError
+from fishing2sim.safe_files import write_atomic
+from fishing2sim.strategy.contract import StrategyError
+from fishing2sim.strategy.lineup import build_lineup, observe_mask
 from fishing2sim.engine.constants import END_RUNNING, EV_FIELDS, STOP_AT_ROUND_END
 from fishing2sim.engine.core import best_points, run_game, setup_game
 from fishing2sim.engine.rng import game_seed
@@ -84,11 +90,6 @@ def collect(deck, players, ruleset, hand_sizes, n_rounds, seed, n, strats, param
 def play_rows(ruleset: str, players: int, games: int, seed: int, strategy="weights"):
     """(features [rows, N_RV], rounds left, margin change, game [rows]) of ``games``
     games of ``strategy`` in every seat."""
-    from fishing2sim import api
-    from fishing2sim.engine import constants as K
-    from fishing2sim.strategy.contract import StrategyError
-    from fishing2sim.strategy.lineup import build_lineup, observe_mask
-
     deck = api.resolve_deck(ruleset, None)
     funcs, ptable, strats = build_lineup(strategy, players)
     if strats[0].search:
@@ -120,8 +121,6 @@ def fit_table(games: int, seed: int, strategy="weights", conditions=CONDITIONS,
     """The coefficient table, and per condition and rounds left: rows, the variance of the
     margin change and the fit's share of it on held-out games (every ``held_out``-th
     game's rows are not fitted)."""
-    from fishing2sim.engine import constants as K
-
     table = np.zeros(RV_SHAPE)
     report = []
     for ruleset, players in conditions:
@@ -146,9 +145,6 @@ def fit_table(games: int, seed: int, strategy="weights", conditions=CONDITIONS,
 
 
 def save(table: np.ndarray, path: Path, games: int, seed: int, strategy: str) -> None:
-    from fishing2sim.safe_files import write_atomic
-    import io
-
     buf = io.BytesIO()
     np.savez(buf, version=np.int64(RV_VERSION), coef=table, names=np.array(RV_NAMES),
              games=np.int64(games), seed=np.int64(seed), strategy=np.array(strategy))

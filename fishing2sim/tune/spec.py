@@ -23,8 +23,9 @@ from fishing2sim.config.experiment import (
 )
 from fishing2sim.config.keypaths import parse_key_path
 from fishing2sim.config.keys import PLAY_LEVELS
+from fishing2sim.config.messages import KeyProblem
 from fishing2sim.config.messages import did_you_mean as _did_you_mean
-from fishing2sim.config.schema import SchemaError, check
+from fishing2sim.config.schema import check
 from fishing2sim.run.chunks import strategy_names
 from fishing2sim.strategy.contract import StrategyError
 from fishing2sim.strategy.loading import load_strategy
@@ -205,7 +206,7 @@ def _section(t, overrides: dict, given: str) -> TuneSection:
             t["budget"] = budget
     try:
         return check(TuneSection, t, base="tune", rename=rename)
-    except SchemaError as exc:
+    except KeyProblem as exc:
         raise TuneError(f"{given}: {exc}") from None
 
 

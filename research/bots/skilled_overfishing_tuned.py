@@ -5,8 +5,8 @@ self-play games that end by overfishing; ``python research/es_student.py --itera
 0.02, then 42 at 0.05): 37.6% overfishing at 5 players, pimc's level, and weaker than
 `skilled` (docs/strategies.md, "Evolution strategies with overfishing in the objective").
 Kept to measure the trade-off against the shipped model; not a shipped bot."""
-from fishing2sim.train.model import load_params
-from fishing2sim.train.student import (  # noqa: F401  (the student's decisions)
+from fishing2sim.student.model import load_params
+from fishing2sim.student.decisions import (  # noqa: F401  (the student's decisions)
     catch_1_card, catch_1_other, determine_colour, determine_trump, exchange_give,
     exchange_take, pass_1_left, play, trump_choice, zero_catch,
 )

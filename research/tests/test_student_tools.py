@@ -13,7 +13,8 @@ import pytest
 from fishing2sim.api import run_games
 from fishing2sim.train.label import M_N_OPT
 from fishing2sim.train.labels import features_of
-from fishing2sim.train.model import read_model, save_model
+from fishing2sim.student.model import read_model
+from fishing2sim.train.model import save_model
 from fishing2sim.train.run import train
 from test_skilled import TINY
 
@@ -99,8 +100,8 @@ def test_an_ensemble_bot_of_the_student_plays_the_students_games(tmp_path):
     line. (One bot file: each compiles anew in its own folder, ~10 s.)"""
     from research.ensemble_bot import write_ensemble
     from fishing2sim.engine.constants import D_PLAY, N_DECISIONS
-    from fishing2sim.train.layout import BLOCKS_PER_RULESET, N_BLOCKS
-    from fishing2sim.train.model import ModelError
+    from fishing2sim.student.layout import BLOCKS_PER_RULESET, N_BLOCKS
+    from fishing2sim.student.model import ModelError
     from fishing2sim.train.net import split
 
     shipped = REPO / "fishing2sim" / "data" / "skilled.npz"
@@ -143,7 +144,7 @@ def test_the_student_tuners_knobs_change_only_their_weights():
     from research.tune_student import (PLAY_FEATURE_POWER, PLAY_FEATURE_WIN, overfished,
                                          play_blocks, tuned_weights)
     from fishing2sim.engine.constants import D_PLAY, N_DECISIONS
-    from fishing2sim.train.layout import FEATURE_NAMES
+    from fishing2sim.student.layout import FEATURE_NAMES
     from fishing2sim.train.net import split
 
     assert FEATURE_NAMES[PLAY_FEATURE_WIN] == "win"

@@ -31,8 +31,8 @@ from fishing2sim.engine.constants import (
     OPT_FACE_DOWN, OPT_LIGHT, OPT_SUIT, OPT_END, MAX_TRICK, RS_FISHING, SUIT_NONE,
     SUIT_TRUMP, D_PLAY,
 )
-from fishing2sim.train.simd import v8_fma, v8_load, v8_store
-from fishing2sim.train.tables import (
+from fishing2sim.student.simd import v8_fma, v8_load, v8_store
+from fishing2sim.student.tables import (
     N_SUIT_SLOTS, T_BOSSES, T_BOSSES_ALL, T_LEAD_FISH, T_LEAD_TRUMPS, T_Q, T_TRUMPS_LATER,
     TABLE_SIZE, W_LATER_MAYBE, W_LATER_SURE, W_UNKNOWN, _above, _data_f64, _fill_above, _in,
     _seen, _shade_others, _stack_f64, _stack_u64, _suit_words, _unseen_above, _weighted,
@@ -43,7 +43,7 @@ from fishing2sim.strategy.kit import (
     value, weakest_now, wins_now,
 )
 
-from fishing2sim.train.layout import (
+from fishing2sim.student.layout import (
     BLOCKS_PER_RULESET, F_COLOUR, F_EFFECT0, F_FACE_DOWN, F_INTER, F_LEAD, F_PLACES, F_SHADE,
     HAND_SUIT_BITS, HAND_SUIT_MASK, MAX_HIDDEN, N_BLOCKS, N_FEATURES, N_MASK, N_WEIGHTS,
     PER_HIDDEN,

@@ -1,4 +1,4 @@
-"""The student's feature layout (fishing2sim/train/features.py computes the features): the
+"""The student's feature layout (fishing2sim/student/features.py computes the features): the
 feature names in order, the feature version, the weight blocks and the sizes of the
 parameter vector. Plain constants: features.py and every module that reads a model import
 them from here (features.py holds the functions: n_params, hidden_of, the scores), and the

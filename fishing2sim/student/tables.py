@@ -1,4 +1,4 @@
-"""The student's scratch and the unseen cards' tables (fishing2sim/train/features.py reads
+"""The student's scratch and the unseen cards' tables (fishing2sim/student/features.py reads
 them): a stack buffer for a decision's scratch, the cards the seat has seen this round as
 two 64-bit masks, and the unseen cards by suit, in all and by public place (docs/rules.md
 C), gathered once per card play as card masks so that every option's counts are a few
@@ -16,7 +16,7 @@ from fishing2sim.engine.constants import (
 )
 from fishing2sim.strategy.kit import colour, suit
 from fishing2sim.strategy.observation import _suit_base
-from fishing2sim.train.simd import mask64_eq, mask64_ge
+from fishing2sim.student.simd import mask64_eq, mask64_ge
 
 STACK_ALIGN = 64  # bytes: a cache line, and the width of the widest vector registers
 
