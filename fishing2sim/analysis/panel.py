@@ -38,13 +38,14 @@ PANEL_FIGURES = ("overfishing", "ocean_empty", "ocean_left", "leader_edge", "tru
 INTERACTION_COLUMNS = ["contrast", "players", "figure", "unit", "level", "relative_to",
                        "effect", "effect_ci_low", "effect_ci_high", "reference_effect",
                        "reference_ci_low", "reference_ci_high", "difference", "diff_ci_low",
-                       "diff_ci_high", "p_value", "p_adjusted", "n", "n_reference"]
+                       "diff_ci_high", "p_value", "p_adjusted", "n", "n_reference", "ci_unit"]
 VERDICT_COLUMNS = ["contrast", "players", "figure", "unit", "verdict", "levels_up",
                    "levels_down", "levels_none", "text"]
 TRACE_COLUMNS = ["group", "players", "figure", "unit", "level", "rating", "rating_source",
-                 "strength_rank", "n", "estimate", "ci_low", "ci_high"]
+                 "strength_rank", "n", "estimate", "ci_low", "ci_high", "ci_unit"]
 CONVERGENCE_COLUMNS = ["group", "players", "figure", "unit", "strongest", "second",
-                       "difference", "diff_ci_low", "diff_ci_high", "tolerance", "converged"]
+                       "difference", "diff_ci_low", "diff_ci_high", "tolerance", "converged",
+                       "ci_unit"]
 
 
 # ---- influence: a linear combination of condition estimates with its paired CI --------------
@@ -287,7 +288,8 @@ def _interaction(exp, totals, vecs, by_level, effects, lv, ref, name, players, f
             "reference_ci_low": float(rr["diff_ci_low"]),
             "reference_ci_high": float(rr["diff_ci_high"]),
             "difference": d, "diff_ci_low": lo, "diff_ci_high": hi,
-            "p_value": p_from_ci(d, lo, hi), "n": int(r["n"]), "n_reference": int(rr["n"])}
+            "p_value": p_from_ci(d, lo, hi), "n": int(r["n"]), "n_reference": int(rr["n"]),
+            "ci_unit": r.get("ci_unit") or "game"}
 
 
 # ---- the skill trace --------------------------------------------------------------------
@@ -366,7 +368,8 @@ def _trace(exp, totals, cells, vecs, figures):
                 rows.append({"group": name, "players": first.players, "figure": fig,
                              "unit": unit, "level": lv, "rating": r, "rating_source": src,
                              "strength_rank": order.index(lv) + 1, "n": f.n,
-                             "estimate": f.estimate, "ci_low": f.ci_low, "ci_high": f.ci_high})
+                             "estimate": f.estimate, "ci_low": f.ci_low, "ci_high": f.ci_high,
+                             "ci_unit": "game"})
             top = have[-2:]
             if len(top) < 2:
                 continue
@@ -380,5 +383,6 @@ def _trace(exp, totals, cells, vecs, figures):
             conv.append({"group": name, "players": first.players, "figure": fig,
                          "unit": unit, "strongest": strongest, "second": second,
                          "difference": d, "diff_ci_low": lo, "diff_ci_high": hi,
-                         "tolerance": tol, "converged": converged(lo, hi, tol)})
+                         "tolerance": tol, "converged": converged(lo, hi, tol),
+                         "ci_unit": "game"})
     return rows, conv

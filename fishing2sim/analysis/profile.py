@@ -44,7 +44,7 @@ WORDS = {
 }
 UNITS = {"share": "share", "mean": "cards", "buoy_plays": "plays"}
 COLUMNS = ["strategy", "figure", "buoy", "round", "unit", "n", "games", "estimate", "ci_low",
-           "ci_high", "se", "sd"]
+           "ci_high", "se", "sd", "ci_unit"]
 _ROUND_FIGS = ((OCEAN_DRAWS, "ocean_draws", 1, 0), (BOAT_SPREAD, "boat_spread", 1, 1),
                (SHORTFALL, "shortfall", 2, 0), (OCEAN_LACKED, "ocean_lacked", 2, 0))
 
@@ -106,6 +106,7 @@ def tables(exp, totals) -> dict:
     cols = base_columns(exp) + ["players"] + COLUMNS
     df = pd.DataFrame(rows, columns=list(dict.fromkeys(cols)))
     df["round"] = df["round"].astype("Int64")
+    df["ci_unit"] = "game"  # every CI takes the game as its unit (docs/rules.md E)
     return {"profile": df}
 
 
@@ -152,7 +153,7 @@ DIFF_COLUMNS = ["group", "players", "figure_disagreed", "strongest", "second", "
                 "behaviour", "figure", "buoy", "round", "unit", "strongest_estimate",
                 "strongest_ci_low", "strongest_ci_high", "second_estimate", "second_ci_low",
                 "second_ci_high", "difference", "diff_ci_low", "diff_ci_high", "size",
-                "games_strongest", "games_second"]
+                "games_strongest", "games_second", "ci_unit"]
 TOP_BEHAVIOURS = 3  # the behaviours named beside a figure the two strongest levels disagree on
 
 
@@ -190,7 +191,7 @@ def panel_differences(exp, totals, convergence) -> pd.DataFrame:
                     "second_ci_high": d["b_high"], "difference": d["difference"],
                     "diff_ci_low": d["diff_ci_low"], "diff_ci_high": d["diff_ci_high"],
                     "size": d["size"], "games_strongest": d["games_a"],
-                    "games_second": d["games_b"]})
+                    "games_second": d["games_b"], "ci_unit": "game"})
     df = pd.DataFrame(rows, columns=DIFF_COLUMNS)
     df["round"] = df["round"].astype("Int64")
     return df

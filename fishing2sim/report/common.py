@@ -18,7 +18,7 @@ from fishing2sim.report.document import TERMS, Doc, md_table  # noqa: F401  (sha
 from fishing2sim.report.words import (  # noqa: F401  (the reports import them from here too)
     isnan, num, int_, decimals, fmt, ci, pp_ci, max_hw, hw_text, number, ADJUSTMENTS, effect, sentence)
 from fishing2sim.report.layout import (  # noqa: F401,E402  (shared by every plot)
-    PLOT_LABEL_LINES, finish, wrap)
+    PLOT_LABEL_LINES, TITLES, finish, wrap)
 from fishing2sim import __version__
 from fishing2sim.analysis.contrasts import FIGURES
 
@@ -57,19 +57,6 @@ TABLE_TAIL: dict[str, tuple[str, ...]] = {
 }
 _KNOWN = {"condition", *STAT_COLUMNS, "count"} | {k for ks in TABLE_KEYS.values() for k in ks}
 
-TITLES = {
-    "contrasts": "Contrasts against the baseline",
-    "depletion": "Ocean depletion",
-    "overfishing": "Overfishing",
-    "trump_value": "Trump-choice value",
-    "strategies": "Strategies",
-    "ladder": "Strength ladder",
-    "arc": "Game arc",
-    "panel": "Levels of play",
-    "cards": "Per-card impact",
-    "decisions": "Decision stakes",
-    "profile": "What the players do (behaviour profile)",
-}
 
 # --------------------------------------------------------------------------------------------
 # tables

@@ -19,7 +19,7 @@ from jinja2 import Environment, PackageLoader, StrictUndefined
 from markupsafe import Markup
 
 from fishing2sim.report import viewer as _viewer
-from fishing2sim.report.common import TITLES
+from fishing2sim.report.layout import TITLES
 
 CSV_ROWS_SHOWN = 2000  # rows of each CSV table shown in the page
 

@@ -71,3 +71,20 @@ def fit_titles(fig) -> None:
         while t.get_window_extent(renderer).width > room and width > 12:
             width = max(12, int(width * min(0.95, room / t.get_window_extent(renderer).width)))
             t.set_text(wrap(flat, width))
+
+
+# the sections' titles (their h2 headings), by analysis: here, without plotting, so the page
+# (report/html.py) can find them without importing matplotlib
+TITLES = {
+    "contrasts": "Contrasts against the baseline",
+    "depletion": "Ocean depletion",
+    "overfishing": "Overfishing",
+    "trump_value": "Trump-choice value",
+    "strategies": "Strategies",
+    "ladder": "Strength ladder",
+    "arc": "Game arc",
+    "panel": "Levels of play",
+    "cards": "Per-card impact",
+    "decisions": "Decision stakes",
+    "profile": "What the players do (behaviour profile)",
+}

@@ -12,7 +12,6 @@ from dataclasses import dataclass
 
 from fishing2sim import study  # study.run: the tests put a toy runner there
 from fishing2sim.config.experiment import MAX_SEED
-from fishing2sim.engine.rng import game_seed
 from fishing2sim.report.words import number
 from fishing2sim.run.checkpoints import checkpoint_dir
 from fishing2sim.tune.schema import FIGURES, ROW_KEYS, SHARE_FIGURES, Figure, Goal, _number
@@ -25,6 +24,9 @@ Z = 1.959963984540054
 
 def derive_seed(seed: int, index: int) -> int:
     """game_seed(seed, index) kept to 63 bits (the runner's condition seeds do the same)."""
+    from fishing2sim.engine.rng import game_seed  # numba: a typo in a tune file is reported
+    # before the engine loads
+
     return int(game_seed(int(seed), int(index))) & MAX_SEED
 
 
