@@ -268,3 +268,14 @@ def test_the_report_sections_mirror_the_analysis_and_write_py_names_none():
              for a in n.names} | {n.module for n in ast.walk(tree)
                                   if isinstance(n, ast.ImportFrom)}
     assert named & modules == set()
+
+
+def test_every_package_folder_is_installed():
+    """A regular install (`pip install .`) carries every package of the tree: each folder
+    of fishing2sim with an __init__.py is in pyproject.toml's packages."""
+    import tomllib
+
+    listed = set(tomllib.loads((REPO / "pyproject.toml").read_text())["tool"]["setuptools"]
+                 ["packages"])
+    folders = {"fishing2sim." + p.name for p in PKG.iterdir() if (p / "__init__.py").is_file()}
+    assert folders <= listed, sorted(folders - listed)
