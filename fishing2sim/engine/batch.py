@@ -273,7 +273,7 @@ def trump_batch(deck, players, ruleset, hand_sizes, n_rounds, first_leader, seed
     """
     st = work[0]
     br = work[1]
-    rng, br_rng, ev, obs, tier = game_scratch(deck, 1)
+    rng, br_rng, ev, obs, tier = game_scratch(deck, np.int64(1))  # (not a literal: one compile)
     for g in range(n):
         gseed = game_seed(seed, start + g)
         log = 1 if g == log_game else 0

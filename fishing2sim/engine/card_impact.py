@@ -67,7 +67,7 @@ def cards_batch(deck, decks, drops, players, ruleset, hand_sizes, n_rounds, firs
     st = work[0]
     st2 = work[1]
     base = np.zeros(STATE_SIZE, np.int64)
-    rng, base_rng, ev, obs, tier = game_scratch(deck, 1)
+    rng, base_rng, ev, obs, tier = game_scratch(deck, np.int64(1))  # (not a literal: one compile)
     rng2 = np.zeros(RNG_SIZE, np.uint64)
     for g in range(n):
         gseed = game_seed(seed, start + g)

@@ -849,7 +849,7 @@ def resolve_buoy(st, rng, ev, obs, strats, params, b):
     if effect == E_CATCH_1_OTHER:
         # A9: move 1 other card still in the trick to its player's fisher.
         i = ask_trick_card(st, rng, obs, strats[D_CATCH_1_OTHER][p], params, p,
-                           D_CATCH_1_OTHER, b, card)
+                           np.int64(D_CATCH_1_OTHER), b, card)  # (not a literal: one compile)
         if i == STOPPED:
             return False
         if i >= 0:
@@ -1112,8 +1112,8 @@ def finish_trick_fishing(st, rng, ev, obs, strats, params):
         p = st[A_TRICK_PLAYER + b]
         if effect == E_ZERO:
             # B3: a zero's player moves 1 other card still in the trick to their fisher
-            i = ask_trick_card(st, rng, obs, strats[D_ZERO_CATCH][p], params, p, D_ZERO_CATCH,
-                               b, card)
+            i = ask_trick_card(st, rng, obs, strats[D_ZERO_CATCH][p], params, p,
+                               np.int64(D_ZERO_CATCH), b, card)  # (not a literal)
             if i == STOPPED:
                 return
             if i >= 0:

@@ -197,7 +197,7 @@ def decision_batch(deck, players, ruleset, hand_sizes, n_rounds, first_leader, s
     not replayed). ``rates``: per decision kind, its threshold (a share of 2**32)."""
     st = work[0]
     br = work[1]
-    rng, br_rng, ev, obs, tier = game_scratch(deck, 1)
+    rng, br_rng, ev, obs, tier = game_scratch(deck, np.int64(1))  # (not a literal: one compile)
     for g in range(n):
         gseed = game_seed(seed, start + g)
         setup_game(st, rng, ev, deck, players, ruleset, hand_sizes, n_rounds, first_leader,

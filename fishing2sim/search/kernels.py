@@ -1077,7 +1077,7 @@ def trump_batch_search(deck, players, ruleset, hand_sizes, n_rounds, first_leade
     without searching. The games are those of play_batch_search."""
     st = work[0]
     br = work[1]
-    rng, rep_rng, ev, obs, tier = game_scratch(deck, EVENT_ROWS)
+    rng, rep_rng, ev, obs, tier = game_scratch(deck, np.int64(EVENT_ROWS))  # (not a literal)
     robs, srng, view, search_work = search_scratch()
     world, sbr, br_rng, pos, zone, cards, assign, cap, scratch, values = search_work
     for g in range(n):
