@@ -322,9 +322,10 @@ def _plan(exp, path, overrides: dict, workers, quick: bool, yes: bool, progress:
     from fishing2sim.plan import describe, make_plan, quick_factor
     from fishing2sim.run.processes import default_workers
 
-    if exp.adaptive:
-        raise InputError(f"{path}: --plan and --quick need a file of fixed games; this one "
-                         "stops by its precision or SPRT rule")
+    if exp.adaptive and quick:
+        raise InputError(f"{path}: --quick needs a file of fixed games; this one stops by "
+                         "its precision or SPRT rule (--plan gives the games it is expected "
+                         "to play)")
     w = workers or exp.workers or default_workers()
     plan = make_plan(exp, w, echo=(lambda m: click.echo(m, err=True)) if progress else None)
     if not quick:

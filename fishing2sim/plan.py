@@ -17,6 +17,13 @@ From it:
 
 ``--quick`` scales every level by one factor so that the whole file takes about a minute
 by the same estimate (``quick_factor``).
+
+A file that stops by a precision target is planned by its own stopping rule
+(analysis/stopping.py): each condition starts with the file's games and grows by
+``grow_games`` while a targeted figure's expected half-width (the pilot's, scaled by the
+square-root law) is above its target, up to its max_games; the time and the widths are then
+those of the games it is expected to stop at. An SPRT's stop depends on the effect it finds:
+its plan gives the most it may play (max_games) and says so.
 """
 from __future__ import annotations
 
@@ -28,9 +35,11 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from fishing2sim.analysis.contrasts import half_widths
+from fishing2sim.analysis.stopping import contrast_widths, grow_games
 from fishing2sim.analysis.tables import tables_from_totals
 from fishing2sim.config.keys import PROFILE
-from fishing2sim.run.chunks import Task, run_chunk
+from fishing2sim.run.chunks import Task, run_chunk, step_of
 from fishing2sim.run.totals import merge, split_units
 
 Z = 1.959964
@@ -75,6 +84,9 @@ class Plan:
     widths: list = field(default_factory=list)  # (figure words, unit, level, condition, hw)
     pilot_seconds: float = 0.0
     compile_seconds: float = 0.0
+    # an adaptive file: condition -> (the file's games, its cap, the targets not expected
+    # to be reached by the cap); empty for a file of fixed games
+    adaptive: dict = field(default_factory=dict)
 
     @property
     def cpu_seconds(self) -> float:
@@ -163,9 +175,44 @@ def make_plan(exp, workers: int, budget: float = 10.0, echo=None,
         dataclasses.replace(c, games=p.pilot_games) for c, p in zip(pilot.conditions, plans)))
     plan = Plan(exp, workers, plans, pilot_seconds=time.perf_counter() - t_all,
                 compile_seconds=compile_s)
-    plan.widths = _widths(tables_exp, exp, tables_from_totals(tables_exp, totals,
-                                                              unit_vectors))
+    full = exp
+    if exp.adaptive:
+        plan.adaptive = expected_stops(exp, plans, totals, unit_vectors)
+        for p in plans:
+            p.games = plan.adaptive[p.index][3]
+        full = dataclasses.replace(exp, conditions=tuple(
+            dataclasses.replace(c, games=p.games) for c, p in zip(exp.conditions, plans)))
+    plan.widths = _widths(tables_exp, full, tables_from_totals(tables_exp, totals,
+                                                               unit_vectors))
     return plan
+
+
+def expected_stops(exp, plans, totals, unit_vectors) -> dict:
+    """condition -> (the file's games, the cap, the targets not reached by the cap, the
+    games the run is expected to stop at): the stopping rule of analysis/stopping.py played
+    on the pilot's half-widths, each scaled by sqrt(pilot games / games). An SPRT's stop
+    is not foreseen: its condition is planned at its cap."""
+    con_hw = contrast_widths(exp, totals, unit_vectors) if exp.precision else {}
+    out = {}
+    for cond, p, t in zip(exp.conditions, plans, totals):
+        cap = max(cond.max_games, cond.games)
+        hw = {**half_widths(exp, cond, t), **con_hw.get(cond.index, {})} \
+            if exp.precision else {}
+        targets = [(f, w) for f, w, _ in exp.precision if f in hw and np.isfinite(hw[f])]
+        step = step_of(exp, cond)
+        games = cond.games
+
+        def ratio(g: int) -> float:
+            return max((hw[f] * math.sqrt(max(1, p.pilot_games) / g) / w
+                        for f, w in targets), default=0.0)
+
+        if exp.sprt is not None:
+            games = cap
+        while games < cap and ratio(games) > 1:
+            games = min(grow_games(games, step, ratio(games)), cap)
+        short = [f for f, w in targets if hw[f] * math.sqrt(max(1, p.pilot_games) / games) > w]
+        out[cond.index] = (cond.games, cap, short, games)
+    return out
 
 
 def _warm(pilot, conds) -> float:
@@ -281,6 +328,7 @@ def describe(plan: Plan, factor: float = 1.0) -> list[str]:
                  f"{plan.pilot_seconds:.0f} s pilot of "
                  f"{sum(c.pilot_games for c in plan.conditions):,} games on this machine "
                  "now; compiling not included)")
+    lines += _adaptive_lines(plan)
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else 0.0
     cores = os.cpu_count() or 1
     if load > 0.5 * cores:
@@ -296,6 +344,28 @@ def describe(plan: Plan, factor: float = 1.0) -> list[str]:
         for (label, unit), per in best.items():
             bits = ", ".join(f"{lv} ±{_num(w)}" for lv, w in per.items())
             lines.append(f"  {label}, in {unit}: {bits}")
+    return lines
+
+
+def _adaptive_lines(plan: Plan) -> list[str]:
+    """An adaptive file: what its rule is expected to play, condition by condition."""
+    exp = plan.exp
+    if not plan.adaptive:
+        return []
+    if exp.sprt is not None:
+        head = ("an SPRT stops when its test decides, which the pilot cannot foresee: the "
+                "games and time above are the most it may play (max_games)")
+    else:
+        targets = ", ".join(f"{f} to ±{text}" for f, _, text in exp.precision)
+        head = (f"it plays until {targets} (precision): the games above are where each "
+                "condition is expected to stop, from the pilot's widths")
+    lines = [head]
+    for c in exp.conditions:
+        start, cap, short, games = plan.adaptive[c.index]
+        name = c.name or c.label or f"condition {c.index}"
+        tail = f"; {', '.join(short)} not reached by the cap" if short else ""
+        lines.append(f"  {name}: {start:,} games first, expected to stop at {games:,} "
+                     f"(at most {cap:,}){tail}")
     return lines
 
 

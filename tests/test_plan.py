@@ -136,16 +136,31 @@ def test_plan_refusals_are_one_line(tmp_path, args, words):
     assert message_lines(p.stderr) == [f"Error: {words}"], p.stderr
 
 
-def test_an_adaptive_file_has_no_plan(tmp_path):
+def test_an_adaptive_files_plan_foresees_where_it_stops(tmp_path):
+    """A precision file is planned by its own stopping rule: the games each condition is
+    expected to stop at are the run's own (the same seeds), and --quick is refused (one
+    line): such a file's length is its rule's."""
     path = write(tmp_path, "prec", """
         players: 4
         games: 2000
-        max_games: 8000
+        max_games: 40000
         chunk: 500
+        seed: 5
         seats: random
         precision: {overfishing: 1pp}
         analyses: [overfishing]
     """)
-    p = fishing2sim("run", path, "--plan", timeout=300)
-    assert p.returncode == 2
-    assert "stops by its precision or SPRT rule" in message_lines(p.stderr)[-1], p.stderr
+    exp = load_experiment(path)
+    p = planning.make_plan(exp, 1)
+    start, cap, short, expected = p.adaptive[0]
+    assert (start, cap, short) == (2000, 40000, [])
+    assert p.conditions[0].games == expected > 2000
+    res = run(path, workers=1, progress=False, write=False)
+    over = res.tables["overfishing"]
+    played = int(over[(over.metric == "overfished_share") & over["round"].isna()].n.iloc[0])
+    assert abs(expected - played) <= 500, (expected, played)
+    lines = planning.describe(p)
+    assert any(f"expected to stop at {expected:,}" in line for line in lines), lines
+    q = fishing2sim("run", path, "--quick", timeout=300)
+    assert q.returncode == 2
+    assert "--quick needs a file of fixed games" in message_lines(q.stderr)[-1], q.stderr
