@@ -364,8 +364,8 @@ def _adaptive_lines(plan: Plan) -> list[str]:
         start, cap, short, games = plan.adaptive[c.index]
         name = c.name or c.label or f"condition {c.index}"
         tail = f"; {', '.join(short)} not reached by the cap" if short else ""
-        lines.append(f"  {name}: {start:,} games first, expected to stop at {games:,} "
-                     f"(at most {cap:,}){tail}")
+        stop = "" if exp.sprt is not None else f"expected to stop at {games:,} "
+        lines.append(f"  {name}: {start:,} games first, {stop}(at most {cap:,}){tail}")
     return lines
 
 
