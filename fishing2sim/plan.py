@@ -364,8 +364,9 @@ def _adaptive_lines(plan: Plan) -> list[str]:
         start, cap, short, games = plan.adaptive[c.index]
         name = c.name or c.label or f"condition {c.index}"
         tail = f"; {', '.join(short)} not reached by the cap" if short else ""
-        stop = "" if exp.sprt is not None else f"expected to stop at {games:,} "
-        lines.append(f"  {name}: {start:,} games first, {stop}(at most {cap:,}){tail}")
+        stop = (f"at most {cap:,}" if exp.sprt is not None
+                else f"expected to stop at {games:,} (at most {cap:,})")
+        lines.append(f"  {name}: {start:,} games first, {stop}{tail}")
     return lines
 
 
