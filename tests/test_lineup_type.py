@@ -49,6 +49,35 @@ def test_a_decision_function_keeps_its_address_between_calls():
             assert f is g and f.__wrapper_address__() == g.__wrapper_address__() > 0
 
 
+def test_a_kernel_call_looks_up_no_address_of_a_kept_function():
+    """numba unboxes each passed decision function on every kernel call, looking up its
+    wrapper and native addresses (function_type._get_wrapper_address / _get_jit_address,
+    which ask the function's compile result); a paused game calls the kernel once per
+    decision. The lineup's functions keep both addresses, so the kernel calls of a replay
+    ask no compile result, and the replay is the game play_games plays."""
+    from fishing2sim.report.replay import replay_game
+
+    first = replay_game("fishing2", 4, 3, MIXED, game=0, reasons=False)
+    funcs = build_lineup(MIXED, 4)[0]
+    asked = []
+    originals = {}
+    for row in funcs:
+        for fn in row:
+            if id(fn) not in originals:
+                originals[id(fn)] = (fn, fn.get_compile_result)
+                fn.get_compile_result = (lambda s, _f=fn.get_compile_result:
+                                         asked.append(s) or _f(s))
+    try:
+        again = replay_game("fishing2", 4, 3, MIXED, game=0, reasons=False)
+    finally:
+        for fn, find in originals.values():
+            fn.get_compile_result = find
+    assert asked == []
+    assert again == first
+    played = play_games(1, 4, seed=3, strategies=MIXED)
+    assert first["end"]["points"] == [int(played[f"points_{p}"].iloc[0]) for p in range(4)]
+
+
 def test_random_play_loads_neither_the_search_kernels_nor_the_kit():
     """Start-up cost: a game of random seats loads only the kernels it runs. The search
     kernels load with the first search seat, the strategy kit with the first strategy file

@@ -146,6 +146,59 @@ def _remember_address(fn) -> None:
         return _cres if s is _sig or s == _sig else _find(s)
 
     fn.get_compile_result = get_compile_result
+    fn.__kept_addresses__ = (sig, addr, _jit_address(fn, sig))
+    _keep_addresses()
+
+
+_equal_signatures: dict = {}  # id -> a signature found equal to DECISION's (kept alive)
+
+
+def _kept(func, sig):
+    """``func``'s kept (signature, wrapper address, native address) when ``sig`` is its
+    signature, else None. numba passes the same signature object from each call site (it
+    unpickles it once), so equality is tested once per object."""
+    kept = getattr(func, "__kept_addresses__", None)
+    if kept is None:
+        return None
+    if sig is kept[0] or id(sig) in _equal_signatures:
+        return kept
+    if sig == kept[0]:
+        _equal_signatures[id(sig)] = sig
+        return kept
+    return None
+
+
+def _keep_addresses() -> None:
+    """numba looks up each passed function's two addresses on every kernel call that
+    passes it (function_type._get_wrapper_address after a signature check, and
+    _get_jit_address, an LLVM symbol lookup; about 0.1 ms each, and a lineup passes 50
+    functions): most of a paused game's cost, one kernel call per decision (a replay, the
+    table in serve). For a function whose addresses ``_remember_address`` kept, the kept
+    ones are returned. The compiled code calls both by their module attribute, so
+    replacing the attribute is what it calls; any other function goes to numba's own."""
+    from numba.experimental import function_type
+
+    if getattr(function_type._get_jit_address, "keeps_addresses", False):
+        return
+    wrapper_own, jit_own = function_type._get_wrapper_address, function_type._get_jit_address
+
+    def get_wrapper_address(func, sig):
+        kept = _kept(func, sig)
+        return kept[1] if kept is not None else wrapper_own(func, sig)
+
+    def get_jit_address(func, sig):
+        kept = _kept(func, sig)
+        return kept[2] if kept is not None else jit_own(func, sig)
+
+    get_jit_address.keeps_addresses = True
+    function_type._get_wrapper_address = get_wrapper_address
+    function_type._get_jit_address = get_jit_address
+
+
+def _jit_address(fn, sig) -> int:
+    from numba.experimental.function_type import _get_jit_address
+
+    return _get_jit_address(fn, sig)
 
 
 def observe_mask(strats) -> int:
