@@ -37,7 +37,7 @@ def _kernel(cond, n: int, start: int = 0):
     funcs, table, strats = build_lineup(list(cond.lineup), cond.players, list(cond.params),
                                         False)
     arrays = np.ascontiguousarray(cond.deck.arrays)
-    decks, drops = loo_decks(arrays, cond.cards)
+    decks, drops = loo_decks(arrays, cond.cards, cond.deck)
     out = new_outputs(n)
     oc = np.zeros((n, len(drops), N_C), np.int64)
     done = cards_batch(arrays, decks, drops, cond.players, K.RULESETS[cond.deck.ruleset],
@@ -68,6 +68,26 @@ def test_the_standard_games_are_play_games_and_a_card_never_drawn_changes_nothin
         assert (oc[m, k, C_ROUNDS] == out_int[m, G_ROUNDS]).all()
     # where it was drawn, the games differ (the ocean below it moved up by one card)
     assert (oc[:, 2, C_POINTS:C_POINTS + 4] != out_points[:, :4]).any(axis=1).mean() > 0.5
+
+
+def test_an_edited_decks_games_without_a_card_keep_its_coupled_deal(tmp_path):
+    """An edited deck plays the coupled deal (docs/rules.md "Coupled deals"); its game
+    without a card is that deal without the card: where the card was never drawn, the same
+    game."""
+    exp = load_experiment(_file(tmp_path, "players: 4\ngames: 200\nseats: random\n"
+                                "deck: {remove: [blue 26], move: {blowfish 21: 3}}\n"
+                                "analyses: [cards]\ncards: {only: [yellow 26, buoy draw-1-card]}\n"))
+    cond = exp.conditions[0]
+    assert cond.deck.arrays.shape[1] > K.N_FIELDS
+    out_int, out_points, oc = _kernel(cond, 200)
+    ref = play_games(200, 4, seed=cond.seed, deck=cond.deck)
+    assert (out_points[:, :4] == ref[[f"points_{p}" for p in range(4)]].to_numpy()).all()
+    not_drawn = oc[:, :, C_DRAWER] < 0
+    assert not_drawn[:, 1].sum() > 10
+    for k in range(2):
+        m = not_drawn[:, k]
+        assert (oc[m, k, C_POINTS:C_POINTS + 4] == out_points[m, :4]).all()
+        assert (oc[m, k, C_END] == out_int[m, G_END]).all()
 
 
 @pytest.mark.parametrize("card", ["buoy draw-1-card", "light green 3"])

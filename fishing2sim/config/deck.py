@@ -34,6 +34,9 @@ from fishing2sim.engine.constants import (
     F_EFFECT,
     F_KIND,
     F_MIN_PLAYERS,
+    F_STD,
+    F_STD_N,
+    F_STD_TABLE,
     F_TIER,
     F_VALUE,
     KINDS,
@@ -53,6 +56,7 @@ __all__ = [
     "SUPPORTED_PLAYERS",
     "Deck",
     "DeckError",
+    "coupled_arrays",
     "deck_for",
     "load_deck",
 ]
@@ -428,6 +432,8 @@ def _hands_path_for(path: Path, ruleset: str) -> Path:
 def _load(path: Path, hands_path: Path, ruleset: str) -> Deck:
     exact = path == DEFAULT_DECKS[ruleset]
     table, arrays, names = _parse_cards(path, ruleset, exact)
+    if not exact:
+        arrays = coupled_arrays(arrays, names, ruleset)
     hand_sizes = _parse_hands(hands_path, arrays, path)
     h = hashlib.sha256()
     for p in (path, hands_path):
@@ -473,3 +479,41 @@ def _playable(arrays: np.ndarray, hand_sizes: np.ndarray) -> tuple[int, ...]:
         if h > 0 and starting == p * h:
             out.append(p)
     return tuple(out)
+
+
+# ---- the coupled deal (docs/rules.md, "Coupled deals") -----------------------------------
+IDENTITY = (F_KIND, F_COLOUR, F_VALUE, F_EFFECT)  # with the name: which cards are the same
+
+
+def coupled_arrays(arrays: np.ndarray, names: tuple[str, ...], ruleset: str,
+                   always: bool = False) -> np.ndarray:
+    """``arrays`` (a deck's F_* columns) with the coupled deal's columns (F_STD ...,
+    engine/constants.py) when its cards differ from the ruleset's standard deck: its games
+    then deal the standard deck's deal with the edit (engine/core.py, coupled_tier). A card
+    is the same card in both decks when its name, kind, colour, value and effect agree; a
+    standard card with no such card here is removed, a card here with none there added.
+    The standard deck's own cards (the same cards, tiers and "4+" marks) get no columns
+    unless ``always`` (their coupled deal is then the standard deal)."""
+    arrays = np.asarray(arrays)[:, :N_FIELDS]
+    std = deck_for(ruleset)
+    if not always and names == std.names and np.array_equal(arrays, std.arrays):
+        return arrays
+    n, n_std = len(names), std.n_cards
+    here = {name: i for i, name in enumerate(names)}
+    std_id = np.full(n, -1, np.int64)
+    table = np.zeros(n * -(-n_std // n), np.int64)
+    for j, name in enumerate(std.names):
+        e = here.get(name, -1)
+        if e >= 0 and any(arrays[e, f] != std.arrays[j, f] for f in IDENTITY):
+            e = -1  # the same name, another card
+        if e >= 0:
+            std_id[e] = j
+        table[j] = std.arrays[j, F_TIER] | std.arrays[j, F_MIN_PLAYERS] << 4 | (e + 1) << 8
+    width = F_STD_TABLE + len(table) // n
+    out = np.zeros((n, width), np.int64)
+    out[:, :N_FIELDS] = arrays
+    out[:, F_STD] = std_id
+    out[:, F_STD_N] = n_std
+    out[:, F_STD_TABLE:] = table.reshape(-1, n).T  # card j: row j % n, column j // n
+    out.flags.writeable = False
+    return out

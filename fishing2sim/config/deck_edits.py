@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 
 from fishing2sim.config.deck import (
-    Deck, DeckError, _check_card, _make_table, _playable,
+    Deck, DeckError, _check_card, _make_table, _playable, coupled_arrays,
 )
 from fishing2sim.config.keys import MAX_TIER, SUPPORTED_PLAYERS
 from fishing2sim.config.schema import ADD_KEYS, DeckEdits, check, is_whole
@@ -223,6 +223,7 @@ def _edited(deck: Deck, new_records: list, n_rounds: int, new_hands: np.ndarray)
     h.update(np.int64(n_rounds).tobytes())
     h.update(new_hands.tobytes())
     return Deck(ruleset=ruleset, path=deck.path, hands_path=deck.hands_path,
-                table=_make_table(new_records), arrays=arrays, names=names,
+                table=_make_table(new_records), arrays=coupled_arrays(arrays, names, ruleset),
+                names=names,
                 hand_sizes=new_hands, n_rounds=int(n_rounds), sha256=h.hexdigest(),
                 playable=_playable(arrays, new_hands))

@@ -6,6 +6,7 @@ import copy
 import hashlib
 import json
 
+from fishing2sim.config.deck import deck_for
 from fishing2sim.config.keys import CONDITIONS, DEFAULT_EXAMPLES, EXECUTION_KEYS, LADDER
 
 __all__ = ["config_hash", "resolved", "resolved_deck", "resolved_seats"]
@@ -67,6 +68,8 @@ def config_hash(resolved: dict, conditions) -> str:
         # so the same experiment in another folder or install has the same hash
         lineup = ",".join(i.digest for i in c.identities)
         h.update(f"\ncondition {c.index} deck {c.deck_sha256} lineup {lineup}".encode())
+        if c.deck_sha256 != deck_for(c.deck.ruleset).sha256:  # its deals: the coupled deal's
+            h.update(b" coupled deal")
     return h.hexdigest()
 
 def resolved_seats(seats):

@@ -19,6 +19,15 @@ F_EFFECT = 3
 F_TIER = 4  # 0 = starting card, 1..5 = ocean star tier
 F_MIN_PLAYERS = 5  # the card is used only when players >= this (the "4+" mark -> 4)
 N_FIELDS = 6
+# A deck that differs from its ruleset's standard deck carries the coupled deal's data in
+# columns after N_FIELDS (config/deck.py, coupled_arrays; docs/rules.md, "Coupled
+# deals"); the standard deck has none. F_STD: the card's id in the standard deck (-1: the
+# standard deck has no such card); F_STD_N: the standard deck's card count (every row);
+# from F_STD_TABLE on: the standard deck's cards, card j at row j % n_cards, column
+# F_STD_TABLE + j // n_cards, as tier | min_players << 4 | (its id in this deck + 1) << 8.
+F_STD = 6
+F_STD_N = 7
+F_STD_TABLE = 8
 
 # ---- card kinds ----------------------------------------------------------------------
 K_COLOUR = 0  # an ordinary colour card (blue, yellow, red; Fishing: purple too, zeros)

@@ -37,6 +37,7 @@ from fishing2sim.engine.constants import (
     EV_DRAW_1_CARD, EV_EXCHANGE, EV_GAME_END, EV_LEADER, EV_OCEAN, EV_OVERFISHED, EV_PLAY,
     EV_ROUND_SCORE, EV_ROUND_START, EV_SETUP, EV_TRICK_RESULT, EV_TRICK_START, EV_TRUMP,
     EV_TRUMP_CHOICE, F_COLOUR, F_EFFECT, F_KIND, F_MIN_PLAYERS, F_TIER, F_VALUE, FACE_DOWN,
+    F_STD, F_STD_N, F_STD_TABLE, N_FIELDS,
     K_BLOWFISH, K_BUOY, K_COLOUR, K_GREEN, MAX_CARDS, MAX_HAND,
     MAX_PLAYERS, MAX_TRICK, O_BOAT_N, O_FISHER_N, O_HAND, O_HAND_N, O_KIND, O_LEADER, O_LED,
     O_HOLDER, O_PUB_STAMP, HELD_BOAT, HOLDER_OCEAN, HOLDER_OUT, HOLDER_UNKNOWN, HELD_MAYBE, HELD_SURE, O_N_OPTIONS, O_N_PLAYED, O_N_ROUNDS, O_OCEAN_N, O_OPTIONS, O_PLAYED, O_PLAYED_BY,
@@ -264,6 +265,55 @@ def shuffle_slice(st, start, n, rng):
 # ------------------------------------------------------------------------------------
 # setup (A2)
 
+EDIT_SALT = np.uint64(0x5DEECE66D1F2A3B7)  # the coupled deal's stream of added cards
+
+
+@njit(i64(ST, DECK, i64, i64, RNG, types.uint64, i64), cache=True, _nrt=False)
+def coupled_tier(st, deck, tier, players, rng, gseed, dst):
+    """The coupled deal of one tier of a deck that differs from the standard deck
+    (docs/rules.md, "Coupled deals"): the standard deck's cards of the tier used with this
+    player count, shuffled with the game stream as the standard deck's deal shuffles them
+    (the same draws), each mapped to this deck's card, the cards the edit removed taken
+    out; then each card the edit added (in id order) put in at a uniformly random place,
+    drawn from a stream of its own (the game stream is not touched). Writes the tier's
+    cards to st[dst:]; returns their number. The boats (empty at setup) hold the standard
+    deck's shuffle meanwhile and are cleared again."""
+    n = deck.shape[0]
+    hold = A_BOAT
+    k = 0
+    for j in range(deck[0, F_STD_N]):
+        code = deck[j % n, F_STD_TABLE + j // n]
+        if code & 15 == tier and (code >> 4) & 15 <= players:
+            e = (code >> 8) - 1
+            if e >= 0 and (deck[e, F_TIER] != tier or deck[e, F_MIN_PLAYERS] > players):
+                e = -1  # moved to another tier, or left out with this player count
+            st[hold + k] = e
+            k += 1
+    shuffle_slice(st, hold, k, rng)
+    m = 0
+    for i in range(k):
+        if st[hold + i] >= 0:
+            st[dst + m] = st[hold + i]
+            m += 1
+        st[hold + i] = 0
+    s = mix64(gseed ^ EDIT_SALT ^ np.uint64(tier + 1))
+    for c in range(n):
+        if deck[c, F_TIER] != tier or deck[c, F_MIN_PLAYERS] > players:
+            continue
+        j = deck[c, F_STD]
+        if j >= 0:
+            code = deck[j % n, F_STD_TABLE + j // n]
+            if code & 15 == tier and (code >> 4) & 15 <= players:
+                continue  # in the standard deck's shuffle above
+        s += GOLDEN
+        at = scaled_below(mix64(s), m + 1)
+        for i in range(m, at, -1):
+            st[dst + i] = st[dst + i - 1]
+        st[dst + at] = c
+        m += 1
+    return m
+
+
 
 @njit(void(ST, RNG, EV, DECK, i64, i64, HAND_SIZES, i64, i64, types.uint64, i64, i64, i64),
       cache=True, _nrt=False)
@@ -316,12 +366,16 @@ def setup_game(st, rng, ev, deck, players, ruleset, hand_sizes, n_rounds, first_
     clear_next_trick(st)
     # A2: starting cards (tier 0) used with this player count, shuffled and dealt.
     tmp = A_SCRATCH  # st[tmp + i]: the starting cards, shuffled
+    coupled = deck.shape[1] > N_FIELDS  # not the standard deck: the coupled deal
     n_start = 0
-    for c in range(n_cards):
-        if deck[c, F_TIER] == 0 and deck[c, F_MIN_PLAYERS] <= players:
-            st[tmp + n_start] = c
-            n_start += 1
-    shuffle_slice(st, tmp, n_start, rng)
+    if coupled:
+        n_start = coupled_tier(st, deck, 0, players, rng, gseed, tmp)
+    else:
+        for c in range(n_cards):
+            if deck[c, F_TIER] == 0 and deck[c, F_MIN_PLAYERS] <= players:
+                st[tmp + n_start] = c
+                n_start += 1
+        shuffle_slice(st, tmp, n_start, rng)
     deal = hand_sizes[0]
     if n_start != deal * players:
         st[S_ERR_CODE] = ERR_SETUP
@@ -339,11 +393,14 @@ def setup_game(st, rng, ev, deck, players, ruleset, hand_sizes, n_rounds, first_
     n_ocean = 0
     for tier in range(1, 6):
         start = n_ocean
-        for c in range(n_cards):
-            if deck[c, F_TIER] == tier and deck[c, F_MIN_PLAYERS] <= players:
-                st[A_OCEAN + n_ocean] = c
-                n_ocean += 1
-        shuffle_slice(st, A_OCEAN + start, n_ocean - start, rng)
+        if coupled:
+            n_ocean += coupled_tier(st, deck, tier, players, rng, gseed, A_OCEAN + start)
+        else:
+            for c in range(n_cards):
+                if deck[c, F_TIER] == tier and deck[c, F_MIN_PLAYERS] <= players:
+                    st[A_OCEAN + n_ocean] = c
+                    n_ocean += 1
+            shuffle_slice(st, A_OCEAN + start, n_ocean - start, rng)
         for i in range(start, n_ocean):  # public: where each tier lies in the stack
             st[A_TIER_LO + st[A_OCEAN + i]] = start + 1
     for c in range(n_cards):  # public: the cards this player count leaves out

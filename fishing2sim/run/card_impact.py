@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from fishing2sim.config.deck import coupled_arrays
 from fishing2sim.engine import constants as K
 from fishing2sim.engine.records import (
     C_CATCHER, C_DRAWER, C_END, C_POINTS, C_ROUNDS, G_END, G_FIRST_LEADER, G_ROUNDS, N_C,
@@ -54,11 +55,21 @@ def empty_card_totals() -> dict:
             "cards_catcher": z((C, 2), np.int64)}
 
 
-def loo_decks(arrays: np.ndarray, ids) -> tuple[np.ndarray, np.ndarray]:
+def loo_decks(arrays: np.ndarray, ids, deck=None) -> tuple[np.ndarray, np.ndarray]:
     """(decks, drops) of the kernel: per listed card its id and the deck without it, read-only
-    like every deck the kernels get."""
+    like every deck the kernels get. A deck with the coupled deal's columns (``deck``, its
+    Deck, then gives the names) keeps them: the game without a card deals the same
+    starting hands as the game with it."""
     drops = np.asarray(list(ids), np.int64)
-    decks = np.stack([np.delete(arrays, c, axis=0) for c in drops]) if len(drops) else \
+    coupled = arrays.shape[1] > K.N_FIELDS
+
+    def without(c):
+        if not coupled:
+            return np.delete(arrays, c, axis=0)
+        names = deck.names[:c] + deck.names[c + 1:]
+        return coupled_arrays(np.delete(arrays[:, :K.N_FIELDS], c, axis=0), names,
+                              deck.ruleset, always=True)
+    decks = np.stack([without(c) for c in drops]) if len(drops) else \
         np.zeros((0, arrays.shape[0] - 1, arrays.shape[1]), np.int64)
     decks = np.ascontiguousarray(decks)
     decks.flags.writeable = False

@@ -141,7 +141,7 @@ def _prepare(exp, cond):
     hands = np.ascontiguousarray(cond.deck.hand_sizes[P])
     loo = None
     if "cards" in exp.analyses:  # the decks without each listed card (run/card_impact.py)
-        loo = loo_decks(arrays, cond.cards)
+        loo = loo_decks(arrays, cond.cards, cond.deck)
     _prepared[key] = (lineups, names, arrays, hands, loo)
     return _prepared[key]
 
