@@ -183,3 +183,31 @@ def test_the_report_links_each_headline_section_to_its_games(ref):
         assert f'href="#examples-c{c}-trump_stakes">condition {c}: see ' in page
     for gid in ids:
         assert f'id="{gid}"' in page
+
+
+def test_a_deck_contrast_names_deals_where_the_edit_changed_the_outcome(tmp_path):
+    """deck_pair of a deck sweep: the edited deck plays the standard deck's deals with the
+    edit (the coupled deal), so each row's command and its partner's replay the same deal
+    (the same starting hands and round-1 leader, the ocean with the edit) with another
+    outcome."""
+    path = write_yaml(tmp_path, "deck", (
+        "players: 4\ngames: 300\nchunk: 100\nseed: 3\nanalyses: [overfishing]\n"
+        "sweep:\n  deck.remove:\n"
+        "    - {value: [], label: standard deck, baseline: true}\n"
+        "    - {value: [blue 26, yellow 26], label: without two 26s}\n"))
+    res = run(path, workers=1, progress=False)
+    pairs = [r for r in res.examples if r["figure"] == "deck_pair"]
+    assert [r["rank"] for r in pairs] == [1, 2, 3]
+    assert {(r["condition"], r["partner_condition"]) for r in pairs} == {(1, 0)}
+    for r in pairs:
+        edited = _replay(r["command"])
+        base = _replay(r["command"].replace("--condition 1", "--condition 0"))
+        deal = [[e for e in ev if e["event"] == "deal"] for ev in (edited, base)]
+        lead = [next(e for e in ev if e["event"] == "leader") for ev in (edited, base)]
+        assert deal[0] == deal[1] and len(deal[0]) == 36 and lead[0] == lead[1]
+        ocean = [[e["card"] for e in ev if e["event"] == "ocean"] for ev in (edited, base)]
+        assert ocean[0] == [c for c in ocean[1] if c not in ("blue 26", "yellow 26")]
+        assert (edited[-1]["reason"], edited[-1]["winners"]) != \
+            (base[-1]["reason"], base[-1]["winners"])
+    df = pd.read_csv(tmp_path / "reports" / "deck" / "examples.csv")
+    assert df[df.figure == "deck_pair"].partner_condition.tolist() == [0, 0, 0]

@@ -140,7 +140,10 @@ def test_sweep_players_x_tier(tmp_path):
         assert int(np.sum(c.deck.arrays[:, F_TIER] == 5)) == 11 - k
         assert c.lineup == ("random",) * p
         seeds.add(c.seed)
-    assert len(seeds) == 12
+        # a player count's decks play the same deals (the coupled deal): the standard
+        # deck's condition keeps its own seed, a deck contrast is paired
+        assert c.seed == condition_seed(exp.seed, i - k) and c.paired
+    assert len(seeds) == 3
     # the highest-id cards of the tier go first
     assert "buoy exchange-1-card" not in exp.conditions[1].deck.names
     assert full.names[-1] == "buoy exchange-1-card"

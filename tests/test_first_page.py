@@ -14,7 +14,7 @@ from conftest import write_experiment as write
 from fishing2sim.api import play_games
 from fishing2sim.config.experiment import load_experiment
 from fishing2sim.study import run
-from fishing2sim.analysis.stats import Z
+from fishing2sim.analysis.stats import crit
 from fishing2sim.report.words import fmt
 
 E = ["estimate", "ci_low", "ci_high"]
@@ -63,22 +63,23 @@ def test_the_leader_edge_is_a_headline_figure_with_its_contrast(decks):
     exp, out = decks
     con = pd.read_csv(out / "contrasts.csv")
     row = con[con.figure == "leader_edge"].iloc[0]
-    assert row.method == "independent" and row.unit == "pp"
+    # a deck contrast plays the same deals (the coupled deal): paired, game by game
+    assert row.method == "paired" and row.unit == "pp"
     # independently: each condition's round-1 leader's win share from play_games
-    edges = []
+    shares = []
     for cond in exp.conditions:
         g = play_games(1200, 4, seed=cond.seed, deck=cond.deck)
         pts = g[[f"points_{p}" for p in range(4)]].to_numpy()
         won = pts == pts.max(axis=1, keepdims=True)
         ws = np.where(won, 1 / won.sum(axis=1, keepdims=True), 0.0)
-        fl = ws[np.arange(1200), g["first_leader"].to_numpy()]
-        edges.append((fl.mean() - 0.25, fl.std(ddof=1) / math.sqrt(1200)))
-    (a, sa), (b, sb) = edges[1], edges[0]
+        shares.append(ws[np.arange(1200), g["first_leader"].to_numpy()])
+    a, b = shares[1].mean() - 0.25, shares[0].mean() - 0.25
     assert row.estimate == pytest.approx(a, abs=1e-9)
     assert row.baseline_estimate == pytest.approx(b, abs=1e-9)
     assert row.difference == pytest.approx(a - b, abs=1e-9)
-    half = Z * math.sqrt(sa * sa + sb * sb)
-    assert (row.diff_ci_high - row.diff_ci_low) / 2 == pytest.approx(half, rel=1e-3)
+    d = shares[1] - shares[0]
+    half = crit(1199) * d.std(ddof=1) / math.sqrt(1200)
+    assert (row.diff_ci_high - row.diff_ci_low) / 2 == pytest.approx(half, rel=1e-6)
     st = pd.read_csv(out / "strategies.csv")
     e = st[(st.metric == "first_leader_edge") & (st.condition == 1)].iloc[0]
     assert e.estimate == pytest.approx(a, abs=1e-9)

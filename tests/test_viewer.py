@@ -117,9 +117,10 @@ def test_a_search_seats_reasons_equal_a_direct_call_of_the_search():
 
 @pytest.fixture(scope="module")
 def examples_report(tmp_path_factory):
-    """A small real run with two conditions (a deck edit), and example rows made by hand
-    (the first overfished and completed games, and a paired deal), replayed into the
-    folder's examples.json; then `fishing2sim report DIR` renders the page again from it."""
+    """A small real run with two conditions (a deck edit) and its example rows (among them
+    the first overfished and completed games, and the deck contrast's paired deals),
+    replayed into the folder's examples.json; then `fishing2sim report DIR` renders the
+    page again from it."""
     root = tmp_path_factory.mktemp("viewer")
     path = root / "ex.yaml"
     path.write_text(f"""name: ex
@@ -151,13 +152,12 @@ analyses: [overfishing]
     done = [g for g, e in enumerate(ends[0]) if e == "completed"][:1]
     assert over and done, ends
     # the run's own rows (run/examples.py), already replayed into the folder's examples.json
-    # and linked from the page's sections; then, for the viewer's side-by-side view, a
-    # paired row made by hand (a deck edit deals anew, so the run makes none here)
-    run_rows = read_examples(folder, warn=pytest.fail)["rows"]
-    assert {(r["condition"], r["figure"]) for r in run_rows} >= {(0, "overfishing"),
-                                                                 (0, "completed")}
-    rows = run_rows + [{"condition": 1, "figure": "deck_pair", "rank": 1, "game": 0,
-                        "outcome": "the edit changed the outcome", "partner_condition": 0}]
+    # and linked from the page's sections: among them the deck contrast's paired deals
+    # (the edited deck plays the standard deck's deals with the edit), shown side by side
+    rows = read_examples(folder, warn=pytest.fail)["rows"]
+    assert {(r["condition"], r["figure"]) for r in rows} >= {
+        (0, "overfishing"), (0, "completed"), (1, "deck_pair")}
+    assert all(r["partner_condition"] == 0 for r in rows if r["figure"] == "deck_pair")
     data = build_examples(exp, rows, experiment=str(path))
     write_examples(folder, data)
     (folder / "report.html").unlink()
@@ -181,7 +181,9 @@ def test_examples_json_is_stored_and_read_back(examples_report, tmp_path):
     assert {"examples-c0-overfishing", "examples-c0-completed", "examples-c1-deck_pair",
             "examples-c1-overfishing"} <= ids
     assert ids == {f"examples-c{r['condition']}-{r['figure']}" for r in data["rows"]}
-    assert set(back["games"]) >= {"c1-g0", "c0-g0"}  # the paired deal's both sides
+    pairs = [r["game"] for r in back["rows"] if r["figure"] == "deck_pair"]
+    assert pairs and all({f"c1-g{g}", f"c0-g{g}"} <= set(back["games"])  # both sides
+                         for g in pairs)
     assert all(r["command"].startswith(f"fishing2sim play --experiment {path} --condition ")
                for r in back["rows"])
     # a broken file is left out with one warning, and the page is made without it
@@ -223,6 +225,8 @@ def test_every_example_link_opens_a_game_equal_to_play(examples_report):
                     box = page.locator(link)
                     box.locator(".f2-viewer").first.wait_for(state="visible")
                     assert page.locator(".f2-game:visible").count() == 1
+                    if gid.endswith("-deck_pair"):  # the deal with and without the edit
+                        assert box.locator(".f2-pair .f2-viewer").count() == 2
                     for v in range(box.locator(".f2-viewer").count()):
                         key = [link[6:], box.get_attribute("data-pair")][v]
                         seen.add(key)

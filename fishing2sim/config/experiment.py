@@ -39,7 +39,7 @@ from fishing2sim.config.deck_edits import edit_deck
 from fishing2sim.config.file_schema import ExperimentFile
 from fishing2sim.config.grid import (
     Grid, add_levels, condition_name, condition_seed, entry_name, expanding, grid_of,
-    link_baselines, pair, set_path, settings, step,
+    link_baselines, pair, pair_decks, set_path, settings, step,
 )
 from fishing2sim.config.keypaths import parse_key_path as _parse_key_path  # noqa: F401
 from fishing2sim.config.keys import (  # noqa: F401 (the names other modules import from here)
@@ -363,7 +363,7 @@ def _conditions(request, cfg, top, grid: Grid, bots: Bots, decks: _Decks,
     conditions = link_baselines(grid, conditions, combos)
     if panel:  # the levels of a condition play the same deals, whatever their games
         return pair(conditions, top.seed, by_games=False)
-    return pair(conditions, top.seed) if top.paired else conditions
+    return pair(conditions, top.seed) if top.paired else pair_decks(conditions)
 
 
 def _condition(index, c, labels, seed, bots: Bots, decks: _Decks) -> Condition:

@@ -13,6 +13,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from fishing2sim.config.deck import deck_for
 from fishing2sim.config.file_schema import Axis
 from fishing2sim.config.keypaths import key_str as _key_str
 from fishing2sim.config.keypaths import parse_key_path as _parse_key_path
@@ -23,7 +24,7 @@ from fishing2sim.config.messages import KeyProblem
 from fishing2sim.config.messages import short as _short
 
 __all__ = ["Grid", "add_levels", "condition_name", "condition_seed", "entry_name", "expanding",
-           "grid_of", "link_baselines", "pair", "set_path", "settings", "step"]
+           "grid_of", "link_baselines", "pair", "pair_decks", "set_path", "settings", "step"]
 
 
 def condition_seed(seed: int, index: int) -> int:
@@ -202,21 +203,54 @@ def link_baselines(grid: Grid, conditions, combos) -> list:
 
 
 def pair(conditions, seed, by_games: bool = True) -> list:
-    """paired: true: conditions with the same players, deck, first leader, rotation and
-    games play the same deals (the seed of the first of them). A skill panel's
-    (``by_games`` False): whatever their games, game g of each is the same deal."""
+    """paired: true: conditions with the same players, ruleset, first leader, rotation and
+    games play the same deals, whatever their deck (an edited deck the coupled deal: the
+    same deal with the edit, docs/rules.md "Coupled deals") or lineup. A skill panel's (``by_games``
+    False): whatever their games, game g of each is the same deal. The deals are those
+    of the group's first condition with the standard deck (else its first condition):
+    the seed the standard deck's conditions had when only the same deck shared deals."""
+    return _share(conditions, seed, lambda c: (c.players, c.deck.ruleset, c.first_leader,
+                                               c.rotate) + ((c.games,) if by_games else ()))
+
+
+def pair_decks(conditions) -> list:
+    """Without paired: true: conditions that differ only by their deck (the same players,
+    lineup, parameters, first leader, rotation and games) play the same deals, the
+    coupled deal of each deck (docs/rules.md "Coupled deals"): a deck contrast is a paired contrast.
+    The standard deck's condition keeps its seed (else the group's first one's); a
+    condition with the same deck as that one keeps its own deals."""
+    groups: dict = {}
+    for c in conditions:
+        key = (c.players, c.deck.ruleset, c.lineup, c.params, c.first_leader, c.rotate,
+               c.games)
+        groups.setdefault(key, []).append(c)
+    out = {c.index: c for c in conditions}
+    for members in groups.values():
+        anchor = next((c for c in members if _standard(c)), members[0])
+        moved = [c for c in members if c.deck_sha256 != anchor.deck_sha256]
+        for c in moved:
+            out[c.index] = dataclasses.replace(c, seed=anchor.seed, paired=True)
+        if moved:
+            out[anchor.index] = dataclasses.replace(anchor, paired=True)
+    return [out[c.index] for c in conditions]
+
+
+def _standard(c) -> bool:
+    """The condition plays its ruleset's standard deck (the shipped one, unedited)."""
+    return c.deck_sha256 == deck_for(c.deck.ruleset).sha256
+
+
+def _share(conditions, seed, key_of) -> list:
+    """Conditions of one key play the deals of its first standard-deck condition (else of
+    its first condition); paired when the key has more than one."""
     first: dict = {}
     count: dict = {}
-
-    def key_of(c):
-        return (c.players, c.deck_sha256, c.first_leader, c.rotate) + (
-            (c.games,) if by_games else ())
-
     for c in conditions:
         key = key_of(c)
-        first.setdefault(key, c.index)
+        if key not in first or (_standard(c) and not _standard(first[key])):
+            first[key] = c
         count[key] = count.get(key, 0) + 1
-    return [dataclasses.replace(c, seed=condition_seed(seed, first[key_of(c)]),
+    return [dataclasses.replace(c, seed=condition_seed(seed, first[key_of(c)].index),
                                 paired=count[key_of(c)] > 1) for c in conditions]
 
 

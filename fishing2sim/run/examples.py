@@ -13,8 +13,8 @@ A **game index** is what ``fishing2sim play --experiment FILE --condition N --ga
 replays: without seat rotation the deal G; with seat rotation deal G // players played in
 rotation G mod players (rotation r: seat p plays the lineup's entry (p − r) mod players).
 
-For a contrast whose conditions share their deals (``paired: true``; a deck edit changes
-the deals, so these are contrasts of lineups or parameters on one deck) a paired
+For a contrast whose conditions share their deals (a deck contrast, whose edited deck
+plays the coupled deal, docs/rules.md "Coupled deals"; or any with ``paired: true``) a paired
 condition's chunks also keep each game's outcome code (:data:`OUTCOME_KEY`, a unit vector of
 run/totals.py): overfished + 2 × the winners' seat mask, one column per rotation. The games
 whose code differs between a condition and its baseline are the ``deck_pair`` examples.
