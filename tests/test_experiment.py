@@ -122,6 +122,26 @@ def test_seats_params_rotate(tmp_path):
 
 
 # ---- sweeps -----------------------------------------------------------------------------------
+def test_decks_share_the_standard_decks_deals(tmp_path):
+    """Conditions that differ only by their deck play the standard deck's condition's deals
+    (an edit that changes nothing is the standard deck, wherever it is in the sweep); other
+    seats play their own deals unless paired: true, which shares them across both."""
+    body = """
+        games: 100
+        players: 4
+        sweep:
+          deck.remove_from_tier.5: [2, 0, 1]
+          seats: [random, greedy]
+    """
+    exp = load_experiment(write(tmp_path, body))
+    own = [condition_seed(exp.seed, i) for i in range(6)]
+    # order: (2, random), (2, greedy), (0, random), (0, greedy), (1, random), (1, greedy)
+    assert [c.seed for c in exp.conditions] == [own[2], own[3], own[2], own[3], own[2], own[3]]
+    assert all(c.paired for c in exp.conditions)
+    exp = load_experiment(write(tmp_path, body.rstrip(" ") + "        paired: true\n", "p.yaml"))
+    assert {c.seed for c in exp.conditions} == {own[2]}
+
+
 def test_sweep_players_x_tier(tmp_path):
     exp = load_experiment(write(tmp_path, """
         games: 100

@@ -58,6 +58,7 @@ __all__ = [
     "DeckError",
     "coupled_arrays",
     "deck_for",
+    "is_standard",
     "load_deck",
 ]
 
@@ -483,6 +484,15 @@ def _playable(arrays: np.ndarray, hand_sizes: np.ndarray) -> tuple[int, ...]:
 
 # ---- the coupled deal (docs/rules.md, "Coupled deals") -----------------------------------
 IDENTITY = (F_KIND, F_COLOUR, F_VALUE, F_EFFECT)  # with the name: which cards are the same
+
+
+def is_standard(deck: Deck) -> bool:
+    """The deck is its ruleset's standard deck: the same cards in the same rows and the same
+    hand table (the shipped file, or an edit that changed nothing)."""
+    std = deck_for(deck.ruleset)
+    return deck.sha256 == std.sha256 or (
+        deck.names == std.names and np.array_equal(deck.arrays, std.arrays)
+        and np.array_equal(deck.hand_sizes, std.hand_sizes))
 
 
 def coupled_arrays(arrays: np.ndarray, names: tuple[str, ...], ruleset: str,

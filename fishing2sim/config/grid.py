@@ -13,7 +13,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from fishing2sim.config.deck import deck_for
+from fishing2sim.config.deck import is_standard
 from fishing2sim.config.file_schema import Axis
 from fishing2sim.config.keypaths import key_str as _key_str
 from fishing2sim.config.keypaths import parse_key_path as _parse_key_path
@@ -236,8 +236,9 @@ def pair_decks(conditions) -> list:
 
 
 def _standard(c) -> bool:
-    """The condition plays its ruleset's standard deck (the shipped one, unedited)."""
-    return c.deck_sha256 == deck_for(c.deck.ruleset).sha256
+    """The condition plays its ruleset's standard deck (the shipped one, or an edit that
+    changed nothing)."""
+    return is_standard(c.deck)
 
 
 def _share(conditions, seed, key_of) -> list:
