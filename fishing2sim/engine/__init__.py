@@ -4,10 +4,21 @@ numba's on-disk cache (cache=True) keys each kernel on its own source file only,
 kernels freeze the state layout and codes of state.py / constants.py as constants. So that
 an edited layout never meets a stale compiled kernel, the first import compares a hash of
 the kernel sources with the one the cache was built from and drops the cache if they differ.
+
+On x86-64 the first import also tells LLVM to keep the kernels' selects as selects
+(``-x86-cmov-converter=false``, before anything is compiled): by default LLVM turns a
+select inside a loop back into a branch when it guesses the branch predictable, and the
+judge's and the option builders' selects on a trick's random cards are not (random games
+ran 1.1-1.2 x faster without that conversion; docs/benchmarks.md). It only chooses machine
+instructions: every result is the same.
 """
 import hashlib
 import os
+import platform
 from pathlib import Path
+
+import llvmlite.binding
+
 from fishing2sim.safe_files import read_regular, write_atomic
 
 _PKG = Path(__file__).resolve().parent.parent
@@ -92,3 +103,5 @@ def _drop_stale_cache():
 
 
 _drop_stale_cache()
+if platform.machine().lower() in ("x86_64", "amd64"):
+    llvmlite.binding.set_option("fishing2sim", "-x86-cmov-converter=false")

@@ -33,7 +33,7 @@ from fishing2sim.engine.state import (
 WIN_UNIT = 60  # win shares in 60ths: a win shared by k players is 60 / k for each (exact)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def record_game(st, g, deck_tier, out_int, out_points, out_ocean, out_trump,
                 out_round_points, players):
     out_int[g, G_END] = st[S_END]

@@ -181,8 +181,9 @@ def hand_add(st, p, card):
 
 @njit(cache=True, _nrt=False)
 def fisher_add(st, p, card):
-    if st[A_CAUGHT_BY + card] == 0:
-        st[A_CAUGHT_BY + card] = p + 1
+    # the first catcher stays (a select, not a branch on the game's history)
+    first = st[A_CAUGHT_BY + card]
+    st[A_CAUGHT_BY + card] = first if first != 0 else p + 1
     n = st[A_FISHER_N + p]
     st[A_FISHER + p * MAX_CARDS + n] = card
     st[A_FISHER_N + p] = n + 1
@@ -215,10 +216,11 @@ def pub_changed(st, x):
 @njit(void(ST, i64), cache=True, _nrt=False)
 def pub_drawn(st, x):
     """Draws changed what the public places say: the stamp takes every boat's draws and
-    the ocean's."""
-    pub_changed(st, x + 64 * st[S_OCEAN_TOP])
+    the ocean's (folded into one number: one mix of the stamp)."""
+    x = x + 64 * st[S_OCEAN_TOP]
     for p in range(st[S_PLAYERS]):
-        pub_changed(st, x + 64 * st[A_BOAT_N + p] + p)
+        x = x * 1099511628211 + 64 * st[A_BOAT_N + p] + p
+    pub_changed(st, x)
 
 
 @njit(void(ST, i64), cache=True, _nrt=False)
@@ -750,6 +752,34 @@ def legal_options(st, p, obs, to_obs):
     return n
 
 
+@njit(inline="always", _nrt=False)
+def legal_positions(st, p):
+    """A5 (as legal_options) for a seat whose card the engine draws itself (the reference
+    random strategy): the number of p's legal cards, negative (-n) when every card of the
+    hand is legal (the k-th option is then the hand's k-th card, and nothing is written);
+    else their hand positions, in hand order, at st[A_OPT_AT:] (no list of the cards: the
+    card drawn is read from the hand)."""
+    n = st[A_HAND_N + p]
+    led = st[S_LED]
+    if led == SUIT_NONE:
+        return -n  # A5: no suit set yet: any card
+    base = A_HAND + p * MAX_HAND
+    sb = st[S_SUIT_BASE]
+    # A5: follow the led suit; buoys and blowfish may always be played.
+    # A5 ruling: holding a blowfish or buoy never counts as holding the led suit.
+    # (branch-free, as legal_options)
+    has = 0
+    k = 0
+    for i in range(n):
+        c = st[base + i]
+        follows = np.int64(st[sb + c] == led)
+        kd = st[A_KIND + c]
+        st[A_OPT_AT + k] = i
+        k += follows | np.int64(kd == K_BLOWFISH) | np.int64(kd == K_BUOY)
+        has |= follows
+    return k if has != 0 else -n  # A5: none of the led suit held: any card
+
+
 @njit(cache=True, _nrt=False)
 def play_card(st, ev, p, card):
     hand_remove(st, p, card)
@@ -797,7 +827,7 @@ def put_in_trick(st, ev, p, card):
             log_event(st, ev, EV_BONUS, p, 3, 0, 0, 0)
 
 
-@njit(cache=True, _nrt=False)
+@njit(inline="always", _nrt=False)
 def find_highest_weakest(st, n_plays):
     """A6, A7: the trick indexes of the highest and the weakest card (-1: none), judged
     over the cards as played (judge.py)."""
@@ -1040,16 +1070,22 @@ def finish_trick(st, rng, ev, obs, strats, params):
                 hc = -1
             wc = st[A_TRICK_CARD + wk] if wk >= 0 else -1
             log_event(st, ev, EV_TRICK_RESULT, hp, hc, wp, wc, 0)
+    # the kinds of the cards as played (bit K_*), so that steps 2-4 pass over the trick
+    # only for the kinds it holds (no effect changes the cards as played)
+    kinds = 0
+    for i in range(n_plays):
+        kinds |= 1 << st[A_KIND + st[A_TRICK_CARD + i]]
     # 2. buoy effects in the order played (A8 ruling: even if an earlier effect moved it)
-    for b in range(st[S_FIN_B], n_plays):
-        if st[A_KIND + st[A_TRICK_CARD + b]] == K_BUOY:
-            st[S_FIN_B] = b  # a game paused in this buoy's effect resumes here
-            if not resolve_buoy(st, rng, ev, obs, strats, params, b):
-                return
-            st[S_FIN_K] = 0
+    if kinds & (1 << K_BUOY):
+        for b in range(st[S_FIN_B], n_plays):
+            if st[A_KIND + st[A_TRICK_CARD + b]] == K_BUOY:
+                st[S_FIN_B] = b  # a game paused in this buoy's effect resumes here
+                if not resolve_buoy(st, rng, ev, obs, strats, params, b):
+                    return
+                st[S_FIN_K] = 0
     # 3. the weakest card's player catches the blowfish still in the trick (not a
     # face-down card), then the highest card's player catches everything else.
-    if wp >= 0:
+    if wp >= 0 and kinds & (1 << K_BLOWFISH):
         for i in range(n_plays):
             if st[A_TRICK_IN + i] != 0 and st[A_KIND + st[A_TRICK_CARD + i]] == K_BLOWFISH:
                 st[A_TRICK_IN + i] = 0
@@ -1067,12 +1103,8 @@ def finish_trick(st, rng, ev, obs, strats, params):
     if st[S_TRUMP] != C_NONE:
         if st[S_DET_TRUMP] >= 0:
             set_trump(st, st[S_DET_TRUMP])
-        else:
-            green = False
-            for i in range(n_plays):
-                green |= st[A_KIND + st[A_TRICK_CARD + i]] == K_GREEN
-            if green:
-                set_trump(st, other_shade(st[S_TRUMP]))
+        elif kinds & (1 << K_GREEN):
+            set_trump(st, other_shade(st[S_TRUMP]))
         if st[S_LOG] != 0:
             log_event(st, ev, EV_TRUMP, st[S_TRUMP], 0, 0, 0, 0)
     # 5. the highest card's player leads next
@@ -1277,16 +1309,25 @@ def play_trick(st, rng, ev, obs, strats, params):
         # (a game sampling its decisions, S_FORCED -1, samples these too)
         rnd = ((st[S_OBSERVE_MASK] >> (MAX_PLAYERS * (1 + D_PLAY) + p)) & 1) != 0 \
             and st[S_FORCED] <= 0
-        n = legal_options(st, p, obs, not rnd)
         if rnd:
+            n = legal_positions(st, p)
+            every = n < 0  # every hand card is legal: the j-th option is the j-th card
+            if every:
+                n = -n
+            base = A_HAND + p * MAX_HAND
             if n == 1:
                 j = 0
             else:
-                if st[S_FORCED] < 0 and sampled_here(st, p, D_PLAY, n, -1):
-                    return
+                if st[S_FORCED] < 0:  # the options, for a sampled decision's replays
+                    for i in range(n):
+                        st[A_OPTIONS + i] = st[base + (i if every else st[A_OPT_AT + i])]
+                    if sampled_here(st, p, D_PLAY, n, -1):
+                        return
                 j = rand_below(rng, 1 + p, n)
-            play_card_at(st, ev, p, st[A_OPTIONS + j], st[A_OPT_AT + j])
+            at = j if every else st[A_OPT_AT + j]
+            play_card_at(st, ev, p, st[base + at], at)
             continue
+        n = legal_options(st, p, obs, True)
         card = ask(st, rng, obs, strats[D_PLAY][p], params, p, D_PLAY, n, -1)
         if card < 0:
             return
@@ -1433,6 +1474,9 @@ def end_round(st, rng, ev):
         base = A_FISHER + p * MAX_CARDS
         lo = st[A_PUSHED + p]
         st[A_PUSHED + p] = lo + n
+        # what changed, folded into one number (one mix of the stamp per fisher, not one
+        # per card: each mix waits for the one before)
+        x = 4000 + MAX_CARDS * p + n
         for i in range(n):  # the cards seen going to this fisher go under p's boat
             c = st[base + i]
             if st[A_FD_CARD + c] == 0:
@@ -1440,10 +1484,10 @@ def end_round(st, rng, ev):
                 st[A_PUB_LO + c] = lo
                 st[A_PUB_HI + c] = lo + n
                 st[A_PUB_DOUBT + c] = 0
-                pub_changed(st, 4000 + MAX_CARDS * p + c)
+                x = x * 1099511628211 + c + 1
             else:
                 st[A_FD_CARD + c] = 0  # unseen on this fisher only: seen when played again
-        pub_changed(st, 4000 + n)
+        pub_changed(st, x)
         shuffle_slice(st, base, n, rng)
         for i in range(n):
             boat_push_under(st, p, st[base + i])
