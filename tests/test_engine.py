@@ -218,10 +218,11 @@ def test_a_state_used_before_deals_exactly_as_a_fresh_one():
 
 
 def test_a_random_card_play_writes_no_buffer_and_knows_each_options_place():
-    """The engine draws a random seat's card itself: legal_options then leaves the seat's
-    buffer alone (to_obs False) and records each option's place in the hand (A_OPT_AT),
-    which play_card_at removes without a search. With a suit led the options are the
-    cards of that suit, blowfish and buoys (A5)."""
+    """The engine draws a random seat's card itself: legal_positions gives the same legal
+    cards as legal_options (A5: with a suit led the cards of that suit, blowfish and
+    buoys; none of it held, or no suit set yet: every card) as their places in the hand
+    (A_OPT_AT), which play_card_at removes without a search, and writes nothing else (no
+    buffer, no card list); when every card is legal it says so (-n)."""
     from fishing2sim.engine import core
     from fishing2sim.engine.state import A_HAND, A_KIND, A_OPT_AT, A_OPTIONS, S_LED, \
         S_SUIT_BASE
@@ -231,21 +232,32 @@ def test_a_random_card_play_writes_no_buffer_and_knows_each_options_place():
                 np.ascontiguousarray(d.hand_sizes[4]), d.n_rounds, 0, 21)[0]
     hand = [int(c) for c in st[A_HAND + K.MAX_HAND:A_HAND + K.MAX_HAND + st[A_HAND_N + 1]]]
     suits = {int(st[st[S_SUIT_BASE] + c]) for c in hand} - {K.SUIT_NONE}
+    missing = min({K.C_BLUE, K.C_YELLOW, K.C_RED, K.C_LIGHT, K.C_DARK, K.SUIT_TRUMP} - suits)
     assert suits
-    for led in [K.SUIT_NONE] + sorted(suits):
+    seen = set()
+    for led in [K.SUIT_NONE, missing] + sorted(suits):
         st[S_LED] = led
         obs = new_obs()
-        before = obs.copy()
-        n = core.legal_options(st, 1, obs, False)
-        assert np.array_equal(obs, before)
+        n = core.legal_options(st, 1, obs, True)
         opts = [int(c) for c in st[A_OPTIONS:A_OPTIONS + n]]
-        want = [c for c in hand if led == K.SUIT_NONE or st[st[S_SUIT_BASE] + c] == led
+        held = led != K.SUIT_NONE and any(st[st[S_SUIT_BASE] + c] == led for c in hand)
+        want = [c for c in hand if not held or st[st[S_SUIT_BASE] + c] == led
                 or st[A_KIND + c] in (K.K_BLOWFISH, K.K_BUOY)]
         assert opts == want
-        for k in range(n):
-            assert hand[st[A_OPT_AT + k]] == opts[k]
-        assert core.legal_options(st, 1, obs, True) == n
         assert list(obs[1, K.O_OPTIONS:K.O_OPTIONS + n]) == opts
+        st[A_OPTIONS:A_OPTIONS + K.MAX_HAND] = -5
+        st[A_OPT_AT:A_OPT_AT + K.MAX_HAND] = -5
+        before = st.copy()
+        m = core.legal_positions(st, 1)
+        changed = np.flatnonzero(st != before)
+        assert set(changed) <= set(range(A_OPT_AT, A_OPT_AT + len(hand)))
+        if m < 0:  # every card legal: the k-th option is the k-th hand card
+            assert not held and -m == len(hand) == n
+        else:
+            assert held and m == n
+            assert [hand[st[A_OPT_AT + k]] for k in range(m)] == opts
+        seen.add(m < 0)
+    assert seen == {True, False}
 
 
 def test_every_record_is_laid_out_by_name_without_gaps():

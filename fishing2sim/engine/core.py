@@ -756,9 +756,9 @@ def legal_options(st, p, obs, to_obs):
 def legal_positions(st, p):
     """A5 (as legal_options) for a seat whose card the engine draws itself (the reference
     random strategy): the number of p's legal cards, negative (-n) when every card of the
-    hand is legal (the k-th option is then the hand's k-th card, and nothing is written);
-    else their hand positions, in hand order, at st[A_OPT_AT:] (no list of the cards: the
-    card drawn is read from the hand)."""
+    hand is legal (the k-th option is then the hand's k-th card; st[A_OPT_AT:] is not to
+    be read); else their hand positions, in hand order, at st[A_OPT_AT:]. No list of the
+    cards is written (the card drawn is read from the hand), nor p's buffer."""
     n = st[A_HAND_N + p]
     led = st[S_LED]
     if led == SUIT_NONE:
@@ -1135,7 +1135,7 @@ def trick_flags(st):
             + ((st[S_NAMER] + 1) << TS_NAMER_SHIFT))
 
 
-@njit(cache=True, _nrt=False)
+@njit(inline="always", _nrt=False)
 def find_winner_fishing(st, n_plays):
     """B2 / B4: the trick index of the card that catches the trick, or -1 when no card
     does because nobody played the suit named by determine-colour or a trump (then the
@@ -1192,7 +1192,13 @@ def finish_trick_fishing(st, rng, ev, obs, strats, params):
     # card; the next-trick effects are settled at their turn too, and are forfeited when
     # the hands are empty: the round has no next trick).
     more = st[A_HAND_N] > 0
-    for b in range(st[S_FIN_B], n_plays):
+    # the effects of the cards as played (bit E_*): the loop below runs only when one of
+    # them does something here (no effect changes the cards as played)
+    effects = 0
+    for b in range(n_plays):
+        effects |= 1 << st[A_EFFECT + st[A_TRICK_CARD + b]]
+    acts = (effects & ~((1 << E_NONE) | (1 << E_MINUS_3))) != 0
+    for b in range(st[S_FIN_B], n_plays if acts else 0):
         st[S_FIN_B] = b
         card = st[A_TRICK_CARD + b]
         effect = st[A_EFFECT + card]
