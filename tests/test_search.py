@@ -402,7 +402,7 @@ def write_bot(folder, name, body):
     ('SEARCH = ["pimc"]\nROLLOUT = "greedy"\nPARAMS = [2, 1, 0, 0]\n', "SEARCH must be one of"),
     ('SEARCH = {"pimc": 1}\nROLLOUT = "greedy"\nPARAMS = [2, 1, 0, 0]\n', "SEARCH must be one of"),
     ('SEARCH = "pimc"\nPARAMS = [2, 1, 0, 0]\n', "needs ROLLOUT"),
-    ('SEARCH = "pimc"\nROLLOUT = "greedy"\nPARAMS = [2, 1]\n', "PARAMS are 4 numbers"),
+    ('SEARCH = "pimc"\nROLLOUT = "greedy"\nPARAMS = [2, 1]\n', "PARAMS are 4 or 5 numbers"),
     ('SEARCH = "pimc"\nROLLOUT = "greedy"\nPARAMS = [10**400, 1, 0, 0]\n', "PARAMS must be a list"),
     # computed or changed later: they must be what a reader of the file sees (the config
     # hash reads ROLLOUT without running the file)
