@@ -337,7 +337,7 @@ def test_the_ladder_plays_every_pair_as_a_a_b_b_rotated():
     # every shipped bot, the student policy and its search bot included
     assert sorted(bots) == sorted(p.stem for p in (REPO / "strategies").glob("*.py")
                                   if not p.stem.startswith("_"))
-    searching = {"pimc", "ismcts", "cheater", "pimc_trump", "pimc_skilled"}
+    searching = {"pimc", "ismcts", "cheater", "pimc_trump", "pimc_skilled", "pimc_close"}
     assert len(exp.conditions) == len(bots) * (len(bots) - 1) // 2
     seen = set()
     for c in exp.conditions:

@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 from fishing2sim import api
+from fishing2sim.config.schema import LEVEL_SEATS
 from fishing2sim.engine import constants as K
 from fishing2sim.engine.batch import new_buffers
 from fishing2sim.engine.records import G_ERR_CODE
@@ -129,3 +130,10 @@ def test_a_margin_needs_pimc_and_a_student_rollout(tmp_path):
         api.play_games(1, strategies=["pimc_close", "random", "random", "random"],
                        params=[BUDGET + [-1], None, None, None])
 
+
+def test_the_panels_search_level_is_pimc_close():
+    assert LEVEL_SEATS["search"] == "pimc_close"
+    bot = load_strategy(LEVEL_SEATS["search"])
+    assert bot.search == "pimc" and bot.rollout.name == "skilled"
+    assert bot.param_names == ("worlds", "rollouts", "horizon", "objective", "margin")
+    assert bot.defaults[4] > 0 and list(bot.searches) == ["play", "trump_choice"]
