@@ -612,7 +612,7 @@ def test_reports_label_a_users_cheater_file_too(tmp_path):
     assert "greedy (sees every hand)" not in md
 
 
-SEARCH_BOTS = ["pimc", "ismcts", "cheater", "pimc_trump", "pimc_skilled"]
+SEARCH_BOTS = ["pimc", "ismcts", "cheater", "pimc_trump", "pimc_skilled", "pimc_close"]
 
 
 @pytest.mark.parametrize("bot", SEARCH_BOTS)
@@ -623,7 +623,8 @@ def test_shipped_search_bots_follow_their_contract(bot):
     s = load_strategy(bot)
     assert s.name == bot and s.search in ("pimc", "ismcts", "cheater")
     assert s.defined == () and not s.rollout.search
-    assert s.param_names == ("worlds", "rollouts", "horizon", "objective")
+    assert s.param_names == ("worlds", "rollouts", "horizon", "objective",
+                             "margin")[:len(s.defaults)]
     assert set(s.searches) <= set(DECISION_NAMES)
     doc = (STRATEGIES_DIR / f"{bot}.py").read_text().lstrip()
     assert doc.startswith('"""') and len(doc.split('"""')[1]) > 100
