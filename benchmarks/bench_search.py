@@ -5,6 +5,8 @@ decision time and rollouts per second.
     python benchmarks/bench_search.py --deals 100 --bots pimc,ismcts --workers 2
     python benchmarks/bench_search.py --deals 200 --bots cheater --opponent pimc
     python benchmarks/bench_search.py --deals 200 --opponent weights,field,skilled
+    python benchmarks/bench_search.py --deals 800 --bots pimc_close --opponent skilled,field \
+        --baseline skilled --every-seat 40
 
 For every bot and every field (--opponent, a comma list; default all three): seat-rotated
 4-player Fishing 2 games against three `weights` bots, against the mixed field ``field``
@@ -14,7 +16,11 @@ played 4 times, the bot in every seat once, so the deals are the same for every 
 win share with a 95% CI (over deals: the 4 rotations of a deal are one observation), the
 time per game and per searched decision on one core (the games run in --workers processes,
 each on its own core), rollouts per searched decision and rollouts per second. Prints a
-markdown table (the README's "How strong are the bots?").
+markdown table (the README's "How strong are the bots?"). --baseline BOT plays BOT on the
+same deals and seats too and adds the paired difference of the win shares (bot less
+baseline, 95% CI over deals) and the share of decisions searched (a bot with a margin);
+--every-seat N times N 4-player games with the bot in every seat (CPU seconds per game,
+the panels' cost).
 """
 from __future__ import annotations
 
@@ -48,7 +54,7 @@ def play_block(bot: str, seed: int, start: int, n: int, params, opponent: str = 
     run_games(1, 4, seed=seed + 1, strategies=[bot] + _opponents(opponent, 0),
               params=[params, None, None, None])  # compile or load
     shares = np.zeros(n)
-    stats = np.zeros(3, np.int64)
+    stats = np.zeros(4, np.int64)
     t = time.process_time()
     # a field that changes with the deal: one deal a call; otherwise all n deals at once
     groups = [(d, 1) for d in range(start, start + n)] if opponent == "field" else [(start, n)]
@@ -85,7 +91,8 @@ def bench(bot: str, deals: int, workers: int, seed: int, params=None,
     games = 4 * deals
     out = {"bot": bot, "deals": deals, "games": games, "share": mean, "lo": mean - half,
            "hi": mean + half, "ms_game": 1000 * cpu / games, "wall": wall,
-           "decisions": int(stats[0]), "rollouts": int(stats[1])}
+           "decisions": int(stats[0]), "rollouts": int(stats[1]), "shares": shares,
+           "unsearched": int(stats[3])}
     if stats[0]:
         out["ms_decision"] = 1000 * cpu / stats[0]  # nearly all of a game's time is search
         out["rollouts_decision"] = stats[1] / stats[0]
@@ -102,17 +109,64 @@ def main() -> None:
     ap.add_argument("--opponent", default=OPPONENTS,
                     help="the other three seats: a bot, or 'field' (the mixed field); a "
                          "comma list: one table each")
+    ap.add_argument("--params", default="",
+                    help="the bots' parameter vector, comma-separated (default: theirs)")
+    ap.add_argument("--baseline", default="",
+                    help="a bot played on the same deals and seats: the paired difference")
+    ap.add_argument("--every-seat", type=int, default=0,
+                    help="also time this many games with the bot in every seat")
     a = ap.parse_args()
+    a.params = [float(x) for x in a.params.split(",")] if a.params else None
     for opponent in a.opponent.split(","):
         table(a, opponent)
+    for b in a.bots.split(",") if a.every_seat else []:
+        print(f"`{b}` in every seat (4 players, Fishing 2): "
+              f"{every_seat(b, a.every_seat, a.seed, a.params):.4f} CPU-s per game "
+              f"({a.every_seat} games, one core)", flush=True)
+
+
+def every_seat(bot: str, games: int, seed: int, params) -> float:
+    """CPU seconds per 4-player game with ``bot`` in every seat (compiled first)."""
+    from fishing2sim.api import run_games
+
+    run_games(1, 4, seed=seed + 1, strategies=[bot] * 4, params=[params] * 4)
+    t = time.process_time()
+    run_games(games, 4, seed=seed, strategies=[bot] * 4, params=[params] * 4)
+    return (time.process_time() - t) / games
+
+
+def paired(r: dict, base: dict) -> str:
+    """The paired difference of the win shares, bot less baseline, with its 95% CI over
+    deals."""
+    d = r["shares"] - base["shares"]
+    half = 1.96 * d.std(ddof=1) / math.sqrt(len(d))
+    return f"{d.mean():+.3f} [{d.mean() - half:+.3f}, {d.mean() + half:+.3f}]"
 
 
 def table(a, opponent: str) -> None:
-    rows = [bench(b, a.deals, a.workers, a.seed, opponent=opponent) for b in a.bots.split(",")]
+    rows = [bench(b, a.deals, a.workers, a.seed, a.params, opponent=opponent)
+            for b in a.bots.split(",")]
+    base = bench(a.baseline, a.deals, a.workers, a.seed, opponent=opponent) \
+        if a.baseline else None
     field = ("the mixed field (three of " + ", ".join(FIELD) + ")" if opponent == "field"
              else f"three `{opponent}`")
     print(f"{a.deals} deals x 4 rotations against {field} (4 players, Fishing 2), "
-          f"seed {a.seed}, {a.workers} workers\n")
+          f"seed {a.seed}, {a.workers} workers"
+          f"{', params ' + str(a.params) if a.params else ''}\n")
+    if base is not None:
+        print(f"`{a.baseline}` on the same deals and seats: {base['share']:.3f} "
+              f"[{base['lo']:.3f}, {base['hi']:.3f}]\n")
+        print(f"| bot | win share [95% CI] | less `{a.baseline}`'s, paired [95% CI] | "
+              "decisions searched | ms per game | ms per searched decision | wall time |")
+        print("|---|---|---|---|---|---|---|")
+        for r in rows:
+            n = r["decisions"] + r["unsearched"]
+            dec = f"{r['ms_decision']:.2f}" if "ms_decision" in r else "–"
+            print(f"| `{r['bot']}` | {r['share']:.3f} [{r['lo']:.3f}, {r['hi']:.3f}] | "
+                  f"{paired(r, base)} | {r['decisions'] / n if n else 0:.0%} | "
+                  f"{r['ms_game']:.1f} | {dec} | {r['wall']:.0f} s |")
+        print(flush=True)
+        return
     print("| bot | win share [95% CI] | ms per game | ms per searched decision | "
           "rollouts per decision | rollouts/s | wall time |")
     print("|---|---|---|---|---|---|---|")

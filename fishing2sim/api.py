@@ -362,7 +362,8 @@ def run_games(n, players=4, seed=0, ruleset="fishing2", strategies=None, params=
             np.ascontiguousarray(deck.hand_sizes[players]), deck.n_rounds, first_leader, seed,
             start, n, funcs, ptable, int(check), observe_mask(strats))
     outs = (out_int, out_points, out_ocean, out_trump, out_round_points)
-    search_stats = np.zeros(3, np.int64)  # searched decisions, rollouts, worlds
+    # searched decisions, rollouts, worlds, decisions left unsearched to the student
+    search_stats = np.zeros(4, np.int64)
     if search is not None:
         from fishing2sim.search.kernels import play_batch_search  # (loaded only when a seat searches)
         ev = np.zeros((EVENT_CAPACITY, K.EV_FIELDS), np.int64)

@@ -34,7 +34,8 @@ CHILD = textwrap.dedent('''
     bots = known_strategies()
 
     def small(bot):  # search bots at a tiny budget: this checks compiling, not strength
-        return [2, 1, 0, 0] if load_strategy(bot).search else None
+        s = load_strategy(bot)  # (a margin, pimc_close's fifth parameter, kept)
+        return [2, 1, 0, 0, *s.defaults[4:]] if s.search else None
 
     for ruleset in ("fishing2", "fishing"):
         for players in (3, 4, 5):

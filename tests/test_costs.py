@@ -41,7 +41,7 @@ def test_a_panels_search_level_weighs_its_games_by_their_cost(tmp_path):
     t = costs.table()
     assert w["random"] == 1.0
     assert w["skilled"] == t[("skilled", "fishing2", 4)] / t[("random", "fishing2", 4)]
-    assert w["search"] == t[("pimc", "fishing2", 4)] / t[("random", "fishing2", 4)]
+    assert w["search"] == t[("pimc_close", "fishing2", 4)] / t[("random", "fishing2", 4)]
 
 
 def test_lineups_of_like_cost_count_games_as_before(tmp_path):

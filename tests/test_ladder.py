@@ -331,13 +331,19 @@ def tiny(tmp_path_factory):
     return path, folder / "reports" / "tiny_ladder"
 
 
+# shipped bots that experiments/ladder.yaml lists only from its next run (the committed
+# report, docs/ladder-report/, and the ratings installed from it do not rate them yet)
+NOT_YET_RATED = {"pimc_close"}
+
+
 def test_the_ladder_plays_every_pair_as_a_a_b_b_rotated():
     exp = load_experiment(REPO / "experiments" / "ladder.yaml")
     bots = exp.ladder["bots"]
-    # every shipped bot, the student policy and its search bot included
+    # every shipped bot, the student policy and its search bot included (but one that
+    # joins at the next run, with the report the docs quote: NOT_YET_RATED)
     assert sorted(bots) == sorted(p.stem for p in (REPO / "strategies").glob("*.py")
-                                  if not p.stem.startswith("_"))
-    searching = {"pimc", "ismcts", "cheater", "pimc_trump", "pimc_skilled"}
+                                  if not p.stem.startswith("_") and p.stem not in NOT_YET_RATED)
+    searching = {"pimc", "ismcts", "cheater", "pimc_trump", "pimc_skilled", "pimc_close"}
     assert len(exp.conditions) == len(bots) * (len(bots) - 1) // 2
     seen = set()
     for c in exp.conditions:

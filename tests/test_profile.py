@@ -208,4 +208,4 @@ def test_every_game_of_a_search_level_is_read(tmp_path):
     games = df[df["unit"] == "share"].groupby("level")["games"].max()
     assert games["search"] == 10 and games["greedy"] == 20
     follow = df[(df["figure"] == "follow_contested")].set_index("level")
-    assert follow.loc["search", "strategy"] == "pimc" and follow.loc["search", "n"] > 100
+    assert follow.loc["search", "strategy"] == "pimc_close" and follow.loc["search", "n"] > 100

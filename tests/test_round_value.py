@@ -19,6 +19,7 @@ from fishing2sim.engine.state import (
 )
 from fishing2sim.search import kernels as S
 from fishing2sim.search import round_value as RV
+from fishing2sim.strategy import round_table
 from fishing2sim.strategy.contract import StrategyError
 from fishing2sim.strategy.lineup import build_lineup, observe_mask, search_args
 from fishing2sim.train import round_value as fitter
@@ -148,7 +149,7 @@ def test_the_shipped_table_is_read_and_a_foreign_file_is_refused(tmp_path, monke
     assert RV.load_coefficients(tmp_path / "missing.npz") is None
     # without a usable table a bot asking for horizon 2 is refused with one line (it would
     # otherwise search as horizon 0 without saying so)
-    monkeypatch.setattr(RV, "RV_OK", False)
+    monkeypatch.setattr(round_table, "RV_OK", False)
     with pytest.raises(StrategyError, match="horizon 2 needs the learned end-of-round "
                                             "value's table .*round_value.npz, which is "
                                             "missing"):

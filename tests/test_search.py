@@ -402,7 +402,7 @@ def write_bot(folder, name, body):
     ('SEARCH = ["pimc"]\nROLLOUT = "greedy"\nPARAMS = [2, 1, 0, 0]\n', "SEARCH must be one of"),
     ('SEARCH = {"pimc": 1}\nROLLOUT = "greedy"\nPARAMS = [2, 1, 0, 0]\n', "SEARCH must be one of"),
     ('SEARCH = "pimc"\nPARAMS = [2, 1, 0, 0]\n', "needs ROLLOUT"),
-    ('SEARCH = "pimc"\nROLLOUT = "greedy"\nPARAMS = [2, 1]\n', "PARAMS are 4 numbers"),
+    ('SEARCH = "pimc"\nROLLOUT = "greedy"\nPARAMS = [2, 1]\n', "PARAMS are 4 or 5 numbers"),
     ('SEARCH = "pimc"\nROLLOUT = "greedy"\nPARAMS = [10**400, 1, 0, 0]\n', "PARAMS must be a list"),
     # computed or changed later: they must be what a reader of the file sees (the config
     # hash reads ROLLOUT without running the file)
@@ -612,7 +612,7 @@ def test_reports_label_a_users_cheater_file_too(tmp_path):
     assert "greedy (sees every hand)" not in md
 
 
-SEARCH_BOTS = ["pimc", "ismcts", "cheater", "pimc_trump", "pimc_skilled"]
+SEARCH_BOTS = ["pimc", "ismcts", "cheater", "pimc_trump", "pimc_skilled", "pimc_close"]
 
 
 @pytest.mark.parametrize("bot", SEARCH_BOTS)
@@ -623,7 +623,8 @@ def test_shipped_search_bots_follow_their_contract(bot):
     s = load_strategy(bot)
     assert s.name == bot and s.search in ("pimc", "ismcts", "cheater")
     assert s.defined == () and not s.rollout.search
-    assert s.param_names == ("worlds", "rollouts", "horizon", "objective")
+    assert s.param_names == ("worlds", "rollouts", "horizon", "objective",
+                             "margin")[:len(s.defaults)]
     assert set(s.searches) <= set(DECISION_NAMES)
     doc = (STRATEGIES_DIR / f"{bot}.py").read_text().lstrip()
     assert doc.startswith('"""') and len(doc.split('"""')[1]) > 100

@@ -17,9 +17,9 @@ LAYERS = [
     ["errors"],
     ["safe_files", "first_run"],
     ["engine"],
-    ["search"],
     ["strategy", "strategy_kit"],
     ["student"],
+    ["search"],  # its kernels roll out with strategies and read the student's scores
     ["config"],
     ["events"],
     ["api", "audit", "render"],

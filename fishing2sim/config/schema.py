@@ -42,7 +42,8 @@ __all__ = ["ADD_KEYS", "LEVEL_SEATS", "TRACE_TOLERANCE", "ConditionSettings", "D
 
 CONDITION_HELP = {"games": "a whole number > 0", "rotate": "true or false"}
 #: a level written by its name alone: its seats (every seat the same bot)
-LEVEL_SEATS = {"random": "random", "greedy": "greedy", "skilled": "skilled", "search": "pimc"}
+LEVEL_SEATS = {"random": "random", "greedy": "greedy", "skilled": "skilled",
+               "search": "pimc_close"}
 #: the skill trace's default tolerance per figure (the figure's unit as reported) and the
 #: figures a panel traces
 TRACE_TOLERANCE = {"overfishing": ("pp", 2.0), "ocean_empty": ("pp", 2.0),

@@ -37,8 +37,10 @@ def _sources():
     yield from (_PKG / "student" / f for f in ("decisions.py", "features.py", "layout.py",
                                                "simd.py", "tables.py"))
     yield from (_PKG / "train" / f for f in ("label.py", "round_value.py"))
-    # the learned end-of-round value's coefficients, frozen into the search kernels
+    # the learned end-of-round value's coefficients, frozen into the search kernels, and
+    # the module that reads them
     yield _PKG / "data" / "round_value.npz"
+    yield _PKG / "strategy" / "round_table.py"
 
 
 def _cache_dirs():

@@ -55,7 +55,9 @@ from fishing2sim.engine.state import (
     S_ASK_SEAT, S_CHECK, S_END, S_PHASE, S_ROUND, PH_TRUMP, S_ERR_CODE, S_ERR_SEAT, S_FORCED, S_LOG, S_N_OPTIONS, S_OBSERVE_MASK,
     S_EVN, S_OCEAN_LEN, S_OCEAN_TOP, S_PLAYERS, S_SEARCH_MASK, S_TRICK_N, STATE_SIZE,
 )
+from fishing2sim.search.close import sure_choice
 from fishing2sim.search.round_value import rest_of_game
+from fishing2sim.strategy.search_bots import N_SP
 
 # zones of a hidden card (columns of the possible-zones table)
 Z_HAND = 0  # + player
@@ -76,7 +78,7 @@ SP_WORLDS = 1
 SP_ROLLOUTS = 2  # rollouts per world and option
 SP_HORIZON = 3  # HORIZON_*
 SP_OBJECTIVE = 4  # OBJ_*
-N_SP = 5
+SP_MARGIN = 5  # pimc: search only where the student's two best options are closer (close.py)
 METHOD_PIMC = 0
 METHOD_TRUE_FLAT = 1  # pimc's flat search on the true state: a position's truth (tests, tools)
 METHOD_ISMCTS = 2
@@ -756,10 +758,15 @@ def search_decide(st, ev, n_ev, tier, deck, sp, srng, rstrats, rparams, robserve
         return ismcts_decide(st, ev, n_ev, tier, deck, sp, srng, rs, rp, ro,
                              robs, world, br, br_rng, view, pos, zone, cards, assign, cap, work,
                              values)
-    if method == METHOD_PIMC:
-        build_view(st, ev, n_ev, tier, s, pz, hidden, vw, snap)
     for i in range(n_opt):
         values[i] = 0.0
+    if method == METHOD_PIMC and sp[s, SP_MARGIN] > 0.0:
+        sure = sure_choice(st, robs, rp, sp[s, SP_MARGIN])
+        if sure >= 0:  # not searched: the student's choice (values 0)
+            work[7][3] += 1
+            return sure
+    if method == METHOD_PIMC:
+        build_view(st, ev, n_ev, tier, s, pz, hidden, vw, snap)
     base = next_u64(srng, s)
     work[7][0] += 1
     work[7][2] += worlds
@@ -804,7 +811,7 @@ SEARCH_SALT = np.uint64(0x5EA2C4B07D1E5EED)
 def new_search_work():
     """The search's buffers: (world, branch, branch streams, places, zones, cards,
     assignment, zone sizes, scratch rows, option values). Scratch row 7 counts the
-    searches: [decisions, rollouts, worlds]."""
+    searches: [decisions, rollouts, worlds, decisions left to the student (close.py)]."""
     return (np.zeros(STATE_SIZE, np.int64), np.zeros(STATE_SIZE, np.int64),
             np.zeros(RNG_SIZE, np.uint64), np.zeros(MAX_CARDS, np.int64),
             np.zeros(MAX_CARDS, np.int64), np.zeros(MAX_CARDS, np.int64),
@@ -847,7 +854,8 @@ def play_batch_search(deck, players, ruleset, hand_sizes, n_rounds, first_leader
     ``strats`` except the searched ones, answered by search_decide with rollouts of seat
     s's rollout lineup ``rstrats[s]`` (rparams[s], robserve[s]). ``ev``: the event log of the game in play (at
     least EVENT_ROWS rows; the search reads it, and after the call it holds the last
-    game's log). stats[0..2] += searched decisions, rollouts, worlds. Returns the number
+    game's log). stats[0..2] += searched decisions, rollouts, worlds (stats[3], if there is
+    one, += decisions left to the student unsearched: close.py). Returns the number
     of games played."""
     st = work[0]
     rng = np.zeros(RNG_SIZE, np.uint64)
@@ -875,7 +883,7 @@ def play_batch_search(deck, players, ruleset, hand_sizes, n_rounds, first_leader
         if st[S_ERR_CODE] != 0:
             played = g + 1
             break
-    for i in range(3):
+    for i in range(min(stats.shape[0], 4)):
         stats[i] += scratch[7][i]
     return played
 

@@ -10,15 +10,12 @@ round's end like horizon 0 and adds :func:`rest_of_game`: a linear estimate, ove
 change of the seat's margin from then to the game's end, fitted by least squares on games
 played by the rollout strategy (fishing2sim/train/round_value.py). Its coefficients are a
 table per ruleset, player count and number of rounds still to play, read from
-``fishing2sim/data/round_value.npz`` when this module is imported (numba freezes them
-into the compiled search; the engine's stale-cache check covers that file).
+``fishing2sim/data/round_value.npz`` (strategy/round_table.py, when it is imported: numba
+freezes them into the compiled search; the engine's stale-cache check covers that file).
 
 The estimate reads the whole state of the rollout's world: a search's worlds are sampled,
 so it uses nothing a seat could not have drawn in its own sampled world.
 """
-import zipfile
-from pathlib import Path
-
 import numpy as np
 from numba import njit
 
@@ -32,39 +29,10 @@ from fishing2sim.engine.state import (
     PH_ROUND_START, S_END, S_N_ROUNDS, S_OCEAN_LEN, S_OCEAN_TOP, S_PHASE,
     S_PLAYERS, S_ROUND, S_RULESET,
 )
-
-N_RV = 12  # features of a round's end (round_end_features)
-RV_NAMES = ("bias", "margin", "margin_ahead", "boat", "short", "hand_strength",
-            "hand_greens", "hand_other", "leads_next", "ocean_slack", "margin_tight",
-            "boat_rest")
-N_RV_RULESETS = 2
-N_RV_PLAYERS = MAX_PLAYERS + 1  # index = player count
-N_RV_LEFT = 8  # index = rounds still to play (1 .. 7)
-RV_SHAPE = (N_RV_RULESETS, N_RV_PLAYERS, N_RV_LEFT, N_RV)  # the coefficient table
-RV_FILE = Path(__file__).resolve().parent.parent / "data" / "round_value.npz"
-RV_VERSION = 1
-
-
-def load_coefficients(path: Path = RV_FILE) -> np.ndarray | None:
-    """The coefficient table [ruleset, players, rounds left, N_RV], or None if the file is
-    missing, unreadable or of another version or layout."""
-    table = np.zeros(RV_SHAPE, np.float64)
-    try:
-        with np.load(path) as z:
-            if int(z["version"]) != RV_VERSION or z["coef"].shape != table.shape \
-                    or not np.isfinite(z["coef"]).all():
-                return None
-            table[:] = z["coef"]
-    except (OSError, KeyError, ValueError, EOFError, zipfile.BadZipFile):
-        return None
-    return table
-
-
-_loaded = load_coefficients()
-# a search bot asking for horizon 2 without a usable table is refused
-# (strategy.search_bots.search_params_problem); the kernels then see zeros
-RV_OK = _loaded is not None
-RV_COEF = _loaded if RV_OK else np.zeros(RV_SHAPE)
+from fishing2sim.strategy.round_table import (  # noqa: F401  (the table's layout and file)
+    N_RV, N_RV_LEFT, N_RV_PLAYERS, N_RV_RULESETS, RV_COEF, RV_FILE, RV_NAMES, RV_OK,
+    RV_SHAPE, RV_VERSION, load_coefficients,
+)
 
 
 @njit(cache=True, _nrt=False)

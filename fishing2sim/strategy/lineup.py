@@ -11,7 +11,9 @@ from fishing2sim.engine.constants import MAX_PLAYERS
 from fishing2sim.engine.sigs import DECISION, STRATS
 from fishing2sim.strategy.contract import DECISION_FUNCTIONS, Strategy, StrategyError
 from fishing2sim.strategy.loading import load_strategy
-from fishing2sim.strategy.search_bots import SEARCH_METHODS, search_params_problem
+from fishing2sim.strategy.search_bots import (
+    N_SP, SEARCH_METHODS, margin_problem, search_params_problem,
+)
 
 def search_args(strats, params, players: int):
     """The search kernel's extra arguments for a lineup with search seats (None without):
@@ -22,8 +24,6 @@ def search_args(strats, params, players: int):
     seats = [p for p, s in enumerate(strats) if s.search]
     if not seats:
         return None
-    from fishing2sim.search.kernels import N_SP  # (the search kernels are loaded only when a seat searches)
-
     mask = 0
     sp = np.zeros((MAX_PLAYERS, N_SP), np.float64)
     lineups = {}
@@ -32,12 +32,12 @@ def search_args(strats, params, players: int):
         vec = s.defaults
         if params is not None and params[p] is not None:
             vec = tuple(float(x) for x in np.asarray(params[p], np.float64).ravel())
-        problem = search_params_problem(vec)
+        problem = search_params_problem(vec) or margin_problem(vec, s.search, s.rollout)
         if problem:
             raise StrategyError(f"strategy '{s.name}' ({s.source}): {problem}")
         for name in s.searches:
             mask |= 1 << (MAX_PLAYERS * DECISION_FUNCTIONS.index(name) + p)
-        sp[p] = (SEARCH_METHODS[s.search], *vec)
+        sp[p, :1 + len(vec)] = (SEARCH_METHODS[s.search], *vec)  # (no margin: 0)
         if s.rollout.source not in lineups:
             lineups[s.rollout.source] = build_lineup([s.rollout] * players, players)
     first = lineups[strats[seats[0]].rollout.source]
