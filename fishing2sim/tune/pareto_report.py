@@ -185,20 +185,33 @@ def _goals_text(spec) -> str:
     return "; ".join(out)
 
 
-def document(result, plots: dict) -> Doc:
-    """summary.md and report.html of a Pareto study."""
-    spec, front, df = result.spec, result.front, result.trials
+def opening(result, title: str, sampler: str, objective: str) -> Doc:
+    """A tuning report's first lines, the Pareto study's and the single objective's
+    (tune/report.py): its title, then what ran (finished and unplayable trials, games,
+    ``sampler``, seed, time) and ``objective``."""
+    spec, df = result.spec, result.trials
     doc = Doc()
-    doc.h(1, f"Tuning: {spec.name} (Pareto front)")
+    doc.h(1, title)
     n_ok = int((df["state"] == "COMPLETE").sum()) if len(df) else 0
     n_bad = int((df["error"].fillna("") != "").sum()) if len(df) else 0
     doc.p(f"`fishing2sim tune {spec.given}`: {n_ok} finished trials"
           + (f" ({n_bad} not playable)" if n_bad else "")
-          + f" of {spec.games:,} games each, proposed by Optuna's multi-objective "
-          f"{SAMPLER_NAMES[spec.sampler]} sampler (seed {spec.seed}), in "
-          f"{result.elapsed_s:,.0f} s. Objectives, kept apart: {_goals_text(spec)}.")
+          + f" of {spec.games:,} games each, proposed by Optuna's {sampler} sampler "
+          f"(seed {spec.seed}), in {result.elapsed_s:,.0f} s. {objective}.")
+    return doc
+
+
+NOTHING_PLAYABLE = "No trial gave a playable experiment: the space has no valid configuration."
+
+
+def document(result, plots: dict) -> Doc:
+    """summary.md and report.html of a Pareto study."""
+    spec, front = result.spec, result.front
+    doc = opening(result, f"Tuning: {spec.name} (Pareto front)",
+                  f"multi-objective {SAMPLER_NAMES[spec.sampler]}",
+                  f"Objectives, kept apart: {_goals_text(spec)}")
     if not front.points:
-        doc.p("No trial gave a playable experiment: the space has no valid configuration.")
+        doc.p(NOTHING_PLAYABLE)
         return doc
     _front_section(doc, spec, front, plots)
     doc.h(2, "Ready-to-run experiments")

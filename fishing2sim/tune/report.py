@@ -27,7 +27,7 @@ from fishing2sim.report import write_folder_atomically  # noqa: E402
 from fishing2sim.report.document import Doc  # noqa: E402
 from fishing2sim.tune.levels_race import levels_section  # noqa: E402
 from fishing2sim.tune.objective import Estimate, figure_names, show_estimate, value_text  # noqa: E402
-from fishing2sim.tune.pareto_report import write_pareto  # noqa: E402
+from fishing2sim.tune.pareto_report import NOTHING_PLAYABLE, opening, write_pareto  # noqa: E402
 from fishing2sim.tune.spec import best_config, plain, snippet  # noqa: E402
 
 DPI = 110
@@ -200,20 +200,12 @@ def _objective_text(spec) -> str:
 def _document(result, plots: dict, note: str) -> Doc:
     """The report as a document: summary.md and report.html are its two renderings."""
     spec = result.spec
-    df = result.trials
-    doc = Doc()
-    doc.h(1, f"Tuning: {spec.name}")
-    n_ok = int((df["state"] == "COMPLETE").sum()) if len(df) else 0
-    n_bad = int((df["error"].fillna("") != "").sum()) if len(df) else 0
-    doc.p(f"`fishing2sim tune {spec.given}`: {n_ok} finished trials"
-          + (f" ({n_bad} not playable)" if n_bad else "")
-          + f" of {spec.games:,} games each, proposed by Optuna's "
-          f"{ {'tpe': 'TPE', 'cmaes': 'CMA-ES', 'random': 'random'}[spec.sampler] } sampler "
-          f"(seed {spec.seed}), in {result.elapsed_s:,.0f} s. Objective: "
-          f"{_objective_text(spec)}.")
+    doc = opening(result, f"Tuning: {spec.name}",
+                  {'tpe': 'TPE', 'cmaes': 'CMA-ES', 'random': 'random'}[spec.sampler],
+                  f"Objective: {_objective_text(spec)}")
     w = result.winner
     if w is None:
-        doc.p("No trial gave a playable experiment: the space has no valid configuration.")
+        doc.p(NOTHING_PLAYABLE)
         return doc
     _winner(doc, result, w)
     _against_baseline(doc, result, w)
