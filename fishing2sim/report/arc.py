@@ -10,10 +10,10 @@ import pandas as pd
 from matplotlib.ticker import MaxNLocator
 
 from fishing2sim.report.common import (
-    TITLES,
     Context,
     ci,
     colour,
+    figure_section,
     finish,
     int_,
     rows_of,
@@ -123,22 +123,15 @@ def _plain(ctx: Context, df, c) -> list[str]:
     return out
 
 
+# the section's opening paragraph
+INTRO = ("How the lead moves during a game, from the points after every round (+3 and "
+         "minus-3 buoys included): does the early leader keep the lead, how often does the "
+         "player in last place come back, how close are the finishes? Definitions (ties "
+         "included): docs/rules.md E, \"Game arc\".")
+
+
 def section(ctx: Context, df: pd.DataFrame, plot_file: str | None, doc) -> None:
-    doc.h(2, TITLES["arc"])
-    doc.p("How the lead moves during a game, from the points after every round (+3 and "
-          "minus-3 buoys included): does the early leader keep the lead, how often does the "
-          "player in last place come back, how close are the finishes? Definitions (ties "
-          "included): docs/rules.md E, \"Game arc\".")
-    for c in ctx.indices:
-        plain = _plain(ctx, df, c)
-        if not plain:
-            continue
-        if ctx.sweep:
-            doc.p(f"**{ctx.label(c)}**: " + " ".join(plain))
-        else:
-            for line in plain:
-                doc.p(line)
-    doc.img("Game arc", plot_file)
+    figure_section(ctx, doc, "arc", INTRO, lambda c: _plain(ctx, df, c), "Game arc", plot_file)
     for c in ctx.indices:
         lead = _by_round(df, "leader_win_share", c)
         if not len(lead):

@@ -10,9 +10,9 @@ import matplotlib.pyplot as plt
 import pandas as pd
 
 from fishing2sim.report.common import (
-    TITLES,
     Context,
     colour,
+    figure_section,
     finish,
     fmt,
     int_,
@@ -155,8 +155,8 @@ def _cell(x, f, pct=True) -> str:
                default=3).replace("%", " pp" if f.endswith("effect") else "%", 1)
 
 
-def _family_words(ctx: Context) -> str:
-    """The section's words on the family rule."""
+def _intro(ctx: Context) -> str:
+    """The section's opening paragraph, its words on the family rule last."""
     ranked = ctx.tables.get("cards_ranked")
     sizes = sorted({int(n) for n in ranked.groupby("condition").size()}) \
         if ranked is not None and len(ranked) else []
@@ -165,7 +165,14 @@ def _family_words(ctx: Context) -> str:
     rule = (f"its p after {adj} over the family" if adj else
             "its own p (`multiplicity: none`: among so many cards some CIs exclude 0 by "
             "chance)")
-    return (f"Each figure's per-card effects in one condition are one family ({size} "
+    return ("What each ocean card does to the game: every deal is played with the standard deck "
+            "and again without the card, on the same deal (the same starting hands, the same "
+            "ocean order with that card taken out, the same round-1 leader and the same random "
+            "streams), so each effect is a paired difference, without the card minus with it. "
+            "The drawer is the player who drew the card from the ocean in the game with it. "
+            "Ranked by the size of the drawer effect. Definitions: docs/rules.md E, "
+            "\"Per-card impact\"; every card: cards_ranked.csv. "
+            f"Each figure's per-card effects in one condition are one family ({size} "
             f"cards); the words name a card only where {rule} is below 0.05 "
             "(`multiplicity:`, as for the contrasts). The 95% CIs shown are each card's own; "
             "cards.csv and cards_ranked.csv hold both p-values (`p_value`, `p_adjusted`) and "
@@ -175,22 +182,8 @@ def _family_words(ctx: Context) -> str:
 
 
 def section(ctx: Context, df: pd.DataFrame, plot_file: str | None, doc) -> None:
-    doc.h(2, TITLES["cards"])
-    doc.p("What each ocean card does to the game: every deal is played with the standard deck "
-          "and again without the card, on the same deal (the same starting hands, the same "
-          "ocean order with that card taken out, the same round-1 leader and the same random "
-          "streams), so each effect is a paired difference, without the card minus with it. "
-          "The drawer is the player who drew the card from the ocean in the game with it. "
-          "Ranked by the size of the drawer effect. Definitions: docs/rules.md E, "
-          "\"Per-card impact\"; every card: cards_ranked.csv. " + _family_words(ctx))
-    for c in ctx.indices:
-        plain = _plain(ctx, c)
-        if ctx.sweep and plain:
-            doc.p(f"**{ctx.label(c)}**: " + " ".join(plain))
-        else:
-            for line in plain:
-                doc.p(line)
-    doc.img("Per-card impact", plot_file)
+    figure_section(ctx, doc, "cards", _intro(ctx), lambda c: _plain(ctx, c), "Per-card impact",
+                   plot_file)
     for c in ctx.indices:
         r = _ranked(ctx, c)
         if not len(r):

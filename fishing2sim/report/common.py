@@ -325,3 +325,21 @@ def pp_width_note(doc, shown: list, what: str) -> None:
     hw = max_hw(pd.concat(shown), 100) if shown else float("nan")
     if hw == hw:
         doc.p(f"95% CIs of {what} are at most {hw_text(hw, ' pp')} wide.")
+
+
+def figure_section(ctx: Context, doc, key: str, intro: str, words, figure: str,
+                   plot_file: str | None) -> None:
+    """The top of a section built around one figure (game arc, per-card impact, decision
+    stakes): its heading (TITLES[key]) and ``intro``, each condition's sentences
+    (``words(c)``: in a sweep one paragraph after the condition's bold label, else a
+    paragraph each), then the figure."""
+    doc.h(2, TITLES[key])
+    doc.p(intro)
+    for c in ctx.indices:
+        lines = words(c)
+        if ctx.sweep and lines:
+            doc.p(f"**{ctx.label(c)}**: " + " ".join(lines))
+        else:
+            for line in lines:
+                doc.p(line)
+    doc.img(figure, plot_file)

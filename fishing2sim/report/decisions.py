@@ -11,7 +11,8 @@ import numpy as np
 import pandas as pd
 
 from fishing2sim.engine.constants import DECISION_NAMES
-from fishing2sim.report.common import TITLES, Context, ci, colour, finish, int_, rows_of, wrap
+from fishing2sim.report.common import (Context, ci, colour, figure_section, finish, int_, rows_of,
+                                       wrap)
 
 # what a designer calls each decision (the rulebooks' words)
 CHOICE_WORDS = {
@@ -111,11 +112,13 @@ def _sentence(df, c, kind) -> str | None:
     return text + "."
 
 
-def _condition(ctx, df, c, doc) -> None:
+def _words(df, c) -> list[str]:
+    """The condition's sentences: the decision that moves the result most and least, then
+    one sentence a decision kind."""
     kinds = list(_pooled(df, "stakes_points", c)["kind"])
     lines = [s for s in (_sentence(df, c, k) for k in kinds) if s]
     if not lines:
-        return
+        return lines
     ranked = _pooled(df, "stakes_points", c).sort_values("estimate", ascending=False)
     if len(ranked) > 1:
         most, least = ranked.iloc[0], ranked.iloc[-1]
@@ -123,11 +126,7 @@ def _condition(ctx, df, c, doc) -> None:
                         f"(stakes {ci(most, default=2)} points); the least, {least['kind']} "
                         f"(stakes {ci(least, default=2)} points). The stakes are the typical "
                         "(root mean square) difference between two options.")
-    if ctx.sweep:
-        doc.p(f"**{ctx.label(c)}**: " + " ".join(lines))
-    else:
-        for line in lines:
-            doc.p(line)
+    return lines
 
 
 def _table(ctx, df, c, doc) -> None:
@@ -151,20 +150,21 @@ def _table(ctx, df, c, doc) -> None:
                "seats' gain (win share)"], rows)
 
 
+# the section's opening paragraph
+INTRO = ("Which decisions matter and which are no real choice. A share of the decisions "
+         "with a choice is replayed: the game is finished from a copy of the position once "
+         "with each of two options drawn at random, twice (on the game's own streams and "
+         "on fresh ones), and the deciding seat's final points compared. The stakes are "
+         "the root mean square difference between two options; the ceiling (what the best "
+         "choice gains over a coin flip between them) is the bracket from the cross-fitted "
+         "gain to half the stakes; the seats' gain is what their own choices gain over a "
+         "uniformly random option. The trump choice has its own section. Definitions: "
+         "docs/rules.md E, \"Decision stakes\".")
+
+
 def section(ctx: Context, df: pd.DataFrame, plot_file: str | None, doc) -> None:
-    doc.h(2, TITLES["decisions"])
-    doc.p("Which decisions matter and which are no real choice. A share of the decisions "
-          "with a choice is replayed: the game is finished from a copy of the position once "
-          "with each of two options drawn at random, twice (on the game's own streams and "
-          "on fresh ones), and the deciding seat's final points compared. The stakes are "
-          "the root mean square difference between two options; the ceiling (what the best "
-          "choice gains over a coin flip between them) is the bracket from the cross-fitted "
-          "gain to half the stakes; the seats' gain is what their own choices gain over a "
-          "uniformly random option. The trump choice has its own section. Definitions: "
-          "docs/rules.md E, \"Decision stakes\".")
-    for c in ctx.indices:
-        _condition(ctx, df, c, doc)
-    doc.img("Decision stakes", plot_file)
+    figure_section(ctx, doc, "decisions", INTRO, lambda c: _words(df, c), "Decision stakes",
+                   plot_file)
     for c in ctx.indices:
         _table(ctx, df, c, doc)
     by = df[df["strategy"].notna() & (df["metric"] == "policy_gain_points")] \
