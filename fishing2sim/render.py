@@ -37,6 +37,11 @@ class _Account:
     def w(self, line: str) -> None:
         self.out.append(line)
 
+    def effect(self, name: str, text: str | None) -> None:
+        """A buoy's or an effect's line: ``name: text``; no text: forfeited (no next trick
+        this round)."""
+        self.w(f"      {name}: {text or _FORFEITED}")
+
     # ---- the gathered lines
     def flush_draws(self):
         if not self.draws:
@@ -61,12 +66,12 @@ class _Account:
 
     def flush_catch_all(self):
         for p, cards in self.catch_all.items():
-            self.w(f"      catch-all-others: {_seat(p)} catches {', '.join(cards)}")
+            self.effect("catch-all-others", f"{_seat(p)} catches {', '.join(cards)}")
         self.catch_all.clear()
 
     def flush_passes(self):
         if self.passes:
-            self.w("      pass-1-left: " + "; ".join(
+            self.effect("pass-1-left", "; ".join(
                 f"{_seat(p)} passes {c} to {_seat(to)}" for p, c, to in self.passes))
             self.passes.clear()
 
@@ -183,28 +188,24 @@ class _Account:
 
     # ---- the buoys (Fishing 2) and the effects (Fishing)
     def on_catch_1_other(self, e):
-        self.w(f"      catch-1-other: {_seat(e['player'])} catches {e['card']}")
+        self.effect("catch-1-other", f"{_seat(e['player'])} catches {e['card']}")
 
     def on_determine_trump(self, e):
-        if e["shade"]:
-            self.w(f"      determine-trump: {_seat(e['player'])} sets {e['shade']} green for "
-                   "the next trick")
-        else:
-            self.w(f"      determine-trump: {_FORFEITED}")
+        self.effect("determine-trump", e["shade"] and f"{_seat(e['player'])} sets {e['shade']} "
+                    "green for the next trick")
 
     def on_draw_1_card(self, e):
-        self.w("      draw-1-card: every player draws 1 card; one more trick this round")
+        self.effect("draw-1-card", "every player draws 1 card; one more trick this round")
 
     def on_catch_1_card(self, e):
-        self.w(f"      catch-1-card: {_seat(e['player'])} moves {e['card']} from hand to "
-               "fisher")
+        self.effect("catch-1-card", f"{_seat(e['player'])} moves {e['card']} from hand to fisher")
 
     def on_exchange_1_card(self, e):
-        self.w(f"      exchange-1-card: {_seat(e['player'])} takes {e['taken']}, "
-               f"puts {e['given']} face down")
+        self.effect("exchange-1-card",
+                    f"{_seat(e['player'])} takes {e['taken']}, puts {e['given']} face down")
 
     def on_zero_catch(self, e):
-        self.w(f"      {e['zero']}: {_seat(e['player'])} catches {e['card']}")
+        self.effect(e["zero"], f"{_seat(e['player'])} catches {e['card']}")
 
     def on_catch_all_others(self, e):
         self.catch_all.setdefault(e["player"], []).append(e["card"])
@@ -213,20 +214,13 @@ class _Account:
         self.passes.append((e["player"], e["card"], e["to"]))
 
     def on_play_first(self, e):
-        if e["forfeited"]:
-            self.w(f"      play-first: {_FORFEITED}")
-        else:
-            self.w(f"      play-first: {_seat(e['player'])} leads the next trick")
+        self.effect("play-first", None if e["forfeited"] else
+                    f"{_seat(e['player'])} leads the next trick")
 
     def on_determine_colour(self, e):
-        if e["suit"]:
-            self.w(f"      determine-colour: {_seat(e['player'])} names {e['suit']} for the "
-                   "next trick")
-        else:
-            self.w(f"      determine-colour: {_FORFEITED}")
+        self.effect("determine-colour", e["suit"] and f"{_seat(e['player'])} names {e['suit']} "
+                    "for the next trick")
 
     def on_lowest_wins(self, e):
-        if e["forfeited"]:
-            self.w(f"      lowest-wins: {_FORFEITED}")
-        else:
-            self.w("      lowest-wins: the lowest card wins the next trick")
+        self.effect("lowest-wins", None if e["forfeited"] else
+                    "the lowest card wins the next trick")
