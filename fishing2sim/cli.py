@@ -137,7 +137,7 @@ def play(players, seed, game, ruleset, strategies, leader, deck, as_json, strict
         # in a child process: Ctrl-C (or SIGTERM) stops a decision that never returns or a
         # search too long to finish (a compiled kernel cannot be interrupted from inside);
         # the compile notice on a terminal only (the output may be read by a program)
-        with first_run.notice(_terminal(sys.stderr)):
+        with first_run.notice(first_run.is_terminal(sys.stderr)):
             first_run.before_compile()
             events, seats = call_in_child(
                 _play_events, dict(players=players, seed=seed, ruleset=ruleset,
@@ -166,13 +166,6 @@ def play(players, seed, game, ruleset, strategies, leader, deck, as_json, strict
             sys.exit(1)
         click.echo(f"audit: every rule checked, the game is legal ({len(events)} events; "
                    f"points {summary['points']})", err=as_json)
-
-
-def _terminal(stream) -> bool:
-    try:
-        return stream.isatty()
-    except (AttributeError, ValueError):
-        return False
 
 
 def _play_events(kwargs: dict) -> tuple[list, list]:
@@ -232,6 +225,22 @@ def _open_page(page) -> None:
         click.echo(f"no web browser to open the report; the page is at {page}", err=True)
 
 
+_output = click.option(  # run's, tune's and train's
+    "--output", type=click.Path(file_okay=False), default=None,
+    help="Folder that receives <name>/ (default: the file's output, else reports).")
+
+
+def _yes(verb: str, counted: str):  # run's, tune's and train's; ``counted``: the games in all
+    return click.option("--yes", "-y", is_flag=True,
+                        help=f"{verb} even above the size limits (10**9 games in all{counted}).")
+
+
+def _dask(scheduler_help: str, local_help: str):  # run's chunks, train's labelling
+    scheduler = click.option("--scheduler", default=None, metavar="ADDRESS", help=scheduler_help)
+    local = click.option("--dask-local", type=int, default=None, metavar="N", help=local_help)
+    return lambda command: scheduler(local(command))
+
+
 @main.command()
 @click.argument("experiment")
 @click.option("--workers", "-w", type=int, default=None,
@@ -241,15 +250,11 @@ def _open_page(page) -> None:
 @click.option("--games", type=int, default=None,
               help="Override the games per condition (on a skill panel: every level's games "
                    "scaled by N / the file's games).")
-@click.option("--output", type=click.Path(file_okay=False), default=None,
-              help="Folder that receives <name>/ (default: the file's output, else reports).")
+@_output
 @click.option("--no-progress", is_flag=True, help="No progress bar.")
-@click.option("--scheduler", default=None, metavar="ADDRESS",
-              help="Run the chunks on a Dask cluster: its scheduler, e.g. tcp://host:8786.")
-@click.option("--dask-local", type=int, default=None, metavar="N",
-              help="Start a local Dask cluster of N workers and run on it.")
-@click.option("--yes", "-y", is_flag=True,
-              help="Run even above the size limits (10**9 games in all, 1,000 conditions).")
+@_dask("Run the chunks on a Dask cluster: its scheduler, e.g. tcp://host:8786.",
+       "Start a local Dask cluster of N workers and run on it.")
+@_yes("Run", ", 1,000 conditions")
 @click.option("--strict", is_flag=True, default=None,
               help="Strict mode: the strategies run with bounds checking.")
 @click.option("--open", "open_page", is_flag=True,
@@ -473,11 +478,9 @@ def list_experiments():
 @click.option("--trials", type=int, default=None, help="Override tune.budget.trials.")
 @click.option("--time", "time_limit", default=None, metavar="DURATION",
               help="Override tune.budget.time (e.g. 90s, 25m, 1h).")
-@click.option("--output", type=click.Path(file_okay=False), default=None,
-              help="Folder that receives <name>/ (default: the file's output, else reports).")
+@_output
 @click.option("--no-progress", is_flag=True, help="No line per trial.")
-@click.option("--yes", "-y", is_flag=True,
-              help="Tune even above the size limits (10**9 games in all: trials, racing).")
+@_yes("Tune", ": trials, racing")
 def tune(experiment, workers, resume, trials, time_limit, output, no_progress, yes):
     """Search the file's tune.space toward its tune.objective (Optuna); write a report.
 
@@ -529,16 +532,11 @@ def tune(experiment, workers, resume, trials, time_limit, output, no_progress, y
 @click.argument("training_file", type=click.Path(dir_okay=False))
 @click.option("--workers", "-w", type=int, default=None,
               help="Local processes for the labelling (default: the file's workers).")
-@click.option("--output", type=click.Path(file_okay=False), default=None,
-              help="Folder that receives <name>/ (default: the file's output, else reports).")
+@_output
 @click.option("--fresh", is_flag=True, help="Start over in a folder of another configuration.")
-@click.option("--scheduler", default=None, metavar="ADDRESS",
-              help="Label on the Dask scheduler at ADDRESS (e.g. tcp://host:8786).")
-@click.option("--dask-local", type=int, default=None, metavar="N",
-              help="Label on a local Dask cluster of N worker processes.")
-@click.option("--yes", "-y", is_flag=True,
-              help="Train even above the size limits (10**9 games in all: labelled, "
-                   "evaluation, ES).")
+@_dask("Label on the Dask scheduler at ADDRESS (e.g. tcp://host:8786).",
+       "Label on a local Dask cluster of N worker processes.")
+@_yes("Train", ": labelled, evaluation, ES")
 def train(training_file, workers, output, fresh, scheduler, dask_local, yes):
     """Train the student policy skilled by expert iteration (fishing2sim/train/run.py).
 

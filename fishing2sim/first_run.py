@@ -66,7 +66,7 @@ class _Ticker:
         self.stream = stream
         self.what = [what]
         self.t0 = time.monotonic()
-        self.live = _is_terminal(stream)
+        self.live = is_terminal(stream)
         self.stop_event = threading.Event()
         self.lock = threading.Lock()
         self.thread = None
@@ -111,7 +111,8 @@ class _Ticker:
         return time.monotonic() - self.t0
 
 
-def _is_terminal(stream) -> bool:
+def is_terminal(stream) -> bool:
+    """``stream`` is a terminal (a closed or odd stream: no)."""
     try:
         return stream.isatty()
     except (AttributeError, ValueError):
