@@ -149,57 +149,47 @@ async function choose(option) {
   }
 }
 
-async function hint() {
-  const box = $("hint");
-  box.replaceChildren(el("p", "The search is thinking…"));
+function row(tag, cells) {  // a table row: one <th> or <td> a cell
+  const tr = el("tr");
+  cells.forEach((x) => tr.appendChild(el(tag, String(x))));
+  return tr;
+}
+
+async function fill(id, waiting, path, show) {  // the hint's and the review's box
+  const box = $(id);
+  box.replaceChildren(el("p", waiting));
   try {
-    const h = await call("/hint");
+    show(box, await call(path));
+  } catch (e) { box.replaceChildren(el("p", e.message, "error")); }
+}
+
+function hint() {
+  return fill("hint", "The search is thinking…", "/hint", (box, h) => {
     const tb = el("table");
-    const hr = el("tr");
-    ["option", "value (points of margin at the round's end)", "spread over single deals (10th–90th percentile)", "win chance", ""].forEach((x) => hr.appendChild(el("th", x)));
-    tb.appendChild(hr);
+    tb.appendChild(row("th", ["option", "value (points of margin at the round's end)", "spread over single deals (10th–90th percentile)", "win chance", ""]));
     h.options.forEach((o) => {
-      const r = el("tr");
       const notes = [o.option === h.best ? "search's best" : "", o.option === h.skilled ? "skilled's choice" : ""].filter(Boolean).join("; ");
-      [o.label, o.value.toFixed(2), `${o.spread[0]} to ${o.spread[1]}`, `${(100 * o.win).toFixed(0)}%`, notes].forEach((x) => r.appendChild(el("td", x)));
-      tb.appendChild(r);
+      tb.appendChild(row("td", [o.label, o.value.toFixed(2), `${o.spread[0]} to ${o.spread[1]}`, `${(100 * o.win).toFixed(0)}%`, notes]));
     });
     tb.id = "hint-table";
     box.replaceChildren(tb, el("p", `Values: ${h.bot}'s mean over 24 sampled deals of the cards you cannot see (your margin over the best other seat); win chance: the same search played to the game's end.`));
     document.querySelectorAll("#options button").forEach((b) => b.classList.toggle("best", Number(b.dataset.option) === h.best));
-  } catch (e) { box.replaceChildren(el("p", e.message, "error")); }
+  });
 }
 
-async function review() {
-  const box = $("review");
-  box.replaceChildren(el("p", "The search is valuing your decisions…"));
-  try {
-    const r = await call("/review");
+function review() {
+  return fill("review", "The search is valuing your decisions…", "/review", (box, r) => {
     const rounds = el("table");
     rounds.id = "rounds";
-    const hr = el("tr");
-    hr.appendChild(el("th", "after round"));
-    r.rounds[0]?.points.forEach((_, p) => hr.appendChild(el("th", `seat ${p}`)));
-    rounds.appendChild(hr);
-    r.rounds.forEach((x) => {
-      const tr = el("tr");
-      tr.appendChild(el("td", String(x.round)));
-      x.points.forEach((v) => tr.appendChild(el("td", String(v))));
-      rounds.appendChild(tr);
-    });
+    rounds.appendChild(row("th", ["after round", ...(r.rounds[0]?.points.map((_, p) => `seat ${p}`) ?? [])]));
+    r.rounds.forEach((x) => rounds.appendChild(row("td", [x.round, ...x.points])));
     const dec = el("table");
     dec.id = "decisions";
-    const dh = el("tr");
-    ["decision", "round", "kind", "you played", "search's best", "worth (points)"].forEach((x) => dh.appendChild(el("th", x)));
-    dec.appendChild(dh);
-    r.decisions.forEach((d) => {
-      const tr = el("tr");
-      [d.decision, d.round, d.kind, d.played, d.best, d.loss.toFixed(2)].forEach((x) => tr.appendChild(el("td", String(x))));
-      dec.appendChild(tr);
-    });
+    dec.appendChild(row("th", ["decision", "round", "kind", "you played", "search's best", "worth (points)"]));
+    r.decisions.forEach((d) => dec.appendChild(row("td", [d.decision, d.round, d.kind, d.played, d.best, d.loss.toFixed(2)])));
     box.replaceChildren(el("h3", "Points by round"), rounds,
       el("h3", "Your decisions, by how much the search's best option was worth over yours"), dec);
-  } catch (e) { box.replaceChildren(el("p", e.message, "error")); }
+  });
 }
 
 $("hint-button").addEventListener("click", hint);
