@@ -4,16 +4,16 @@ ready-made bodies for the simple decisions, and the decisions the shipped bots s
 
 from fishing2sim.engine.constants import (
     C_BOTH, C_DARK, C_GREEN, C_LIGHT, C_NONE, E_CATCH_ALL_OTHERS, E_MINUS_3, E_PLUS_3, E_ZERO, K_BLOWFISH, K_BUOY, K_GREEN,
-    MAX_CARDS, MAX_TRICK, O_CARD_COLOUR, O_CARD_EFFECT, O_CARD_KIND, O_CARD_VALUE, O_HAND,
-    O_LED, O_LOWEST_WINS, O_N_CARDS, O_N_PLAYED, O_OPTIONS, O_PLAYED, O_POINTS, O_RULESET, O_SEAT,
-    O_TRICK_CARD, O_TRICK_IN, O_TRICK_N, O_TRICK_PLAYER, O_TRUMP, RS_FISHING, SUIT_NONE,
+    MAX_CARDS, O_CARD_COLOUR, O_CARD_EFFECT, O_CARD_KIND, O_CARD_VALUE, O_HAND,
+    O_LED, O_LOWEST_WINS, O_N_PLAYED, O_OPTIONS, O_PLAYED, O_POINTS, O_RULESET, O_SEAT,
+    O_TRICK_CARD, O_TRICK_IN, O_TRUMP, RS_FISHING, SUIT_NONE,
     SUIT_TRUMP, HOLDER_UNKNOWN, MAX_PLAYERS, O_HOLDER,
 )
 from fishing2sim.engine.judge import highest_index, weakest_index, would_win
 from fishing2sim.strategy.contract import decision, helper
 from fishing2sim.strategy.observation import (
     DARK, LIGHT, _count, _shade_code, _slot, _suit_base, colour, effect, hand_size, kind,
-    n_options, option, option_suit, players, points, suit,
+    n_cards, n_options, option, option_suit, players, points, suit, trick_n,
 )
 
 # ---- helpers for heuristic bots: reading the trick, judging cards -----------------------
@@ -22,31 +22,9 @@ from fishing2sim.strategy.observation import (
 
 
 @helper
-def trick_n(obs):
-    """Cards in the current trick (a face-down exchanged card included)."""
-    return _count(obs, O_TRICK_N, MAX_TRICK)
-
-
-@helper("int64(int64[::1], int64)")
-def trick_card(obs, i):
-    """The card at trick position i (FACE_DOWN for a face-down card)."""
-    return _slot(obs, O_TRICK_CARD, i, MAX_TRICK)
-
-
-@helper("int64(int64[::1], int64)")
-def trick_player(obs, i):
-    return _slot(obs, O_TRICK_PLAYER, i, MAX_TRICK)
-
-
-@helper
 def to_play(obs):
     """While choosing a card to play: how many players play after the deciding seat."""
     return players(obs) - trick_n(obs) - 1
-
-
-@helper
-def n_cards(obs):
-    return _count(obs, O_N_CARDS, MAX_CARDS)
 
 
 @helper

@@ -8,7 +8,7 @@ from fishing2sim.engine.constants import (  # noqa: F401  (re-exported for strat
     E_CATCH_1_OTHER, E_DETERMINE_TRUMP, E_DRAW_1_CARD, E_EXCHANGE_1_CARD, E_NONE, E_PLUS_3,
     FACE_DOWN, FACE_DOWN_OPTION, K_BLOWFISH, K_BUOY, K_COLOUR, K_GREEN, MAX_CARDS,
     O_BOAT_N, O_CARD_COLOUR, O_CARD_EFFECT, O_CARD_KIND, O_CARD_SUIT, O_CARD_VALUE,
-    O_FISHER_N, O_HAND, O_HAND_N, O_KIND, O_LEADER, O_LED, O_LOWEST_WINS, O_N_OPTIONS,
+    O_FISHER_N, O_HAND, O_HAND_N, O_KIND, O_LEADER, O_LED, O_LOWEST_WINS, O_N_CARDS, O_N_OPTIONS,
     O_N_PLAYED, O_N_ROUNDS, O_OCEAN_N, O_OPTIONS, O_PLAYED, O_PLAYED_BY, O_PLAYERS, O_POINTS,
     O_ROUND, O_RULESET, O_SEAT, O_SUBJECT, O_TRICK_CARD, O_TRICK_IN, O_TRICK_N, O_TRICK_NO,
     O_TRICK_PLAYER, O_TRUMP, OPT_BLUE, OPT_DARK, OPT_END, OPT_FACE_DOWN, OPT_GREEN,
@@ -187,6 +187,28 @@ def hand_size(obs):
 @helper("int64(int64[::1], int64)")
 def hand_card(obs, i):
     return _slot(obs, O_HAND, i, MAX_HAND)
+
+
+@helper
+def trick_n(obs):
+    """Cards in the current trick (a face-down exchanged card included)."""
+    return _count(obs, O_TRICK_N, MAX_TRICK)
+
+
+@helper("int64(int64[::1], int64)")
+def trick_card(obs, i):
+    """The card at trick position i (FACE_DOWN for a face-down card)."""
+    return _slot(obs, O_TRICK_CARD, i, MAX_TRICK)
+
+
+@helper("int64(int64[::1], int64)")
+def trick_player(obs, i):
+    return _slot(obs, O_TRICK_PLAYER, i, MAX_TRICK)
+
+
+@helper
+def n_cards(obs):
+    return _count(obs, O_N_CARDS, MAX_CARDS)
 
 
 @helper
