@@ -62,6 +62,18 @@ def led_with(obs, card):
     return led
 
 
+@helper
+def _judged(obs, card):
+    """What the engine's judge (engine/judge.py) reads after ``obs``, for the trick with
+    ``card`` played now (card < 0: the trick as it is): the trick's cards and their count,
+    the card, the kind, value and suit columns, the led suit, then lowest-wins and whether
+    the later of equal values is higher (``highest_index`` and ``would_win`` take all nine,
+    ``weakest_index`` the first seven)."""
+    return (O_TRICK_CARD, trick_n(obs), card if card < MAX_CARDS else -1, O_CARD_KIND,
+            O_CARD_VALUE, _suit_base(obs, obs[O_TRUMP]), led_with(obs, card),
+            obs[O_LOWEST_WINS], 1 if obs[O_RULESET] != RS_FISHING else 0)
+
+
 @helper("int64(int64[::1], int64)")
 def highest_with(obs, card):
     """A6: trick index of the highest card if ``card`` were played now (it would sit at
@@ -69,19 +81,16 @@ def highest_with(obs, card):
     Original Fishing (B4): the lowest under lowest-wins; -1 when nobody has played the suit
     named by determine-colour or a trump (its namer would catch). The engine's own judge
     (engine/judge.py) decides."""
-    return highest_index(obs, O_TRICK_CARD, trick_n(obs), card if card < MAX_CARDS else -1,
-                         O_CARD_KIND, O_CARD_VALUE, _suit_base(obs, obs[O_TRUMP]),
-                         led_with(obs, card), obs[O_LOWEST_WINS],
-                         1 if obs[O_RULESET] != RS_FISHING else 0)
+    j = _judged(obs, card)
+    return highest_index(obs, j[0], j[1], j[2], j[3], j[4], j[5], j[6], j[7], j[8])
 
 
 @helper("int64(int64[::1], int64)")
 def weakest_with(obs, card):
     """A7: trick index of the weakest card if ``card`` were played now (-1: none); the
     engine's own judge (engine/judge.py) decides."""
-    return weakest_index(obs, O_TRICK_CARD, trick_n(obs), card if card < MAX_CARDS else -1,
-                         O_CARD_KIND, O_CARD_VALUE, _suit_base(obs, obs[O_TRUMP]),
-                         led_with(obs, card))
+    j = _judged(obs, card)
+    return weakest_index(obs, j[0], j[1], j[2], j[3], j[4], j[5], j[6])
 
 
 @helper("boolean(int64[::1], int64)")
@@ -89,10 +98,8 @@ def wins_now(obs, card):
     """Playing ``card`` now makes it the trick's highest card (so far): the same answer
     as ``highest_with(obs, card) == trick_n(obs)``, from the engine's judge in one pass
     that stops at the first card that beats it."""
-    return would_win(obs, O_TRICK_CARD, trick_n(obs), card if card < MAX_CARDS else -1,
-                     O_CARD_KIND, O_CARD_VALUE, _suit_base(obs, obs[O_TRUMP]),
-                     led_with(obs, card), obs[O_LOWEST_WINS],
-                     1 if obs[O_RULESET] != RS_FISHING else 0)
+    j = _judged(obs, card)
+    return would_win(obs, j[0], j[1], j[2], j[3], j[4], j[5], j[6], j[7], j[8])
 
 
 @helper("boolean(int64[::1], int64)")
