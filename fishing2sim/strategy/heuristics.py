@@ -13,7 +13,7 @@ from fishing2sim.engine.judge import highest_index, weakest_index, would_win
 from fishing2sim.strategy.contract import decision, helper
 from fishing2sim.strategy.observation import (
     DARK, LIGHT, _count, _shade_code, _slot, _suit_base, colour, effect, hand_size, kind,
-    n_cards, n_options, option, option_suit, players, points, suit, trick_n,
+    n_cards, n_options, option, option_suit, players, points, suit, suit_under, trick_n,
 )
 
 # ---- helpers for heuristic bots: reading the trick, judging cards -----------------------
@@ -366,6 +366,23 @@ def weakest_option(obs):
         if p < best_p:
             best, best_p = c, p
     return best
+
+
+@helper("int64(int64[::1], int64, boolean, int64, int64)")
+def trumps_left_next(obs, card, flips, t_now, t_flip):
+    """With a shade active: the hand's other cards that are trump in the next trick once
+    ``card`` is played, from the hand's trumps under the active shade (``t_now``) and under
+    the other one (``t_flip``). The shade flips when ``flips`` (a green card in the trick,
+    or ``card`` green; a determine-trump buoy is ignored); ``card`` itself does not count."""
+    if flips:
+        nxt = C_DARK if obs[O_TRUMP] == C_LIGHT else C_LIGHT
+        k = t_flip
+    else:
+        nxt = obs[O_TRUMP]
+        k = t_now
+    if suit_under(obs, card, nxt) == SUIT_TRUMP:
+        k -= 1
+    return k
 
 
 @helper("int64(int64[::1], int64)")
