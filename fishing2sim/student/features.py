@@ -40,7 +40,7 @@ from fishing2sim.student.tables import (
 )
 from fishing2sim.strategy.kit import (
     colour, effect, future_power, keep_value, kind, leader_gap, power, suit, suit_under,
-    value, weakest_now, wins_now,
+    trumps_left_next, value, weakest_now, wins_now,
 )
 
 from fishing2sim.student.layout import (
@@ -290,16 +290,8 @@ def option_score(obs, o, ctx, w, base, out, store, table, places, nz):
             if trump and obs[O_LED] != SUIT_NONE and obs[O_LED] != SUIT_TRUMP:
                 sc += _put(out, w, base, 35, 1.0, store, nz)
             if n > 1 and obs[O_TRUMP] != C_NONE:
-                # the rest of the hand that is trump in the next trick: a green in the
-                # trick flips the shade (a determine-trump buoy is ignored)
-                if green_in_trick or k == K_GREEN:
-                    nxt = nxt_flip
-                    kk = t_flip
-                else:
-                    nxt = obs[O_TRUMP]
-                    kk = t_now
-                if suit_under(obs, o, nxt) == SUIT_TRUMP:
-                    kk -= 1
+                # the rest of the hand that is trump in the next trick
+                kk = trumps_left_next(obs, o, green_in_trick or k == K_GREEN, t_now, t_flip)
                 sc += _put(out, w, base, 36, kk / (n - 1), store, nz)
     elif OPT_FACE_DOWN <= o < OPT_FACE_DOWN + MAX_TRICK:
         sc += _put(out, w, base, F_FACE_DOWN, 1.0, store, nz)
