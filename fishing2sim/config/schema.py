@@ -82,11 +82,17 @@ def player_count(p):
     return int(p)
 
 
+def stripped(v, expected: str) -> str:
+    """``v`` stripped, a string with more than white space in it; else the problem
+    "expected <expected>, got ..."."""
+    if not isinstance(v, str) or not v.strip():
+        raise problem(f"expected {expected}, {got(v)}")
+    return v.strip()
+
+
 def strategy_spec(v):
     """A seat's strategy: a name in strategies/ or a .py file (stripped)."""
-    if not isinstance(v, str) or not v.strip():
-        raise problem(f"expected a strategy name or a .py file path, {got(v)}")
-    return v.strip()
+    return stripped(v, "a strategy name or a .py file path")
 
 
 def ruleset_name(v):
@@ -285,9 +291,7 @@ def _count(k):
 
 
 def _card_name(v):
-    if not isinstance(v, str) or not v.strip():
-        raise problem(f"expected a non-empty card name, {got(v)}")
-    return v.strip()
+    return stripped(v, "a non-empty card name")
 
 
 def _cell(key):
@@ -382,9 +386,7 @@ def _rating(v):
 
 
 def _level_name(v):
-    if not isinstance(v, str) or not v.strip():
-        raise problem(f"expected a level's name (text), {got(v)}")
-    return v.strip()
+    return stripped(v, "a level's name (text)")
 
 
 class LevelSpec(FileSchema):
