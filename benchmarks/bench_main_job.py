@@ -15,22 +15,14 @@ cores the wall time is about CPU / 2 plus the report).
 """
 from __future__ import annotations
 
-import argparse
-import os
-import resource
 import shutil
 import sys
-import tempfile
-import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
 
-
-def _cpu() -> float:
-    """CPU seconds of this process and its finished children (the workers)."""
-    me, kids = (resource.getrusage(w) for w in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN))
-    return me.ru_utime + me.ru_stime + kids.ru_utime + kids.ru_stime
+from benchmarks.bench_panel import timed_run  # noqa: E402  (the run and its times)
 
 
 METRICS = (("stakes_half_low_points", "perfect chooser, at least (points)", 1.0),
@@ -42,21 +34,9 @@ METRICS = (("stakes_half_low_points", "perfect chooser, at least (points)", 1.0)
 
 
 def main() -> int:
-    ap = argparse.ArgumentParser()
-    ap.add_argument("experiment", nargs="?", default=str(ROOT / "experiments" / "trump.yaml"))
-    ap.add_argument("--workers", type=int, default=2)
-    ap.add_argument("--keep", default=None, help="keep the report in this folder")
-    args = ap.parse_args()
-    from fishing2sim.study import run
-
-    out = Path(args.keep) if args.keep else Path(tempfile.mkdtemp(prefix="bench-main-"))
-    load0 = os.getloadavg()
-    t0, c0 = time.perf_counter(), _cpu()
-    res = run(args.experiment, workers=args.workers, progress=False,
-              overrides={"output": str(out)})
-    wall, cpu = time.perf_counter() - t0, _cpu() - c0
-    load1 = os.getloadavg()
-    games = res.meta.get("games_played_now", res.meta.get("games"))
+    t = timed_run(ROOT / "experiments" / "trump.yaml", "bench-main-")
+    args, res, wall, cpu, load0, load1, games, out = (
+        t.args, t.res, t.wall, t.cpu, t.load0, t.load1, t.games, t.out)
     print(f"{Path(args.experiment).name}: {wall:.0f} s wall, {args.workers} workers, "
           f"{games:,} games; load average {load0[0]:.2f} before, {load1[0]:.2f} after")
     print(f"CPU time {cpu:.0f} s (this process and its workers): on {args.workers} free "

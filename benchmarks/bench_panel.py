@@ -20,6 +20,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from types import SimpleNamespace
 
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -32,15 +33,20 @@ def _cpu() -> float:
     return me.ru_utime + me.ru_stime + kids.ru_utime + kids.ru_stime
 
 
-def main() -> int:
+def timed_run(default: Path, prefix: str) -> SimpleNamespace:
+    """What this benchmark and bench_main_job.py share: the command line (an experiment
+    file, default ``default``; --workers, 2; --keep DIR), the run into a new temporary
+    folder whose name starts with ``prefix`` (or into DIR), its wall and CPU time and the
+    load average before and after. Returns args, res (the results), wall and cpu (s), load0
+    and load1, games, out."""
     ap = argparse.ArgumentParser()
-    ap.add_argument("experiment", nargs="?", default=str(ROOT / "experiments" / "card_counts.yaml"))
+    ap.add_argument("experiment", nargs="?", default=str(default))
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--keep", default=None, help="keep the report in this folder")
     args = ap.parse_args()
     from fishing2sim.study import run
 
-    out = Path(args.keep) if args.keep else Path(tempfile.mkdtemp(prefix="bench-panel-"))
+    out = Path(args.keep) if args.keep else Path(tempfile.mkdtemp(prefix=prefix))
     load0 = os.getloadavg()
     t0 = time.perf_counter()
     c0 = _cpu()
@@ -48,13 +54,20 @@ def main() -> int:
               overrides={"output": str(out)})
     wall = time.perf_counter() - t0
     cpu = _cpu() - c0
-    load1 = os.getloadavg()
+    return SimpleNamespace(args=args, res=res, wall=wall, cpu=cpu, load0=load0,
+                           load1=os.getloadavg(), out=out,
+                           games=res.meta.get("games_played_now", res.meta.get("games")))
+
+
+def main() -> int:
+    t = timed_run(ROOT / "experiments" / "card_counts.yaml", "bench-panel-")
+    args, res, wall, cpu, load0, load1, games, out = (
+        t.args, t.res, t.wall, t.cpu, t.load0, t.load1, t.games, t.out)
     exp = res.exp if hasattr(res, "exp") else None
     tables = res.tables
     ovf = tables["overfishing"]
     ovf = ovf[(ovf["metric"] == "overfished_share") & ovf["round"].isna()]
     con = tables.get("contrasts")
-    games = res.meta.get("games_played_now", res.meta.get("games"))
     print(f"{Path(args.experiment).name}: {wall / 60:.1f} min wall, {args.workers} workers, "
           f"{games:,} games; load average {load0[0]:.2f} before, {load1[0]:.2f} after")
     print(f"CPU time {cpu / 60:.1f} min (this process and its workers): on {args.workers} "
