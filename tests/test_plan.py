@@ -4,8 +4,6 @@ the refusals."""
 from __future__ import annotations
 
 import os
-import textwrap
-from pathlib import Path
 
 import pandas as pd
 import pytest
@@ -15,6 +13,7 @@ from fishing2sim import plan as planning
 from fishing2sim.cli import main
 from fishing2sim.config.experiment import load_experiment
 from fishing2sim.study import run
+from conftest import write_experiment as write
 from tests.cli_run import fishing2sim, message_lines
 
 PANEL = """
@@ -32,13 +31,6 @@ PANEL = """
         - {value: {remove: [blue 26, yellow 26]}, label: without blue 26 and yellow 26}
     analyses: [overfishing, depletion]
 """
-
-
-def write(folder: Path, name: str, body: str) -> Path:
-    folder.mkdir(parents=True, exist_ok=True)
-    path = folder / f"{name}.yaml"
-    path.write_text(f"name: {name}\noutput: {folder / 'reports'}\n" + textwrap.dedent(body))
-    return path
 
 
 def test_the_planned_widths_are_the_runs_own_within_a_third(tmp_path):
