@@ -41,8 +41,8 @@ def _own_widths(tables: dict, exp) -> dict:
         df = tables.get(table)
         if df is None or not hasattr(df, "columns") or lo not in df.columns:
             continue
-        for _, r in planning._rows(df, metric).iterrows():
-            c = planning._condition_of(r, exp)
+        for _, r in planning.headline_rows(df, metric).iterrows():
+            c = planning.condition_of(r, exp)
             if c is None:
                 continue
             row_unit = unit or str(r.get("unit", ""))

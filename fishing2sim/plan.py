@@ -228,7 +228,9 @@ def _warm(pilot, conds) -> float:
     return time.perf_counter() - t0
 
 
-def _rows(df, metric):
+def headline_rows(df, metric):
+    """The rows of a figure's table that hold ``metric`` (None: every row), the whole game's
+    (not a round's)."""
     if metric is not None:
         if "metric" not in df.columns:
             return df.iloc[0:0]
@@ -247,8 +249,8 @@ def _widths(pilot, exp, tables: dict) -> list:
         df = tables.get(table)
         if df is None or not hasattr(df, "columns") or lo not in df.columns:
             continue
-        for _, r in _rows(df, metric).iterrows():
-            c = _condition_of(r, exp)
+        for _, r in headline_rows(df, metric).iterrows():
+            c = condition_of(r, exp)
             if c is None:
                 continue
             row_unit = unit or str(r.get("unit", ""))
@@ -266,7 +268,9 @@ def _widths(pilot, exp, tables: dict) -> list:
     return out
 
 
-def _condition_of(r, exp) -> int | None:
+def condition_of(r, exp) -> int | None:
+    """The index of the condition of ``exp`` a table row speaks of (a skill panel's row: its
+    level's edited condition at that player count); None for none."""
     if "condition" in r.index:
         c = int(r["condition"])
     elif "level" in r.index and "players" in r.index and "contrast" in r.index:
