@@ -31,7 +31,9 @@ from fishing2sim.engine.constants import (
     OPT_FACE_DOWN, OPT_LIGHT, OPT_SUIT, OPT_END, MAX_TRICK, RS_FISHING, SUIT_NONE,
     SUIT_TRUMP, D_PLAY,
 )
-from fishing2sim.student.simd import v8_fma, v8_load, v8_store
+from fishing2sim.student.simd import (
+    v8_fma, v8_load, v8_relu_dot, v8_store, v8_sum4, v8_zero,
+)
 from fishing2sim.student.tables import (
     N_SUIT_SLOTS, T_BOSSES, T_BOSSES_ALL, T_LEAD_FISH, T_LEAD_TRUMPS, T_Q, T_TRUMPS_LATER,
     TABLE_SIZE, W_LATER_MAYBE, W_LATER_SURE, W_UNKNOWN, _above, _data_f64, _fill_above, _in,
@@ -75,9 +77,10 @@ def reads_places(w, b, hidden):
     for j in range(N_FEATURES - 1, F_PLACES - 1, -1):  # the lead features first
         used = w[base + j] != 0.0
         r = N_WEIGHTS + j * hidden
-        for k in range(hidden):
-            if w[r + k] != 0.0:
-                used = True
+        k = 0
+        while not used and k < hidden:  # (the first weight that is not 0 answers)
+            used = w[r + k] != 0.0
+            k += 1
         if used:
             return 2 if j >= F_LEAD else 1
     return 0
@@ -406,11 +409,16 @@ def _hidden_score(x, nz, w, b, hidden, z):
     bits of nz (N_MASK words; the others are not read) (z: scratch of ``hidden``); w is
     read through its data pointer (every offset below is inside n_params(hidden)). The
     sums W1' x + c are built 32 units at a time in registers (a sum kept in memory waits
-    for its own store at every feature), then the rest one by one."""
+    for its own store at every feature), then the rest one by one. A width that is a
+    multiple of 32 (the shipped model's) goes through ReLU and output row in registers
+    too, adding in the order the loop below (compiled with fastmath) adds: the same score
+    to the last bit."""
     w = _data_f64(w)
     w1 = N_WEIGHTS
     c0 = w1 + N_FEATURES * hidden + b * hidden
     u0 = w1 + N_FEATURES * hidden + N_BLOCKS * hidden + b * hidden
+    if hidden % 32 == 0:
+        return _hidden_score_32(x, nz, w, hidden, c0, u0)
     k0 = 0
     while k0 + 32 <= hidden:
         a0 = v8_load(w, c0 + k0)
@@ -450,6 +458,39 @@ def _hidden_score(x, nz, w, b, hidden, z):
         if z[k] > 0.0:
             s += w[u0 + k] * z[k]
     return s
+
+
+@njit(inline="always", _nrt=False)
+def _hidden_score_32(x, nz, w, hidden, c0, u0):
+    """_hidden_score for a width that is a multiple of 32 (w: the data pointer): the sums
+    of each 32 units kept in four vector registers from c to the last feature, then their
+    ReLU times the output row added into four more, reduced as LLVM's vectorised loop
+    reduced them."""
+    p0 = v8_zero()
+    p1 = v8_zero()
+    p2 = v8_zero()
+    p3 = v8_zero()
+    for k0 in range(0, hidden, 32):
+        a0 = v8_load(w, c0 + k0)
+        a1 = v8_load(w, c0 + k0 + 8)
+        a2 = v8_load(w, c0 + k0 + 16)
+        a3 = v8_load(w, c0 + k0 + 24)
+        for q in range(N_MASK):
+            m = nz[q]
+            while m != np.uint64(0):
+                j = 64 * q + trailing_zeros(m)
+                xj = x[j]
+                r = N_WEIGHTS + j * hidden + k0
+                a0 = v8_fma(a0, xj, w, r)
+                a1 = v8_fma(a1, xj, w, r + 8)
+                a2 = v8_fma(a2, xj, w, r + 16)
+                a3 = v8_fma(a3, xj, w, r + 24)
+                m &= m - np.uint64(1)
+        p0 = v8_relu_dot(p0, a0, w, u0 + k0)
+        p1 = v8_relu_dot(p1, a1, w, u0 + k0 + 8)
+        p2 = v8_relu_dot(p2, a2, w, u0 + k0 + 16)
+        p3 = v8_relu_dot(p3, a3, w, u0 + k0 + 24)
+    return v8_sum4(p0, p1, p2, p3)
 
 
 @njit(cache=True, _nrt=False)

@@ -2,7 +2,8 @@
 layer (features.py, _hidden_score): a numba type whose value is an LLVM vector <8 x double>, and three
 operations on it through raw pointers. A loop that carries such a value keeps it in a
 register from one feature to the next; a sum kept in a buffer instead waits at every
-feature for its own store to come back. On a machine without 512-bit registers LLVM
+feature for its own store to come back; the ReLU and the output row read the sums from
+those registers too (v8_relu_dot, v8_sum4). On a machine without 512-bit registers LLVM
 splits the vector in two or four. And 64 cards' entries of an observation column compared
 with a number at once, the matches as one word's bits (mask64_eq, mask64_ge: the unseen
 cards' masks of tables.py)."""
@@ -77,6 +78,56 @@ def v8_store(typingctx, p, offset, a):
         builder.store(args[2], _at(builder, args[0], args[1]), align=8)
         return context.get_dummy_value()
     return types.none(p, offset, a), codegen
+
+
+@intrinsic
+def v8_zero(typingctx):
+    """Eight zeroes."""
+    def codegen(context, builder, signature, args):
+        return ir.Constant(_V8, None)
+    return vec8(), codegen
+
+
+@intrinsic
+def v8_relu_dot(typingctx, acc, a, p, offset):
+    """acc + max(a, 0) * p[offset : offset + 8], each lane one fused multiply-add (a lane
+    of a at or below 0 adds nothing): the hidden layer's ReLU and output row straight from
+    its sums in registers."""
+    if not (acc == vec8 and a == vec8 and _is_f64_pointer(p)
+            and isinstance(offset, types.Integer)):
+        return None
+
+    def codegen(context, builder, signature, args):
+        u = builder.load(_at(builder, args[2], args[3]), align=8)
+        zero = ir.Constant(_V8, None)
+        z = builder.select(builder.fcmp_ordered(">", args[1], zero), args[1], zero)
+        fma = cgutils.get_or_insert_function(
+            builder.module, ir.FunctionType(_V8, [_V8, _V8, _V8]), "llvm.fma.v8f64")
+        return builder.call(fma, [z, u, args[0]])
+    return vec8(acc, a, p, offset), codegen
+
+
+@intrinsic
+def v8_sum4(typingctx, a0, a1, a2, a3):
+    """The sum of the 32 lanes of a0 .. a3 in the order LLVM's vectorised loop over 32
+    sums added them (the loop the hidden layer's ReLU was, compiled with fastmath):
+    (a0 + a1) + (a2 + a3), then lane i + lane i + 4, lane i + lane i + 2, lane 0 + lane 1;
+    the same sum to the last bit, so the same scores."""
+    if not (a0 == vec8 and a1 == vec8 and a2 == vec8 and a3 == vec8):
+        return None
+
+    def codegen(context, builder, signature, args):
+        i32 = ir.IntType(32)
+
+        def half(v, start, n):
+            at = ir.Constant(ir.VectorType(i32, n), [start + i for i in range(n)])
+            return builder.shuffle_vector(v, v, at)
+        t = builder.fadd(builder.fadd(args[0], args[1]), builder.fadd(args[2], args[3]))
+        t = builder.fadd(half(t, 0, 4), half(t, 4, 4))
+        t = builder.fadd(half(t, 0, 2), half(t, 2, 2))
+        return builder.fadd(builder.extract_element(t, ir.Constant(i32, 0)),
+                            builder.extract_element(t, ir.Constant(i32, 1)))
+    return types.float64(a0, a1, a2, a3), codegen
 
 
 # ---- 64 cards at a time: a per-card column of the observation compared with a number ----
