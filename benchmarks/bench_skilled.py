@@ -5,12 +5,26 @@ and strength against the targets' fields, with 95% CIs.
     python benchmarks/bench_skilled.py --only speed
     python benchmarks/bench_skilled.py --only five --five-vs research/bots/skilled_overfishing_tuned.py --five-deals 2000
     python benchmarks/bench_skilled.py --deals 1000 --pimc-deals 200 --workers 1
+    python benchmarks/bench_skilled.py --only speed --against /tmp/base   # beside another tree
 
 Speed: one process, one numba thread; games/s of 4 players (Fishing 2) with the bot in every
 seat for the bot (--bot, `skilled` by default) and `weights` (median of --repeats runs of
 --games games), and of one
 `pimc` seat against three `weights` (a game with four pimc seats would cost four times as
 much), all in this one run.
+
+Speed beside another tree (--against PATH: a checkout or a git worktree of another commit,
+e.g. ``git worktree add /tmp/base ef0695e``): each tree plays in its own fresh processes,
+that tree's code, bots and model (benchmarks/same_output.py's environment: PYTHONPATH = the
+tree, the editable install's finders taken out), the two alternating (ABBA), --repeats
+processes each; a process loads the compiled code, warms up, and times --games games of
+the bot in every seat and of `weights` in every seat (the engine with a cheap bot, a
+control), by CPU time (the machine's other load moves it less than the clock) and by the
+clock. Printed: each tree's median games per CPU second, the median of the repeats' ratios
+(this tree / PATH) with their range, and whether the two trees played the same games: a
+digest of every timed batch's results, and of 300 games of the bot in every seat at 3, 4
+and 5 players of Fishing 2 and 4 of the original Fishing (a change that keeps every
+decision keeps them all). The pimc row is not timed.
 
 Strength (4 players, Fishing 2, the same deals for every row; a deal's rotations are one
 observation of the CI, as benchmarks/bench_search.py counts them):
@@ -32,16 +46,23 @@ seat (and `weights_tuned`, the earlier skilled seat), Wilson 95% CIs.
 from __future__ import annotations
 
 import argparse
+import json
 import math
 import os
 import statistics
+import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
 import numpy as np
 
-from fishing2sim.run.processes import pool_map
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
+
+from benchmarks.same_output import CHECK_BOTS, tree_env  # noqa: E402
+from fishing2sim.run.processes import pool_map  # noqa: E402
 
 FIELD = ["greedy", "counter", "buoy_savvy", "weights_tuned"]
 
@@ -160,6 +181,112 @@ def speed(games: int, repeats: int, pimc_games: int, bot: str = "skilled") -> li
     return rows
 
 
+# a process of a tree (--against), one JSON line: "time": per lineup the games/s by CPU
+# time and by the clock and a digest of the games' results; "games": the digest of the bot's
+# games in every seat of each (ruleset, players) of SAME_GAMES
+TIMED = """\
+import hashlib, json, sys, time
+from fishing2sim.api import run_games
+mode, lineups, games, seed = json.loads(sys.argv[1])
+
+
+def digest(res):
+    h = hashlib.sha256()
+    for key in ("int", "points", "round_points", "ocean", "trump"):
+        h.update(res[key].tobytes())
+    return h.hexdigest()[:16]
+
+
+out = []
+if mode == "games":  # lineups: [bot, [[ruleset, players], ...]]
+    for ruleset, players in lineups[1]:
+        out.append(digest(run_games(games, players, seed=seed, ruleset=ruleset,
+                                    strategies=[lineups[0]] * players)))
+    lineups = []
+for lineup in lineups:
+    run_games(2, 4, seed=1, strategies=lineup)  # compile or load, and warm up
+    c, t = time.process_time(), time.perf_counter()
+    res = run_games(games, 4, seed=seed, strategies=lineup)
+    c, t = time.process_time() - c, time.perf_counter() - t
+    out.append([games / c, games / t, digest(res)])
+print(json.dumps(out))
+"""
+SAME_GAMES = [("fishing2", 3), ("fishing2", 4), ("fishing2", 5), ("fishing", 4)]
+
+
+def _in_tree(tree: Path, shim: Path, code: str, *args: str) -> str:
+    """Run ``code`` in a fresh process of ``tree`` (its own fishing2sim and bots) on one
+    numba thread; its stdout. A failure stops the benchmark with the child's last line."""
+    env = dict(tree_env(tree, shim), NUMBA_NUM_THREADS="1")
+    r = subprocess.run([sys.executable, "-c", code, *args], cwd=tree, env=env,
+                       capture_output=True, text=True)
+    if r.returncode != 0:
+        last = (r.stderr.strip().splitlines() or ["no message"])[-1]
+        raise SystemExit(f"bench_skilled: {tree}: {last}")
+    return r.stdout
+
+
+def _commit(tree: Path) -> str:
+    r = subprocess.run(["git", "-C", str(tree), "rev-parse", "--short", "HEAD"],
+                       capture_output=True, text=True)
+    return r.stdout.strip() or "?"
+
+
+def speed_against(other: Path, games: int, repeats: int, bot: str = "skilled",
+                  check_games: int = 300) -> dict:
+    """Each tree timed in its own fresh processes, alternating ABBA (see the module doc):
+    {"rows": [(lineup, this tree's median games/s, other's, median ratio, lowest, highest,
+    the same ratio by the clock)], "same": whether both trees played the same games (every
+    timed batch, and ``check_games`` of the bot in every seat of each of SAME_GAMES)}."""
+    if Path(bot).is_file():  # a strategy file: the same file for both trees
+        bot = str(Path(bot).resolve())
+    lineups = [[bot] * 4, ["weights"] * 4]
+    trees = [REPO, other.resolve()]
+    runs = {t: [] for t in trees}
+    digests = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        shim = Path(tmp)
+        for t in trees:
+            found = _in_tree(t, shim, CHECK_BOTS).split()
+            if len(found) != 2 or not all(f.startswith(str(t)) for f in found):
+                raise SystemExit(f"bench_skilled: a process of {t} runs the package and bots "
+                                 f"{found}, not its own")
+            digests[t] = json.loads(_in_tree(t, shim, TIMED, json.dumps(
+                ["games", [bot, SAME_GAMES], check_games, 7])))  # (compiles its cache)
+        for r in range(repeats):
+            for t in (trees if r % 2 == 0 else trees[::-1]):
+                runs[t].append(json.loads(_in_tree(t, shim, TIMED, json.dumps(
+                    ["time", lineups, games, 100 + r]))))
+    rows = []
+    for i, lineup in enumerate(lineups):
+        new, old = ([x[i] for x in runs[t]] for t in trees)
+        ratios = [a[0] / b[0] for a, b in zip(new, old)]
+        clock = statistics.median(a[1] / b[1] for a, b in zip(new, old))
+        rows.append((Path(lineup[0]).stem, statistics.median(x[0] for x in new),
+                     statistics.median(x[0] for x in old), statistics.median(ratios),
+                     min(ratios), max(ratios), clock))
+    same = digests[trees[0]] == digests[trees[1]] and all(
+        a[i][2] == b[i][2] for a, b in zip(*runs.values()) for i in range(len(lineups)))
+    return {"rows": rows, "same": same}
+
+
+def _print_against(result: dict, other: Path, games: int, repeats: int,
+                   check_games: int = 300) -> None:
+    base = _commit(other)
+    print(f"Speed beside {other} ({base}), 4 players, Fishing 2, one core: games per CPU "
+          f"second, medians of {repeats} fresh processes a tree, the trees alternating, "
+          f"{games} games a process:\n")
+    print(f"| every seat | this tree ({_commit(REPO)}) | {other.name} ({base}) | ratio (median "
+          "of the pairs) | lowest – highest pair | ratio by the clock |")
+    print("|---|---|---|---|---|---|")
+    for name, new, old, ratio, lo, hi, clock in result["rows"]:
+        print(f"| `{name}` | {new:,.0f} | {old:,.0f} | x{ratio:.2f} | x{lo:.2f} – x{hi:.2f} "
+              f"| x{clock:.2f} |")
+    where = ", ".join(f"{rs} {p}" for rs, p in SAME_GAMES)
+    print(f"\nThe same games in both trees (every timed batch, and {check_games} games of "
+          f"each of {where} players): {'yes' if result['same'] else 'NO'}\n", flush=True)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--only", choices=["speed", "strength", "overfishing", "five", "all"],
@@ -176,6 +303,9 @@ def main() -> None:
     ap.add_argument("--workers", type=int, default=1)
     ap.add_argument("--seed", type=int, default=20261201)
     ap.add_argument("--bot", default="skilled")
+    ap.add_argument("--against", type=Path, metavar="PATH",
+                    help="time the speed part beside the checkout PATH (e.g. a git worktree "
+                         "of another commit), each tree in its own processes")
     ap.add_argument("--skip-search", action="store_true", help="no row with a search bot")
     ap.add_argument("--skip-rollouts", action="store_true",
                     help="no `pimc_skilled` vs `pimc` row (it does not depend on --bot)")
@@ -194,7 +324,13 @@ def main() -> None:
             load_strategy(getattr(a, key))
         except StrategyError as exc:
             ap.error(f"--{key.replace('_', '-')}: {exc}")
-    if a.only in ("speed", "all"):
+    if a.against is not None and not (a.against / "fishing2sim" / "api.py").is_file():
+        ap.error(f"--against: {a.against} is no fishing2sim checkout "
+                 "(no fishing2sim/api.py there)")
+    if a.against is not None and a.only in ("speed", "all"):
+        _print_against(speed_against(a.against, a.games, a.repeats, a.bot), a.against,
+                       a.games, a.repeats)
+    elif a.only in ("speed", "all"):
         rows = speed(a.games, a.repeats, max(20, a.games // 500), a.bot)
         print("Speed, 4 players, Fishing 2, one core (median games/s):\n")
         print("| lineup | games/s | games |")
