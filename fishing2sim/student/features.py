@@ -176,6 +176,13 @@ def _context(obs):
 
 @njit(cache=True, _nrt=False)
 def option_score(obs, o, ctx, w, base, out, store, table, places, nz):
+    """_option_score, compiled once (the linear student, features_batch and research/'s
+    callers); the student's decision (_best_net) inlines it."""
+    return _option_score(obs, o, ctx, w, base, out, store, table, places, nz)
+
+
+@njit(inline="always", _nrt=False)
+def _option_score(obs, o, ctx, w, base, out, store, table, places, nz):
     """The score w[base:] . features of option ``o`` (``store`` 1: the features written
     also go to out[0:N_FEATURES], and each nonzero one sets its bit of the mask nz
     (N_MASK words): a caller that reads all of out zeroes it first, one that reads only
@@ -509,8 +516,10 @@ def _best_net(obs, w, ctx, b, hidden):
     for i in range(n_opt):
         for q in range(N_MASK):
             nz[q] = np.uint64(0)
-        s = option_score(obs, obs[O_OPTIONS + i], ctx, w, base, x, np.int64(1), table, places,
-                         nz)
+        # (inlined: a call passes the context and both arrays field by field, and the
+        # inlined body sees store and the mask's words as the loop's own)
+        s = _option_score(obs, obs[O_OPTIONS + i], ctx, w, base, x, np.int64(1), table,
+                          places, nz)
         s += _hidden_score(x, nz, w, b, hidden, z)
         if s > best_s:
             best, best_s = i, s
