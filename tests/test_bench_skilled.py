@@ -52,7 +52,9 @@ def test_a_strong_bot_takes_more_than_its_even_share_at_five_players():
 @pytest.mark.parametrize("args,word", [(["--five-deals", "1"], "--five-deals must be at least 2"),
                                        (["--workers", "0"], "--workers must be at least 1"),
                                        (["--five-vs", "gredy"], "--five-vs: unknown strategy 'gredy'"),
-                                       (["--bot", "nope.py"], "--bot: ")])
+                                       (["--bot", "nope.py"], "--bot: "),
+                                       (["--against", "no/such/tree"],
+                                        "--against: no/such/tree is no fishing2sim checkout")])
 def test_a_bad_count_is_refused_with_exit_2(args, word):
     r = subprocess.run([sys.executable, str(REPO / "benchmarks" / "bench_skilled.py"),
                         "--only", "five", *args], capture_output=True, text=True)
