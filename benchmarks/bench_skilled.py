@@ -106,20 +106,20 @@ def play_block(kind: str, a: str, b: str, seed: int, start: int, n: int) -> dict
 
     players = _players(kind)
     shares = np.zeros(n)
-    stats = np.zeros(3, np.int64)
+    stats = 0  # + run_games' search counters (searched decisions first), whatever their number
     t = time.process_time()
     if kind == "one" and b == "field":  # the lineup changes with the deal: one game a call
         for d in range(start, start + n):
             for lineup, seats in _lineups(kind, a, b, d):
                 res = run_games(1, 4, seed=seed, start=d, strategies=lineup)
                 _credit(res, seats, shares, d - start, G_WINNERS)
-                stats += res["search"]
+                stats = stats + res["search"]
     else:
         for lineup, seats in _lineups(kind, a, b, start):
             res = run_games(n, players, seed=seed, start=start, strategies=lineup)
             for j in range(n):
                 _credit(res, seats, shares, j, G_WINNERS, j)
-            stats += res["search"]
+            stats = stats + res["search"]
     return {"shares": shares / players, "cpu": time.process_time() - t, "stats": stats}
 
 
