@@ -12,9 +12,12 @@ import pandas as pd
 import pytest
 from click.testing import CliRunner
 
+from fishing2sim.analysis.profile import panel_differences
 from fishing2sim.api import EVENT_CAPACITY, logged_rows, new_work, play_game, resolve_deck
 from fishing2sim.cli import main
 from fishing2sim.engine import constants as K
+from fishing2sim.report.common import Context
+from fishing2sim.report.panel import trace_lines
 from fishing2sim.report.profile import TITLE
 from fishing2sim.run import profile as pf
 from fishing2sim.strategy.lineup import build_lineup, observe_mask
@@ -178,6 +181,24 @@ def test_the_panel_report_has_the_section_and_names_the_behaviours(panel_runs):
     first, second = diffs.sort_values("rank")["behaviour"][:2]
     assert "what they do differently" in line and first in line and second in line
     assert "difference +" in line or "difference -" in line
+
+
+def test_an_undecided_trace_line_names_the_behaviours_too(tmp_path):
+    """Where the skill trace cannot yet tell whether the two strongest levels agree
+    (converged "undecided"), the behaviours that differ most between them are named beside
+    the figure as where they disagree, and profile_differences.csv says which (trace)."""
+    res = run(write(tmp_path, "panel", PANEL), workers=1, progress=False, write=False)
+    conv = res.tables["convergence"].copy()
+    conv["converged"] = "undecided"
+    diffs = panel_differences(res.exp, res.totals, conv)
+    assert len(diffs) >= 2 and set(diffs["trace"]) == {"undecided"}
+    assert panel_differences(res.exp, res.totals, conv.assign(converged="yes")).empty
+    tables = {**res.tables, "convergence": conv, "profile_differences": diffs}
+    lines = trace_lines(Context(res.exp, res, tables))
+    over = next(x for x in lines if "overfishing: undecided" in x)
+    first, second = diffs[diffs["figure_disagreed"] == "overfishing"].sort_values(
+        "rank")["behaviour"][:2]
+    assert "what they do differently" in over and first in over and second in over
 
 
 def test_a_bad_analyses_entry_is_one_line(tmp_path):

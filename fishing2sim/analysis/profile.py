@@ -153,14 +153,15 @@ DIFF_COLUMNS = ["group", "players", "figure_disagreed", "strongest", "second", "
                 "behaviour", "figure", "buoy", "round", "unit", "strongest_estimate",
                 "strongest_ci_low", "strongest_ci_high", "second_estimate", "second_ci_low",
                 "second_ci_high", "difference", "diff_ci_low", "diff_ci_high", "size",
-                "games_strongest", "games_second", "ci_unit"]
+                "games_strongest", "games_second", "ci_unit", "trace"]
 TOP_BEHAVIOURS = 3  # the behaviours named beside a figure the two strongest levels disagree on
 
 
 def panel_differences(exp, totals, convergence) -> pd.DataFrame:
-    """Where the skill trace says the two strongest levels disagree on a headline figure
-    (analysis/panel.py, converged "no"): the behaviours that differ most between them
-    (:func:`differences`, only those whose CI excludes 0), at most TOP_BEHAVIOURS."""
+    """Where the skill trace does not find the two strongest levels agreeing on a headline
+    figure (analysis/panel.py, converged "no": they disagree; "undecided": too few games to
+    tell): the behaviours that differ most between them (:func:`differences`, only those
+    whose CI excludes 0), at most TOP_BEHAVIOURS; ``trace`` is the trace's word."""
     rows = []
     if convergence is None or not len(convergence):
         return pd.DataFrame(rows, columns=DIFF_COLUMNS)
@@ -168,7 +169,7 @@ def panel_differences(exp, totals, convergence) -> pd.DataFrame:
     for c in exp.conditions:
         if totals[c.index] is not None and "profile_games" in totals[c.index]:
             by_group.setdefault(group_key(c), {})[c.level] = c
-    for r in convergence[convergence["converged"] == "no"].itertuples():
+    for r in convergence[convergence["converged"].isin(("no", "undecided"))].itertuples():
         for levels in by_group.values():
             first = next(iter(levels.values()))
             if group_name(first) != r.group or first.players != r.players:
@@ -191,7 +192,8 @@ def panel_differences(exp, totals, convergence) -> pd.DataFrame:
                     "second_ci_high": d["b_high"], "difference": d["difference"],
                     "diff_ci_low": d["diff_ci_low"], "diff_ci_high": d["diff_ci_high"],
                     "size": d["size"], "games_strongest": d["games_a"],
-                    "games_second": d["games_b"], "ci_unit": "game"})
+                    "games_second": d["games_b"], "ci_unit": "game",
+                    "trace": r.converged})
     df = pd.DataFrame(rows, columns=DIFF_COLUMNS)
     df["round"] = df["round"].astype("Int64")
     return df

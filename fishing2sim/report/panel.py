@@ -173,17 +173,25 @@ def trace_lines(ctx: Context) -> list[str]:
             text = f"converged: {pair}, agree within ±{tol} (difference {d})"
         elif r.converged == "no":
             text = f"not converged: {pair}, differ by {d}, more than ±{tol}"
-            why = disagreement_text(ctx, r.group, r.players, r.figure)
-            if why and (r.group, r.players) in told:  # (the same two levels' profiles)
-                why = f"what they do differently: as for {told[(r.group, r.players)]} above"
-            elif why:
-                told[(r.group, r.players)] = FIGURE_INFO[r.figure][3]
-            text += f"; {why}" if why else ""
+            text += _why(ctx, r, told)
         else:
             text = (f"undecided: {pair}, differ by {d}; the CI reaches past ±{tol}, so more "
                     "games at these levels would tell")
+            text += _why(ctx, r, told)
         out.append(f"{r.group}, {what}: {text}.")
     return out
+
+
+def _why(ctx: Context, r, told: dict) -> str:
+    """"; what they do differently ..." for a trace line that is not converged (the
+    behaviours of analysis/profile.py's panel_differences), or "". A group's later lines
+    point to its first (the same two levels' profiles); ``told`` records the first."""
+    why = disagreement_text(ctx, r.group, r.players, r.figure)
+    if why and (r.group, r.players) in told:
+        why = f"what they do differently: as for {told[(r.group, r.players)]} above"
+    elif why:
+        told[(r.group, r.players)] = FIGURE_INFO[r.figure][3]
+    return f"; {why}" if why else ""
 
 
 def section(ctx: Context, doc, plots: dict) -> None:

@@ -123,7 +123,8 @@ def _diff_text(r) -> str:
 
 def disagreement_text(ctx: Context, group: str, players: int, figure: str) -> str:
     """The behaviours that differ most between the two strongest levels of a group whose
-    headline ``figure`` they disagree on, as one clause ("" when there is none)."""
+    headline ``figure`` the skill trace does not find them agreeing on (they disagree, or
+    too few games tell), as one clause ("" when there is none)."""
     df = ctx.tables.get("profile_differences")
     if df is None or not len(df):
         return ""
@@ -146,8 +147,10 @@ def summary_lines(ctx: Context) -> list[str]:
         figs = ", ".join(dict.fromkeys(g["figure_disagreed"]))
         first = g[g["figure_disagreed"] == g["figure_disagreed"].iloc[0]]
         text = "; ".join(_diff_text(r) for r in first.sort_values("rank").itertuples())
-        out.append(f"{group} ({players} players), {strongest} against {second}, who "
-                   f"disagree on {figs}: {text}.")
+        words = (f"who disagree on {figs}" if (g["trace"] == "no").all() else
+                 f"whose {figs} the skill trace cannot yet call the same or different")
+        out.append(f"{group} ({players} players), {strongest} against {second}, {words}: "
+                   f"{text}.")
     return out
 
 
