@@ -56,7 +56,6 @@ from fishing2sim.strategy.kit import (  # shared decisions
     suit_under,
     to_play,
     trick_card,
-    trumps_left_next,
     unseen_above,
     weakest_now,
     wins_now,
@@ -147,8 +146,16 @@ def score(obs, params, c, exposed, progress, gap, fish, green_in_trick, t_now, t
         s += params[17]
     n = obs[O_HAND_N]
     if n > 1 and params[19] != 0.0 and obs[O_TRUMP] != C_NONE:
-        # the rest of the hand that is trump in the next trick
-        k = trumps_left_next(obs, c, green_in_trick or is_green(obs, c), t_now, t_flip)
+        # the rest of the hand that is trump in the next trick: a green in the trick
+        # flips the shade (a determine-trump buoy is ignored)
+        if green_in_trick or is_green(obs, c):
+            nxt = C_DARK if obs[O_TRUMP] == C_LIGHT else C_LIGHT
+            k = t_flip
+        else:
+            nxt = obs[O_TRUMP]
+            k = t_now
+        if suit_under(obs, c, nxt) == SUIT_TRUMP:
+            k -= 1
         s += params[19] * k / (n - 1)
     if n > 0 and params[20] != 0.0:
         s += params[20] * same_suit(obs, c) / n
