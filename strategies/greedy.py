@@ -4,13 +4,9 @@ Play: among the legal cards that would make it the highest card of the trick so 
 (trump, the led suit and blowfish ranked as the rules rank them), play the weakest; a buoy
 never counts as winning. Leading, every card is "highest so far", so it leads its weakest
 card. If no card wins, it throws its weakest card (buoys first: they never win, and a
-+3-points or catch-1-other buoy still pays in a lost trick). Trump choice and
-determine-trump: the shade it holds more cards of (then the higher sum of values).
-Catch-1-other and exchange take the strongest card, exchange gives and catch-1-card moves
-the weakest. Original Fishing (kit.keep_value): zero-catch takes the card most
-worth keeping (never a minus-3 while there is another), pass-1-left passes the card least
-worth keeping (a low plain card, not a zero, buoy or trump), determine-colour names the
-suit it holds the most high cards of.
++3-points or catch-1-other buoy still pays in a lost trick). Every other decision is the
+heuristic bots' shared one (kit.SHARED_DECISIONS: the trump shade held more, catch and
+exchange the strongest card, give and move the weakest; in original Fishing, keep_value).
 """
 from fishing2sim.strategy.kit import SHARED_DECISIONS, cheapest_win_or_weakest, decision
 

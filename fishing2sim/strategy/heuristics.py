@@ -374,15 +374,11 @@ def trumps_left_next(obs, card, flips, t_now, t_flip):
     ``card`` is played, from the hand's trumps under the active shade (``t_now``) and under
     the other one (``t_flip``). The shade flips when ``flips`` (a green card in the trick,
     or ``card`` green; a determine-trump buoy is ignored); ``card`` itself does not count."""
+    nxt = obs[O_TRUMP]
     if flips:
-        nxt = C_DARK if obs[O_TRUMP] == C_LIGHT else C_LIGHT
-        k = t_flip
-    else:
-        nxt = obs[O_TRUMP]
-        k = t_now
-    if suit_under(obs, card, nxt) == SUIT_TRUMP:
-        k -= 1
-    return k
+        nxt = C_DARK if nxt == C_LIGHT else C_LIGHT
+    k = t_flip if flips else t_now
+    return k - 1 if suit_under(obs, card, nxt) == SUIT_TRUMP else k
 
 
 @helper("int64(int64[::1], int64)")

@@ -428,21 +428,7 @@ def _hidden_score(x, nz, w, b, hidden, z):
         return _hidden_score_32(x, nz, w, hidden, c0, u0)
     k0 = 0
     while k0 + 32 <= hidden:
-        a0 = v8_load(w, c0 + k0)
-        a1 = v8_load(w, c0 + k0 + 8)
-        a2 = v8_load(w, c0 + k0 + 16)
-        a3 = v8_load(w, c0 + k0 + 24)
-        for q in range(N_MASK):
-            m = nz[q]
-            while m != np.uint64(0):
-                j = 64 * q + trailing_zeros(m)
-                xj = x[j]
-                r = w1 + j * hidden + k0
-                a0 = v8_fma(a0, xj, w, r)
-                a1 = v8_fma(a1, xj, w, r + 8)
-                a2 = v8_fma(a2, xj, w, r + 16)
-                a3 = v8_fma(a3, xj, w, r + 24)
-                m &= m - np.uint64(1)
+        a0, a1, a2, a3 = _sums_32(x, nz, w, hidden, c0, k0)
         v8_store(z, k0, a0)
         v8_store(z, k0 + 8, a1)
         v8_store(z, k0 + 16, a2)
@@ -468,6 +454,28 @@ def _hidden_score(x, nz, w, b, hidden, z):
 
 
 @njit(inline="always", _nrt=False)
+def _sums_32(x, nz, w, hidden, c0, k0):
+    """Hidden units k0 .. k0+31's sums c + W1' x over the features set in nz, in four
+    vector registers (w: the data pointer)."""
+    a0 = v8_load(w, c0 + k0)
+    a1 = v8_load(w, c0 + k0 + 8)
+    a2 = v8_load(w, c0 + k0 + 16)
+    a3 = v8_load(w, c0 + k0 + 24)
+    for q in range(N_MASK):
+        m = nz[q]
+        while m != np.uint64(0):
+            j = 64 * q + trailing_zeros(m)
+            xj = x[j]
+            r = N_WEIGHTS + j * hidden + k0
+            a0 = v8_fma(a0, xj, w, r)
+            a1 = v8_fma(a1, xj, w, r + 8)
+            a2 = v8_fma(a2, xj, w, r + 16)
+            a3 = v8_fma(a3, xj, w, r + 24)
+            m &= m - np.uint64(1)
+    return a0, a1, a2, a3
+
+
+@njit(inline="always", _nrt=False)
 def _hidden_score_32(x, nz, w, hidden, c0, u0):
     """_hidden_score for a width that is a multiple of 32 (w: the data pointer): the sums
     of each 32 units kept in four vector registers from c to the last feature, then their
@@ -478,21 +486,7 @@ def _hidden_score_32(x, nz, w, hidden, c0, u0):
     p2 = v8_zero()
     p3 = v8_zero()
     for k0 in range(0, hidden, 32):
-        a0 = v8_load(w, c0 + k0)
-        a1 = v8_load(w, c0 + k0 + 8)
-        a2 = v8_load(w, c0 + k0 + 16)
-        a3 = v8_load(w, c0 + k0 + 24)
-        for q in range(N_MASK):
-            m = nz[q]
-            while m != np.uint64(0):
-                j = 64 * q + trailing_zeros(m)
-                xj = x[j]
-                r = N_WEIGHTS + j * hidden + k0
-                a0 = v8_fma(a0, xj, w, r)
-                a1 = v8_fma(a1, xj, w, r + 8)
-                a2 = v8_fma(a2, xj, w, r + 16)
-                a3 = v8_fma(a3, xj, w, r + 24)
-                m &= m - np.uint64(1)
+        a0, a1, a2, a3 = _sums_32(x, nz, w, hidden, c0, k0)
         p0 = v8_relu_dot(p0, a0, w, u0 + k0)
         p1 = v8_relu_dot(p1, a1, w, u0 + k0 + 8)
         p2 = v8_relu_dot(p2, a2, w, u0 + k0 + 16)
