@@ -8,6 +8,16 @@ instead of re-typing its figures.
     python benchmarks/suite_time.py --suite slow         # the slow tests, one at a time
     python benchmarks/suite_time.py --suite ci           # all of .ci/run in a fresh clone of HEAD
     python benchmarks/suite_time.py --record             # ... and add the runs to docs/test-times.csv
+    python benchmarks/suite_time.py --against /tmp/base --repeats 2   # beside another tree
+
+``--against PATH`` (a checkout or a git worktree of another commit, e.g. ``git worktree add
+/tmp/base e48f807``): each tree runs its own suite in its own folder, with its own code, bots
+and compiled cache; PATH's through a temporary venv that sees this interpreter's packages and
+installs PATH editable (``pip install --no-deps -e``: only the build backend is fetched), so
+its tests that start ``python -m fishing2sim`` or the ``fishing2sim`` command run PATH's code.
+First one untimed run of each (its compiled cache filled), then the trees alternate (ABBA),
+--repeats timed runs each. Printed: each tree's median, its seconds per test, and the median
+of the pairs' ratios (this tree / PATH).
 
 ``default`` is the README's test command (`python -m pytest -q`: the slow tests are left
 out), ``slow`` is .ci/run's `python -m pytest -q -m slow -n 0`, and ``ci`` clones HEAD into a
@@ -33,8 +43,8 @@ ROOT = Path(__file__).resolve().parent.parent
 RECORD = ROOT / "docs" / "test-times.csv"
 COLUMNS = ["date", "commit", "suite", "passed", "failed", "seconds", "load_before",
            "load_after", "exit"]
-PYTEST = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"]
-SUITES = {"default": PYTEST, "slow": PYTEST + ["-m", "slow", "-n", "0"]}
+SUITES = {"default": ["-m", "pytest", "-q", "-p", "no:cacheprovider"],
+          "slow": ["-m", "pytest", "-q", "-p", "no:cacheprovider", "-m", "slow", "-n", "0"]}
 
 
 def counts(output: str) -> tuple[int, int]:
@@ -45,22 +55,27 @@ def counts(output: str) -> tuple[int, int]:
     return passed, failed
 
 
-def run_once(suite: str) -> dict:
-    """One run of the suite; its row for the record."""
+def run_once(suite: str, tree: Path = ROOT, env: dict | None = None,
+             python: str = sys.executable) -> dict:
+    """One run of the suite (in ``tree``, by ``python``, with ``env`` if given); its row for
+    the record."""
     with tempfile.TemporaryDirectory() as tmp:
         if suite == "ci":
             cwd = Path(tmp) / "clone"
-            subprocess.run(["git", "clone", "-q", str(ROOT), str(cwd)], check=True)
+            subprocess.run(["git", "clone", "-q", str(tree), str(cwd)], check=True)
             cmd = ["bash", ".ci/run"]
+            env = {**(env or os.environ), "CI": "true"}
         else:
-            cwd, cmd = ROOT, SUITES[suite]
+            cwd, cmd = tree, [python] + SUITES[suite]
         before = os.getloadavg()[0]
         t0 = time.perf_counter()
-        r = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True,
-                           env={**os.environ, "CI": "true"} if suite == "ci" else None)
+        r = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True, env=env)
         dt = time.perf_counter() - t0
     passed, failed = counts(r.stdout)
-    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT,
+    for line in r.stdout.splitlines():
+        if line.startswith(("FAILED ", "ERROR ")):
+            print(f"  {line}", flush=True)  # which tests failed, before the run's row
+    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=tree,
                             capture_output=True, text=True).stdout.strip()
     return {"date": datetime.date.today().isoformat(), "commit": commit, "suite": suite,
             "passed": passed, "failed": failed, "seconds": round(dt),
@@ -80,14 +95,71 @@ def record(rows: list[dict], path: Path = RECORD) -> None:
     write_atomic(path, buf.getvalue())
 
 
+def say(row: dict, label: str) -> None:
+    print(f"{label}: {row['commit']} {row['seconds'] / 60:.1f} min ({row['seconds']} s), "
+          f"load average {row['load_before']} -> {row['load_after']}, exit {row['exit']}: "
+          f"{row['passed']} passed, {row['failed']} failed", flush=True)
+
+
+def tree_python(tree: Path, folder: Path) -> tuple[str, dict]:
+    """A venv in ``folder`` that sees this interpreter's packages and has ``tree`` installed
+    editable; its python and an environment with its bin/ first on PATH."""
+    venv = folder / "venv"
+    subprocess.run([sys.executable, "-m", "venv", "--system-site-packages", str(venv)],
+                   check=True)
+    py = venv / "bin" / "python"
+    subprocess.run([str(py), "-m", "pip", "install", "-q", "--no-deps",
+                    "-e", str(tree)], check=True)
+    env = dict(os.environ, PATH=os.pathsep.join([str(venv / "bin"), os.environ["PATH"]]))
+    env.pop("PYTHONPATH", None)
+    return str(py), env
+
+
+def against(suite: str, other: Path, repeats: int) -> list[dict]:
+    """This tree and ``other`` in turn (ABBA after one untimed run of each); prints each
+    tree's median and the median of the pairs' ratios; returns the timed rows."""
+    with tempfile.TemporaryDirectory() as folder:
+        py, env = tree_python(other, Path(folder))
+        trees = {"this": (ROOT, None, sys.executable), "base": (other, env, py)}
+        for name, tree in trees.items():
+            say(run_once(suite, *tree), f"untimed ({name})")
+        times = {"this": [], "base": []}
+        rows = []
+        for i in range(repeats):
+            for name in (("this", "base") if i % 2 == 0 else ("base", "this")):
+                row = run_once(suite, *trees[name])
+                say(row, f"run {i + 1} ({name})")
+                times[name].append(row)
+                rows.append(row)
+    ratios = [a["seconds"] / b["seconds"] for a, b in zip(times["this"], times["base"])]
+    for name, rs in times.items():
+        med = statistics.median(r["seconds"] for r in rs)
+        tests = statistics.median(r["passed"] + r["failed"] for r in rs)
+        print(f"{name}: median {med / 60:.1f} min ({med:.0f} s), {tests:.0f} tests, "
+              f"{med / max(tests, 1):.3f} s per test")
+    print(f"this / base: x{statistics.median(ratios):.2f} (pairs x{min(ratios):.2f} – "
+          f"x{max(ratios):.2f})")
+    return rows
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--suite", choices=["default", "slow", "ci"], default="default")
     ap.add_argument("--repeats", type=int, default=1)
+    ap.add_argument("--against", type=Path, default=None, metavar="PATH",
+                    help="another tree (a worktree of another commit) to time in turn")
     ap.add_argument("--record", action="store_true", help=f"add the runs to {RECORD.name}")
     args = ap.parse_args(argv)
     if args.repeats < 1:
         ap.error("--repeats must be at least 1")
+    if args.against is not None:
+        if not (args.against / "fishing2sim").is_dir():
+            ap.error(f"--against {args.against}: not a fishing2sim tree")
+        rows = against(args.suite, args.against.resolve(), args.repeats)
+        if args.record:
+            record(rows)
+            print(f"recorded in {RECORD.relative_to(ROOT)}")
+        return max(r["exit"] for r in rows)
     rows = []
     for i in range(args.repeats):
         row = run_once(args.suite)

@@ -1,5 +1,6 @@
 """Shared fixtures: an experiment file written to tmp_path, a command-line run in this process,
 and a wait for a condition (in place of a sleep)."""
+import signal
 import sys
 import textwrap
 import time
@@ -12,6 +13,13 @@ from fishing2sim.cli import main
 
 # tests import their helpers (scenario.py, cli_run.py, bots/) by plain module name
 sys.path.insert(0, str(Path(__file__).parent))
+
+# The Ctrl-C tests send SIGINT to the processes they start. A shell without job control
+# starts a background command with SIGINT ignored, and every child inherits that (Python
+# then installs no KeyboardInterrupt): a suite started so would see those tests fail. A
+# handler set here is reset to the default in each child the tests start.
+if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 def wait_until(predicate, timeout: float = 240.0, every: float = 0.02) -> bool:

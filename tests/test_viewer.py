@@ -245,20 +245,34 @@ def test_every_example_link_opens_a_game_equal_to_play(examples_report):
 SHOT = __import__("pathlib").Path(os.environ.get("TMPDIR", "/tmp")) / "f2-viewer.png"
 
 
+# every trick's plays, stepped through by the viewer's own key handler in the page (one
+# round trip a viewer, not three a trick)
+_STEP_ALL = """v => {
+  const key = k => v.dispatchEvent(new KeyboardEvent('keydown', {key: k, bubbles: true}));
+  key('Home');
+  const tricks = [];
+  for (;;) {
+    tricks.push([...v.querySelectorAll('.f2-plays li')].map(li => li.innerText));
+    const at = v.getAttribute('data-trick');
+    key('ArrowRight');
+    if (v.getAttribute('data-trick') === at) { return tricks; }
+  }
+}"""
+
+
 def _read_viewer(page, viewer):
-    """Every trick's plays, stepped through by the keyboard, and the final points."""
+    """Every trick's plays and the final points; the real keyboard moves the viewer (End,
+    Home, ArrowRight) before the page steps through the tricks."""
     viewer.focus()
+    viewer.press("End")
+    last = viewer.get_attribute("data-trick")
     viewer.press("Home")
-    tricks = []
-    while True:
-        tricks.append(viewer.locator(".f2-plays li").all_inner_texts())
-        at = viewer.get_attribute("data-trick")
-        viewer.press("ArrowRight")
-        if viewer.get_attribute("data-trick") == at:
-            break
+    first = viewer.get_attribute("data-trick")
+    viewer.press("ArrowRight")
+    assert (viewer.get_attribute("data-trick") != first) == (last != first)
+    tricks = viewer.evaluate(_STEP_ALL)
+    assert len(tricks) == 1 + int(last) - int(first)
     points = json.loads(viewer.locator(".f2-final").get_attribute("data-points"))
-    reasons = viewer.locator(".f2-decision").count()
-    assert reasons >= 0
     return tricks, points
 
 
