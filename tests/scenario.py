@@ -149,7 +149,7 @@ class Table:
 
     def play_trick(self):
         start = self.st[S_EVN]
-        core.play_trick(self.st, self.rng, self.ev, self.obs, self.strats, self.params)
+        core.play_one_trick(self.st, self.rng, self.ev, self.obs, self.strats, self.params)
         return self._events_since(start)
 
     def run(self, stop_at_trump=False):

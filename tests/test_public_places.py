@@ -65,7 +65,7 @@ def _games(ruleset, players, seeds, lineup):
             elif ph == PH_TRUMP:
                 core.apply_trump_choice(st, ev, K.C_LIGHT if seed % 2 else K.C_DARK)
             else:
-                core.play_trick(st, rng, ev, obs, funcs, params)
+                core.play_one_trick(st, rng, ev, obs, funcs, params)
                 if st[S_END] != K.END_RUNNING:
                     break
                 if st[A_HAND_N] > 0:

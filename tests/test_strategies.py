@@ -427,7 +427,7 @@ def _mid_round_state(seed: int):
         return None
     core.apply_trump_choice(st, ev, K.C_DARK)
     for _ in range(2):
-        core.play_trick(st, rng, ev, obs, funcs, params)
+        core.play_one_trick(st, rng, ev, obs, funcs, params)
     if st[S_END] != K.END_RUNNING or st[A_HAND_N] < 3:
         return None
     leader = st[S_LEADER]

@@ -1534,6 +1534,15 @@ def invariants_hold(st, deck):
     return True
 
 
+@njit(cache=True, _nrt=False)
+def play_one_trick(st, rng, ev, obs, strats, params):
+    """play_trick called from Python (a table stepped trick by trick, as the rule tests
+    do): compiled at its first call for the seats' type (not when the engine is
+    imported) and cached. play_trick itself is inlined into the kernels that call it, so
+    a call from Python would compile it anew in every process."""
+    play_trick(st, rng, ev, obs, strats, params)
+
+
 @njit(void(ST, RNG, EV, DECK, OBS, STRATS, PARAMS, i64), cache=True, _nrt=False)
 def run_game(st, rng, ev, deck, obs, strats, params, stop):
     """Play on from the state's phase until the game ends, or earlier:
