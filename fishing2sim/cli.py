@@ -541,6 +541,8 @@ def train(training_file, workers, output, fresh, scheduler, dask_local, yes):
     """Train the student policy skilled by expert iteration (fishing2sim/train/run.py).
 
     Ctrl-C stops it; the finished iterations are kept and a second run resumes."""
+    from fishing2sim.train.config import read_config
+    config = read_config(training_file)  # a mistake in the file: one line, before the trainer loads
     from fishing2sim.train.run import train as run_training
 
     if workers is not None and workers < 1:
@@ -553,7 +555,8 @@ def train(training_file, workers, output, fresh, scheduler, dask_local, yes):
         with StopSignals(ignore_after_stop=True):
             out = run_training(training_file, workers, output, fresh,
                                progress=lambda m: click.echo(m, err=True),
-                               scheduler=scheduler, dask_local=dask_local, yes=yes)
+                               scheduler=scheduler, dask_local=dask_local, yes=yes,
+                               config=config)
     except KeyboardInterrupt as exc:
         click.echo("stopped: the finished iterations are kept; run again to resume", err=True)
         sys.exit(128 + getattr(exc, "signum", signal.SIGINT))

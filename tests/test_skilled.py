@@ -378,6 +378,21 @@ def test_a_bad_training_file_is_one_line_and_exit_2_and_nothing_written(tmp_path
     assert not out.exists()
 
 
+def test_a_bad_training_file_is_refused_before_the_trainer_loads(tmp_path):
+    """The file is read first: its mistake is one line without loading the trainer (its
+    labelling, fitting and the student's compiled features take seconds to import)."""
+    f = tmp_path / "bad.yaml"
+    f.write_text(TINY.replace("hidden: 4", "hidden: -1"))
+    code = ("import sys\nfrom fishing2sim.cli import main\n"
+            f"sys.argv = ['fishing2sim', 'train', {str(f)!r}, '--output', {str(tmp_path / 'o')!r}]\n"
+            "try:\n    main()\nexcept SystemExit as e:\n"
+            "    print(e.code, 'fishing2sim.train.run' in sys.modules)\n")
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert r.stdout.split() == ["2", "False"], r.stdout + r.stderr
+    assert "hidden: expected a whole number 0..256, got -1" in r.stderr
+    assert not (tmp_path / "o").exists()
+
+
 BOMB = "a: &a [x, x, x, x, x, x, x, x, x, x]\n" + "".join(
     f"{c}: &{c} [*{p}, *{p}, *{p}, *{p}, *{p}, *{p}, *{p}, *{p}, *{p}, *{p}]\n"
     for p, c in zip("abcdefg", "bcdefgh"))

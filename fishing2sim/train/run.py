@@ -58,13 +58,15 @@ from fishing2sim.train.report import write_report
 
 def train(path, workers=None, output=None, fresh=False, progress=print,
           scheduler: str | None = None, dask_local: int | None = None,
-          using_dask: bool = False, yes: bool = False) -> Path:
+          using_dask: bool = False, yes: bool = False, config: dict | None = None) -> Path:
     """Run (or resume) the training file; returns its output folder. With ``scheduler`` (a
     Dask scheduler address) or ``dask_local`` (a local Dask cluster of that many workers)
     the labelling's chunks run as Dask tasks: the same chunks, joined in game order, so the
     same positions and models as locally. The folder is locked meanwhile (the lock file
     ``<output>/.<name>.lock``, as a run's): a second training of it stops with one line.
-    Above the size limits (train/checks.py) only with ``yes``.
+    Above the size limits (train/checks.py) only with ``yes``. ``config``: the file as
+    read_config read it, if the caller has read it already (the command line reads it before
+    it loads the trainer, so a mistake in the file is one line at once).
     """
     if dask_local:  # a local cluster's workers are processes of this machine
         try:
@@ -73,8 +75,9 @@ def train(path, workers=None, output=None, fresh=False, progress=print,
             raise TrainError(str(exc)) from None
     if scheduler or dask_local:
         with dask_executor(scheduler, dask_local) as ex, using_executor(ex):
-            return train(path, workers, output, fresh, progress, using_dask=True, yes=yes)
-    c = read_config(path)
+            return train(path, workers, output, fresh, progress, using_dask=True, yes=yes,
+                         config=config)
+    c = config if config is not None else read_config(path)
     check_size(c, yes, f"training file {path}")
     h = config_hash(c)
     where = "--workers" if workers else f"{Path(path).name}: workers"
