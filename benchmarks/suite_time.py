@@ -43,8 +43,8 @@ ROOT = Path(__file__).resolve().parent.parent
 RECORD = ROOT / "docs" / "test-times.csv"
 COLUMNS = ["date", "commit", "suite", "passed", "failed", "seconds", "load_before",
            "load_after", "exit"]
-SUITES = {"default": ["-m", "pytest", "-q", "-p", "no:cacheprovider"],
-          "slow": ["-m", "pytest", "-q", "-p", "no:cacheprovider", "-m", "slow", "-n", "0"]}
+PYTEST = ["-m", "pytest", "-q", "-p", "no:cacheprovider"]  # after the interpreter
+SUITES = {"default": PYTEST, "slow": PYTEST + ["-m", "slow", "-n", "0"]}
 
 
 def counts(output: str) -> tuple[int, int]:
@@ -164,9 +164,7 @@ def main(argv=None) -> int:
     for i in range(args.repeats):
         row = run_once(args.suite)
         rows.append(row)
-        print(f"run {i + 1} ({args.suite}): {row['seconds'] / 60:.1f} min ({row['seconds']} s), "
-              f"load average {row['load_before']} -> {row['load_after']}, exit {row['exit']}: "
-              f"{row['passed']} passed, {row['failed']} failed", flush=True)
+        say(row, f"run {i + 1} ({args.suite})")
     if len(rows) > 1:
         print(f"median: {statistics.median(r['seconds'] for r in rows) / 60:.1f} min")
     if args.record:
