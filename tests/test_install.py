@@ -1,10 +1,13 @@
 """A regular (non-editable) install: the wheel carries the bots and the experiment files,
 and a fresh virtualenv outside the checkout plays, lists and runs them, with numba's cache
 falling back to the user's cache folder when the installed package is read-only."""
+import contextlib
+import fcntl
 import os
 import shutil
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -21,6 +24,15 @@ seed: 4
 seats: [greedy, random, weights, counter]
 analyses: [overfishing, strategies]
 """
+
+
+@contextlib.contextmanager
+def one_bare_checkout_at_a_time():
+    """The two tests that run the checkout bare re-stamp the bots' shared cache: one at a time
+    across the suite's workers (a file lock), so neither sees the other's stamp."""
+    with open(Path(tempfile.gettempdir()) / "fishing2sim-bare-checkout.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        yield
 
 
 def sh(args, **kw) -> subprocess.CompletedProcess:
@@ -112,14 +124,15 @@ def test_the_shipped_bots_load_installed_and_from_a_bare_checkout(tmp_path):
     code = ("import fishing2sim.strategy.loading as l; "
             "print(l.BOTS_PACKAGE, l.load_strategy('greedy').name)")
     runs = []
-    for env_path in (None, os.pathsep.join([str(tmp_path), str(repo)]), None):
-        env = dict(os.environ)
-        if env_path:
-            env["PYTHONPATH"] = env_path
-        out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
-                             text=True, cwd=tmp_path)
-        assert out.returncode == 0, out.stderr[-2000:]
-        runs.append(out.stdout.split())
+    with one_bare_checkout_at_a_time():
+        for env_path in (None, os.pathsep.join([str(tmp_path), str(repo)]), None):
+            env = dict(os.environ)
+            if env_path:
+                env["PYTHONPATH"] = env_path
+            out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
+                                 text=True, cwd=tmp_path)
+            assert out.returncode == 0, out.stderr[-2000:]
+            runs.append(out.stdout.split())
     assert [r[1] for r in runs] == ["greedy"] * 3
     assert runs[1][0] == "strategies" and runs[0][0] == runs[2][0]
 
@@ -139,17 +152,17 @@ def test_a_bot_cached_by_the_other_package_under_this_stamp_is_compiled_anew(tmp
     bare = dict(os.environ, PYTHONPATH=os.pathsep.join([str(tmp_path), str(repo)]))
     installed = dict(os.environ)
     runs = []
-    for env, restamp in ((installed, False), (bare, True), (installed, False)):
-        if restamp:  # the installed process's stamp over the bare process's cache
+    with one_bare_checkout_at_a_time():
+        for env, restamp in ((installed, False), (bare, True), (installed, False)):
             out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
                                  text=True, cwd=tmp_path)
             assert out.returncode == 0, out.stderr[-2000:]
-            assert stamp.read_text() == "strategies"
-            stamp.write_text(runs[0][0])
-            continue
-        out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
-                             text=True, cwd=tmp_path)
-        assert out.returncode == 0, out.stderr[-2000:]
-        runs.append(out.stdout.split())
-    assert runs[0] == runs[1] and runs[0][1] == "greedy" and runs[0][0] != "strategies"
-    assert stamp.read_text() == runs[0][0]
+            if restamp:  # the installed process's stamp over the bare process's cache
+                # (any process of the installed package started meanwhile by another test
+                # stamps it so too: the bare run's own stamp is not waited for)
+                assert out.stdout.split() == ["strategies", "greedy"]
+                stamp.write_text(runs[0][0])
+                continue
+            runs.append(out.stdout.split())
+        assert runs[0] == runs[1] and runs[0][1] == "greedy" and runs[0][0] != "strategies"
+        assert stamp.read_text() == runs[0][0]
