@@ -192,7 +192,7 @@ def test_kit_highest_agrees_with_the_engine_in_fishing():
                 core.fill_obs(st, seen, p, K.D_PLAY, 0, -1)
                 assert kit.highest_with(seen, -1) == w
                 compared += 1
-            core.finish_trick(st, rng, ev, obs, funcs, params)
+            core.finish_one_trick(st, rng, ev, obs, funcs, params)
             if st[S_END] != K.END_RUNNING:
                 break
             if st[A_HAND_N] == 0:

@@ -575,7 +575,7 @@ def test_kit_highest_and_weakest_agree_with_the_engine_after_every_card():
                     card = int(gen.choice(odd if odd and gen.random() < 0.5 else opts))
                     expect_win = kit.wins_now(mine, card)
                     core.play_card(st, ev, p, card)
-                    hi, wk = core.find_highest_weakest(st, st[S_PLAYS_N])
+                    hi, wk = core.highest_and_weakest(st, st[S_PLAYS_N])
                     assert expect_win == (hi == st[S_PLAYS_N] - 1)
                     seen = np.zeros(K.OBS_SIZE, np.int64)
                     core.fill_obs(st, seen, p, K.D_PLAY, 0, -1)
@@ -585,7 +585,7 @@ def test_kit_highest_and_weakest_agree_with_the_engine_after_every_card():
                     fish += kit.is_blowfish(seen, card)
                     buoys += kit.is_buoy(seen, card)
                     trumped += kit.is_trump(seen, card) and seen[K.O_LED] != K.SUIT_TRUMP
-                core.finish_trick(st, rng, ev, obs, funcs, params)
+                core.finish_one_trick(st, rng, ev, obs, funcs, params)
             if st[S_END] != K.END_RUNNING:
                 break
             core.end_round(st, rng, ev)

@@ -1543,6 +1543,20 @@ def play_one_trick(st, rng, ev, obs, strats, params):
     play_trick(st, rng, ev, obs, strats, params)
 
 
+@njit(cache=True, _nrt=False)
+def finish_one_trick(st, rng, ev, obs, strats, params):
+    """finish_trick called from Python (a trick played card by card, then judged, as the
+    rule tests do), compiled and cached as play_one_trick is."""
+    finish_trick(st, rng, ev, obs, strats, params)
+
+
+@njit(cache=True, _nrt=False)
+def highest_and_weakest(st, n_plays):
+    """find_highest_weakest called from Python (the trick's judgement after each card),
+    compiled and cached as play_one_trick is."""
+    return find_highest_weakest(st, n_plays)
+
+
 @njit(void(ST, RNG, EV, DECK, OBS, STRATS, PARAMS, i64), cache=True, _nrt=False)
 def run_game(st, rng, ev, deck, obs, strats, params, stop):
     """Play on from the state's phase until the game ends, or earlier:
